@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel side of footprint: process lifecycle and file/bind syscalls of
+ * the tasks in one cgroup subtree, streamed through one ring buffer.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "footprint.h"
+
+#define AT_FDCWD -100
+#define SIGNAL_GROUP_EXIT 0x00000004
+/* Room for the largest record; offsets are masked to FP_BUF_MASK. */
+#define FP_BUF_MASK 16383
+#define FP_BUF_SIZE (FP_BUF_MASK + 1 + FP_PATH_MAX)
+#define FP_WALK_MAX (FP_PATH_MAX / 2)
+
+/* Knobs, set through the skeleton before load. */
+const volatile __u64 max_argv_bytes = 1 << 20;
+/* Wake the collector only when this much is waiting (0: never force). */
+const volatile __u64 wakeup_bytes = 1 << 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/* The run's cgroup; descendants are traced too. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} target_cgroup SEC(".maps");
+
+struct pending {
+	__u64 args[5];
+	__u32 sys;
+	__u32 _pad;
+};
+
+/* Arguments saved at syscall entry, keyed by tid, consumed at exit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct pending);
+} pending SEC(".maps");
+
+/*
+ * Per-CPU working space: the record being built and the state of the
+ * loops that build it. Loop state lives here rather than on the stack so
+ * that the verifier sees it as unknown and checks each callback once,
+ * instead of once per possible offset.
+ */
+struct walk_state {
+	struct dentry *dentry;
+	struct vfsmount *vfsmnt;
+	struct mount *mnt;
+	struct dentry *root_dentry;
+	struct vfsmount *root_mnt;
+	__u32 pos; /* next write position in buf */
+	__u32 limit;
+	__u32 flags;
+	__u32 _pad;
+};
+
+struct path_args {
+	__u64 upath[2];
+	__s32 dirfd[2];
+	__u32 pos;
+	__u32 _pad;
+};
+
+struct scratch {
+	char buf[FP_BUF_SIZE];
+	struct walk_state walk;
+	struct path_args paths;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_stats);
+} stats SEC(".maps");
+
+static __always_inline struct fp_stats *stats_cpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&stats, &zero);
+}
+
+static __always_inline struct scratch *scratch_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+static __always_inline char *scratch_buf(void)
+{
+	struct scratch *s = scratch_get();
+
+	return s ? s->buf : NULL;
+}
+
+static __always_inline bool traced(void)
+{
+	return bpf_current_task_under_cgroup(&target_cgroup, 0) == 1;
+}
+
+/*
+ * Commit one record. The collector is woken only when a backlog has built
+ * up: a wakeup per event costs more than the rest of the tracing together.
+ */
+static __always_inline void emit(void *rec, __u64 size)
+{
+	struct fp_stats *st = stats_cpu();
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (size > FP_BUF_SIZE)
+		size = FP_BUF_SIZE;
+	if (wakeup_bytes &&
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, rec, size, flags)) {
+		if (st) {
+			__sync_fetch_and_add(&st->lost, 1);
+			__sync_fetch_and_add(&st->lost_bytes, size);
+		}
+		return;
+	}
+	if (st)
+		__sync_fetch_and_add(&st->events, 1);
+}
+
+static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ugid = bpf_get_current_uid_gid();
+
+	h->type = type;
+	h->ts_ns = bpf_ktime_get_ns();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	h->uid = (__u32)ugid;
+	h->gid = ugid >> 32;
+	h->_pad = 0;
+	h->cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+
+static __always_inline struct mount *real_mount(struct vfsmount *v)
+{
+	return (struct mount *)((void *)v -
+				bpf_core_field_offset(struct mount, mnt));
+}
+
+/*
+ * One step up the dentry tree, writing the name of the current dentry.
+ * bpf_d_path() is not allowed on tracepoints, so this is d_path() by hand:
+ * at the root of a mount, continue from its mountpoint in the parent.
+ */
+static long walk_step(__u32 i, void *unused)
+{
+	struct scratch *s = scratch_get();
+	struct walk_state *w;
+	/* locals: BPF_CORE_READ must start from a kernel type */
+	struct dentry *d, *mnt_root, *parent;
+	struct vfsmount *vfsmnt;
+	struct mount *mnt;
+	const unsigned char *name;
+	__u32 pos;
+	long n;
+
+	if (!s)
+		return 1;
+	w = &s->walk;
+	d = w->dentry;
+	vfsmnt = w->vfsmnt;
+	mnt = w->mnt;
+	if (d == w->root_dentry && vfsmnt == w->root_mnt)
+		return 1;
+	mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
+	parent = BPF_CORE_READ(d, d_parent);
+	if (d == mnt_root || d == parent) {
+		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+
+		if (d != mnt_root || up == mnt) {
+			/* above the task's root, or an unlinked/lazy-unmounted tree */
+			w->flags |= FP_PATH_BASE_DETACHED;
+			return 1;
+		}
+		w->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = up;
+		w->vfsmnt = &up->mnt;
+		return 0;
+	}
+	pos = w->pos;
+	if (pos + FP_NAME_MAX > w->limit) {
+		w->flags |= FP_PATH_BASE_TRUNC;
+		return 1;
+	}
+	name = BPF_CORE_READ(d, d_name.name);
+	n = bpf_probe_read_kernel_str(s->buf + (pos & FP_BUF_MASK),
+				      FP_NAME_MAX, name);
+	if (n <= 0) {
+		w->flags |= FP_PATH_BASE_TRUNC;
+		return 1;
+	}
+	w->pos = pos + n;
+	w->dentry = parent;
+	return 0;
+}
+
+/* Write the names of path p leaf-first at pos; returns bytes written. */
+static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
+				       __u32 pos, __u32 limit, __u32 *flags)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct walk_state *w = &s->walk;
+	struct vfsmount *vfsmnt = BPF_CORE_READ(p, mnt);
+	long loops;
+
+	w->dentry = BPF_CORE_READ(p, dentry);
+	w->vfsmnt = vfsmnt;
+	w->mnt = real_mount(vfsmnt);
+	w->root_dentry = BPF_CORE_READ(task, fs, root.dentry);
+	w->root_mnt = BPF_CORE_READ(task, fs, root.mnt);
+	w->pos = pos;
+	w->limit = limit;
+	w->flags = 0;
+	loops = bpf_loop(FP_WALK_MAX, walk_step, NULL, 0);
+	if (loops == FP_WALK_MAX)
+		w->flags |= FP_PATH_BASE_TRUNC;
+	*flags |= w->flags;
+	return w->pos - pos;
+}
+
+static __always_inline struct file *task_fd(struct task_struct *task, int fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	return f;
+}
+
+/*
+ * Append one path argument at *pos: the raw user string, then, if it is
+ * relative, the directory it is relative to.
+ */
+static __always_inline void put_path(struct scratch *s, __u32 *pos,
+				     struct fp_path *fp, int dirfd,
+				     const char *upath)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	char *buf = s->buf;
+	__u32 start = *pos;
+	long n;
+	char c0;
+
+	fp->dirfd = dirfd;
+	fp->flags = 0;
+	fp->base_len = 0;
+	n = bpf_probe_read_user_str(buf + (start & FP_BUF_MASK), FP_PATH_MAX,
+				    upath);
+	if (n <= 0) {
+		fp->flags |= FP_PATH_RAW_FAULT;
+		fp->raw_len = 0;
+		return;
+	}
+	if (n >= FP_PATH_MAX)
+		fp->flags |= FP_PATH_RAW_TRUNC;
+	fp->raw_len = n;
+	*pos = start + n;
+	c0 = buf[start & FP_BUF_MASK];
+	if (c0 == '/')
+		return;
+
+	if (dirfd == AT_FDCWD) {
+		struct path pwd = BPF_CORE_READ(task, fs, pwd);
+
+		fp->base_len = walk_path(s, &pwd, *pos, start + FP_PATH_MAX,
+					 &fp->flags);
+	} else {
+		struct file *f = task_fd(task, dirfd);
+		struct path fpath;
+
+		if (!f) {
+			fp->flags |= FP_PATH_BASE_UNKNOWN;
+			return;
+		}
+		fpath = BPF_CORE_READ(f, f_path);
+		fp->base_len = walk_path(s, &fpath, *pos, start + FP_PATH_MAX,
+					 &fp->flags);
+	}
+	*pos += fp->base_len;
+}
+
+static __always_inline int sys_enter(__u32 sys, __u64 a0, __u64 a1, __u64 a2,
+				     __u64 a3, __u64 a4)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending p = {};
+
+	if (!traced())
+		return 0;
+	p.sys = sys;
+	p.args[0] = a0;
+	p.args[1] = a1;
+	p.args[2] = a2;
+	p.args[3] = a3;
+	p.args[4] = a4;
+	if (bpf_map_update_elem(&pending, &tid, &p, BPF_ANY)) {
+		struct fp_stats *st = stats_cpu();
+
+		if (st)
+			__sync_fetch_and_add(&st->pending_full, 1);
+	}
+	return 0;
+}
+
+/* One path argument per iteration, so the verifier checks put_path once. */
+static long path_step(__u32 i, void *unused)
+{
+	struct scratch *s = scratch_get();
+	struct fp_file *e;
+	__u32 k = i;
+
+	if (!s || i > 1)
+		return 1;
+	/* keep the mask: the compiler knows k < 2, the verifier does not */
+	barrier_var(k);
+	k &= 1;
+	e = (struct fp_file *)s->buf;
+	put_path(s, &s->paths.pos, &e->path[k], s->paths.dirfd[k],
+		 (const char *)s->paths.upath[k]);
+	return 0;
+}
+
+static __always_inline void file_event(struct pending *p, long ret)
+{
+	struct scratch *s = scratch_get();
+	struct path_args *pa;
+	struct fp_file *e;
+	__u64 *a = p->args;
+	__u32 size;
+
+	if (!s)
+		return;
+	e = (struct fp_file *)s->buf;
+	pa = &s->paths;
+	fill_hdr(&e->hdr, FP_EV_FILE);
+	e->ret = ret;
+	e->sys = p->sys;
+	e->npaths = 1;
+	e->flags = 0;
+	e->mode = 0;
+	e->resolve = 0;
+	__builtin_memset(&e->path[1], 0, sizeof(e->path[1]));
+	pa->dirfd[0] = AT_FDCWD;
+	pa->dirfd[1] = AT_FDCWD;
+
+	switch (p->sys) {
+	case FP_SYS_OPEN: /* path, flags, mode */
+		pa->upath[0] = a[0];
+		e->flags = a[1];
+		e->mode = a[2];
+		break;
+	case FP_SYS_CREAT: /* path, mode */
+		pa->upath[0] = a[0];
+		e->flags = 01 | 0100 | 01000; /* O_WRONLY|O_CREAT|O_TRUNC */
+		e->mode = a[1];
+		break;
+	case FP_SYS_OPENAT: /* dirfd, path, flags, mode */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->flags = a[2];
+		e->mode = a[3];
+		break;
+	case FP_SYS_OPENAT2: { /* dirfd, path, how, size */
+		struct open_how how = {};
+
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		bpf_probe_read_user(&how, sizeof(how), (void *)a[2]);
+		e->flags = how.flags;
+		e->mode = how.mode;
+		e->resolve = how.resolve;
+		break;
+	}
+	case FP_SYS_UNLINK: /* path */
+		pa->upath[0] = a[0];
+		break;
+	case FP_SYS_UNLINKAT: /* dirfd, path, flags */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->flags = a[2];
+		break;
+	case FP_SYS_RENAME: /* old, new */
+		e->npaths = 2;
+		pa->upath[0] = a[0];
+		pa->upath[1] = a[1];
+		break;
+	case FP_SYS_RENAMEAT: /* olddirfd, old, newdirfd, new[, flags] */
+	case FP_SYS_RENAMEAT2:
+		e->npaths = 2;
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		pa->dirfd[1] = a[2];
+		pa->upath[1] = a[3];
+		if (p->sys == FP_SYS_RENAMEAT2)
+			e->flags = a[4];
+		break;
+	default:
+		return;
+	}
+	pa->pos = sizeof(*e);
+	bpf_loop(e->npaths, path_step, NULL, 0);
+	size = pa->pos;
+	e->hdr.size = size;
+	emit(e, size);
+}
+
+static __always_inline void bind_event(struct pending *p, long ret)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	char *buf = scratch_buf();
+	struct fp_bind *e = (struct fp_bind *)buf;
+	__u32 len = (__u32)p->args[2];
+	struct socket *sock;
+	struct file *f;
+
+	if (!buf)
+		return;
+	fill_hdr(&e->hdr, FP_EV_BIND);
+	e->hdr.size = sizeof(*e);
+	e->ret = ret;
+	e->fd = (int)p->args[0];
+	e->addrlen = len;
+	e->sock_type = 0;
+	e->protocol = 0;
+	e->bound_port = 0;
+	e->_pad = 0;
+	__builtin_memset(e->addr, 0, sizeof(e->addr));
+	if (len > sizeof(e->addr))
+		len = sizeof(e->addr);
+	bpf_probe_read_user(e->addr, len, (void *)p->args[1]);
+
+	f = task_fd(task, e->fd);
+	if (f) {
+		struct sock *sk;
+
+		sock = BPF_CORE_READ(f, private_data);
+		sk = BPF_CORE_READ(sock, sk);
+		e->sock_type = BPF_CORE_READ(sock, type);
+		e->protocol = BPF_CORE_READ(sk, sk_protocol);
+		e->bound_port = BPF_CORE_READ(sk, __sk_common.skc_num);
+	}
+	emit(e, sizeof(*e));
+}
+
+static __always_inline int sys_exit(long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending *p = bpf_map_lookup_elem(&pending, &tid);
+
+	if (!p)
+		return 0;
+	if (p->sys == FP_SYS_BIND)
+		bind_event(p, ret);
+	else
+		file_event(p, ret);
+	bpf_map_delete_elem(&pending, &tid);
+	return 0;
+}
+
+#define A(n) ctx->args[n]
+
+SEC("tracepoint/syscalls/sys_enter_open")
+int enter_open(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_OPEN, A(0), A(1), A(2), 0, 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_creat")
+int enter_creat(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_CREAT, A(0), A(1), 0, 0, 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_openat")
+int enter_openat(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_OPENAT, A(0), A(1), A(2), A(3), 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_openat2")
+int enter_openat2(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_OPENAT2, A(0), A(1), A(2), A(3), 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_unlink")
+int enter_unlink(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_UNLINK, A(0), 0, 0, 0, 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_unlinkat")
+int enter_unlinkat(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_UNLINKAT, A(0), A(1), A(2), 0, 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_rename")
+int enter_rename(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_RENAME, A(0), A(1), 0, 0, 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_renameat")
+int enter_renameat(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_RENAMEAT, A(0), A(1), A(2), A(3), 0);
+}
+
+SEC("tracepoint/syscalls/sys_enter_renameat2")
+int enter_renameat2(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_RENAMEAT2, A(0), A(1), A(2), A(3), A(4));
+}
+
+SEC("tracepoint/syscalls/sys_enter_bind")
+int enter_bind(struct trace_event_raw_sys_enter *ctx)
+{
+	return sys_enter(FP_SYS_BIND, A(0), A(1), A(2), 0, 0);
+}
+
+#define SYS_EXIT_PROG(name)                                             \
+	SEC("tracepoint/syscalls/sys_exit_" #name)                      \
+	int exit_##name(struct trace_event_raw_sys_exit *ctx)           \
+	{                                                               \
+		return sys_exit(ctx->ret);                              \
+	}
+
+SYS_EXIT_PROG(open)
+SYS_EXIT_PROG(creat)
+SYS_EXIT_PROG(openat)
+SYS_EXIT_PROG(openat2)
+SYS_EXIT_PROG(unlink)
+SYS_EXIT_PROG(unlinkat)
+SYS_EXIT_PROG(rename)
+SYS_EXIT_PROG(renameat)
+SYS_EXIT_PROG(renameat2)
+SYS_EXIT_PROG(bind)
+
+struct argv_ctx {
+	__u64 start;
+	__u32 total;
+	__u32 hdr_pid;
+};
+
+static long argv_step(__u32 i, struct argv_ctx *c)
+{
+	char *buf = scratch_buf();
+	struct fp_argv *e = (struct fp_argv *)buf;
+	__u32 off = i * FP_ARGV_CHUNK;
+	__u32 len;
+
+	if (!buf || off >= c->total)
+		return 1;
+	len = c->total - off;
+	if (len > FP_ARGV_CHUNK)
+		len = FP_ARGV_CHUNK;
+	barrier_var(len);
+	len &= 2 * FP_ARGV_CHUNK - 1;
+	fill_hdr(&e->hdr, FP_EV_ARGV);
+	e->seq = i;
+	e->offset = off;
+	e->len = len;
+	e->_pad = 0;
+	if (bpf_probe_read_user(e->data, len, (void *)(c->start + off)))
+		e->len = 0;
+	e->hdr.size = sizeof(*e) + e->len;
+	emit(e, sizeof(*e) + (e->len & (FP_ARGV_CHUNK * 2 - 1)));
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	struct scratch *s;
+	char *buf;
+	struct fp_exec *e;
+	struct argv_ctx ac = {};
+	struct path exe_path;
+	__u64 arg_start, arg_end, shown;
+	__u32 pos;
+	long n;
+
+	if (!traced())
+		return 0;
+	s = scratch_get();
+	if (!s)
+		return 0;
+	buf = s->buf;
+	e = (struct fp_exec *)buf;
+	fill_hdr(&e->hdr, FP_EV_EXEC);
+	e->old_pid = old_pid;
+	e->exe_flags = 0;
+	pos = sizeof(*e);
+
+	exe_path = BPF_CORE_READ(bprm, file, f_path);
+	e->exe_len = walk_path(s, &exe_path, pos, pos + FP_PATH_MAX,
+			       &e->exe_flags);
+	pos += e->exe_len;
+	n = bpf_probe_read_kernel_str(buf + (pos & FP_BUF_MASK), FP_PATH_MAX,
+				      BPF_CORE_READ(bprm, filename));
+	e->filename_len = n > 0 ? n : 0;
+	pos += e->filename_len;
+
+	arg_start = BPF_CORE_READ(p, mm, arg_start);
+	arg_end = BPF_CORE_READ(p, mm, arg_end);
+	e->argv_len = arg_end > arg_start ? arg_end - arg_start : 0;
+	shown = e->argv_len;
+	if (shown > max_argv_bytes)
+		shown = max_argv_bytes;
+	if (shown > FP_ARGV_CHUNK * FP_ARGV_MAX_CHUNKS)
+		shown = FP_ARGV_CHUNK * FP_ARGV_MAX_CHUNKS;
+	e->argv_chunks = (shown + FP_ARGV_CHUNK - 1) / FP_ARGV_CHUNK;
+	e->hdr.size = pos;
+	emit(e, pos);
+
+	ac.start = arg_start;
+	ac.total = shown;
+	bpf_loop(FP_ARGV_MAX_CHUNKS, argv_step, &ac, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct fp_fork e = {};
+	__u32 child_pid = BPF_CORE_READ(child, pid);
+	__u32 child_tgid = BPF_CORE_READ(child, tgid);
+
+	/* a new thread is not a new process */
+	if (child_pid != child_tgid || !traced())
+		return 0;
+	fill_hdr(&e.hdr, FP_EV_FORK);
+	e.hdr.size = sizeof(e);
+	e.parent_tid = e.hdr.tid;
+	e.hdr.ppid = e.hdr.pid;
+	e.hdr.pid = child_tgid;
+	e.hdr.tid = child_pid;
+	emit(&e, sizeof(e));
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit, struct task_struct *p)
+{
+	struct signal_struct *sig = BPF_CORE_READ(p, signal);
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct fp_exit e = {};
+
+	/* a task killed inside a traced syscall never reaches its exit */
+	bpf_map_delete_elem(&pending, &tid);
+	if (!traced())
+		return 0;
+	/* only the last thread of the group reports the process exit */
+	if (BPF_CORE_READ(sig, live.counter) != 0)
+		return 0;
+	fill_hdr(&e.hdr, FP_EV_EXIT);
+	e.hdr.size = sizeof(e);
+	if (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT)
+		e.status = BPF_CORE_READ(sig, group_exit_code);
+	else
+		e.status = BPF_CORE_READ(p, exit_code);
+	e.start_ns = BPF_CORE_READ(p, group_leader, start_time);
+	emit(&e, sizeof(e));
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records shared by footprint.bpf.c and the userspace collector.
+ *
+ * Every record starts with struct fp_hdr; hdr.size is the whole record
+ * length, so a reader can step over record types it does not know.
+ * Variable data (paths, argv) follows the fixed part in data[].
+ */
+#ifndef FOOTPRINT_H
+#define FOOTPRINT_H
+
+#define FP_COMM_LEN 16
+#define FP_PATH_MAX 4096
+#define FP_NAME_MAX 256
+#define FP_ARGV_CHUNK 4096
+#define FP_SOCKADDR_MAX 128
+#define FP_ARGV_MAX_CHUNKS 512 /* 2 MiB, the most exec(2) accepts */
+
+enum fp_event_type {
+	FP_EV_EXEC = 1,
+	FP_EV_ARGV = 2, /* argv bytes of the preceding FP_EV_EXEC */
+	FP_EV_FORK = 3,
+	FP_EV_EXIT = 4,
+	FP_EV_FILE = 5,
+	FP_EV_BIND = 6,
+};
+
+enum fp_sys {
+	FP_SYS_OPEN = 1,
+	FP_SYS_OPENAT,
+	FP_SYS_OPENAT2,
+	FP_SYS_CREAT,
+	FP_SYS_UNLINK,
+	FP_SYS_UNLINKAT,
+	FP_SYS_RENAME,
+	FP_SYS_RENAMEAT,
+	FP_SYS_RENAMEAT2,
+	FP_SYS_BIND,
+	FP_SYS_MAX,
+};
+
+/* struct fp_path.flags */
+#define FP_PATH_RAW_TRUNC (1U << 0) /* the string passed in was cut */
+#define FP_PATH_BASE_TRUNC (1U << 1) /* the directory walk was cut */
+#define FP_PATH_BASE_UNKNOWN (1U << 2) /* dirfd did not name an open file */
+#define FP_PATH_BASE_DETACHED (1U << 3) /* walk ended off the task's root */
+#define FP_PATH_RAW_FAULT (1U << 4) /* the user pointer was unreadable */
+
+struct fp_hdr {
+	__u32 type;
+	__u32 size;
+	__u64 ts_ns;
+	__u32 pid; /* tgid */
+	__u32 tid;
+	__u32 ppid;
+	__u32 uid;
+	__u32 gid;
+	__u32 _pad;
+	__u64 cgroup_id;
+	char comm[FP_COMM_LEN];
+};
+
+/*
+ * A path as the kernel saw it: the raw string the syscall got and, when
+ * that is relative, the directory it was relative to as dentry names
+ * from leaf to root, each NUL-terminated ("base"). Userspace joins them.
+ * In data[] the raw string comes first, then the base.
+ */
+struct fp_path {
+	__u32 raw_len; /* bytes including the NUL */
+	__u32 base_len; /* bytes of all NUL-terminated names */
+	__u32 flags;
+	__s32 dirfd; /* AT_FDCWD (-100) when relative to the cwd */
+};
+
+struct fp_file {
+	struct fp_hdr hdr;
+	__s64 ret;
+	__u32 sys;
+	__u32 npaths;
+	__u64 flags; /* open/openat2 flags, unlink or rename flags */
+	__u64 mode;
+	__u64 resolve; /* openat2 RESOLVE_* */
+	struct fp_path path[2];
+	char data[];
+};
+
+struct fp_exec {
+	struct fp_hdr hdr;
+	__u32 old_pid;
+	__u32 exe_flags; /* FP_PATH_* for the executable path walk */
+	__u32 exe_len; /* leaf-first names, as fp_path.base */
+	__u32 filename_len; /* string given to execve, NUL included */
+	__u32 argv_len; /* bytes between mm->arg_start and arg_end */
+	__u32 argv_chunks; /* FP_EV_ARGV records that follow */
+	char data[];
+};
+
+struct fp_argv {
+	struct fp_hdr hdr;
+	__u32 seq;
+	__u32 offset;
+	__u32 len;
+	__u32 _pad;
+	char data[];
+};
+
+struct fp_fork {
+	struct fp_hdr hdr; /* the child */
+	__u32 parent_tid;
+	__u32 _pad;
+};
+
+struct fp_exit {
+	struct fp_hdr hdr;
+	__u32 status; /* wait(2) status: code << 8, or signal | 0x80 core */
+	__u32 _pad;
+	__u64 start_ns; /* task start, so a duplicate exit is recognisable */
+};
+
+struct fp_bind {
+	struct fp_hdr hdr;
+	__s64 ret;
+	__s32 fd;
+	__u32 addrlen;
+	__u16 sock_type;
+	__u16 protocol;
+	__u16 bound_port; /* local port after a successful bind, host order */
+	__u16 _pad;
+	__u8 addr[FP_SOCKADDR_MAX];
+};
+
+/* per-CPU counters, summed by userspace */
+struct fp_stats {
+	__u64 events; /* records committed */
+	__u64 lost; /* records that could not be reserved */
+	__u64 lost_bytes;
+	__u64 pending_full; /* syscalls whose arguments could not be kept */
+};
+
+#endif /* FOOTPRINT_H */

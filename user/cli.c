@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+int fp_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'G':
+	case 'g':
+		v <<= 10;
+		/* fallthrough */
+	case 'M':
+	case 'm':
+		v <<= 10;
+		/* fallthrough */
+	case 'K':
+	case 'k':
+		v <<= 10;
+		end++;
+		break;
+	}
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int fp_usage_error(const char *sub, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "footprint: %s%s", sub ? sub : "", sub ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'footprint %s%s--help')\n", sub ? sub : "",
+		sub ? " " : "");
+	return FP_EXIT_USAGE;
+}

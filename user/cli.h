@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by the subcommands: exit codes and argument helpers. */
+#ifndef FP_CLI_H
+#define FP_CLI_H
+
+#include <stdint.h>
+
+enum fp_exit_code {
+	FP_EXIT_OK = 0,
+	FP_EXIT_VERDICT = 1,
+	FP_EXIT_USAGE = 2,
+	FP_EXIT_TIMEOUT = 124,
+	FP_EXIT_NOTRACE = 125,
+	FP_EXIT_NOEXEC = 126,
+	FP_EXIT_NOTFOUND = 127,
+};
+
+/* "4096", "64K", "16M", "1G" */
+int fp_parse_size(const char *s, uint64_t *out);
+/* One line, "footprint: SUB: msg", then a hint; returns FP_EXIT_USAGE. */
+int fp_usage_error(const char *sub, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+int cmd_run(int argc, char **argv);
+
+#endif

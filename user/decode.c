@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "decode.h"
+#include "path.h"
+
+static int dup_bytes(struct fp_bytes *b, const char *s, size_t len)
+{
+	b->data = malloc(len + 1);
+	if (!b->data)
+		return -ENOMEM;
+	memcpy(b->data, s, len);
+	b->data[len] = '\0';
+	b->len = len;
+	return 0;
+}
+
+static void decode_hdr(const struct fp_hdr *h, struct fp_event *ev)
+{
+	ev->type = h->type;
+	ev->ts_ns = h->ts_ns;
+	ev->pid = h->pid;
+	ev->tid = h->tid;
+	ev->ppid = h->ppid;
+	ev->uid = h->uid;
+	ev->gid = h->gid;
+	ev->cgroup_id = h->cgroup_id;
+	memcpy(ev->comm, h->comm, FP_COMM_LEN);
+	ev->comm[FP_COMM_LEN] = '\0';
+}
+
+/* A run of leaf-first names must end with a NUL to be split safely. */
+static bool names_ok(const char *s, size_t len)
+{
+	return len == 0 || s[len - 1] == '\0';
+}
+
+static int decode_path(struct fp_event_path *out, const struct fp_path *in,
+		       const char **data, size_t *left)
+{
+	const char *raw = *data;
+	size_t raw_len = in->raw_len, base_len = in->base_len;
+
+	if (raw_len > *left || base_len > *left - raw_len)
+		return -EINVAL;
+	if (!names_ok(raw + raw_len, base_len))
+		return -EINVAL;
+	out->dirfd = in->dirfd;
+	out->truncated = in->flags & (FP_PATH_RAW_TRUNC | FP_PATH_BASE_TRUNC |
+				      FP_PATH_RAW_FAULT);
+	out->base_unknown = in->flags & FP_PATH_BASE_UNKNOWN;
+	*data += raw_len + base_len;
+	*left -= raw_len + base_len;
+	/* the string includes its NUL, unless it was cut */
+	if (raw_len && raw[raw_len - 1] == '\0')
+		raw_len--;
+	return fp_path_join(&out->path, raw, raw_len, raw + in->raw_len,
+			    base_len);
+}
+
+static int decode_file(const void *rec, size_t size, struct fp_event *ev)
+{
+	const struct fp_file *f = rec;
+	const char *data = f->data;
+	size_t left = size - sizeof(*f);
+	unsigned int i;
+	int err;
+
+	if (size < sizeof(*f) || f->npaths < 1 || f->npaths > 2)
+		return -EINVAL;
+	ev->file.sys = f->sys;
+	ev->file.ret = f->ret;
+	ev->file.flags = f->flags;
+	ev->file.mode = f->mode;
+	ev->file.resolve = f->resolve;
+	ev->file.npaths = f->npaths;
+	for (i = 0; i < f->npaths; i++) {
+		err = decode_path(&ev->file.path[i], &f->path[i], &data, &left);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
+{
+	const struct fp_exec *e = rec;
+	const char *data = e->data;
+	size_t left = size - sizeof(*e);
+	size_t flen;
+	int err;
+
+	if (size < sizeof(*e) || e->exe_len > left ||
+	    e->filename_len > left - e->exe_len || !names_ok(data, e->exe_len))
+		return -EINVAL;
+	ev->exec.old_pid = e->old_pid;
+	ev->exec.exe_truncated = e->exe_flags & FP_PATH_BASE_TRUNC;
+	ev->exec.argv_total = e->argv_len;
+	ev->exec.argv_dropped = e->argv_len;
+	err = fp_path_join(&ev->exec.exe, "", 0, data, e->exe_len);
+	if (err)
+		return err;
+	data += e->exe_len;
+	flen = e->filename_len;
+	if (flen && data[flen - 1] == '\0')
+		flen--;
+	return dup_bytes(&ev->exec.filename, data, flen);
+}
+
+static void decode_bind(const struct fp_bind *b, struct fp_event *ev)
+{
+	size_t len = b->addrlen < sizeof(b->addr) ? b->addrlen :
+						     sizeof(b->addr);
+	uint16_t family = 0;
+
+	ev->bind.ret = b->ret;
+	ev->bind.fd = b->fd;
+	ev->bind.sock_type = b->sock_type;
+	ev->bind.protocol = b->protocol;
+	ev->bind.bound_port = b->bound_port;
+	if (len >= sizeof(family))
+		memcpy(&family, b->addr, sizeof(family));
+	ev->bind.family = family;
+	if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		struct sockaddr_in sin;
+
+		memcpy(&sin, b->addr, sizeof(sin));
+		ev->bind.port = ntohs(sin.sin_port);
+		inet_ntop(AF_INET, &sin.sin_addr, ev->bind.address,
+			  sizeof(ev->bind.address));
+	} else if (family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		struct sockaddr_in6 sin6;
+
+		memcpy(&sin6, b->addr, sizeof(sin6));
+		ev->bind.port = ntohs(sin6.sin6_port);
+		inet_ntop(AF_INET6, &sin6.sin6_addr, ev->bind.address,
+			  sizeof(ev->bind.address));
+	} else if (family == AF_UNIX && len > sizeof(family)) {
+		const char *p = (const char *)b->addr + sizeof(family);
+		size_t n = len - sizeof(family);
+
+		/* a pathname socket's name ends at its NUL; abstract ones don't */
+		if (p[0] != '\0')
+			n = strnlen(p, n);
+		dup_bytes(&ev->bind.unix_path, p, n);
+	}
+}
+
+static void decode_exit(const struct fp_exit *x, struct fp_event *ev)
+{
+	ev->exit.start_ns = x->start_ns;
+	if ((x->status & 0x7f) == 0) {
+		ev->exit.code = (x->status >> 8) & 0xff;
+		ev->exit.signal = 0;
+	} else {
+		ev->exit.code = -1;
+		ev->exit.signal = x->status & 0x7f;
+		ev->exit.core_dumped = x->status & 0x80;
+	}
+}
+
+int fp_decode(const void *rec, size_t size, struct fp_event *ev)
+{
+	const struct fp_hdr *h = rec;
+	int err = 0;
+
+	memset(ev, 0, sizeof(*ev));
+	if (size < sizeof(*h) || h->size > size)
+		return -EINVAL;
+	size = h->size;
+	decode_hdr(h, ev);
+	switch (h->type) {
+	case FP_EV_EXEC:
+		err = decode_exec(rec, size, ev);
+		break;
+	case FP_EV_FORK:
+		if (size < sizeof(struct fp_fork))
+			return -EINVAL;
+		ev->fork.parent_tid = ((const struct fp_fork *)rec)->parent_tid;
+		break;
+	case FP_EV_EXIT:
+		if (size < sizeof(struct fp_exit))
+			return -EINVAL;
+		decode_exit(rec, ev);
+		break;
+	case FP_EV_FILE:
+		err = decode_file(rec, size, ev);
+		break;
+	case FP_EV_BIND:
+		if (size < sizeof(struct fp_bind))
+			return -EINVAL;
+		decode_bind(rec, ev);
+		break;
+	default:
+		return -ENOTSUP;
+	}
+	if (err)
+		fp_event_free(ev);
+	return err;
+}
+
+int fp_decode_argv(const void *rec, size_t size, const struct fp_argv **arg)
+{
+	const struct fp_argv *a = rec;
+
+	if (size < sizeof(*a) || a->hdr.size > size ||
+	    a->len > a->hdr.size - sizeof(*a))
+		return -EINVAL;
+	*arg = a;
+	return 0;
+}

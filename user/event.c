@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include "event.h"
+
+void fp_event_free(struct fp_event *ev)
+{
+	switch (ev->type) {
+	case FP_EV_EXEC:
+		free(ev->exec.exe.data);
+		free(ev->exec.filename.data);
+		free(ev->exec.argv.data);
+		break;
+	case FP_EV_FILE:
+		free(ev->file.path[0].path.data);
+		free(ev->file.path[1].path.data);
+		break;
+	case FP_EV_BIND:
+		free(ev->bind.unix_path.data);
+		break;
+	}
+	memset(ev, 0, sizeof(*ev));
+}
+
+static const char *const sys_names[FP_SYS_MAX] = {
+	[FP_SYS_OPEN] = "open",		  [FP_SYS_OPENAT] = "openat",
+	[FP_SYS_OPENAT2] = "openat2",	  [FP_SYS_CREAT] = "creat",
+	[FP_SYS_UNLINK] = "unlink",	  [FP_SYS_UNLINKAT] = "unlinkat",
+	[FP_SYS_RENAME] = "rename",	  [FP_SYS_RENAMEAT] = "renameat",
+	[FP_SYS_RENAMEAT2] = "renameat2", [FP_SYS_BIND] = "bind",
+};
+
+const char *fp_sys_name(uint32_t sys)
+{
+	return sys < FP_SYS_MAX && sys_names[sys] ? sys_names[sys] : "unknown";
+}
+
+const char *fp_event_kind(const struct fp_event *ev)
+{
+	switch (ev->type) {
+	case FP_EV_EXEC:
+		return "exec";
+	case FP_EV_FORK:
+		return "fork";
+	case FP_EV_EXIT:
+		return "exit";
+	case FP_EV_BIND:
+		return "bind";
+	case FP_EV_FILE:
+		switch (ev->file.sys) {
+		case FP_SYS_UNLINK:
+		case FP_SYS_UNLINKAT:
+			return "unlink";
+		case FP_SYS_RENAME:
+		case FP_SYS_RENAMEAT:
+		case FP_SYS_RENAMEAT2:
+			return "rename";
+		default:
+			return "open";
+		}
+	}
+	return "unknown";
+}

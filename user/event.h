@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The decoded event: what the collector hands to every consumer (NDJSON
+ * writer, recorder, reconciliation). Paths are bytes with a length, never
+ * NUL-terminated strings, because file names may hold any byte but '/'
+ * and NUL, and lossless is the rule.
+ */
+#ifndef FP_EVENT_H
+#define FP_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "footprint.h"
+
+struct fp_bytes {
+	char *data;
+	size_t len;
+};
+
+struct fp_event_path {
+	struct fp_bytes path; /* absolute, lexically normalised */
+	int dirfd; /* -100 (AT_FDCWD) or the fd the path was relative to */
+	bool truncated;
+	bool base_unknown; /* relative to a dirfd that named nothing */
+};
+
+struct fp_event {
+	uint32_t type; /* enum fp_event_type; never FP_EV_ARGV */
+	uint64_t ts_ns;
+	uint32_t pid, tid, ppid, uid, gid;
+	uint64_t cgroup_id;
+	char comm[FP_COMM_LEN + 1];
+	union {
+		struct {
+			struct fp_bytes exe;
+			bool exe_truncated;
+			struct fp_bytes filename;
+			/* NUL-separated, as /proc/PID/cmdline */
+			struct fp_bytes argv;
+			uint64_t argv_total; /* bytes the process had */
+			uint64_t argv_dropped; /* of those, not delivered */
+			uint32_t old_pid;
+		} exec;
+		struct {
+			uint32_t parent_tid;
+		} fork;
+		struct {
+			int code; /* -1 when killed by a signal */
+			int signal; /* 0 when it exited */
+			bool core_dumped;
+			uint64_t start_ns;
+		} exit;
+		struct {
+			uint32_t sys; /* enum fp_sys */
+			int64_t ret;
+			uint64_t flags, mode, resolve;
+			unsigned int npaths;
+			struct fp_event_path path[2];
+		} file;
+		struct {
+			int64_t ret;
+			int fd;
+			int family;
+			char address[112]; /* printable, "@name" for abstract */
+			struct fp_bytes unix_path; /* AF_UNIX: exact bytes */
+			uint16_t port; /* asked for, host order */
+			uint16_t bound_port; /* after success, host order */
+			uint16_t sock_type, protocol;
+		} bind;
+	};
+};
+
+void fp_event_free(struct fp_event *ev);
+const char *fp_sys_name(uint32_t sys);
+/* "open", "unlink", "rename", "bind", "exec", "fork", "exit" */
+const char *fp_event_kind(const struct fp_event *ev);
+
+#endif

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "event_json.h"
+#include "json.h"
+
+#define AT_FDCWD_VALUE -100
+
+struct flag_name {
+	uint64_t bit;
+	const char *name;
+};
+
+/* multi-bit flags first: O_TMPFILE holds O_DIRECTORY, O_SYNC holds O_DSYNC */
+static const struct flag_name open_flags[] = {
+	{ O_TMPFILE, "O_TMPFILE" },   { O_SYNC, "O_SYNC" },
+	{ O_CREAT, "O_CREAT" },	      { O_EXCL, "O_EXCL" },
+	{ O_NOCTTY, "O_NOCTTY" },     { O_TRUNC, "O_TRUNC" },
+	{ O_APPEND, "O_APPEND" },     { O_NONBLOCK, "O_NONBLOCK" },
+	{ O_DSYNC, "O_DSYNC" },	      { O_DIRECT, "O_DIRECT" },
+	{ 0100000, "O_LARGEFILE" }, { O_DIRECTORY, "O_DIRECTORY" },
+	{ O_NOFOLLOW, "O_NOFOLLOW" }, { O_NOATIME, "O_NOATIME" },
+	{ O_CLOEXEC, "O_CLOEXEC" },   { O_PATH, "O_PATH" },
+};
+
+static const struct flag_name rename_flags[] = {
+	{ RENAME_NOREPLACE, "RENAME_NOREPLACE" },
+	{ RENAME_EXCHANGE, "RENAME_EXCHANGE" },
+	{ RENAME_WHITEOUT, "RENAME_WHITEOUT" },
+};
+
+static const struct flag_name unlink_flags[] = {
+	{ AT_REMOVEDIR, "AT_REMOVEDIR" },
+};
+
+static void append(char *buf, size_t len, const char *s)
+{
+	size_t used = strlen(buf);
+
+	if (used && used + 1 < len)
+		strncat(buf, "|", len - used - 1);
+	used = strlen(buf);
+	if (used + 1 < len)
+		strncat(buf, s, len - used - 1);
+}
+
+static void flags_text(char *buf, size_t len, uint64_t flags,
+		       const struct flag_name *names, size_t n)
+{
+	char rest[32];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((flags & names[i].bit) == names[i].bit) {
+			append(buf, len, names[i].name);
+			flags &= ~names[i].bit;
+		}
+	}
+	if (flags) {
+		snprintf(rest, sizeof(rest), "0x%llx",
+			 (unsigned long long)flags);
+		append(buf, len, rest);
+	}
+}
+
+void fp_open_flags_text(char *buf, size_t len, uint64_t flags)
+{
+	static const char *const acc[] = { "O_RDONLY", "O_WRONLY", "O_RDWR",
+					   "O_ACCMODE" };
+
+	snprintf(buf, len, "%s", acc[flags & O_ACCMODE]);
+	flags &= ~(uint64_t)O_ACCMODE;
+	flags_text(buf, len, flags, open_flags,
+		   sizeof(open_flags) / sizeof(open_flags[0]));
+}
+
+static void write_result(struct json_out *j, int64_t ret)
+{
+	json_field_i64(j, "ret", ret);
+	json_field_bool(j, "ok", ret >= 0);
+	if (ret < 0) {
+		const char *name = strerrorname_np((int)-ret);
+
+		json_field_str(j, "errno", name ? name : "E?");
+	}
+}
+
+static void write_path(struct json_out *j, const char *key,
+		       const struct fp_event_path *p)
+{
+	char k[48];
+
+	json_field_bytes(j, key, p->path.data, p->path.len);
+	if (p->dirfd != AT_FDCWD_VALUE) {
+		snprintf(k, sizeof(k), "%s_dirfd", key);
+		json_field_i64(j, k, p->dirfd);
+	}
+	if (p->truncated) {
+		snprintf(k, sizeof(k), "%s_truncated", key);
+		json_field_bool(j, k, true);
+	}
+	if (p->base_unknown) {
+		snprintf(k, sizeof(k), "%s_base_unknown", key);
+		json_field_bool(j, k, true);
+	}
+}
+
+static void write_file(struct json_out *j, const struct fp_event *ev)
+{
+	char text[256] = "";
+	const char *kind = fp_event_kind(ev);
+
+	json_field_str(j, "syscall", fp_sys_name(ev->file.sys));
+	if (!strcmp(kind, "rename")) {
+		write_path(j, "old_path", &ev->file.path[0]);
+		write_path(j, "new_path", &ev->file.path[1]);
+		json_field_u64(j, "flags", ev->file.flags);
+		flags_text(text, sizeof(text), ev->file.flags, rename_flags,
+			   sizeof(rename_flags) / sizeof(rename_flags[0]));
+		json_field_str(j, "flags_text", text);
+	} else if (!strcmp(kind, "unlink")) {
+		write_path(j, "path", &ev->file.path[0]);
+		json_field_u64(j, "flags", ev->file.flags);
+		flags_text(text, sizeof(text), ev->file.flags, unlink_flags,
+			   sizeof(unlink_flags) / sizeof(unlink_flags[0]));
+		json_field_str(j, "flags_text", text);
+	} else {
+		write_path(j, "path", &ev->file.path[0]);
+		json_field_u64(j, "flags", ev->file.flags);
+		fp_open_flags_text(text, sizeof(text), ev->file.flags);
+		json_field_str(j, "flags_text", text);
+		json_field_u64(j, "mode", ev->file.mode);
+		if (ev->file.sys == FP_SYS_OPENAT2)
+			json_field_u64(j, "resolve", ev->file.resolve);
+	}
+	write_result(j, ev->file.ret);
+}
+
+static const char *family_name(int family)
+{
+	switch (family) {
+	case AF_INET:
+		return "inet";
+	case AF_INET6:
+		return "inet6";
+	case AF_UNIX:
+		return "unix";
+	case AF_NETLINK:
+		return "netlink";
+	case AF_PACKET:
+		return "packet";
+	}
+	return NULL;
+}
+
+static const char *sock_type_name(int type)
+{
+	switch (type) {
+	case SOCK_STREAM:
+		return "stream";
+	case SOCK_DGRAM:
+		return "dgram";
+	case SOCK_RAW:
+		return "raw";
+	case SOCK_SEQPACKET:
+		return "seqpacket";
+	}
+	return NULL;
+}
+
+static const char *protocol_name(int family, int protocol)
+{
+	if (family != AF_INET && family != AF_INET6)
+		return NULL;
+	switch (protocol) {
+	case 6:
+		return "tcp";
+	case 17:
+		return "udp";
+	case 132:
+		return "sctp";
+	case 1:
+		return "icmp";
+	case 58:
+		return "icmpv6";
+	}
+	return NULL;
+}
+
+static void write_bind(struct json_out *j, const struct fp_event *ev)
+{
+	const char *name;
+
+	json_field_i64(j, "fd", ev->bind.fd);
+	name = family_name(ev->bind.family);
+	if (name)
+		json_field_str(j, "family", name);
+	else
+		json_field_i64(j, "family", ev->bind.family);
+	if (ev->bind.family == AF_UNIX) {
+		const struct fp_bytes *p = &ev->bind.unix_path;
+		/* abstract names start with NUL; show them as "@name" */
+		if (p->len && p->data[0] == '\0') {
+			json_field_bool(j, "abstract", true);
+			json_field_bytes(j, "address", p->data + 1, p->len - 1);
+		} else {
+			json_field_bytes(j, "address", p->data ? p->data : "",
+					 p->len);
+		}
+	} else {
+		json_field_str(j, "address", ev->bind.address);
+		json_field_u64(j, "port", ev->bind.port);
+		json_field_u64(j, "bound_port", ev->bind.bound_port);
+	}
+	name = sock_type_name(ev->bind.sock_type);
+	if (name)
+		json_field_str(j, "sock_type", name);
+	else
+		json_field_i64(j, "sock_type", ev->bind.sock_type);
+	name = protocol_name(ev->bind.family, ev->bind.protocol);
+	if (name)
+		json_field_str(j, "protocol", name);
+	else
+		json_field_i64(j, "protocol", ev->bind.protocol);
+	write_result(j, ev->bind.ret);
+}
+
+void fp_event_write_json(FILE *f, const struct fp_event *ev)
+{
+	struct json_out j = { .f = f };
+
+	json_begin_object(&j);
+	json_field_str(&j, "type", fp_event_kind(ev));
+	json_field_u64(&j, "ts_ns", ev->ts_ns);
+	json_field_u64(&j, "pid", ev->pid);
+	json_field_u64(&j, "tid", ev->tid);
+	json_field_u64(&j, "ppid", ev->ppid);
+	json_field_u64(&j, "uid", ev->uid);
+	json_field_u64(&j, "gid", ev->gid);
+	json_field_bytes(&j, "comm", ev->comm, strlen(ev->comm));
+	json_field_u64(&j, "cgroup_id", ev->cgroup_id);
+
+	switch (ev->type) {
+	case FP_EV_EXEC:
+		json_field_bytes(&j, "exe", ev->exec.exe.data,
+				 ev->exec.exe.len);
+		if (ev->exec.exe_truncated)
+			json_field_bool(&j, "exe_truncated", true);
+		json_field_bytes(&j, "filename", ev->exec.filename.data,
+				 ev->exec.filename.len);
+		json_field_strv(&j, "argv", ev->exec.argv.data,
+				ev->exec.argv.len);
+		json_field_u64(&j, "argv_bytes", ev->exec.argv_total);
+		json_field_u64(&j, "argv_dropped", ev->exec.argv_dropped);
+		if (ev->exec.old_pid != ev->pid)
+			json_field_u64(&j, "old_pid", ev->exec.old_pid);
+		break;
+	case FP_EV_FORK:
+		json_field_u64(&j, "parent_tid", ev->fork.parent_tid);
+		break;
+	case FP_EV_EXIT:
+		if (ev->exit.signal) {
+			json_field_i64(&j, "signal", ev->exit.signal);
+			json_field_str(&j, "signal_name",
+				       sigabbrev_np(ev->exit.signal) ?: "?");
+			json_field_bool(&j, "core_dumped",
+					ev->exit.core_dumped);
+		} else {
+			json_field_i64(&j, "exit_code", ev->exit.code);
+		}
+		break;
+	case FP_EV_FILE:
+		write_file(&j, ev);
+		break;
+	case FP_EV_BIND:
+		write_bind(&j, ev);
+		break;
+	}
+	json_end_object(&j);
+	fputc('\n', f);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+static void sep(struct json_out *j)
+{
+	if (j->need_comma)
+		fputc(',', j->f);
+	j->need_comma = true;
+}
+
+void json_begin_object(struct json_out *j)
+{
+	fputc('{', j->f);
+	j->need_comma = false;
+}
+
+void json_end_object(struct json_out *j)
+{
+	fputc('}', j->f);
+	j->need_comma = true;
+}
+
+void json_key(struct json_out *j, const char *key)
+{
+	sep(j);
+	json_string(j->f, key, strlen(key));
+	fputc(':', j->f);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629, no surrogates). */
+static size_t utf8_seq(const unsigned char *s, size_t left)
+{
+	unsigned char c = s[0];
+	size_t n, i;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+bool json_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = utf8_seq(p + i, len - i);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+bool json_string(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	bool valid = true;
+	size_t i = 0, n;
+
+	fputc('"', f);
+	while (i < len) {
+		unsigned char c = p[i];
+
+		n = utf8_seq(p + i, len - i);
+		if (!n) {
+			fputs("\\ufffd", f);
+			valid = false;
+			i++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p + i, 1, n, f);
+		} else if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+		} else if (c == '\n') {
+			fputs("\\n", f);
+		} else if (c == '\t') {
+			fputs("\\t", f);
+		} else if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+		} else {
+			fputc(c, f);
+		}
+		i += n;
+	}
+	fputc('"', f);
+	return valid;
+}
+
+void json_base64(FILE *f, const char *s, size_t len)
+{
+	unsigned char stackbuf[1024];
+	size_t need = 4 * ((len + 2) / 3) + 1;
+	unsigned char *out = need <= sizeof(stackbuf) ? stackbuf : malloc(need);
+
+	fputc('"', f);
+	if (out) {
+		int n = EVP_EncodeBlock(out, (const unsigned char *)s, (int)len);
+
+		fwrite(out, 1, n, f);
+		if (out != stackbuf)
+			free(out);
+	}
+	fputc('"', f);
+}
+
+void json_field_bytes(struct json_out *j, const char *key, const char *s,
+		      size_t len)
+{
+	char b64key[64];
+
+	json_key(j, key);
+	if (json_string(j->f, s, len))
+		return;
+	snprintf(b64key, sizeof(b64key), "%s_b64", key);
+	json_key(j, b64key);
+	json_base64(j->f, s, len);
+}
+
+void json_field_str(struct json_out *j, const char *key, const char *s)
+{
+	json_field_bytes(j, key, s, strlen(s));
+}
+
+void json_field_u64(struct json_out *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void json_field_i64(struct json_out *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void json_field_bool(struct json_out *j, const char *key, bool v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+static void strv_array(FILE *f, const char *s, size_t len, bool b64,
+		       bool *valid)
+{
+	size_t i = 0;
+	bool first = true;
+
+	fputc('[', f);
+	while (i < len) {
+		const char *end = memchr(s + i, '\0', len - i);
+		size_t n = end ? (size_t)(end - (s + i)) : len - i;
+
+		if (!first)
+			fputc(',', f);
+		first = false;
+		if (b64)
+			json_base64(f, s + i, n);
+		else if (!json_string(f, s + i, n))
+			*valid = false;
+		i += n + 1;
+	}
+	fputc(']', f);
+}
+
+void json_field_strv(struct json_out *j, const char *key, const char *s,
+		     size_t len)
+{
+	char b64key[64];
+	bool valid = true;
+
+	json_key(j, key);
+	strv_array(j->f, s, len, false, &valid);
+	if (valid)
+		return;
+	snprintf(b64key, sizeof(b64key), "%s_b64", key);
+	json_key(j, b64key);
+	strv_array(j->f, s, len, true, &valid);
+}

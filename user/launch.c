@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+static void child_exec(int errfd, char *const argv[], const sigset_t *mask)
+{
+	int e;
+
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(errfd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static pid_t clone_into(int cgroup_fd, int *pidfd)
+{
+	struct clone_args args;
+
+	memset(&args, 0, sizeof(args));
+	args.flags = CLONE_PIDFD | CLONE_INTO_CGROUP;
+	args.pidfd = (uint64_t)(uintptr_t)pidfd;
+	args.exit_signal = SIGCHLD;
+	args.cgroup = cgroup_fd;
+	return syscall(SYS_clone3, &args, sizeof(args));
+}
+
+/* Kernels before 5.7: the child moves itself before it execs. */
+static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
+			    const sigset_t *mask, int *pidfd)
+{
+	int procs = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	pid_t pid;
+
+	if (procs < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (write(procs, "0", 1) != 1) {
+			int e = errno;
+
+			if (write(errfd, &e, sizeof(e)) < 0)
+				_exit(125);
+			_exit(125);
+		}
+		child_exec(errfd, argv, mask);
+	}
+	close(procs);
+	if (pid > 0)
+		*pidfd = syscall(SYS_pidfd_open, pid, 0);
+	return pid;
+}
+
+int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
+	      const sigset_t *child_mask)
+{
+	int pipefd[2];
+	int e = 0;
+	ssize_t n;
+	pid_t pid;
+
+	child->pid = -1;
+	child->pidfd = -1;
+	child->exec_errno = 0;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	pid = clone_into(cgroup_fd, &child->pidfd);
+	if (pid == 0) {
+		close(pipefd[0]);
+		child_exec(pipefd[1], argv, child_mask);
+	}
+	if (pid < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG))
+		pid = fork_then_move(cgroup_fd, pipefd[1], argv, child_mask,
+				     &child->pidfd);
+	if (pid < 0) {
+		e = errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -e;
+	}
+	close(pipefd[1]);
+	child->pid = pid;
+	/* EOF means exec succeeded (the pipe was close-on-exec) */
+	do
+		n = read(pipefd[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n == sizeof(e))
+		child->exec_errno = e;
+	return 0;
+}
+
+int fp_child_wait(struct fp_child *child, int *status)
+{
+	pid_t r;
+
+	do
+		r = waitpid(child->pid, status, 0);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : 0;
+}

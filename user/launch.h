@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Start the command inside the run's cgroup. It is born there
+ * (CLONE_INTO_CGROUP), so its very first instruction is already traced.
+ */
+#ifndef FP_LAUNCH_H
+#define FP_LAUNCH_H
+
+#include <sys/types.h>
+
+struct fp_child {
+	pid_t pid;
+	int pidfd;
+	int exec_errno; /* set when exec failed: the command never ran */
+};
+
+int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
+	      const sigset_t *child_mask);
+/* Reap the child; returns its wait status. */
+int fp_child_wait(struct fp_child *child, int *status);
+
+#endif

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/* footprint: what did this command really do? Subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cmd cmds[] = {
+	{ "run", cmd_run, "run a command in its own cgroup and trace it" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	const struct cmd *c;
+
+	fprintf(f, "Usage: footprint COMMAND [OPTIONS] [ARGS]\n"
+		   "       footprint {-h|--help|-V|--version}\n"
+		   "\n"
+		   "What did this command really do? footprint runs a command in its\n"
+		   "own cgroup and traces, in the kernel (eBPF), what it executed,\n"
+		   "which files it opened, removed and renamed, and what it bound.\n"
+		   "\n"
+		   "Commands:\n");
+	for (c = cmds; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "\n"
+		   "Examples:\n"
+		   "  sudo footprint run -- ./generated_script.sh\n"
+		   "  sudo footprint run --events trace.ndjson -- make install\n"
+		   "  footprint run --help\n"
+		   "\n"
+		   "Exit status:\n"
+		   "  0..255  the command's own status (128+N if killed by signal N)\n"
+		   "  2       usage or input error\n"
+		   "  125     footprint could not trace; the command was not run\n"
+		   "  126     the command is not executable\n"
+		   "  127     the command was not found\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return FP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return FP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("footprint %s\n", FOOTPRINT_VERSION);
+		return FP_EXIT_OK;
+	}
+	for (c = cmds; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->fn(argc - 1, argv + 1);
+	return fp_usage_error(NULL, "unknown command '%s'", argv[1]);
+}
