@@ -214,8 +214,8 @@ static long walk_step(__u32 i, void *unused)
 		return 1;
 	}
 	name = BPF_CORE_READ(d, d_name.name);
-	n = bpf_probe_read_kernel_str(s->buf + (pos & FP_BUF_MASK),
-				      FP_NAME_MAX, name);
+	n = bpf_probe_read_kernel_str(s->buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
+				      name);
 	if (n <= 0) {
 		w->flags |= FP_PATH_BASE_TRUNC;
 		return 1;
@@ -554,11 +554,11 @@ int enter_bind(struct trace_event_raw_sys_enter *ctx)
 	return sys_enter(FP_SYS_BIND, A(0), A(1), A(2), 0, 0);
 }
 
-#define SYS_EXIT_PROG(name)                                             \
-	SEC("tracepoint/syscalls/sys_exit_" #name)                      \
-	int exit_##name(struct trace_event_raw_sys_exit *ctx)           \
-	{                                                               \
-		return sys_exit(ctx->ret);                              \
+#define SYS_EXIT_PROG(name)                                   \
+	SEC("tracepoint/syscalls/sys_exit_" #name)            \
+	int exit_##name(struct trace_event_raw_sys_exit *ctx) \
+	{                                                     \
+		return sys_exit(ctx->ret);                    \
 	}
 
 SYS_EXIT_PROG(open)
@@ -630,8 +630,8 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	pos = sizeof(*e);
 
 	exe_path = BPF_CORE_READ(bprm, file, f_path);
-	e->exe_len = walk_path(s, &exe_path, pos, pos + FP_PATH_MAX,
-			       &e->exe_flags);
+	e->exe_len =
+		walk_path(s, &exe_path, pos, pos + FP_PATH_MAX, &e->exe_flags);
 	pos += e->exe_len;
 	n = bpf_probe_read_kernel_str(buf + (pos & FP_BUF_MASK), FP_PATH_MAX,
 				      BPF_CORE_READ(bprm, filename));

@@ -48,16 +48,18 @@ int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 	cg->fd = -1;
 	ret = fp_cgroup_mountpoint(mnt, sizeof(mnt));
 	if (ret) {
-		snprintf(err, errlen,
-			 "footprint: no cgroup v2 hierarchy is mounted; mount one (mount -t cgroup2 none /sys/fs/cgroup/unified)");
+		snprintf(
+			err, errlen,
+			"footprint: no cgroup v2 hierarchy is mounted; mount one (mount -t cgroup2 none /sys/fs/cgroup/unified)");
 		return ret;
 	}
 	snprintf(parent, sizeof(parent), "%s/footprint", mnt);
 	if (mkdir(parent, 0755) && errno != EEXIST) {
 		ret = -errno;
-		snprintf(err, errlen,
-			 "footprint: cannot create cgroup %s: %s; run footprint as root",
-			 parent, strerror(errno));
+		snprintf(
+			err, errlen,
+			"footprint: cannot create cgroup %s: %s; run footprint as root",
+			parent, strerror(errno));
 		return ret;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -65,9 +67,10 @@ int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 		 (int)getpid(), (long long)ts.tv_nsec);
 	if (mkdir(cg->path, 0755)) {
 		ret = -errno;
-		snprintf(err, errlen,
-			 "footprint: cannot create cgroup %s: %s; run footprint as root",
-			 cg->path, strerror(errno));
+		snprintf(
+			err, errlen,
+			"footprint: cannot create cgroup %s: %s; run footprint as root",
+			cg->path, strerror(errno));
 		return ret;
 	}
 	cg->fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -115,8 +115,8 @@ static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 
 static void decode_bind(const struct fp_bind *b, struct fp_event *ev)
 {
-	size_t len = b->addrlen < sizeof(b->addr) ? b->addrlen :
-						     sizeof(b->addr);
+	size_t len =
+		b->addrlen < sizeof(b->addr) ? b->addrlen : sizeof(b->addr);
 	uint16_t family = 0;
 
 	ev->bind.ret = b->ret;

@@ -22,7 +22,7 @@ static const struct flag_name open_flags[] = {
 	{ O_NOCTTY, "O_NOCTTY" },     { O_TRUNC, "O_TRUNC" },
 	{ O_APPEND, "O_APPEND" },     { O_NONBLOCK, "O_NONBLOCK" },
 	{ O_DSYNC, "O_DSYNC" },	      { O_DIRECT, "O_DIRECT" },
-	{ 0100000, "O_LARGEFILE" }, { O_DIRECTORY, "O_DIRECTORY" },
+	{ 0100000, "O_LARGEFILE" },   { O_DIRECTORY, "O_DIRECTORY" },
 	{ O_NOFOLLOW, "O_NOFOLLOW" }, { O_NOATIME, "O_NOATIME" },
 	{ O_CLOEXEC, "O_CLOEXEC" },   { O_PATH, "O_PATH" },
 };

@@ -121,7 +121,8 @@ void json_base64(FILE *f, const char *s, size_t len)
 
 	fputc('"', f);
 	if (out) {
-		int n = EVP_EncodeBlock(out, (const unsigned char *)s, (int)len);
+		int n = EVP_EncodeBlock(out, (const unsigned char *)s,
+					(int)len);
 
 		fwrite(out, 1, n, f);
 		if (out != stackbuf)

@@ -20,28 +20,30 @@ static void usage(FILE *f)
 {
 	const struct cmd *c;
 
-	fprintf(f, "Usage: footprint COMMAND [OPTIONS] [ARGS]\n"
-		   "       footprint {-h|--help|-V|--version}\n"
-		   "\n"
-		   "What did this command really do? footprint runs a command in its\n"
-		   "own cgroup and traces, in the kernel (eBPF), what it executed,\n"
-		   "which files it opened, removed and renamed, and what it bound.\n"
-		   "\n"
-		   "Commands:\n");
+	fprintf(f,
+		"Usage: footprint COMMAND [OPTIONS] [ARGS]\n"
+		"       footprint {-h|--help|-V|--version}\n"
+		"\n"
+		"What did this command really do? footprint runs a command in its\n"
+		"own cgroup and traces, in the kernel (eBPF), what it executed,\n"
+		"which files it opened, removed and renamed, and what it bound.\n"
+		"\n"
+		"Commands:\n");
 	for (c = cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
-	fprintf(f, "\n"
-		   "Examples:\n"
-		   "  sudo footprint run -- ./generated_script.sh\n"
-		   "  sudo footprint run --events trace.ndjson -- make install\n"
-		   "  footprint run --help\n"
-		   "\n"
-		   "Exit status:\n"
-		   "  0..255  the command's own status (128+N if killed by signal N)\n"
-		   "  2       usage or input error\n"
-		   "  125     footprint could not trace; the command was not run\n"
-		   "  126     the command is not executable\n"
-		   "  127     the command was not found\n");
+	fprintf(f,
+		"\n"
+		"Examples:\n"
+		"  sudo footprint run -- ./generated_script.sh\n"
+		"  sudo footprint run --events trace.ndjson -- make install\n"
+		"  footprint run --help\n"
+		"\n"
+		"Exit status:\n"
+		"  0..255  the command's own status (128+N if killed by signal N)\n"
+		"  2       usage or input error\n"
+		"  125     footprint could not trace; the command was not run\n"
+		"  126     the command is not executable\n"
+		"  127     the command was not found\n");
 }
 
 int main(int argc, char **argv)

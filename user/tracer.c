@@ -72,9 +72,10 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	libbpf_set_print(silent_print);
 	ret = ensure_tracefs();
 	if (ret) {
-		snprintf(err, errlen,
-			 "footprint: cannot mount tracefs at /sys/kernel/tracing: %s; mount it (mount -t tracefs tracefs /sys/kernel/tracing) or run as root",
-			 strerror(-ret));
+		snprintf(
+			err, errlen,
+			"footprint: cannot mount tracefs at /sys/kernel/tracing: %s; mount it (mount -t tracefs tracefs /sys/kernel/tracing) or run as root",
+			strerror(-ret));
 		goto cleanup;
 	}
 	t->skel = footprint_bpf__open();
@@ -143,7 +144,7 @@ static uint64_t recursion_misses(struct fp_tracer *t)
 	struct bpf_program *prog;
 	uint64_t sum = 0;
 
-	bpf_object__for_each_program(prog, t->skel->obj) {
+	bpf_object__for_each_program (prog, t->skel->obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
