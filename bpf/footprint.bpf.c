@@ -11,6 +11,8 @@
 
 #define AT_FDCWD -100
 #define SIGNAL_GROUP_EXIT 0x00000004
+#define O_CREAT 0100
+#define FMODE_CREATED 0x100000
 /* Room for the largest record; offsets are masked to FP_BUF_MASK. */
 #define FP_BUF_MASK 16383
 #define FP_BUF_SIZE (FP_BUF_MASK + 1 + FP_PATH_MAX)
@@ -371,6 +373,8 @@ static __always_inline void file_event(struct pending *p, long ret)
 	e->ret = ret;
 	e->sys = p->sys;
 	e->npaths = 1;
+	e->created = 0;
+	e->_pad = 0;
 	e->flags = 0;
 	e->mode = 0;
 	e->resolve = 0;
@@ -431,6 +435,15 @@ static __always_inline void file_event(struct pending *p, long ret)
 		break;
 	default:
 		return;
+	}
+	/* whether O_CREAT made the file decides "added" vs "changed" later */
+	if (p->sys <= FP_SYS_CREAT && (e->flags & O_CREAT) && ret >= 0) {
+		struct task_struct *task =
+			(struct task_struct *)bpf_get_current_task();
+		struct file *f = task_fd(task, ret);
+
+		if (f && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED))
+			e->created = 1;
 	}
 	pa->pos = sizeof(*e);
 	bpf_loop(e->npaths, path_step, NULL, 0);

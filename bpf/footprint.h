@@ -78,6 +78,8 @@ struct fp_file {
 	__s64 ret;
 	__u32 sys;
 	__u32 npaths;
+	__u32 created; /* the open created the file (FMODE_CREATED) */
+	__u32 _pad;
 	__u64 flags; /* open/openat2 flags, unlink or rename flags */
 	__u64 mode;
 	__u64 resolve; /* openat2 RESOLVE_* */

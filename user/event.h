@@ -57,6 +57,7 @@ struct fp_event {
 		struct {
 			uint32_t sys; /* enum fp_sys */
 			int64_t ret;
+			bool created; /* this open created the file */
 			uint64_t flags, mode, resolve;
 			unsigned int npaths;
 			struct fp_event_path path[2];

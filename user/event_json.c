@@ -136,6 +136,7 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 		json_field_u64(j, "mode", ev->file.mode);
 		if (ev->file.sys == FP_SYS_OPENAT2)
 			json_field_u64(j, "resolve", ev->file.resolve);
+		json_field_bool(j, "created", ev->file.created);
 	}
 	write_result(j, ev->file.ret);
 }
