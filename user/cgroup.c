@@ -65,6 +65,9 @@ int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(cg->path, sizeof(cg->path), "%s/run-%d-%lld", parent,
 		 (int)getpid(), (long long)ts.tv_nsec);
+	cg->rel = cg->path + strlen(mnt);
+	if (!strcmp(mnt, "/"))
+		cg->rel = cg->path;
 	if (mkdir(cg->path, 0755)) {
 		ret = -errno;
 		snprintf(

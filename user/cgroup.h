@@ -11,6 +11,7 @@
 struct fp_cgroup {
 	char path[PATH_MAX + 64];
 	int fd; /* O_DIRECTORY, for CLONE_INTO_CGROUP and the BPF map */
+	const char *rel; /* path below the mount, as /proc/PID/cgroup shows */
 };
 
 /* Where cgroup v2 is mounted: /sys/fs/cgroup or, in hybrid mode, .../unified */

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* footprint run: trace one command in its own cgroup. */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -12,23 +15,49 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include "cgroup.h"
 #include "cli.h"
 #include "collector.h"
 #include "event_json.h"
+#include "judge.h"
 #include "launch.h"
+#include "policy.h"
+#include "receipt.h"
+#include "reconcile.h"
+#include "snapshot_fs.h"
+#include "snapshot_net.h"
+#include "snapshot_proc.h"
 #include "tracer.h"
+
+struct run_rule {
+	enum fp_rule_kind kind;
+	const char *pattern;
+};
 
 struct run_opts {
 	const char *events_path;
+	const char *receipt_path;
 	size_t ring_bytes;
 	uint64_t max_argv_bytes;
 	bool quiet;
+	bool cross_mounts;
+	bool rehash_all;
+	bool report_noise;
 	char **argv;
+	const char *roots_arg[64];
+	size_t nroots;
+	struct run_rule rules[256];
+	size_t nrules;
+	const char *policies[16];
+	size_t npolicies;
 };
 
 struct run_sink {
 	FILE *events;
+	struct fp_recon *recon;
+	int recon_err;
 	uint64_t by_type[FP_EV_BIND + 1];
 };
 
@@ -37,13 +66,28 @@ static void run_usage(FILE *f)
 	fprintf(f,
 		"Usage: footprint run [OPTIONS] -- COMMAND [ARG...]\n"
 		"\n"
-		"Run COMMAND in a new cgroup and trace, in the kernel, every exec,\n"
-		"fork, exit, open, unlink, rename and bind it and its descendants make.\n"
-		"COMMAND's stdin, stdout and stderr pass through untouched.\n"
+		"Snapshot the watched trees, the process table and the listening\n"
+		"sockets; run COMMAND in a new cgroup and trace, in the kernel, every\n"
+		"exec, fork, exit, open, unlink, rename and bind it and its descendants\n"
+		"make; snapshot again; reconcile, and judge the result against a policy.\n"
+		"By default everything unexpected fails. COMMAND's stdin, stdout and\n"
+		"stderr pass through untouched.\n"
 		"\n"
 		"Options:\n"
+		"  -r, --root DIR       watch DIR (repeatable; default: the current directory)\n"
+		"  -a, --allow PATTERN  a change to PATTERN is expected and fine\n"
+		"  -f, --forbid PATTERN a change to PATTERN always fails (wins over allow)\n"
+		"  -x, --expect PATTERN PATTERN must change, or the run fails\n"
+		"      --ignore PATTERN do not even report changes to PATTERN\n"
+		"  -p, --policy FILE    read rules from FILE (docs/policy.md)\n"
+		"                       PATTERN: exact path, DIR/ prefix, or glob (* ? ** [..]),\n"
+		"                       relative to each root unless absolute\n"
+		"  -o, --receipt FILE   write the JSON receipt (docs/receipt.schema.json)\n"
 		"  -e, --events FILE    write every event as NDJSON to FILE (- for stdout);\n"
 		"                       fields are described in docs/events.md\n"
+		"      --cross-mounts   descend into other filesystems under a root\n"
+		"      --rehash-all     re-hash every file after the run\n"
+		"      --report-noise   report /dev/null, /dev/tty*, /proc/self/... too\n"
 		"      --ring-size SIZE ring buffer size, a power of two (default 16M)\n"
 		"      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
 		"                       is counted in argv_dropped\n"
@@ -51,18 +95,30 @@ static void run_usage(FILE *f)
 		"  -h, --help           show this help\n"
 		"\n"
 		"Examples:\n"
-		"  sudo footprint run -- make install\n"
-		"  sudo footprint run --events trace.ndjson -- ./generated_script.sh\n"
-		"  sudo footprint run -e - -- sh -c 'echo hi > /tmp/x' | jq .type\n"
+		"  sudo footprint run -- ./generated_script.sh\n"
+		"  sudo footprint run --allow .cache/ --allow logs/run.log -- ./gen.sh\n"
+		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
+		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
 		"\n"
-		"Exit status: COMMAND's own (128+N if killed by signal N); 2 for a usage\n"
-		"error; 125 if footprint could not trace (COMMAND is then never run);\n"
-		"126 if COMMAND is not executable; 127 if it was not found.\n");
+		"Exit status: 0 ok; 1 the verdict failed (including a command that\n"
+		"exited non-zero); 2 usage or input error; 125 footprint could not\n"
+		"trace (COMMAND is then never run); 126 COMMAND is not executable;\n"
+		"127 COMMAND was not found.\n");
 }
 
 static int parse_run(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "allow", required_argument, NULL, 'a' },
+		{ "forbid", required_argument, NULL, 'f' },
+		{ "expect", required_argument, NULL, 'x' },
+		{ "ignore", required_argument, NULL, 'I' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "receipt", required_argument, NULL, 'o' },
+		{ "cross-mounts", no_argument, NULL, 'C' },
+		{ "rehash-all", no_argument, NULL, 'H' },
+		{ "report-noise", no_argument, NULL, 'N' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "ring-size", required_argument, NULL, 'R' },
 		{ "max-argv", required_argument, NULL, 'A' },
@@ -77,8 +133,45 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 	o->max_argv_bytes = 1 << 20;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:r:a:f:x:p:o:e:qh", longopts,
+				NULL)) != -1) {
 		switch (c) {
+		case 'r':
+			if (o->nroots == 64)
+				return fp_usage_error("run", "too many --root");
+			o->roots_arg[o->nroots++] = optarg;
+			break;
+		case 'a':
+		case 'f':
+		case 'x':
+		case 'I':
+			if (o->nrules == 256)
+				return fp_usage_error(
+					"run", "too many rules; use --policy");
+			o->rules[o->nrules].kind = c == 'a' ? FP_ALLOW :
+						   c == 'f' ? FP_FORBID :
+						   c == 'x' ? FP_EXPECT :
+							      FP_IGNORE;
+			o->rules[o->nrules++].pattern = optarg;
+			break;
+		case 'p':
+			if (o->npolicies == 16)
+				return fp_usage_error("run",
+						      "too many --policy");
+			o->policies[o->npolicies++] = optarg;
+			break;
+		case 'o':
+			o->receipt_path = optarg;
+			break;
+		case 'C':
+			o->cross_mounts = true;
+			break;
+		case 'H':
+			o->rehash_all = true;
+			break;
+		case 'N':
+			o->report_noise = true;
+			break;
 		case 'e':
 			o->events_path = optarg;
 			break;
@@ -105,6 +198,10 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 		case 'h':
 			run_usage(stdout);
 			exit(0);
+		case ':':
+			return fp_usage_error("run",
+					      "option '%s' needs a value",
+					      argv[optind - 1]);
 		default:
 			return fp_usage_error("run", "unknown option '%s'",
 					      argv[optind - 1]);
@@ -120,9 +217,13 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 static int sink_event(void *ctx, const struct fp_event *ev)
 {
 	struct run_sink *s = ctx;
+	int err;
 
 	if (ev->type <= FP_EV_BIND)
 		s->by_type[ev->type]++;
+	err = fp_recon_feed(s->recon, ev);
+	if (err && !s->recon_err)
+		s->recon_err = err;
 	if (s->events)
 		fp_event_write_json(s->events, ev);
 	return 0;
@@ -202,24 +303,159 @@ static int trace_until_exit(struct fp_tracer *t, struct fp_child *child,
 	return ret;
 }
 
-static void summary(const struct run_sink *s, const struct fp_trace_stats *st,
-		    const struct fp_collector *col, int status)
+static int64_t now_ms(void)
 {
-	uint64_t lost = st->lost + col->malformed;
-	char how[64];
+	struct timespec ts;
 
-	if (WIFSIGNALED(status))
-		snprintf(how, sizeof(how), "was killed by %s",
-			 sigabbrev_np(WTERMSIG(status)) ?: "a signal");
-	else
-		snprintf(how, sizeof(how), "exited %d", WEXITSTATUS(status));
-	fprintf(stderr,
-		"footprint: command %s; %" PRIu64 " events: %" PRIu64
-		" exec, %" PRIu64 " fork, %" PRIu64 " exit, %" PRIu64
-		" file, %" PRIu64 " bind; %" PRIu64 " lost\n",
-		how, col->delivered, s->by_type[FP_EV_EXEC],
-		s->by_type[FP_EV_FORK], s->by_type[FP_EV_EXIT],
-		s->by_type[FP_EV_FILE], s->by_type[FP_EV_BIND], lost);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void progress(void *ctx, uint64_t entries, uint64_t bytes)
+{
+	fprintf(stderr, "\rfootprint: %s: %llu entries, %llu MiB hashed ",
+		(const char *)ctx, (unsigned long long)entries,
+		(unsigned long long)(bytes >> 20));
+}
+
+/* Refuse an output file inside a watched root: it would be a finding. */
+static int check_output(const char *what, const char *path, char *const *roots,
+			size_t nroots)
+{
+	char *dir, *copy, resolved[PATH_MAX];
+	size_t i;
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	copy = strdup(path);
+	if (!copy)
+		return FP_EXIT_USAGE;
+	dir = dirname(copy);
+	if (!realpath(dir, resolved)) {
+		fprintf(stderr,
+			"footprint: cannot write %s %s: %s; pick a path in an existing directory\n",
+			what, path, strerror(errno));
+		free(copy);
+		return FP_EXIT_USAGE;
+	}
+	free(copy);
+	for (i = 0; i < nroots; i++) {
+		if (fp_path_under(resolved, strlen(resolved), roots[i],
+				  strlen(roots[i]))) {
+			fprintf(stderr,
+				"footprint: the %s %s is inside the watched root %s; write it elsewhere (e.g. /tmp)\n",
+				what, path, roots[i]);
+			return FP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int resolve_roots(struct run_opts *o, char **roots)
+{
+	size_t i;
+
+	if (!o->nroots)
+		o->roots_arg[o->nroots++] = ".";
+	for (i = 0; i < o->nroots; i++) {
+		roots[i] = realpath(o->roots_arg[i], NULL);
+		if (!roots[i]) {
+			fprintf(stderr,
+				"footprint: cannot watch root %s: %s; give an existing directory to --root\n",
+				o->roots_arg[i], strerror(errno));
+			return FP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int build_policy(const struct run_opts *o, struct fp_policy *pol,
+			char *const *roots)
+{
+	char err[512];
+	size_t i;
+
+	pol->report_noise = o->report_noise;
+	for (i = 0; i < o->npolicies; i++) {
+		if (fp_policy_load(pol, o->policies[i], roots, o->nroots, err,
+				   sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return FP_EXIT_USAGE;
+		}
+	}
+	for (i = 0; i < o->nrules; i++) {
+		const struct run_rule *r = &o->rules[i];
+
+		if (fp_policy_add(pol, r->kind, FP_T_PATH, r->pattern,
+				  strlen(r->pattern), roots, o->nroots, err,
+				  sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return FP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static FILE *open_output(const char *what, const char *path)
+{
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	/* 0600: a receipt may name files the command's user should not see */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		fprintf(stderr,
+			"footprint: cannot write %s to %s: %s; pick a writable path\n",
+			what, path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
+}
+
+struct snapshots {
+	struct fp_fs_snapshot fs;
+	struct fp_proc_table procs;
+	struct fp_sock_table socks;
+};
+
+static int take_snapshot(struct snapshots *s, char *const *roots, size_t nroots,
+			 struct fp_fs_opts *fo, bool with_fs, bool with_rest,
+			 const char *label)
+{
+	int ret = 0;
+
+	if (with_rest) {
+		ret = fp_proc_snapshot(&s->procs);
+		if (!ret)
+			ret = fp_sock_snapshot(&s->socks);
+		if (ret) {
+			fprintf(stderr,
+				"footprint: cannot read the process or socket table: %s\n",
+				strerror(-ret));
+			return ret;
+		}
+	}
+	if (with_fs) {
+		fo->progress_ctx = (void *)label;
+		ret = fp_fs_snapshot(&s->fs, roots, nroots, fo);
+		if (fo->progress)
+			fputs("\r\033[K", stderr);
+		if (ret)
+			fprintf(stderr, "footprint: %s snapshot failed: %s\n",
+				label, strerror(-ret));
+	}
+	return ret;
+}
+
+static void free_snapshots(struct snapshots *s)
+{
+	fp_fs_snapshot_free(&s->fs);
+	fp_proc_table_free(&s->procs);
+	fp_sock_table_free(&s->socks);
 }
 
 int cmd_run(int argc, char **argv)
@@ -232,35 +468,63 @@ int cmd_run(int argc, char **argv)
 	struct fp_child child = { .pid = -1, .pidfd = -1 };
 	struct fp_trace_stats st = { 0 };
 	struct fp_tracer_opts topts;
+	struct fp_policy pol = { 0 };
+	struct snapshots before = { 0 }, after = { 0 };
+	struct fp_fs_opts fo = { 0 };
+	struct fp_findings findings = { 0 };
+	struct fp_verdict verdict = { 0 };
+	struct fp_outcome out = { 0 };
+	struct fp_recon_input in = { 0 };
+	struct fp_receipt_info ri = { 0 };
+	FILE *receipt = NULL;
+	char *roots[64] = { 0 };
 	sigset_t fwd, old;
 	char err[512];
 	int sigfd = -1, status = 0, ret, rc = FP_EXIT_NOTRACE;
-	int leftovers;
-	pid_t *pids;
+	int nleft = 0;
+	pid_t *leftover = NULL;
+	int64_t t0;
+	uint64_t lost;
+	size_t i;
 
 	ret = parse_run(argc, argv, &o);
 	if (ret)
 		return ret;
+	rc = resolve_roots(&o, roots);
+	if (!rc)
+		rc = build_policy(&o, &pol, roots);
+	if (!rc)
+		rc = check_output("receipt", o.receipt_path, roots, o.nroots);
+	if (!rc)
+		rc = check_output("events file", o.events_path, roots,
+				  o.nroots);
+	if (rc)
+		goto cleanup;
+	rc = FP_EXIT_NOTRACE;
 	if (geteuid() != 0) {
 		fprintf(stderr,
 			"footprint: tracing needs root; run it under sudo: sudo footprint run -- %s\n",
 			o.argv[0]);
-		return FP_EXIT_NOTRACE;
+		goto cleanup;
 	}
 	if (o.events_path) {
-		sink.events = !strcmp(o.events_path, "-") ?
-				      stdout :
-				      fopen(o.events_path, "we");
+		sink.events = open_output("events", o.events_path);
 		if (!sink.events) {
-			fprintf(stderr,
-				"footprint: cannot write events to %s: %s; pick a writable path\n",
-				o.events_path, strerror(errno));
-			return FP_EXIT_USAGE;
+			rc = FP_EXIT_USAGE;
+			goto cleanup;
 		}
 		setvbuf(sink.events, NULL, _IOFBF, 1 << 20);
 	}
+	if (o.receipt_path) {
+		receipt = open_output("the receipt", o.receipt_path);
+		if (!receipt) {
+			rc = FP_EXIT_USAGE;
+			goto cleanup;
+		}
+	}
 	col = calloc(1, sizeof(*col));
-	if (!col) {
+	sink.recon = fp_recon_new();
+	if (!col || !sink.recon) {
 		fprintf(stderr, "footprint: out of memory\n");
 		goto cleanup;
 	}
@@ -284,6 +548,13 @@ int cmd_run(int argc, char **argv)
 		goto cleanup;
 	}
 
+	fo.cross_mounts = o.cross_mounts;
+	fo.rehash_all = o.rehash_all;
+	if (!o.quiet && isatty(STDERR_FILENO))
+		fo.progress = progress;
+	if (take_snapshot(&before, roots, o.nroots, &fo, true, true, "before"))
+		goto cleanup;
+
 	sigemptyset(&fwd);
 	sigaddset(&fwd, SIGINT);
 	sigaddset(&fwd, SIGTERM);
@@ -295,9 +566,10 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "footprint: signalfd: %s\n", strerror(errno));
 		goto cleanup;
 	}
-	if (sink.events && sink.events != stdout)
+	if (sink.events)
 		fflush(sink.events);
 	fflush(stdout);
+	t0 = now_ms();
 	ret = fp_launch(&child, o.argv, cg.fd, &old);
 	if (ret) {
 		fprintf(stderr,
@@ -310,15 +582,14 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "footprint: tracing failed: %s\n",
 			strerror(-ret));
 	fp_child_wait(&child, &status);
+	ri.duration_ms = now_ms() - t0;
 
-	leftovers = fp_cgroup_pids(&cg, &pids);
-	if (leftovers > 0) {
-		if (!o.quiet)
-			fprintf(stderr,
-				"footprint: killing %d process(es) left running in the run's cgroup\n",
-				leftovers);
-		free(pids);
-	}
+	/* what is still running is seen before it is stopped */
+	nleft = fp_cgroup_pids(&cg, &leftover);
+	if (nleft < 0)
+		nleft = 0;
+	if (take_snapshot(&after, roots, o.nroots, &fo, false, true, "after"))
+		goto cleanup;
 	fp_cgroup_kill(&cg);
 	if (fp_cgroup_wait_empty(&cg, 5000))
 		fprintf(stderr,
@@ -330,35 +601,79 @@ int cmd_run(int argc, char **argv)
 	fp_tracer_stats(tracer, &st);
 	if (sink.events)
 		write_stats_json(sink.events, &st, col);
+	fo.prev = &before.fs;
+	fo.touched = fp_recon_touched;
+	fo.touched_ctx = sink.recon;
+	if (take_snapshot(&after, roots, o.nroots, &fo, true, false, "after"))
+		goto cleanup;
 
 	if (child.exec_errno) {
 		fprintf(stderr, "footprint: cannot run %s: %s\n", o.argv[0],
 			strerror(child.exec_errno));
 		rc = child.exec_errno == ENOENT ? FP_EXIT_NOTFOUND :
 						  FP_EXIT_NOEXEC;
-	} else if (WIFSIGNALED(status)) {
-		rc = 128 + WTERMSIG(status);
-	} else {
-		rc = WEXITSTATUS(status);
+		goto cleanup;
 	}
-	if (ret)
-		rc = FP_EXIT_NOTRACE;
-	if (st.lost + col->malformed)
+	lost = st.lost + col->malformed;
+	out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	out.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	out.lost = lost;
+	out.complete = !lost && !ret && !sink.recon_err;
+
+	in.fs_before = &before.fs;
+	in.fs_after = &after.fs;
+	in.proc_before = &before.procs;
+	in.proc_after = &after.procs;
+	in.sock_before = &before.socks;
+	in.sock_after = &after.socks;
+	in.roots = roots;
+	in.nroots = o.nroots;
+	in.leftover = leftover;
+	in.nleftover = nleft;
+	in.run_cgroup = cg.rel;
+	if (fp_reconcile(sink.recon, &in, &findings) ||
+	    fp_judge(&pol, &findings, &out, &verdict)) {
+		fprintf(stderr, "footprint: out of memory while reconciling\n");
+		goto cleanup;
+	}
+	ri.argv = o.argv;
+	ri.outcome = &out;
+	ri.events = col->delivered;
+	ri.roots = roots;
+	ri.nroots = o.nroots;
+	if (receipt)
+		fp_receipt_write(receipt, &ri, &findings, &verdict);
+	if (lost)
 		fprintf(stderr,
 			"footprint: %" PRIu64
 			" events were lost; the trace is incomplete (try a larger --ring-size)\n",
-			st.lost + col->malformed);
+			lost);
 	if (!o.quiet)
-		summary(&sink, &st, col, status);
+		fp_summary_write(stderr, &findings, &verdict,
+				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+	rc = verdict.ok ? FP_EXIT_OK : FP_EXIT_VERDICT;
 cleanup:
 	if (sink.events && fflush(sink.events)) {
 		fprintf(stderr, "footprint: writing events to %s failed: %s\n",
 			o.events_path, strerror(errno));
-		if (rc == 0)
+		if (rc == FP_EXIT_OK)
 			rc = FP_EXIT_NOTRACE;
 	}
 	if (sink.events && sink.events != stdout)
 		fclose(sink.events);
+	if (receipt &&
+	    (fflush(receipt) || (receipt != stdout && fclose(receipt)))) {
+		fprintf(stderr,
+			"footprint: writing the receipt to %s failed: %s\n",
+			o.receipt_path, strerror(errno));
+		if (rc == FP_EXIT_OK)
+			rc = FP_EXIT_NOTRACE;
+	}
+	fp_verdict_free(&verdict);
+	fp_findings_free(&findings);
+	free_snapshots(&before);
+	free_snapshots(&after);
+	free(leftover);
 	fp_trace_stats_free(&st);
 	if (child.pidfd >= 0)
 		close(child.pidfd);
@@ -367,6 +682,10 @@ cleanup:
 	fp_tracer_close(tracer);
 	if (cg.fd >= 0)
 		fp_cgroup_remove(&cg);
+	fp_recon_free(sink.recon);
+	fp_policy_free(&pol);
+	for (i = 0; i < 64; i++)
+		free(roots[i]);
 	free(col);
 	return rc;
 }

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a run did, as reconciliation finds it and judging marks it. Every
+ * list is sorted, so the same inputs always give the same receipt.
+ */
+#ifndef FP_FINDINGS_H
+#define FP_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "event.h"
+#include "snapshot_fs.h"
+
+/* who did it: a process as its exec showed it */
+struct fp_actor {
+	pid_t pid; /* 0: nobody known */
+	pid_t ppid;
+	struct fp_bytes exe;
+	struct fp_bytes argv; /* NUL-separated */
+};
+
+/* file change bits */
+#define FP_CH_CONTENT (1U << 0)
+#define FP_CH_MODE (1U << 1)
+#define FP_CH_OWNER (1U << 2)
+#define FP_CH_TYPE (1U << 3)
+#define FP_CH_TARGET (1U << 4)
+
+/* outside_roots operations */
+#define FP_OP_CREATED (1U << 0)
+#define FP_OP_WRITTEN (1U << 1)
+#define FP_OP_REMOVED (1U << 2)
+#define FP_OP_RENAMED_FROM (1U << 3)
+#define FP_OP_RENAMED_TO (1U << 4)
+
+enum fp_file_list {
+	FP_F_ADDED,
+	FP_F_REMOVED,
+	FP_F_CHANGED,
+	FP_F_TRANSIENT,
+	FP_F_OUTSIDE,
+	FP_F_UNEXPLAINED,
+	FP_F_UNREADABLE,
+	FP_F_NLISTS,
+};
+
+struct fp_file_finding {
+	struct fp_bytes path;
+	unsigned int changes; /* FP_CH_* (changed), or FP_OP_* (outside) */
+	enum fp_file_list what; /* for unexplained: which list it came from */
+	const struct fp_fentry *before, *after; /* snapshot entries, or NULL */
+	struct fp_actor by; /* last process that touched it */
+	struct fp_actor created_by, removed_by; /* transient */
+	bool explained;
+	int err; /* unreadable */
+	/* judging */
+	bool allowed;
+	bool forbidden;
+	const char *rule; /* deciding rule text, or NULL */
+};
+
+enum fp_proc_list {
+	FP_P_EXECUTED,
+	FP_P_SHORT_LIVED,
+	FP_P_LEFTOVER,
+	FP_P_NEW_OUTSIDE,
+	FP_P_DISAPPEARED,
+	FP_P_NLISTS,
+};
+
+struct fp_proc_finding {
+	struct fp_actor p;
+	uint64_t ts_ns; /* exec time, for executed */
+	int exit_code; /* short_lived: -1 if killed */
+	int signal;
+	bool allowed;
+	bool forbidden;
+	const char *rule;
+};
+
+enum fp_net_list { FP_N_BOUND, FP_N_LISTENING, FP_N_NLISTS };
+
+struct fp_net_finding {
+	pid_t pid;
+	int family; /* AF_INET, AF_INET6, AF_UNIX */
+	char address[112];
+	struct fp_bytes unix_path;
+	uint16_t port;
+	int protocol; /* IPPROTO_* or 0 */
+	bool allowed;
+	bool forbidden;
+	const char *rule;
+};
+
+struct fp_vec {
+	void *v;
+	size_t n, cap;
+};
+
+struct fp_findings {
+	struct fp_vec files[FP_F_NLISTS]; /* struct fp_file_finding */
+	struct fp_vec procs[FP_P_NLISTS]; /* struct fp_proc_finding */
+	struct fp_vec net[FP_N_NLISTS]; /* struct fp_net_finding */
+};
+
+void *fp_vec_push(struct fp_vec *v, size_t elem);
+void fp_findings_free(struct fp_findings *f);
+
+#define FP_FILES(f, l) ((struct fp_file_finding *)(f)->files[l].v)
+#define FP_PROCS(f, l) ((struct fp_proc_finding *)(f)->procs[l].v)
+#define FP_NETS(f, l) ((struct fp_net_finding *)(f)->net[l].v)
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Byte-string keys to pointers; open addressing, grows by doubling. */
+#ifndef FP_HASHMAP_H
+#define FP_HASHMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fp_hslot {
+	char *key; /* owned copy, NUL-terminated */
+	size_t len;
+	uint64_t hash;
+	void *val;
+};
+
+struct fp_hashmap {
+	struct fp_hslot *slots;
+	size_t cap; /* power of two */
+	size_t n;
+};
+
+void *fp_hashmap_get(const struct fp_hashmap *m, const void *key, size_t len);
+/* Returns the slot for key, inserting an empty one; NULL on ENOMEM. */
+struct fp_hslot *fp_hashmap_slot(struct fp_hashmap *m, const void *key,
+				 size_t len);
+/* Call free_val on every value, then release the map. */
+void fp_hashmap_free(struct fp_hashmap *m, void (*free_val)(void *));
+
+#endif

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "judge.h"
+
+#define MAX_REASONS 50
+
+const char *const fp_file_list_names[FP_F_NLISTS] = {
+	"added",	 "removed",	"changed",    "transient",
+	"outside_roots", "unexplained", "unreadable",
+};
+const char *const fp_proc_list_names[FP_P_NLISTS] = {
+	"executed", "short_lived", "leftover", "new_outside", "disappeared",
+};
+const char *const fp_net_list_names[FP_N_NLISTS] = { "bound", "listening" };
+
+static int push_str(struct fp_vec *v, char *s)
+{
+	char **slot;
+
+	if (!s)
+		return -ENOMEM;
+	slot = fp_vec_push(v, sizeof(char *));
+	if (!slot) {
+		free(s);
+		return -ENOMEM;
+	}
+	*slot = s;
+	return 0;
+}
+
+static int push_unique(struct fp_vec *v, char *s)
+{
+	size_t i;
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < v->n; i++) {
+		if (!strcmp(((char **)v->v)[i], s)) {
+			free(s);
+			return 0;
+		}
+	}
+	return push_str(v, s);
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, f);
+	if (vasprintf(&s, f, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+void fp_net_subject(const struct fp_net_finding *n, char *buf, size_t len)
+{
+	const char *proto = n->protocol == IPPROTO_TCP ? "tcp" :
+			    n->protocol == IPPROTO_UDP ? "udp" :
+			    n->family == AF_UNIX       ? "unix" :
+							 "ip";
+
+	if (n->family == AF_UNIX)
+		snprintf(buf, len, "unix/%s",
+			 n->unix_path.data ? n->unix_path.data : "");
+	else if (n->family == AF_INET6)
+		snprintf(buf, len, "%s/[%s]:%u", proto, n->address, n->port);
+	else
+		snprintf(buf, len, "%s/%s:%u", proto, n->address, n->port);
+}
+
+static enum fp_decision decide_proc(const struct fp_policy *p,
+				    const struct fp_actor *a,
+				    const struct fp_rule **rule)
+{
+	enum fp_decision d;
+	char *cmd;
+	size_t i;
+
+	d = fp_policy_decide(p, FP_T_PROCESS, a->exe.data, a->exe.len, rule);
+	if (d == FP_DEC_FORBID || !a->argv.len)
+		return d;
+	/* then the command line, arguments joined by spaces */
+	cmd = malloc(a->argv.len + 1);
+	if (!cmd)
+		return d;
+	memcpy(cmd, a->argv.data, a->argv.len);
+	for (i = 0; i < a->argv.len; i++)
+		if (cmd[i] == '\0')
+			cmd[i] = ' ';
+	i = a->argv.len;
+	while (i && cmd[i - 1] == ' ')
+		i--;
+	{
+		const struct fp_rule *r2;
+		enum fp_decision d2 =
+			fp_policy_decide(p, FP_T_PROCESS, cmd, i, &r2);
+
+		if (d2 == FP_DEC_FORBID || d == FP_DEC_NONE) {
+			d = d2;
+			*rule = r2;
+		}
+	}
+	free(cmd);
+	return d;
+}
+
+static bool expect_met(const struct fp_rule *r, const struct fp_findings *f)
+{
+	static const enum fp_file_list lists[] = { FP_F_ADDED, FP_F_REMOVED,
+						   FP_F_CHANGED };
+	size_t l, i;
+
+	for (l = 0; l < 3; l++)
+		for (i = 0; i < f->files[lists[l]].n; i++) {
+			const struct fp_file_finding *x =
+				&FP_FILES(f, lists[l])[i];
+
+			if (fp_rule_matches(r, x->path.data, x->path.len))
+				return true;
+		}
+	return false;
+}
+
+static bool expected(const struct fp_policy *p, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->rules[i].kind == FP_EXPECT &&
+		    p->rules[i].target == FP_T_PATH &&
+		    fp_rule_matches(&p->rules[i], s, len))
+			return true;
+	return false;
+}
+
+static void drop_file(struct fp_vec *v, size_t i)
+{
+	struct fp_file_finding *x = &((struct fp_file_finding *)v->v)[i];
+
+	free(x->path.data);
+	free(x->by.exe.data);
+	free(x->by.argv.data);
+	free(x->created_by.exe.data);
+	free(x->created_by.argv.data);
+	free(x->removed_by.exe.data);
+	free(x->removed_by.argv.data);
+	memmove(x, x + 1, (v->n - i - 1) * sizeof(*x));
+	v->n--;
+}
+
+static int fail(struct fp_verdict *v, char *reason)
+{
+	v->failing++;
+	if (v->reasons.n >= MAX_REASONS) {
+		free(reason);
+		return 0;
+	}
+	return push_str(&v->reasons, reason);
+}
+
+static int judge_files(const struct fp_policy *p, struct fp_findings *f,
+		       struct fp_verdict *v)
+{
+	char q[8192];
+	size_t l, i;
+	int ret = 0;
+
+	for (l = 0; l < FP_F_NLISTS; l++) {
+		struct fp_vec *vec = &f->files[l];
+
+		for (i = 0; i < vec->n && !ret;) {
+			struct fp_file_finding *x = &FP_FILES(f, l)[i];
+			const struct fp_rule *rule;
+			enum fp_decision d = fp_policy_decide(
+				p, FP_T_PATH, x->path.data, x->path.len, &rule);
+
+			if (d == FP_DEC_IGNORE) {
+				drop_file(vec, i);
+				continue;
+			}
+			x->rule = rule ? rule->text : NULL;
+			x->forbidden = d == FP_DEC_FORBID;
+			x->allowed = d == FP_DEC_ALLOW ||
+				     (d == FP_DEC_NONE &&
+				      expected(p, x->path.data, x->path.len));
+			i++;
+			if (x->allowed)
+				continue;
+			fp_policy_quote(q, sizeof(q), x->path.data, x->path.len,
+					false);
+			ret = fail(v,
+				   fmt("files.%s: %s%s", fp_file_list_names[l],
+				       q, x->forbidden ? " (forbidden)" : ""));
+			if (!ret && !x->forbidden) {
+				fp_policy_quote(q, sizeof(q), x->path.data,
+						x->path.len, true);
+				ret = push_unique(&v->suggestions,
+						  fmt("allow %s", q));
+			}
+		}
+	}
+	return ret;
+}
+
+static int judge_procs(const struct fp_policy *p, struct fp_findings *f,
+		       struct fp_verdict *v)
+{
+	char q[8192];
+	size_t l, i;
+	int ret = 0;
+
+	for (l = 0; l < FP_P_NLISTS && !ret; l++) {
+		for (i = 0; i < f->procs[l].n && !ret; i++) {
+			struct fp_proc_finding *x = &FP_PROCS(f, l)[i];
+			const struct fp_rule *rule = NULL;
+			enum fp_decision d = decide_proc(p, &x->p, &rule);
+
+			x->rule = rule ? rule->text : NULL;
+			x->forbidden = d == FP_DEC_FORBID;
+			x->allowed = d == FP_DEC_ALLOW || d == FP_DEC_IGNORE;
+			if (!x->forbidden && (l != FP_P_LEFTOVER || x->allowed))
+				continue;
+			fp_policy_quote(q, sizeof(q), x->p.exe.data,
+					x->p.exe.len, false);
+			ret = fail(v,
+				   fmt("processes.%s: pid %d %s%s",
+				       fp_proc_list_names[l], (int)x->p.pid, q,
+				       x->forbidden ? " (forbidden)" : ""));
+			if (!ret && !x->forbidden) {
+				fp_policy_quote(q, sizeof(q), x->p.exe.data,
+						x->p.exe.len, true);
+				ret = push_unique(&v->suggestions,
+						  fmt("allow process %s", q));
+			}
+		}
+	}
+	return ret;
+}
+
+static int judge_net(const struct fp_policy *p, struct fp_findings *f,
+		     struct fp_verdict *v)
+{
+	char subj[512], q[1100];
+	size_t l, i;
+	int ret = 0;
+
+	for (l = 0; l < FP_N_NLISTS && !ret; l++) {
+		for (i = 0; i < f->net[l].n && !ret; i++) {
+			struct fp_net_finding *x = &FP_NETS(f, l)[i];
+			const struct fp_rule *rule;
+			enum fp_decision d;
+
+			fp_net_subject(x, subj, sizeof(subj));
+			d = fp_policy_decide(p, FP_T_BIND, subj, strlen(subj),
+					     &rule);
+			x->rule = rule ? rule->text : NULL;
+			x->forbidden = d == FP_DEC_FORBID;
+			x->allowed = d == FP_DEC_ALLOW || d == FP_DEC_IGNORE;
+			if (x->allowed)
+				continue;
+			ret = fail(v,
+				   fmt("network.%s: %s by pid %d%s",
+				       fp_net_list_names[l], subj, (int)x->pid,
+				       x->forbidden ? " (forbidden)" : ""));
+			if (!ret && !x->forbidden) {
+				fp_policy_quote(q, sizeof(q), subj,
+						strlen(subj), true);
+				ret = push_unique(&v->suggestions,
+						  fmt("allow bind %s", q));
+			}
+		}
+	}
+	return ret;
+}
+
+int fp_judge(const struct fp_policy *p, struct fp_findings *f,
+	     const struct fp_outcome *o, struct fp_verdict *v)
+{
+	size_t i;
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	if (o->timed_out)
+		ret = push_str(&v->reasons, fmt("command timed out"));
+	else if (o->signal)
+		ret = push_str(&v->reasons,
+			       fmt("command was killed by SIG%s",
+				   sigabbrev_np(o->signal) ?: "?"));
+	else if (o->exit_code != 0)
+		ret = push_str(&v->reasons,
+			       fmt("command exited %d", o->exit_code));
+	else
+		ret = 0;
+	if (!ret && o->interrupted)
+		ret = push_str(&v->reasons, fmt("footprint was interrupted"));
+	if (!ret && !o->complete)
+		ret = push_str(
+			&v->reasons,
+			o->incomplete_why ?
+				fmt("trace incomplete: %s", o->incomplete_why) :
+				fmt("trace incomplete: %llu events lost",
+				    (unsigned long long)o->lost));
+	if (!ret)
+		ret = judge_files(p, f, v);
+	if (!ret)
+		ret = judge_procs(p, f, v);
+	if (!ret)
+		ret = judge_net(p, f, v);
+	for (i = 0; !ret && i < p->n; i++) {
+		const struct fp_rule *r = &p->rules[i];
+		struct fp_expect *e;
+
+		if (r->kind != FP_EXPECT)
+			continue;
+		e = fp_vec_push(&v->expects, sizeof(*e));
+		if (!e) {
+			ret = -ENOMEM;
+			break;
+		}
+		e->rule = r;
+		e->met = expect_met(r, f);
+		if (!e->met)
+			ret = fail(v,
+				   fmt("expected change missing: %s", r->text));
+	}
+	if (v->failing > MAX_REASONS && !ret)
+		ret = push_str(&v->reasons,
+			       fmt("... and %zu more failing findings",
+				   v->failing - MAX_REASONS));
+	v->ok = !ret && !o->timed_out && !o->signal && o->exit_code == 0 &&
+		!o->interrupted && o->complete && v->failing == 0;
+	return ret;
+}
+
+void fp_verdict_free(struct fp_verdict *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->reasons.n; i++)
+		free(((char **)v->reasons.v)[i]);
+	for (i = 0; i < v->suggestions.n; i++)
+		free(((char **)v->suggestions.v)[i]);
+	free(v->reasons.v);
+	free(v->suggestions.v);
+	free(v->expects.v);
+	memset(v, 0, sizeof(*v));
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Judging: a pure function of (findings, policy, how the command ended).
+ * Marks each finding allowed or forbidden, drops ignored ones, and decides.
+ */
+#ifndef FP_JUDGE_H
+#define FP_JUDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "findings.h"
+#include "policy.h"
+
+struct fp_outcome {
+	int exit_code; /* -1 when killed by a signal or never run */
+	int signal;
+	bool timed_out;
+	bool interrupted;
+	bool complete; /* trace complete: nothing lost, log not cut */
+	uint64_t lost;
+	const char *incomplete_why; /* replay: where the log stopped */
+};
+
+struct fp_expect {
+	const struct fp_rule *rule;
+	bool met;
+};
+
+struct fp_verdict {
+	bool ok;
+	struct fp_vec reasons; /* char * */
+	struct fp_vec suggestions; /* char *, policy lines */
+	struct fp_vec expects; /* struct fp_expect */
+	size_t failing; /* findings that fail */
+};
+
+int fp_judge(const struct fp_policy *p, struct fp_findings *f,
+	     const struct fp_outcome *o, struct fp_verdict *v);
+void fp_verdict_free(struct fp_verdict *v);
+
+extern const char *const fp_file_list_names[FP_F_NLISTS];
+extern const char *const fp_proc_list_names[FP_P_NLISTS];
+extern const char *const fp_net_list_names[FP_N_NLISTS];
+
+/* "tcp/127.0.0.1:8080", "udp/[::1]:53", "unix/path": what bind rules match */
+void fp_net_subject(const struct fp_net_finding *n, char *buf, size_t len);
+
+#endif

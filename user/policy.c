@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+static bool is_glob(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[' || s[i] == '\\')
+			return true;
+	return false;
+}
+
+/* [...] at p; returns bytes consumed or 0 if malformed (then literal) */
+static size_t match_class(const char *p, size_t plen, unsigned char c,
+			  bool *hit)
+{
+	size_t i = 1;
+	bool neg = false, found = false;
+
+	if (i < plen && (p[i] == '!' || p[i] == '^')) {
+		neg = true;
+		i++;
+	}
+	if (i < plen && p[i] == ']') {
+		found |= c == ']';
+		i++;
+	}
+	for (; i < plen && p[i] != ']'; i++) {
+		unsigned char lo = p[i], hi = lo;
+
+		if (i + 2 < plen && p[i + 1] == '-' && p[i + 2] != ']') {
+			hi = p[i + 2];
+			i += 2;
+		}
+		if (c >= lo && c <= hi)
+			found = true;
+	}
+	if (i >= plen)
+		return 0;
+	*hit = found != neg;
+	return i + 1;
+}
+
+bool fp_glob_match(const char *p, size_t plen, const char *s, size_t slen,
+		   bool slash_special)
+{
+	size_t pi = 0, si = 0;
+
+	while (pi < plen) {
+		char c = p[pi];
+
+		if (c == '*') {
+			bool any = pi + 1 < plen && p[pi + 1] == '*';
+			size_t rest = pi + (any ? 2 : 1), k;
+
+			if (!slash_special)
+				any = true;
+			/* try every split; the pattern is short, paths are too */
+			for (k = si; k <= slen; k++) {
+				if (fp_glob_match(p + rest, plen - rest, s + k,
+						  slen - k, slash_special))
+					return true;
+				if (k < slen && s[k] == '/' && !any)
+					return false;
+			}
+			return false;
+		}
+		if (si >= slen)
+			return false;
+		if (c == '?') {
+			if (slash_special && s[si] == '/')
+				return false;
+		} else if (c == '[') {
+			bool hit = false;
+			size_t n = match_class(p + pi, plen - pi,
+					       (unsigned char)s[si], &hit);
+
+			if (n) {
+				if (!hit || (slash_special && s[si] == '/'))
+					return false;
+				pi += n;
+				si++;
+				continue;
+			}
+			if (s[si] != '[')
+				return false;
+		} else {
+			if (c == '\\' && pi + 1 < plen)
+				c = p[++pi];
+			if (s[si] != c)
+				return false;
+		}
+		pi++;
+		si++;
+	}
+	return si == slen;
+}
+
+bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
+{
+	const char *p = r->pattern;
+	size_t plen = r->len;
+
+	if (r->target == FP_T_PATH && plen > 1 && p[plen - 1] == '/' &&
+	    !is_glob(p, plen)) {
+		/* "dir/" is the directory and everything below it */
+		if (len == plen - 1 && !memcmp(s, p, len))
+			return true;
+		return len >= plen && !memcmp(s, p, plen);
+	}
+	if (!is_glob(p, plen))
+		return len == plen && !memcmp(s, p, len);
+	return fp_glob_match(p, plen, s, len, r->target == FP_T_PATH);
+}
+
+static int add_rule(struct fp_policy *p, enum fp_rule_kind kind,
+		    enum fp_rule_target target, const char *pat, size_t len,
+		    const char *text)
+{
+	struct fp_rule *nr = realloc(p->rules, (p->n + 1) * sizeof(*nr));
+	struct fp_rule *r;
+
+	if (!nr)
+		return -ENOMEM;
+	p->rules = nr;
+	r = &p->rules[p->n];
+	r->pattern = malloc(len + 1);
+	r->text = strdup(text);
+	if (!r->pattern || !r->text) {
+		free(r->pattern);
+		free(r->text);
+		return -ENOMEM;
+	}
+	memcpy(r->pattern, pat, len);
+	r->pattern[len] = '\0';
+	r->len = len;
+	r->kind = kind;
+	r->target = target;
+	p->n++;
+	return 0;
+}
+
+static const char *kind_name(enum fp_rule_kind k)
+{
+	static const char *const names[] = { "allow", "forbid", "expect",
+					     "ignore" };
+	return names[k];
+}
+
+static const char *target_name(enum fp_rule_target t)
+{
+	return t == FP_T_PROCESS ? "process " : t == FP_T_BIND ? "bind " : "";
+}
+
+int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
+		  enum fp_rule_target target, const char *pattern, size_t len,
+		  char *const *roots, size_t nroots, char *err, size_t errlen)
+{
+	char quoted[8192], *text = NULL;
+	size_t i;
+	int ret = 0;
+
+	if (len == 0) {
+		snprintf(err, errlen, "footprint: empty %s pattern",
+			 kind_name(kind));
+		return -EINVAL;
+	}
+	if (memchr(pattern, '\0', len)) {
+		snprintf(err, errlen,
+			 "footprint: a %s pattern cannot hold a NUL byte",
+			 kind_name(kind));
+		return -EINVAL;
+	}
+	fp_policy_quote(quoted, sizeof(quoted), pattern, len, false);
+	if (asprintf(&text, "%s %s%s", kind_name(kind), target_name(target),
+		     quoted) < 0)
+		return -ENOMEM;
+	if (target != FP_T_PATH || pattern[0] == '/' || nroots == 0) {
+		ret = add_rule(p, kind, target, pattern, len, text);
+		goto cleanup;
+	}
+	/* relative: one rule per root */
+	for (i = 0; i < nroots; i++) {
+		size_t rl = strlen(roots[i]);
+		char *abs = malloc(rl + 1 + len);
+		size_t al = 0;
+
+		if (!abs) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		memcpy(abs, roots[i], rl);
+		al = rl;
+		if (!(rl == 1 && roots[i][0] == '/'))
+			abs[al++] = '/';
+		memcpy(abs + al, pattern, len);
+		ret = add_rule(p, kind, target, abs, al + len, text);
+		free(abs);
+		if (ret)
+			break;
+	}
+cleanup:
+	free(text);
+	return ret;
+}
+
+static int unquote(const char *s, size_t len, char *out, size_t *outlen,
+		   const char **end)
+{
+	size_t i = 1, o = 0;
+
+	while (i < len && s[i] != '"') {
+		char c = s[i++];
+
+		if (c == '\\') {
+			if (i >= len)
+				return -EINVAL;
+			c = s[i++];
+			switch (c) {
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'x': {
+				unsigned int v;
+
+				if (i + 2 > len ||
+				    !isxdigit((unsigned char)s[i]) ||
+				    !isxdigit((unsigned char)s[i + 1]) ||
+				    sscanf(s + i, "%2x", &v) != 1)
+					return -EINVAL;
+				c = (char)v;
+				i += 2;
+				break;
+			}
+			case '"':
+			case '\\':
+				break;
+			default:
+				/* keep glob escapes for the matcher */
+				out[o++] = '\\';
+				break;
+			}
+		}
+		out[o++] = c;
+	}
+	if (i >= len)
+		return -EINVAL;
+	*outlen = o;
+	*end = s + i + 1;
+	return 0;
+}
+
+int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
+			 char *const *roots, size_t nroots, char *err,
+			 size_t errlen)
+{
+	static const char *const kinds[] = { "allow", "forbid", "expect",
+					     "ignore" };
+	enum fp_rule_target target = FP_T_PATH;
+	const char *s = line, *e = line + len, *w;
+	char *pat = NULL;
+	size_t plen, k, wl;
+	int ret = -EINVAL;
+
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	if (s == e || *s == '#')
+		return 0;
+	if ((size_t)(e - s) == 9 && !memcmp(s, "noise off", 9)) {
+		p->report_noise = true;
+		return 0;
+	}
+	for (w = s; w < e && !isspace((unsigned char)*w); w++)
+		;
+	wl = w - s;
+	for (k = 0; k < 4; k++)
+		if (strlen(kinds[k]) == wl && !memcmp(s, kinds[k], wl))
+			break;
+	if (k == 4) {
+		snprintf(
+			err, errlen,
+			"unknown rule '%.*s': want allow, forbid, expect or ignore",
+			(int)wl, s);
+		return -EINVAL;
+	}
+	s = w;
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	for (w = s; w < e && !isspace((unsigned char)*w); w++)
+		;
+	wl = w - s;
+	if (w < e && ((wl == 7 && !memcmp(s, "process", 7)) ||
+		      (wl == 8 && !memcmp(s, "leftover", 8)) ||
+		      (wl == 4 && !memcmp(s, "exec", 4)))) {
+		target = FP_T_PROCESS;
+		s = w;
+	} else if (w < e && wl == 4 && !memcmp(s, "bind", 4)) {
+		target = FP_T_BIND;
+		s = w;
+	}
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	if (s == e) {
+		snprintf(err, errlen, "rule '%s' has no pattern", kinds[k]);
+		return -EINVAL;
+	}
+	pat = malloc(e - s + 1);
+	if (!pat)
+		return -ENOMEM;
+	if (*s == '"') {
+		const char *end;
+
+		if (unquote(s, e - s, pat, &plen, &end) || end != e) {
+			snprintf(err, errlen, "bad quoted pattern %.*s",
+				 (int)(e - s), s);
+			goto cleanup;
+		}
+	} else {
+		plen = e - s;
+		memcpy(pat, s, plen);
+	}
+	ret = fp_policy_add(p, k, target, pat, plen, roots, nroots, err,
+			    errlen);
+cleanup:
+	free(pat);
+	return ret;
+}
+
+int fp_policy_load(struct fp_policy *p, const char *file, char *const *roots,
+		   size_t nroots, char *err, size_t errlen)
+{
+	FILE *f = fopen(file, "re");
+	char *line = NULL, msg[512];
+	size_t cap = 0;
+	ssize_t n;
+	int lineno = 0, ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "footprint: cannot read policy %s: %s",
+			 file, strerror(errno));
+		return ret;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		msg[0] = '\0';
+		ret = fp_policy_parse_line(p, line, n, roots, nroots, msg,
+					   sizeof(msg));
+		if (ret) {
+			snprintf(err, errlen, "footprint: %s:%d: %s", file,
+				 lineno, msg[0] ? msg : strerror(-ret));
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+void fp_policy_free(struct fp_policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->rules[i].pattern);
+		free(p->rules[i].text);
+	}
+	free(p->rules);
+	p->rules = NULL;
+	p->n = 0;
+}
+
+enum fp_decision fp_policy_decide(const struct fp_policy *p,
+				  enum fp_rule_target target, const char *s,
+				  size_t len, const struct fp_rule **rule)
+{
+	const struct fp_rule *allow = NULL, *ignore = NULL;
+	size_t i;
+
+	if (rule)
+		*rule = NULL;
+	for (i = 0; i < p->n; i++) {
+		const struct fp_rule *r = &p->rules[i];
+
+		if (r->target != target || r->kind == FP_EXPECT ||
+		    !fp_rule_matches(r, s, len))
+			continue;
+		if (r->kind == FP_FORBID) {
+			if (rule)
+				*rule = r;
+			return FP_DEC_FORBID;
+		}
+		if (r->kind == FP_IGNORE && !ignore)
+			ignore = r;
+		if (r->kind == FP_ALLOW && !allow)
+			allow = r;
+	}
+	if (target == FP_T_PATH && !ignore && !p->report_noise &&
+	    fp_policy_is_noise(s, len))
+		return FP_DEC_IGNORE;
+	if (rule)
+		*rule = ignore ? ignore : allow;
+	return ignore ? FP_DEC_IGNORE : allow ? FP_DEC_ALLOW : FP_DEC_NONE;
+}
+
+bool fp_policy_is_noise(const char *path, size_t len)
+{
+	static const char *const noise[] = {
+		"/dev/null",
+		"/dev/zero",
+		"/dev/full",
+		"/dev/random",
+		"/dev/urandom",
+		"/dev/tty",
+		"/dev/tty*",
+		"/dev/pts/*",
+		"/dev/ptmx",
+		"/proc/self/**",
+		"/proc/thread-self/**",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(noise) / sizeof(noise[0]); i++)
+		if (fp_glob_match(noise[i], strlen(noise[i]), path, len, true))
+			return true;
+	return false;
+}
+
+void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,
+		     bool escape_glob)
+{
+	size_t i, o = 0;
+	bool bare = len > 0 && s[0] != '"';
+
+	for (i = 0; i < len && bare; i++) {
+		unsigned char c = s[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '"' || c == '#' ||
+		    (escape_glob && strchr("*?[\\", c)))
+			bare = false;
+	}
+	if (bare) {
+		snprintf(out, outlen, "%.*s", (int)len, s);
+		return;
+	}
+	if (outlen < 3) {
+		if (outlen)
+			out[0] = '\0';
+		return;
+	}
+	out[o++] = '"';
+	for (i = 0; i < len && o + 6 < outlen; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\') {
+			out[o++] = '\\';
+			out[o++] = c;
+		} else if (escape_glob && strchr("*?[", c) && c) {
+			/* a literal glob character in a suggested path */
+			o += snprintf(out + o, outlen - o, "\\\\%c", c);
+		} else if (c < 0x20 || c >= 0x7f) {
+			o += snprintf(out + o, outlen - o, "\\x%02x", c);
+		} else {
+			out[o++] = c;
+		}
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+}

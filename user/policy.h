@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Policy rules: allow, forbid, expect and ignore, for paths, processes and
+ * binds. Forbid wins over everything; then ignore; then allow.
+ *
+ * A path pattern is an exact path, a directory prefix ending in "/", or a
+ * glob ("*" and "?" stay within one component, "**" crosses them, "[...]"
+ * a class, "\" escapes). Relative patterns are relative to each root.
+ */
+#ifndef FP_POLICY_H
+#define FP_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum fp_rule_kind { FP_ALLOW, FP_FORBID, FP_EXPECT, FP_IGNORE };
+enum fp_rule_target { FP_T_PATH, FP_T_PROCESS, FP_T_BIND };
+
+struct fp_rule {
+	enum fp_rule_kind kind;
+	enum fp_rule_target target;
+	char *pattern; /* absolute for paths; may hold any byte but NUL */
+	size_t len;
+	char *text; /* the rule as the user wrote it, for messages */
+};
+
+struct fp_policy {
+	struct fp_rule *rules;
+	size_t n;
+	bool report_noise; /* do not drop the default noise paths */
+};
+
+enum fp_decision { FP_DEC_NONE, FP_DEC_ALLOW, FP_DEC_FORBID, FP_DEC_IGNORE };
+
+/* pattern as given on the command line or in a file (after unquoting) */
+int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
+		  enum fp_rule_target target, const char *pattern, size_t len,
+		  char *const *roots, size_t nroots, char *err, size_t errlen);
+/* One rule per line; see docs/policy.md. */
+int fp_policy_load(struct fp_policy *p, const char *file, char *const *roots,
+		   size_t nroots, char *err, size_t errlen);
+int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
+			 char *const *roots, size_t nroots, char *err,
+			 size_t errlen);
+void fp_policy_free(struct fp_policy *p);
+
+bool fp_glob_match(const char *pat, size_t plen, const char *s, size_t slen,
+		   bool slash_special);
+bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len);
+/* The decision for a subject; *rule gets the deciding rule, if any. */
+enum fp_decision fp_policy_decide(const struct fp_policy *p,
+				  enum fp_rule_target target, const char *s,
+				  size_t len, const struct fp_rule **rule);
+/* Is path one of the default noise paths (/dev/null, /dev/tty*, ...)? */
+bool fp_policy_is_noise(const char *path, size_t len);
+/* Write s as a policy-file token: bare if safe, else quoted and escaped. */
+void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,
+		     bool escape_glob);
+
+#endif

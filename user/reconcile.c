@@ -1,0 +1,799 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "hashmap.h"
+#include "reconcile.h"
+
+struct exec_rec {
+	pid_t pid, ppid;
+	struct fp_bytes exe, argv;
+	uint64_t ts_ns;
+};
+
+struct proc_state {
+	pid_t pid, ppid;
+	long exec_idx; /* into execs, -1 if it never exec'd (nor its parent) */
+	bool started; /* fork or exec seen during the run */
+	bool exited;
+};
+
+struct path_state {
+	unsigned int ops; /* FP_OP_* */
+	bool born; /* the file now at this path was created during the run */
+	int exists; /* per events: 1, 0, or -1 unknown */
+	pid_t last_pid, created_pid, removed_pid;
+	long last_exec, created_exec, removed_exec;
+};
+
+struct fp_recon {
+	struct fp_hashmap paths;
+	struct fp_hashmap procs;
+	struct fp_vec execs; /* struct exec_rec */
+	struct fp_vec short_lived; /* struct fp_proc_finding, actor by index */
+	struct fp_vec binds; /* struct fp_net_finding */
+};
+
+void *fp_vec_push(struct fp_vec *v, size_t elem)
+{
+	if (v->n == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 16;
+		void *nv = realloc(v->v, ncap * elem);
+
+		if (!nv)
+			return NULL;
+		v->v = nv;
+		v->cap = ncap;
+	}
+	memset((char *)v->v + v->n * elem, 0, elem);
+	return (char *)v->v + v->n++ * elem;
+}
+
+static int dup_bytes(struct fp_bytes *d, const char *s, size_t len)
+{
+	d->data = malloc(len + 1);
+	if (!d->data)
+		return -ENOMEM;
+	if (len)
+		memcpy(d->data, s, len);
+	d->data[len] = '\0';
+	d->len = len;
+	return 0;
+}
+
+static void actor_free(struct fp_actor *a)
+{
+	free(a->exe.data);
+	free(a->argv.data);
+	memset(a, 0, sizeof(*a));
+}
+
+void fp_findings_free(struct fp_findings *f)
+{
+	size_t l, i;
+
+	for (l = 0; l < FP_F_NLISTS; l++) {
+		for (i = 0; i < f->files[l].n; i++) {
+			struct fp_file_finding *x = &FP_FILES(f, l)[i];
+
+			free(x->path.data);
+			actor_free(&x->by);
+			actor_free(&x->created_by);
+			actor_free(&x->removed_by);
+		}
+		free(f->files[l].v);
+	}
+	for (l = 0; l < FP_P_NLISTS; l++) {
+		for (i = 0; i < f->procs[l].n; i++)
+			actor_free(&FP_PROCS(f, l)[i].p);
+		free(f->procs[l].v);
+	}
+	for (l = 0; l < FP_N_NLISTS; l++) {
+		for (i = 0; i < f->net[l].n; i++)
+			free(FP_NETS(f, l)[i].unix_path.data);
+		free(f->net[l].v);
+	}
+	memset(f, 0, sizeof(*f));
+}
+
+struct fp_recon *fp_recon_new(void)
+{
+	return calloc(1, sizeof(struct fp_recon));
+}
+
+static void free_exec(struct exec_rec *e)
+{
+	free(e->exe.data);
+	free(e->argv.data);
+}
+
+void fp_recon_free(struct fp_recon *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	fp_hashmap_free(&r->paths, free);
+	fp_hashmap_free(&r->procs, free);
+	for (i = 0; i < r->execs.n; i++)
+		free_exec(&((struct exec_rec *)r->execs.v)[i]);
+	free(r->execs.v);
+	for (i = 0; i < r->short_lived.n; i++)
+		actor_free(&((struct fp_proc_finding *)r->short_lived.v)[i].p);
+	free(r->short_lived.v);
+	for (i = 0; i < r->binds.n; i++)
+		free(((struct fp_net_finding *)r->binds.v)[i].unix_path.data);
+	free(r->binds.v);
+	free(r);
+}
+
+static struct proc_state *proc_get(struct fp_recon *r, pid_t pid, bool create)
+{
+	struct fp_hslot *s;
+	struct proc_state *p;
+
+	if (!create)
+		return fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	s = fp_hashmap_slot(&r->procs, &pid, sizeof(pid));
+	if (!s)
+		return NULL;
+	if (!s->val) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return NULL;
+		p->pid = pid;
+		p->exec_idx = -1;
+		s->val = p;
+	}
+	return s->val;
+}
+
+static long exec_of(const struct fp_recon *r, pid_t pid)
+{
+	struct proc_state *p = fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+
+	return p ? p->exec_idx : -1;
+}
+
+static int actor_fill(const struct fp_recon *r, struct fp_actor *a, pid_t pid,
+		      long exec_idx)
+{
+	const struct exec_rec *e;
+	struct proc_state *p;
+
+	memset(a, 0, sizeof(*a));
+	a->pid = pid;
+	p = fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	if (p)
+		a->ppid = p->ppid;
+	if (exec_idx < 0 || (size_t)exec_idx >= r->execs.n)
+		return dup_bytes(&a->exe, "", 0) ?: dup_bytes(&a->argv, "", 0);
+	e = &((const struct exec_rec *)r->execs.v)[exec_idx];
+	return dup_bytes(&a->exe, e->exe.data, e->exe.len) ?:
+		       dup_bytes(&a->argv, e->argv.data, e->argv.len);
+}
+
+static struct path_state *path_get(struct fp_recon *r, const struct fp_bytes *p)
+{
+	struct fp_hslot *s = fp_hashmap_slot(&r->paths, p->data, p->len);
+	struct path_state *ps;
+
+	if (!s)
+		return NULL;
+	if (!s->val) {
+		ps = calloc(1, sizeof(*ps));
+		if (!ps)
+			return NULL;
+		ps->exists = -1;
+		ps->last_exec = ps->created_exec = ps->removed_exec = -1;
+		s->val = ps;
+	}
+	return s->val;
+}
+
+static void touch(struct path_state *ps, const struct fp_event *ev, long ex)
+{
+	ps->last_pid = ev->pid;
+	ps->last_exec = ex;
+}
+
+static int feed_file(struct fp_recon *r, const struct fp_event *ev)
+{
+	long ex = exec_of(r, ev->pid);
+	struct path_state *a, *b;
+	uint64_t acc = ev->file.flags & O_ACCMODE;
+	const char *kind = fp_event_kind(ev);
+
+	if (ev->file.ret < 0)
+		return 0;
+	a = path_get(r, &ev->file.path[0].path);
+	if (!a)
+		return -ENOMEM;
+	if (!strcmp(kind, "open")) {
+		if (acc == O_RDONLY && !(ev->file.flags & (O_CREAT | O_TRUNC)))
+			return 0;
+		if ((ev->file.flags & O_TMPFILE) == O_TMPFILE)
+			return 0; /* an unnamed file in that directory */
+		a->ops |= FP_OP_WRITTEN;
+		if (ev->file.created) {
+			a->ops |= FP_OP_CREATED;
+			a->born = true;
+			a->created_pid = ev->pid;
+			a->created_exec = ex;
+		}
+		a->exists = 1;
+		touch(a, ev, ex);
+	} else if (!strcmp(kind, "unlink")) {
+		a->ops |= FP_OP_REMOVED;
+		a->exists = 0;
+		a->removed_pid = ev->pid;
+		a->removed_exec = ex;
+		touch(a, ev, ex);
+	} else if (!strcmp(kind, "rename")) {
+		struct path_state old;
+
+		b = path_get(r, &ev->file.path[1].path);
+		a = path_get(r, &ev->file.path[0].path);
+		if (!a || !b)
+			return -ENOMEM;
+		old = *a;
+		a->ops |= FP_OP_RENAMED_FROM;
+		b->ops |= FP_OP_RENAMED_TO;
+		if (ev->file.flags & 2 /* RENAME_EXCHANGE */) {
+			a->born = b->born;
+			a->created_pid = b->created_pid;
+			a->created_exec = b->created_exec;
+			a->ops |= FP_OP_RENAMED_TO;
+			b->ops |= FP_OP_RENAMED_FROM;
+		} else {
+			a->exists = 0;
+			a->removed_pid = ev->pid;
+			a->removed_exec = ex;
+		}
+		b->born = old.born;
+		b->created_pid = old.created_pid;
+		b->created_exec = old.created_exec;
+		b->exists = 1;
+		touch(a, ev, ex);
+		touch(b, ev, ex);
+	}
+	return 0;
+}
+
+static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct fp_net_finding *n;
+
+	if (ev->bind.ret < 0)
+		return 0;
+	n = fp_vec_push(&r->binds, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->pid = ev->pid;
+	n->family = ev->bind.family;
+	memcpy(n->address, ev->bind.address, sizeof(n->address));
+	n->port = ev->bind.bound_port ? ev->bind.bound_port : ev->bind.port;
+	if (ev->bind.family == AF_INET || ev->bind.family == AF_INET6)
+		n->protocol = ev->bind.protocol;
+	if (ev->bind.family == AF_UNIX && ev->bind.unix_path.len &&
+	    ev->bind.unix_path.data[0] != '\0') {
+		struct path_state *ps;
+
+		if (dup_bytes(&n->unix_path, ev->bind.unix_path.data,
+			      ev->bind.unix_path.len))
+			return -ENOMEM;
+		/* the socket file it created; only absolute names are known */
+		if (n->unix_path.data[0] == '/') {
+			ps = path_get(r, &n->unix_path);
+			if (!ps)
+				return -ENOMEM;
+			ps->ops |= FP_OP_CREATED;
+			ps->born = true;
+			ps->exists = 1;
+			ps->created_pid = ev->pid;
+			ps->created_exec = exec_of(r, ev->pid);
+			touch(ps, ev, ps->created_exec);
+		}
+	}
+	return 0;
+}
+
+static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct exec_rec *e = fp_vec_push(&r->execs, sizeof(*e));
+	struct proc_state *p;
+
+	if (!e)
+		return -ENOMEM;
+	e->pid = ev->pid;
+	e->ppid = ev->ppid;
+	e->ts_ns = ev->ts_ns;
+	if (dup_bytes(&e->exe, ev->exec.exe.data, ev->exec.exe.len) ||
+	    dup_bytes(&e->argv, ev->exec.argv.data ?: "", ev->exec.argv.len))
+		return -ENOMEM;
+	p = proc_get(r, ev->pid, true);
+	if (!p)
+		return -ENOMEM;
+	if (p->exited) {
+		/* pid reused */
+		p->exited = false;
+	}
+	p->ppid = ev->ppid;
+	p->exec_idx = r->execs.n - 1;
+	p->started = true;
+	return 0;
+}
+
+static int feed_fork(struct fp_recon *r, const struct fp_event *ev)
+{
+	long parent_exec = exec_of(r, ev->ppid);
+	struct proc_state *p = proc_get(r, ev->pid, true);
+
+	if (!p)
+		return -ENOMEM;
+	p->ppid = ev->ppid;
+	p->exec_idx = parent_exec;
+	p->started = true;
+	p->exited = false;
+	return 0;
+}
+
+static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct proc_state *p = proc_get(r, ev->pid, false);
+	struct fp_proc_finding *f;
+
+	if (!p || !p->started || p->exited)
+		return 0;
+	p->exited = true;
+	f = fp_vec_push(&r->short_lived, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->exit_code = ev->exit.code;
+	f->signal = ev->exit.signal;
+	f->ts_ns = ev->ts_ns;
+	return actor_fill(r, &f->p, ev->pid, p->exec_idx);
+}
+
+int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
+{
+	switch (ev->type) {
+	case FP_EV_EXEC:
+		return feed_exec(r, ev);
+	case FP_EV_FORK:
+		return feed_fork(r, ev);
+	case FP_EV_EXIT:
+		return feed_exit(r, ev);
+	case FP_EV_FILE:
+		return feed_file(r, ev);
+	case FP_EV_BIND:
+		return feed_bind(r, ev);
+	}
+	return 0;
+}
+
+bool fp_recon_touched(void *ctx, const char *path, size_t len)
+{
+	struct fp_recon *r = ctx;
+	struct path_state *ps = fp_hashmap_get(&r->paths, path, len);
+
+	return ps && ps->ops;
+}
+
+/* ---- comparison ---- */
+
+static bool under_roots(const struct fp_recon_input *in, const char *p,
+			size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < in->nroots; i++)
+		if (fp_path_under(p, len, in->roots[i], strlen(in->roots[i])))
+			return true;
+	return false;
+}
+
+/* The state of path or of the nearest ancestor holding one of ops. */
+static const struct path_state *explain(const struct fp_recon *r, const char *p,
+					size_t len, unsigned int self_ops,
+					unsigned int ancestor_ops)
+{
+	const struct path_state *ps = fp_hashmap_get(&r->paths, p, len);
+
+	if (ps && (ps->ops & self_ops))
+		return ps;
+	while (len > 1) {
+		while (len > 1 && p[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--; /* drop the slash */
+		ps = fp_hashmap_get(&r->paths, p, len);
+		if (ps && (ps->ops & ancestor_ops))
+			return ps;
+	}
+	return NULL;
+}
+
+static struct fp_file_finding *add_file(struct fp_findings *out,
+					enum fp_file_list l, const char *p,
+					size_t len)
+{
+	struct fp_file_finding *f = fp_vec_push(&out->files[l], sizeof(*f));
+
+	if (!f || dup_bytes(&f->path, p, len))
+		return NULL;
+	f->what = l;
+	return f;
+}
+
+static unsigned int diff_entries(const struct fp_fentry *a,
+				 const struct fp_fentry *b)
+{
+	unsigned int ch = 0;
+
+	if (a->type != b->type)
+		return FP_CH_TYPE;
+	if (a->mode != b->mode)
+		ch |= FP_CH_MODE;
+	if (a->uid != b->uid || a->gid != b->gid)
+		ch |= FP_CH_OWNER;
+	if (a->type == 'l' && fp_bytes_cmp(a->target.data, a->target.len,
+					   b->target.data, b->target.len))
+		ch |= FP_CH_TARGET;
+	if (a->type == 'f') {
+		if (a->hashed && b->hashed) {
+			if (memcmp(a->sha256, b->sha256, 32))
+				ch |= FP_CH_CONTENT;
+		} else if (a->size != b->size || a->mtime_ns != b->mtime_ns ||
+			   b->unstable || a->unstable) {
+			ch |= FP_CH_CONTENT;
+		}
+	}
+	return ch;
+}
+
+/* Is an ancestor of path unreadable in snap? Then path's absence is not
+ * a removal. */
+static bool hidden_by_unreadable(const struct fp_fs_snapshot *snap,
+				 const char *p, size_t len)
+{
+	const struct fp_fentry *e;
+
+	while (len > 1) {
+		while (len > 1 && p[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--;
+		e = fp_fs_find(snap, p, len);
+		if (e)
+			return e->err != 0;
+	}
+	return false;
+}
+
+static int file_finding(const struct fp_recon *r, struct fp_findings *out,
+			enum fp_file_list l, const struct fp_fentry *b,
+			const struct fp_fentry *a, unsigned int changes)
+{
+	const struct fp_fentry *e = a ? a : b;
+	const struct path_state *ps;
+	struct fp_file_finding *f, *u;
+	unsigned int self, anc;
+
+	switch (l) {
+	case FP_F_ADDED:
+		self = FP_OP_CREATED | FP_OP_WRITTEN | FP_OP_RENAMED_TO;
+		anc = FP_OP_RENAMED_TO;
+		break;
+	case FP_F_REMOVED:
+		self = FP_OP_REMOVED | FP_OP_RENAMED_FROM;
+		anc = FP_OP_RENAMED_FROM | FP_OP_REMOVED;
+		break;
+	default:
+		self = FP_OP_WRITTEN | FP_OP_CREATED | FP_OP_RENAMED_TO |
+		       FP_OP_REMOVED;
+		anc = FP_OP_RENAMED_TO;
+		/* no traced syscall changes only a mode or owner */
+		if (!(changes & (FP_CH_CONTENT | FP_CH_TYPE | FP_CH_TARGET)))
+			self = anc = 0;
+		break;
+	}
+	f = add_file(out, l, e->path.data, e->path.len);
+	if (!f)
+		return -ENOMEM;
+	f->before = b;
+	f->after = a;
+	f->changes = changes;
+	ps = self ? explain(r, e->path.data, e->path.len, self, anc) : NULL;
+	f->explained = ps != NULL;
+	if (ps && actor_fill(r, &f->by, ps->last_pid, ps->last_exec))
+		return -ENOMEM;
+	if (f->explained)
+		return 0;
+	u = add_file(out, FP_F_UNEXPLAINED, e->path.data, e->path.len);
+	if (!u)
+		return -ENOMEM;
+	u->what = l;
+	u->before = b;
+	u->after = a;
+	u->changes = changes;
+	return 0;
+}
+
+static int compare_fs(const struct fp_recon *r, const struct fp_recon_input *in,
+		      struct fp_findings *out)
+{
+	const struct fp_fs_snapshot *B = in->fs_before, *A = in->fs_after;
+	size_t i = 0, j = 0;
+	int ret = 0;
+
+	while (!ret && (i < B->n || j < A->n)) {
+		const struct fp_fentry *b = i < B->n ? &B->e[i] : NULL;
+		const struct fp_fentry *a = j < A->n ? &A->e[j] : NULL;
+		int c = !b ? 1 :
+			!a ? -1 :
+			     fp_bytes_cmp(b->path.data, b->path.len,
+					  a->path.data, a->path.len);
+
+		if (c < 0) {
+			i++;
+			if (!hidden_by_unreadable(A, b->path.data, b->path.len))
+				ret = file_finding(r, out, FP_F_REMOVED, b,
+						   NULL, 0);
+			continue;
+		}
+		if (c > 0) {
+			j++;
+			if (!hidden_by_unreadable(B, a->path.data, a->path.len))
+				ret = file_finding(r, out, FP_F_ADDED, NULL, a,
+						   0);
+			continue;
+		}
+		i++;
+		j++;
+		if (a->err || b->err) {
+			struct fp_file_finding *f =
+				add_file(out, FP_F_UNREADABLE, a->path.data,
+					 a->path.len);
+
+			if (!f)
+				return -ENOMEM;
+			f->before = b;
+			f->after = a;
+			f->err = a->err ? a->err : b->err;
+			/* a file can still be compared by its stat */
+			if (a->type != 'f' && a->type != 'd')
+				continue;
+		}
+		{
+			unsigned int ch = diff_entries(b, a);
+
+			if (ch)
+				ret = file_finding(r, out, FP_F_CHANGED, b, a,
+						   ch);
+		}
+	}
+	return ret;
+}
+
+static int path_findings(const struct fp_recon *r,
+			 const struct fp_recon_input *in,
+			 struct fp_findings *out)
+{
+	size_t i;
+
+	for (i = 0; i < r->paths.cap; i++) {
+		const struct fp_hslot *s = &r->paths.slots[i];
+		const struct path_state *ps = s->val;
+		struct fp_file_finding *f;
+
+		if (!s->key || !ps->ops)
+			continue;
+		if (ps->born && ps->exists == 0 && (ps->ops & FP_OP_REMOVED)) {
+			f = add_file(out, FP_F_TRANSIENT, s->key, s->len);
+			if (!f ||
+			    actor_fill(r, &f->created_by, ps->created_pid,
+				       ps->created_exec) ||
+			    actor_fill(r, &f->removed_by, ps->removed_pid,
+				       ps->removed_exec) ||
+			    actor_fill(r, &f->by, ps->last_pid, ps->last_exec))
+				return -ENOMEM;
+			f->explained = true;
+			continue;
+		}
+		if (under_roots(in, s->key, s->len))
+			continue;
+		f = add_file(out, FP_F_OUTSIDE, s->key, s->len);
+		if (!f || actor_fill(r, &f->by, ps->last_pid, ps->last_exec))
+			return -ENOMEM;
+		f->changes = ps->ops;
+		f->explained = true;
+	}
+	return 0;
+}
+
+static int proc_from_snapshot(struct fp_proc_finding *f,
+			      const struct fp_proc *p)
+{
+	f->p.pid = p->pid;
+	f->p.ppid = p->ppid;
+	return dup_bytes(&f->p.exe, p->exe.data ?: "", p->exe.len) ?:
+		       dup_bytes(&f->p.argv, p->argv.data ?: "", p->argv.len);
+}
+
+static bool is_leftover(const struct fp_recon_input *in, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < in->nleftover; i++)
+		if (in->leftover[i] == pid)
+			return true;
+	return false;
+}
+
+static bool in_run_cgroup(const struct fp_recon_input *in,
+			  const struct fp_proc *p)
+{
+	size_t n = in->run_cgroup ? strlen(in->run_cgroup) : 0;
+
+	return n && p->cgroup.data &&
+	       fp_path_under(p->cgroup.data, p->cgroup.len, in->run_cgroup, n);
+}
+
+static int compare_procs(const struct fp_recon *r,
+			 const struct fp_recon_input *in,
+			 struct fp_findings *out)
+{
+	const struct fp_proc_table *B = in->proc_before, *A = in->proc_after;
+	struct fp_proc_finding *f;
+	size_t i;
+
+	for (i = 0; i < r->execs.n; i++) {
+		const struct exec_rec *e = &((struct exec_rec *)r->execs.v)[i];
+
+		f = fp_vec_push(&out->procs[FP_P_EXECUTED], sizeof(*f));
+		if (!f || dup_bytes(&f->p.exe, e->exe.data, e->exe.len) ||
+		    dup_bytes(&f->p.argv, e->argv.data, e->argv.len))
+			return -ENOMEM;
+		f->p.pid = e->pid;
+		f->p.ppid = e->ppid;
+		f->ts_ns = e->ts_ns;
+	}
+	for (i = 0; i < r->short_lived.n; i++) {
+		const struct fp_proc_finding *s =
+			&((struct fp_proc_finding *)r->short_lived.v)[i];
+
+		f = fp_vec_push(&out->procs[FP_P_SHORT_LIVED], sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		*f = *s;
+		if (dup_bytes(&f->p.exe, s->p.exe.data, s->p.exe.len) ||
+		    dup_bytes(&f->p.argv, s->p.argv.data, s->p.argv.len))
+			return -ENOMEM;
+	}
+	for (i = 0; i < in->nleftover; i++) {
+		const struct fp_proc *p =
+			A ? fp_proc_find(A, in->leftover[i]) : NULL;
+
+		f = fp_vec_push(&out->procs[FP_P_LEFTOVER], sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		if (p) {
+			if (proc_from_snapshot(f, p))
+				return -ENOMEM;
+		} else if (actor_fill(r, &f->p, in->leftover[i],
+				      exec_of(r, in->leftover[i]))) {
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; A && B && i < A->n; i++) {
+		const struct fp_proc *p = &A->procs[i];
+		const struct fp_proc *q = fp_proc_find(B, p->pid);
+
+		if (p->kernel_thread || (q && fp_proc_same(p, q)) ||
+		    in_run_cgroup(in, p) || is_leftover(in, p->pid))
+			continue;
+		f = fp_vec_push(&out->procs[FP_P_NEW_OUTSIDE], sizeof(*f));
+		if (!f || proc_from_snapshot(f, p))
+			return -ENOMEM;
+	}
+	for (i = 0; A && B && i < B->n; i++) {
+		const struct fp_proc *p = &B->procs[i];
+		const struct fp_proc *q = fp_proc_find(A, p->pid);
+
+		if (p->kernel_thread || (q && fp_proc_same(p, q)))
+			continue;
+		f = fp_vec_push(&out->procs[FP_P_DISAPPEARED], sizeof(*f));
+		if (!f || proc_from_snapshot(f, p))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int compare_net(const struct fp_recon *r,
+		       const struct fp_recon_input *in, struct fp_findings *out)
+{
+	struct fp_net_finding *n;
+	size_t i;
+
+	for (i = 0; i < r->binds.n; i++) {
+		const struct fp_net_finding *b =
+			&((struct fp_net_finding *)r->binds.v)[i];
+
+		n = fp_vec_push(&out->net[FP_N_BOUND], sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		*n = *b;
+		n->unix_path.data = NULL;
+		if (b->unix_path.data &&
+		    dup_bytes(&n->unix_path, b->unix_path.data,
+			      b->unix_path.len))
+			return -ENOMEM;
+	}
+	for (i = 0; in->sock_after && in->sock_before && i < in->sock_after->n;
+	     i++) {
+		const struct fp_sock *s = &in->sock_after->socks[i];
+
+		if (fp_sock_find(in->sock_before, s))
+			continue;
+		n = fp_vec_push(&out->net[FP_N_LISTENING], sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		n->pid = s->pid;
+		n->family = s->family;
+		n->protocol = s->protocol;
+		n->port = s->port;
+		snprintf(n->address, sizeof(n->address), "%s", s->address);
+	}
+	return 0;
+}
+
+static int file_cmp(const void *x, const void *y)
+{
+	const struct fp_file_finding *a = x, *b = y;
+
+	return fp_bytes_cmp(a->path.data, a->path.len, b->path.data,
+			    b->path.len);
+}
+
+static int proc_cmp(const void *x, const void *y)
+{
+	const struct fp_proc_finding *a = x, *b = y;
+
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	return (a->p.pid > b->p.pid) - (a->p.pid < b->p.pid);
+}
+
+int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
+		 struct fp_findings *out)
+{
+	size_t l;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = compare_fs(r, in, out);
+	if (!ret)
+		ret = path_findings(r, in, out);
+	if (!ret)
+		ret = compare_procs(r, in, out);
+	if (!ret)
+		ret = compare_net(r, in, out);
+	if (ret) {
+		fp_findings_free(out);
+		return ret;
+	}
+	/* hash order is not an order: sort what came from maps */
+	for (l = 0; l < FP_F_NLISTS; l++)
+		qsort(out->files[l].v, out->files[l].n,
+		      sizeof(struct fp_file_finding), file_cmp);
+	for (l = 0; l < FP_P_NLISTS; l++)
+		qsort(out->procs[l].v, out->procs[l].n,
+		      sizeof(struct fp_proc_finding), proc_cmp);
+	return 0;
+}

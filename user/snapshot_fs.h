@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Snapshot of the watched trees: one entry per file, directory, symlink or
+ * special file, with its SHA-256 for regular files. Symlinks are never
+ * followed, FIFOs, sockets and devices never opened, and other mounts not
+ * entered unless asked.
+ */
+#ifndef FP_SNAPSHOT_FS_H
+#define FP_SNAPSHOT_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct fp_fentry {
+	struct fp_bytes path; /* absolute */
+	char type; /* f d l p s c b, '?' when it could not be stat'ed */
+	uint32_t mode; /* permission bits, st_mode & 07777 */
+	uint32_t uid, gid;
+	uint64_t size;
+	int64_t mtime_ns, ctime_ns;
+	uint64_t dev, ino;
+	struct fp_bytes target; /* symlink target */
+	unsigned char sha256[32];
+	bool hashed;
+	bool reused; /* hash taken from the previous snapshot */
+	bool unstable; /* changed while it was hashed, twice */
+	bool mount; /* a mountpoint that was not entered */
+	int err; /* errno when the entry or its contents were unreadable */
+};
+
+struct fp_fs_snapshot {
+	struct fp_fentry *e; /* sorted by path bytes */
+	size_t n;
+	int64_t started_ns; /* CLOCK_REALTIME, for the racy-clean rule */
+	uint64_t files_hashed;
+	uint64_t bytes_hashed;
+};
+
+typedef bool (*fp_touched_fn)(void *ctx, const char *path, size_t len);
+typedef void (*fp_progress_fn)(void *ctx, uint64_t entries, uint64_t bytes);
+
+struct fp_fs_opts {
+	bool cross_mounts;
+	bool rehash_all;
+	/* after-snapshot: reuse hashes of unchanged, untouched files */
+	const struct fp_fs_snapshot *prev;
+	fp_touched_fn touched;
+	void *touched_ctx;
+	fp_progress_fn progress;
+	void *progress_ctx;
+};
+
+/* A reused hash must have a ctime this much older than prev->started_ns. */
+#define FP_RACY_MARGIN_NS (2LL * 1000 * 1000 * 1000)
+
+/* roots must be absolute and canonical (realpath) */
+int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
+		   const struct fp_fs_opts *opts);
+void fp_fs_snapshot_free(struct fp_fs_snapshot *s);
+const struct fp_fentry *fp_fs_find(const struct fp_fs_snapshot *s,
+				   const char *path, size_t len);
+int fp_bytes_cmp(const char *a, size_t alen, const char *b, size_t blen);
+/* is path equal to root or below it? */
+bool fp_path_under(const char *path, size_t len, const char *root,
+		   size_t rootlen);
+
+#endif

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "snapshot_proc.h"
+
+/* include/linux/sched.h; not exported to user space */
+#define PF_KTHREAD 0x00200000UL
+
+/* d_path() gives up at PATH_MAX, so a longer link is not a real one */
+#define LINK_MAX_LEN (64 * 1024)
+
+static bool gone(int err)
+{
+	return err == -ENOENT || err == -ESRCH;
+}
+
+static int set_bytes(struct fp_bytes *b, const char *s, size_t len)
+{
+	char *d = malloc(len + 1);
+
+	if (!d)
+		return -ENOMEM;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	free(b->data);
+	b->data = d;
+	b->len = len;
+	return 0;
+}
+
+/*
+ * /proc files report a size of 0 and may be longer than a page, so read to
+ * EOF into a growing buffer.
+ */
+static int read_at(int dirfd, const char *name, struct fp_bytes *out)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = NULL, *nb;
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (;;) {
+		if (cap - len < 2) {
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				ret = -ENOMEM;
+				goto cleanup;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	free(out->data);
+	out->data = buf;
+	out->len = len;
+	buf = NULL;
+cleanup:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+static int readlink_at(int dirfd, const char *name, struct fp_bytes *out)
+{
+	size_t cap = 256;
+	char *buf = NULL, *nb;
+	ssize_t n;
+	int ret = 0;
+
+	for (;;) {
+		nb = realloc(buf, cap);
+		if (!nb) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		buf = nb;
+		n = readlinkat(dirfd, name, buf, cap);
+		if (n < 0) {
+			ret = -errno;
+			goto cleanup;
+		}
+		/* a full buffer may mean a truncated target */
+		if ((size_t)n < cap)
+			break;
+		if (cap >= LINK_MAX_LEN) {
+			ret = -ENAMETOOLONG;
+			goto cleanup;
+		}
+		cap *= 2;
+	}
+	buf[n] = '\0';
+	free(out->data);
+	out->data = buf;
+	out->len = n;
+	buf = NULL;
+cleanup:
+	free(buf);
+	return ret;
+}
+
+/*
+ * comm may hold spaces and parentheses but never changes what follows the
+ * last ')', so the fixed fields are counted from there.
+ */
+static int parse_stat(struct fp_proc *p, const struct fp_bytes *st,
+		      unsigned long *flags)
+{
+	const char *open = memchr(st->data, '(', st->len);
+	const char *close = memrchr(st->data, ')', st->len);
+	unsigned long long start;
+	size_t n;
+	int ppid;
+
+	if (!open || !close || close < open)
+		return -EINVAL;
+	/* fields 3 to 22: state ppid ... flags ... starttime */
+	if (sscanf(close + 1,
+		   " %*c %d %*d %*d %*d %*d %lu %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+		   &ppid, flags, &start) != 3)
+		return -EINVAL;
+	n = close - open - 1;
+	/* kthread and workqueue names in stat may exceed TASK_COMM_LEN */
+	if (n > sizeof(p->comm) - 1)
+		n = sizeof(p->comm) - 1;
+	memcpy(p->comm, open + 1, n);
+	p->comm[n] = '\0';
+	p->ppid = ppid;
+	p->start_ticks = start;
+	return 0;
+}
+
+/* status escapes the name, so every line of it ends at a '\n' */
+static void parse_status(struct fp_proc *p, const char *s)
+{
+	const char *nl;
+
+	for (; *s; s = nl + 1) {
+		if (!strncmp(s, "Uid:", 4))
+			p->uid = strtoul(s + 4, NULL, 10);
+		else if (!strncmp(s, "CapEff:", 7))
+			p->cap_eff = strtoull(s + 7, NULL, 16);
+		else if (!strncmp(s, "NoNewPrivs:", 11))
+			p->no_new_privs = strtol(s + 11, NULL, 10);
+		nl = strchr(s, '\n');
+		if (!nl)
+			break;
+	}
+}
+
+/* does a cgroup line ("N:controllers:path") start at s? */
+static bool hierarchy_line(const char *s, const char *end)
+{
+	const char *d = s;
+
+	while (d < end && *d >= '0' && *d <= '9')
+		d++;
+	return d > s && d < end && *d == ':';
+}
+
+/*
+ * A cgroup name may hold '\n', so the v2 path runs to the next line that
+ * names a hierarchy, not merely to the next newline.
+ */
+static int parse_cgroup(struct fp_proc *p, const struct fp_bytes *cg)
+{
+	const char *s = cg->data, *end = cg->data + cg->len, *v, *e;
+
+	while (s < end) {
+		if (end - s >= 3 && !memcmp(s, "0::", 3))
+			break;
+		s = memchr(s, '\n', end - s);
+		if (!s)
+			return 0;
+		s++;
+	}
+	if (s >= end)
+		return 0;
+	v = s + 3;
+	for (e = v; e < end; e++) {
+		if (*e == '\n' && (e + 1 == end || hierarchy_line(e + 1, end)))
+			break;
+	}
+	return set_bytes(&p->cgroup, v, e - v);
+}
+
+static void proc_free(struct fp_proc *p)
+{
+	free(p->exe.data);
+	free(p->cwd.data);
+	free(p->argv.data);
+	free(p->cgroup.data);
+	memset(p, 0, sizeof(*p));
+}
+
+/* an unreadable link is left empty; only ENOMEM is worth failing for */
+static int read_link_piece(int dirfd, const char *name, struct fp_bytes *b,
+			   int *err)
+{
+	int ret = readlink_at(dirfd, name, b);
+
+	if (ret == -ENOMEM)
+		return ret;
+	*err = ret;
+	return 0;
+}
+
+/*
+ * Fill p from /proc/PID through one directory fd: the fd pins the process,
+ * so a pid reused mid-read fails with ESRCH/ENOENT instead of mixing two
+ * processes. Returns 1 when the process is gone and should be skipped.
+ */
+static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p)
+{
+	struct fp_bytes buf = { 0 };
+	unsigned long flags = 0;
+	int dirfd, ret, exe_err = 0, cwd_err = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->uid = (uint32_t)-1;
+	p->no_new_privs = -1;
+	dirfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		ret = -errno;
+		/* hidden or gone: skip; out of fds or memory: give up */
+		return gone(ret) || ret == -EACCES || ret == -EPERM ? 1 : ret;
+	}
+
+	ret = read_at(dirfd, "stat", &buf);
+	if (!ret)
+		ret = parse_stat(p, &buf, &flags);
+	/* without stat there is no identity to report */
+	if (ret)
+		goto cleanup;
+	p->kernel_thread = flags & PF_KTHREAD;
+
+	ret = read_at(dirfd, "status", &buf);
+	if (!ret)
+		parse_status(p, buf.data);
+	else if (ret != -ENOMEM && !gone(ret))
+		ret = 0;
+	if (ret)
+		goto cleanup;
+
+	ret = read_at(dirfd, "cmdline", &p->argv);
+	if (ret && ret != -ENOMEM && !gone(ret))
+		ret = 0;
+	if (ret)
+		goto cleanup;
+
+	ret = read_at(dirfd, "cgroup", &buf);
+	if (!ret)
+		ret = parse_cgroup(p, &buf);
+	else if (ret != -ENOMEM && !gone(ret))
+		ret = 0;
+	if (ret)
+		goto cleanup;
+
+	/* kernel threads and zombies have no exe or cwd: ENOENT */
+	ret = read_link_piece(dirfd, "exe", &p->exe, &exe_err);
+	if (!ret)
+		ret = read_link_piece(dirfd, "cwd", &p->cwd, &cwd_err);
+	if (ret)
+		goto cleanup;
+	if (gone(exe_err) || gone(cwd_err)) {
+		/* still there (a zombie, a kthread), or did it just exit? */
+		ret = read_at(dirfd, "stat", &buf);
+		if (ret && ret != -ENOMEM && !gone(ret))
+			ret = 0;
+	}
+
+cleanup:
+	free(buf.data);
+	close(dirfd);
+	if (ret && ret != -ENOMEM)
+		ret = 1;
+	if (ret)
+		proc_free(p);
+	return ret;
+}
+
+/* an empty piece still gets a buffer, so data is always a C string */
+static int fill_empty(struct fp_proc *p)
+{
+	struct fp_bytes *b[] = { &p->exe, &p->cwd, &p->argv, &p->cgroup };
+	size_t i;
+
+	for (i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		if (!b[i]->data && set_bytes(b[i], "", 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct fp_proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int fp_proc_snapshot(struct fp_proc_table *t)
+{
+	struct fp_proc_table nt = { 0 };
+	struct fp_proc *np;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+	char *end;
+	long pid;
+	int ret = 0;
+
+	t->procs = NULL;
+	t->n = 0;
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			ret = -errno;
+			break;
+		}
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		if (nt.n == cap) {
+			cap = cap ? cap * 2 : 256;
+			np = realloc(nt.procs, cap * sizeof(*np));
+			if (!np) {
+				ret = -ENOMEM;
+				goto cleanup;
+			}
+			nt.procs = np;
+		}
+		ret = read_proc(dirfd(d), de->d_name, pid, &nt.procs[nt.n]);
+		if (ret == 1)
+			continue;
+		if (ret)
+			goto cleanup;
+		nt.n++;
+		ret = fill_empty(&nt.procs[nt.n - 1]);
+		if (ret)
+			goto cleanup;
+	}
+	if (ret)
+		goto cleanup;
+	/* /proc lists pids in order today, but nothing promises it */
+	qsort(nt.procs, nt.n, sizeof(*nt.procs), cmp_pid);
+	*t = nt;
+	nt.procs = NULL;
+	nt.n = 0;
+cleanup:
+	fp_proc_table_free(&nt);
+	closedir(d);
+	return ret;
+}
+
+void fp_proc_table_free(struct fp_proc_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		proc_free(&t->procs[i]);
+	free(t->procs);
+	t->procs = NULL;
+	t->n = 0;
+}
+
+const struct fp_proc *fp_proc_find(const struct fp_proc_table *t, pid_t pid)
+{
+	struct fp_proc key = { .pid = pid };
+
+	if (!t->n)
+		return NULL;
+	return bsearch(&key, t->procs, t->n, sizeof(*t->procs), cmp_pid);
+}
+
+bool fp_proc_same(const struct fp_proc *a, const struct fp_proc *b)
+{
+	return a->pid == b->pid && a->start_ticks == b->start_ticks;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The process table from /proc. A process's identity is its pid plus its
+ * start time, so a daemon restarted under the same pid counts as new.
+ */
+#ifndef FP_SNAPSHOT_PROC_H
+#define FP_SNAPSHOT_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "event.h"
+
+struct fp_proc {
+	pid_t pid;
+	pid_t ppid;
+	uint64_t start_ticks; /* /proc/PID/stat field 22 */
+	uint32_t uid; /* real uid */
+	struct fp_bytes exe; /* readlink /proc/PID/exe; empty if unreadable */
+	struct fp_bytes cwd;
+	struct fp_bytes argv; /* NUL-separated, as /proc/PID/cmdline */
+	struct fp_bytes cgroup; /* the "0::" line of /proc/PID/cgroup */
+	char comm[17];
+	uint64_t cap_eff;
+	int no_new_privs; /* -1 unknown */
+	bool kernel_thread;
+};
+
+struct fp_proc_table {
+	struct fp_proc *procs; /* sorted by pid */
+	size_t n;
+};
+
+/* Every process on the machine; processes that vanish mid-read are skipped. */
+int fp_proc_snapshot(struct fp_proc_table *t);
+void fp_proc_table_free(struct fp_proc_table *t);
+const struct fp_proc *fp_proc_find(const struct fp_proc_table *t, pid_t pid);
+/* same process: same pid and same start time */
+bool fp_proc_same(const struct fp_proc *a, const struct fp_proc *b);
+
+#endif
