@@ -12,7 +12,8 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-	{ "run", cmd_run, "run a command in its own cgroup and trace it" },
+	{ "run", cmd_run,
+	  "run a command traced in its own cgroup and judge what it did" },
 	{ NULL, NULL, NULL },
 };
 
@@ -25,8 +26,9 @@ static void usage(FILE *f)
 		"       footprint {-h|--help|-V|--version}\n"
 		"\n"
 		"What did this command really do? footprint runs a command in its\n"
-		"own cgroup and traces, in the kernel (eBPF), what it executed,\n"
-		"which files it opened, removed and renamed, and what it bound.\n"
+		"own cgroup, traces in the kernel (eBPF) what it executed, which\n"
+		"files it opened, removed and renamed and what it bound, compares\n"
+		"snapshots taken before and after, and gives a verdict.\n"
 		"\n"
 		"Commands:\n");
 	for (c = cmds; c->name; c++)
@@ -39,7 +41,8 @@ static void usage(FILE *f)
 		"  footprint run --help\n"
 		"\n"
 		"Exit status:\n"
-		"  0..255  the command's own status (128+N if killed by signal N)\n"
+		"  0       ok: nothing unexpected, the trace is complete\n"
+		"  1       the verdict failed (or the command exited non-zero)\n"
 		"  2       usage or input error\n"
 		"  125     footprint could not trace; the command was not run\n"
 		"  126     the command is not executable\n"
