@@ -10,6 +10,7 @@
 int fp_parse_size(const char *s, uint64_t *out)
 {
 	unsigned long long v;
+	unsigned int shift = 0;
 	char *end;
 
 	if (!s || !isdigit((unsigned char)*s))
@@ -21,20 +22,21 @@ int fp_parse_size(const char *s, uint64_t *out)
 	switch (*end) {
 	case 'G':
 	case 'g':
-		v <<= 10;
+		shift += 10;
 		/* fallthrough */
 	case 'M':
 	case 'm':
-		v <<= 10;
+		shift += 10;
 		/* fallthrough */
 	case 'K':
 	case 'k':
-		v <<= 10;
+		shift += 10;
 		end++;
 		break;
 	}
-	if (*end)
+	if (*end || (shift && v > (~0ULL >> shift)))
 		return -EINVAL;
+	v <<= shift;
 	*out = v;
 	return 0;
 }

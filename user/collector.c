@@ -25,7 +25,11 @@ static void deliver(struct fp_collector *c, struct fp_event *ev)
 
 static void release_exec(struct fp_collector *c, struct fp_pending_exec *p)
 {
-	p->ev.exec.argv_dropped = p->ev.exec.argv_total - p->ev.exec.argv.len;
+	/* more than announced is not dropped; a crafted record could try */
+	p->ev.exec.argv_dropped =
+		p->ev.exec.argv.len < p->ev.exec.argv_total ?
+			p->ev.exec.argv_total - p->ev.exec.argv.len :
+			0;
 	if (p->ev.exec.argv_dropped)
 		c->argv_incomplete++;
 	deliver(c, &p->ev);

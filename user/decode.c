@@ -211,7 +211,7 @@ int fp_decode_argv(const void *rec, size_t size, const struct fp_argv **arg)
 	const struct fp_argv *a = rec;
 
 	if (size < sizeof(*a) || a->hdr.size > size ||
-	    a->len > a->hdr.size - sizeof(*a))
+	    a->hdr.size < sizeof(*a) || a->len > a->hdr.size - sizeof(*a))
 		return -EINVAL;
 	*arg = a;
 	return 0;

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fp_path_join: raw syscall path + leaf-first dentry names -> absolute path */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "path.h"
+
+static void check_join(const char *raw, size_t raw_len, const char *base,
+		       size_t base_len, const char *want, size_t want_len)
+{
+	struct fp_bytes out = { 0 };
+	int rc = fp_path_join(&out, raw, raw_len, base, base_len);
+
+	cr_assert_eq(rc, 0, "fp_path_join returned %d", rc);
+	cr_assert_not_null(out.data);
+	cr_assert_eq(out.len, want_len, "len %zu, want %zu: got \"%.*s\"",
+		     out.len, want_len, (int)out.len, out.data);
+	cr_assert(memcmp(out.data, want, want_len) == 0,
+		  "got \"%.*s\", want \"%.*s\"", (int)out.len, out.data,
+		  (int)want_len, want);
+	cr_assert_eq(out.data[out.len], '\0', "result not NUL-terminated");
+	free(out.data);
+}
+
+/* literals only: sizeof gives the length without the final NUL */
+#define JOIN(raw, base, want)                                          \
+	check_join(raw, sizeof(raw) - 1, base, sizeof(base) - 1, want, \
+		   sizeof(want) - 1)
+
+Test(path, absolute_raw_ignores_base)
+{
+	JOIN("/etc/passwd", "c\0b\0a\0", "/etc/passwd");
+	JOIN("/etc/passwd", "", "/etc/passwd");
+	JOIN("/", "c\0b\0a\0", "/");
+}
+
+Test(path, relative_raw_joined_to_base)
+{
+	/* base "c\0b\0a\0" is /a/b/c */
+	JOIN("foo", "c\0b\0a\0", "/a/b/c/foo");
+	JOIN("x/y/z", "c\0b\0a\0", "/a/b/c/x/y/z");
+	JOIN("foo", "tmp\0", "/tmp/foo");
+}
+
+Test(path, empty_base_is_root)
+{
+	JOIN("foo", "", "/foo");
+	JOIN("foo/bar", "", "/foo/bar");
+	JOIN("..", "", "/");
+}
+
+Test(path, raw_empty)
+{
+	JOIN("", "c\0b\0a\0", "/a/b/c");
+	JOIN("", "", "/");
+}
+
+Test(path, dot_components)
+{
+	JOIN(".", "c\0b\0a\0", "/a/b/c");
+	JOIN("./foo", "c\0b\0a\0", "/a/b/c/foo");
+	JOIN("a/./b/.", "", "/a/b");
+	JOIN("/./etc/./", "x\0", "/etc");
+	/* only "." and ".." are special */
+	JOIN("...", "", "/...");
+	JOIN(".hidden/..x/x..", "", "/.hidden/..x/x..");
+}
+
+Test(path, dotdot_components)
+{
+	JOIN("..", "c\0b\0a\0", "/a/b");
+	JOIN("../..", "c\0b\0a\0", "/a");
+	JOIN("../../..", "c\0b\0a\0", "/");
+	JOIN("../d", "c\0b\0a\0", "/a/b/d");
+	JOIN("x/../y", "c\0b\0a\0", "/a/b/c/y");
+	JOIN("/usr/lib/../bin", "", "/usr/bin");
+}
+
+Test(path, dotdot_above_root_stays_at_root)
+{
+	JOIN("/..", "", "/");
+	JOIN("/../../x", "", "/x");
+	JOIN("../../../../etc", "c\0b\0a\0", "/etc");
+	JOIN("../../../../..", "c\0b\0a\0", "/");
+	JOIN("/a/../../b/../../c", "", "/c");
+}
+
+Test(path, repeated_and_trailing_slashes)
+{
+	JOIN("//", "", "/");
+	JOIN("//etc//passwd", "x\0", "/etc/passwd");
+	JOIN("a//b", "c\0", "/c/a/b");
+	JOIN("dir/", "c\0b\0a\0", "/a/b/c/dir");
+	JOIN("/etc/", "", "/etc");
+	JOIN("dir///", "", "/dir");
+}
+
+Test(path, unusual_bytes_in_names)
+{
+	/* names are bytes: anything but '/' and NUL goes through as is */
+	JOIN("q\"x\n", "n\xff\0", "/n\xff/q\"x\n");
+	JOIN("\xff\xfe", "", "/\xff\xfe");
+	JOIN("/a\nb/\"c\"/\xc0\xaf", "", "/a\nb/\"c\"/\xc0\xaf");
+	JOIN("f", "line\nbreak\0quo\"te\0", "/quo\"te/line\nbreak/f");
+	JOIN("back\\slash", "", "/back\\slash");
+}
+
+Test(path, raw_not_nul_terminated_is_bounded_by_len)
+{
+	/* raw_len excludes the rest of the buffer */
+	check_join("abc/def", 3, "b\0a\0", 4, "/a/b/abc", 8);
+	check_join("/xyz", 2, NULL, 0, "/x", 2);
+}
+
+Test(path, long_raw_path)
+{
+	/* 1250 components "dNNN" -> 6250 bytes, well past PATH_MAX */
+	size_t n = 1250, i, rl = 0, wl = 0;
+	char *raw = malloc(n * 6 + (n / 100 + 1) * 10 + 1);
+	char *want = malloc(n * 6 + 1);
+
+	cr_assert(raw && want);
+	for (i = 0; i < n; i++) {
+		rl += sprintf(raw + rl, "/d%04zu", i);
+		/* with some noise that normalisation removes */
+		if (i % 100 == 0)
+			rl += sprintf(raw + rl, "/./zz/..//");
+		wl += sprintf(want + wl, "/d%04zu", i);
+	}
+	cr_assert_gt(wl, 4096);
+	check_join(raw, rl, "", 0, want, wl);
+	free(raw);
+	free(want);
+}
+
+Test(path, long_base_and_long_name)
+{
+	/* 2048 levels of "x" (leaf first), then a 5000-byte file name */
+	size_t depth = 2048, nlen = 5000, i, bl = 0, wl = 0;
+	char *base = malloc(depth * 2);
+	char *raw = malloc(nlen);
+	char *want = malloc(depth * 2 + 1 + nlen + 1);
+
+	cr_assert(base && raw && want);
+	for (i = 0; i < depth; i++) {
+		base[bl++] = 'x';
+		base[bl++] = '\0';
+		want[wl++] = '/';
+		want[wl++] = 'x';
+	}
+	memset(raw, 'n', nlen);
+	want[wl++] = '/';
+	memset(want + wl, 'n', nlen);
+	wl += nlen;
+	check_join(raw, nlen, base, bl, want, wl);
+	/* ".." drops one of the 2048 levels */
+	wl = (depth - 1) * 2;
+	memcpy(want + wl, "/y", 2);
+	check_join("../y", 4, base, bl, want, wl + 2);
+	free(base);
+	free(raw);
+	free(want);
+}
