@@ -281,6 +281,23 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	fp->dirfd = dirfd;
 	fp->flags = 0;
 	fp->base_len = 0;
+	fp->raw_len = 0;
+	if (!upath) {
+		/* fchmod, fchown, ftruncate: the path of the fd itself */
+		struct file *f = task_fd(task, dirfd);
+		struct path fpath;
+
+		fp->flags |= FP_PATH_FROM_FD;
+		if (!f) {
+			fp->flags |= FP_PATH_BASE_UNKNOWN;
+			return;
+		}
+		fpath = BPF_CORE_READ(f, f_path);
+		fp->base_len = walk_path(s, &fpath, start, start + FP_PATH_MAX,
+					 &fp->flags);
+		*pos = start + fp->base_len;
+		return;
+	}
 	n = bpf_probe_read_user_str(buf + (start & FP_BUF_MASK), FP_PATH_MAX,
 				    upath);
 	if (n <= 0) {
@@ -293,7 +310,7 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	fp->raw_len = n;
 	*pos = start + n;
 	c0 = buf[start & FP_BUF_MASK];
-	if (c0 == '/')
+	if (c0 == '/' || dirfd == FP_DIRFD_NONE)
 		return;
 
 	if (dirfd == AT_FDCWD) {
@@ -378,6 +395,8 @@ static __always_inline void file_event(struct pending *p, long ret)
 	e->flags = 0;
 	e->mode = 0;
 	e->resolve = 0;
+	e->arg[0] = 0;
+	e->arg[1] = 0;
 	__builtin_memset(&e->path[1], 0, sizeof(e->path[1]));
 	pa->dirfd[0] = AT_FDCWD;
 	pa->dirfd[1] = AT_FDCWD;
@@ -432,6 +451,96 @@ static __always_inline void file_event(struct pending *p, long ret)
 		pa->upath[1] = a[3];
 		if (p->sys == FP_SYS_RENAMEAT2)
 			e->flags = a[4];
+		break;
+	case FP_SYS_MKDIR: /* path, mode */
+	case FP_SYS_CHMOD:
+		pa->upath[0] = a[0];
+		e->mode = a[1];
+		break;
+	case FP_SYS_MKDIRAT: /* dirfd, path, mode */
+	case FP_SYS_FCHMODAT:
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->mode = a[2];
+		break;
+	case FP_SYS_FCHMODAT2: /* dirfd, path, mode, flags */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->mode = a[2];
+		e->flags = a[3];
+		break;
+	case FP_SYS_RMDIR: /* path */
+		pa->upath[0] = a[0];
+		break;
+	case FP_SYS_MKNOD: /* path, mode, dev */
+		pa->upath[0] = a[0];
+		e->mode = a[1];
+		e->arg[0] = a[2];
+		break;
+	case FP_SYS_MKNODAT: /* dirfd, path, mode, dev */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->mode = a[2];
+		e->arg[0] = a[3];
+		break;
+	case FP_SYS_SYMLINK: /* target, linkpath */
+		e->npaths = 2;
+		pa->upath[0] = a[1];
+		pa->dirfd[1] = FP_DIRFD_NONE;
+		pa->upath[1] = a[0];
+		break;
+	case FP_SYS_SYMLINKAT: /* target, newdirfd, linkpath */
+		e->npaths = 2;
+		pa->dirfd[0] = a[1];
+		pa->upath[0] = a[2];
+		pa->dirfd[1] = FP_DIRFD_NONE;
+		pa->upath[1] = a[0];
+		break;
+	case FP_SYS_LINK: /* old, new */
+		e->npaths = 2;
+		pa->upath[0] = a[0];
+		pa->upath[1] = a[1];
+		break;
+	case FP_SYS_LINKAT: /* olddirfd, old, newdirfd, new, flags */
+		e->npaths = 2;
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		pa->dirfd[1] = a[2];
+		pa->upath[1] = a[3];
+		e->flags = a[4];
+		break;
+	case FP_SYS_FCHMOD: /* fd, mode */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = 0;
+		e->mode = a[1];
+		break;
+	case FP_SYS_CHOWN: /* path, uid, gid */
+	case FP_SYS_LCHOWN:
+		pa->upath[0] = a[0];
+		e->arg[0] = a[1];
+		e->arg[1] = a[2];
+		break;
+	case FP_SYS_FCHOWN: /* fd, uid, gid */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = 0;
+		e->arg[0] = a[1];
+		e->arg[1] = a[2];
+		break;
+	case FP_SYS_FCHOWNAT: /* dirfd, path, uid, gid, flags */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->arg[0] = a[2];
+		e->arg[1] = a[3];
+		e->flags = a[4];
+		break;
+	case FP_SYS_TRUNCATE: /* path, length */
+		pa->upath[0] = a[0];
+		e->arg[0] = a[1];
+		break;
+	case FP_SYS_FTRUNCATE: /* fd, length */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = 0;
+		e->arg[0] = a[1];
 		break;
 	default:
 		return;
@@ -505,85 +614,82 @@ static __always_inline int sys_exit(long ret)
 	return 0;
 }
 
-#define A(n) ctx->args[n]
+/* syscall number -> enum fp_sys, filled by userspace before attach */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * FP_NR_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sys_table SEC(".maps");
 
-SEC("tracepoint/syscalls/sys_enter_open")
-int enter_open(struct trace_event_raw_sys_enter *ctx)
+#define TS_COMPAT 0x0002
+
+static __always_inline bool in_compat_syscall(void)
 {
-	return sys_enter(FP_SYS_OPEN, A(0), A(1), A(2), 0, 0);
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	if (!bpf_core_field_exists(task->thread_info.status))
+		return false;
+	return BPF_CORE_READ(task, thread_info.status) & TS_COMPAT;
 }
 
-SEC("tracepoint/syscalls/sys_enter_creat")
-int enter_creat(struct trace_event_raw_sys_enter *ctx)
+static __always_inline __u32 sys_of(long id)
 {
-	return sys_enter(FP_SYS_CREAT, A(0), A(1), 0, 0, 0);
+	__u32 key, *sys;
+
+	if (id < 0 || id >= FP_NR_SYSCALLS)
+		return 0;
+	key = id;
+	sys = bpf_map_lookup_elem(&sys_table, &key);
+	return sys ? *sys : 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_openat")
-int enter_openat(struct trace_event_raw_sys_enter *ctx)
+/*
+ * One program for every syscall entry: a table lookup turns away the
+ * syscalls footprint does not trace before anything else is done. One
+ * attachment instead of one per syscall also makes start and stop fast.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 {
-	return sys_enter(FP_SYS_OPENAT, A(0), A(1), A(2), A(3), 0);
-}
+	__u32 sys = sys_of(id);
 
-SEC("tracepoint/syscalls/sys_enter_openat2")
-int enter_openat2(struct trace_event_raw_sys_enter *ctx)
-{
-	return sys_enter(FP_SYS_OPENAT2, A(0), A(1), A(2), A(3), 0);
-}
+	if (!sys)
+		return 0;
+	if (in_compat_syscall()) {
+		struct fp_stats *st;
+		__u32 key = FP_NR_SYSCALLS + (__u32)id, *csys;
 
-SEC("tracepoint/syscalls/sys_enter_unlink")
-int enter_unlink(struct trace_event_raw_sys_enter *ctx)
-{
-	return sys_enter(FP_SYS_UNLINK, A(0), 0, 0, 0, 0);
-}
-
-SEC("tracepoint/syscalls/sys_enter_unlinkat")
-int enter_unlinkat(struct trace_event_raw_sys_enter *ctx)
-{
-	return sys_enter(FP_SYS_UNLINKAT, A(0), A(1), A(2), 0, 0);
-}
-
-SEC("tracepoint/syscalls/sys_enter_rename")
-int enter_rename(struct trace_event_raw_sys_enter *ctx)
-{
-	return sys_enter(FP_SYS_RENAME, A(0), A(1), 0, 0, 0);
-}
-
-SEC("tracepoint/syscalls/sys_enter_renameat")
-int enter_renameat(struct trace_event_raw_sys_enter *ctx)
-{
-	return sys_enter(FP_SYS_RENAMEAT, A(0), A(1), A(2), A(3), 0);
-}
-
-SEC("tracepoint/syscalls/sys_enter_renameat2")
-int enter_renameat2(struct trace_event_raw_sys_enter *ctx)
-{
-	return sys_enter(FP_SYS_RENAMEAT2, A(0), A(1), A(2), A(3), A(4));
-}
-
-SEC("tracepoint/syscalls/sys_enter_bind")
-int enter_bind(struct trace_event_raw_sys_enter *ctx)
-{
-	return sys_enter(FP_SYS_BIND, A(0), A(1), A(2), 0, 0);
-}
-
-#define SYS_EXIT_PROG(name)                                   \
-	SEC("tracepoint/syscalls/sys_exit_" #name)            \
-	int exit_##name(struct trace_event_raw_sys_exit *ctx) \
-	{                                                     \
-		return sys_exit(ctx->ret);                    \
+		/* the number belongs to the 32-bit table */
+		csys = bpf_map_lookup_elem(&sys_table, &key);
+		if (csys && *csys && traced()) {
+			st = stats_cpu();
+			if (st)
+				__sync_fetch_and_add(&st->compat, 1);
+		}
+		return 0;
 	}
+	return sys_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
+			 PT_REGS_PARM2_CORE_SYSCALL(regs),
+			 PT_REGS_PARM3_CORE_SYSCALL(regs),
+			 PT_REGS_PARM4_CORE_SYSCALL(regs),
+			 PT_REGS_PARM5_CORE_SYSCALL(regs));
+}
 
-SYS_EXIT_PROG(open)
-SYS_EXIT_PROG(creat)
-SYS_EXIT_PROG(openat)
-SYS_EXIT_PROG(openat2)
-SYS_EXIT_PROG(unlink)
-SYS_EXIT_PROG(unlinkat)
-SYS_EXIT_PROG(rename)
-SYS_EXIT_PROG(renameat)
-SYS_EXIT_PROG(renameat2)
-SYS_EXIT_PROG(bind)
+SEC("tp_btf/sys_exit")
+int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
+{
+	/* the hash lookup in sys_exit is the cost: only for traced syscalls */
+#if defined(__TARGET_ARCH_arm64)
+	long id = BPF_CORE_READ((struct user_pt_regs *)regs, syscallno);
+#else
+	long id = BPF_CORE_READ(regs, orig_ax);
+#endif
+
+	if (!sys_of(id))
+		return 0;
+	return sys_exit(ret);
+}
 
 struct argv_ctx {
 	__u64 start;

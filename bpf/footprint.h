@@ -36,8 +36,38 @@ enum fp_sys {
 	FP_SYS_RENAMEAT,
 	FP_SYS_RENAMEAT2,
 	FP_SYS_BIND,
+	FP_SYS_MKDIR,
+	FP_SYS_MKDIRAT,
+	FP_SYS_RMDIR,
+	FP_SYS_MKNOD,
+	FP_SYS_MKNODAT,
+	FP_SYS_SYMLINK,
+	FP_SYS_SYMLINKAT,
+	FP_SYS_LINK,
+	FP_SYS_LINKAT,
+	FP_SYS_CHMOD,
+	FP_SYS_FCHMOD,
+	FP_SYS_FCHMODAT,
+	FP_SYS_FCHMODAT2,
+	FP_SYS_CHOWN,
+	FP_SYS_LCHOWN,
+	FP_SYS_FCHOWN,
+	FP_SYS_FCHOWNAT,
+	FP_SYS_TRUNCATE,
+	FP_SYS_FTRUNCATE,
 	FP_SYS_MAX,
 };
+
+/*
+ * Syscall numbers are per architecture, so userspace fills the table that
+ * maps them to enum fp_sys. Native numbers index [0, FP_NR_SYSCALLS);
+ * 32-bit compat numbers index [FP_NR_SYSCALLS, 2 * FP_NR_SYSCALLS) and are
+ * only counted: their arguments are laid out differently.
+ */
+#define FP_NR_SYSCALLS 1024
+
+/* dirfd value for a path argument that is not resolved (a symlink target) */
+#define FP_DIRFD_NONE (-1000)
 
 /* struct fp_path.flags */
 #define FP_PATH_RAW_TRUNC (1U << 0) /* the string passed in was cut */
@@ -45,6 +75,7 @@ enum fp_sys {
 #define FP_PATH_BASE_UNKNOWN (1U << 2) /* dirfd did not name an open file */
 #define FP_PATH_BASE_DETACHED (1U << 3) /* walk ended off the task's root */
 #define FP_PATH_RAW_FAULT (1U << 4) /* the user pointer was unreadable */
+#define FP_PATH_FROM_FD (1U << 5) /* no string: the path of an open fd */
 
 struct fp_hdr {
 	__u32 type;
@@ -83,6 +114,7 @@ struct fp_file {
 	__u64 flags; /* open/openat2 flags, unlink or rename flags */
 	__u64 mode;
 	__u64 resolve; /* openat2 RESOLVE_* */
+	__u64 arg[2]; /* chown: uid, gid; truncate: length; mknod: dev */
 	struct fp_path path[2];
 	char data[];
 };
@@ -138,6 +170,7 @@ struct fp_stats {
 	__u64 lost; /* records that could not be reserved */
 	__u64 lost_bytes;
 	__u64 pending_full; /* syscalls whose arguments could not be kept */
+	__u64 compat; /* 32-bit file syscalls, which are not decoded */
 };
 
 #endif /* FOOTPRINT_H */

@@ -238,11 +238,12 @@ static void write_stats_json(FILE *f, const struct fp_trace_stats *st,
 		"{\"type\":\"stats\",\"events\":%" PRIu64
 		",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"lost_ringbuf\":%" PRIu64 ",\"lost_pending\":%" PRIu64
-		",\"lost_recursion\":%" PRIu64 ",\"lost_malformed\":%" PRIu64
-		",\"argv_incomplete\":%" PRIu64 ",\"lost_per_cpu\":[",
+		",\"lost_recursion\":%" PRIu64 ",\"lost_compat\":%" PRIu64
+		",\"lost_malformed\":%" PRIu64 ",\"argv_incomplete\":%" PRIu64
+		",\"lost_per_cpu\":[",
 		col->delivered, col->records, st->lost + col->malformed,
 		st->lost_ringbuf, st->lost_pending, st->lost_recursion,
-		col->malformed, col->argv_incomplete);
+		st->lost_compat, col->malformed, col->argv_incomplete);
 	for (i = 0; i < st->ncpus; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", st->lost_per_cpu[i]);
 	fprintf(f, "],\"complete\":%s}\n",

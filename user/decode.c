@@ -55,11 +55,15 @@ static int decode_path(struct fp_event_path *out, const struct fp_path *in,
 	out->truncated = in->flags & (FP_PATH_RAW_TRUNC | FP_PATH_BASE_TRUNC |
 				      FP_PATH_RAW_FAULT);
 	out->base_unknown = in->flags & FP_PATH_BASE_UNKNOWN;
+	out->from_fd = in->flags & FP_PATH_FROM_FD;
+	out->unresolved = in->dirfd == FP_DIRFD_NONE;
 	*data += raw_len + base_len;
 	*left -= raw_len + base_len;
 	/* the string includes its NUL, unless it was cut */
 	if (raw_len && raw[raw_len - 1] == '\0')
 		raw_len--;
+	if (out->unresolved)
+		return dup_bytes(&out->path, raw, raw_len);
 	return fp_path_join(&out->path, raw, raw_len, raw + in->raw_len,
 			    base_len);
 }
@@ -80,6 +84,8 @@ static int decode_file(const void *rec, size_t size, struct fp_event *ev)
 	ev->file.flags = f->flags;
 	ev->file.mode = f->mode;
 	ev->file.resolve = f->resolve;
+	ev->file.arg[0] = f->arg[0];
+	ev->file.arg[1] = f->arg[1];
 	ev->file.npaths = f->npaths;
 	for (i = 0; i < f->npaths; i++) {
 		err = decode_path(&ev->file.path[i], &f->path[i], &data, &left);

@@ -29,6 +29,16 @@ static const char *const sys_names[FP_SYS_MAX] = {
 	[FP_SYS_UNLINK] = "unlink",	  [FP_SYS_UNLINKAT] = "unlinkat",
 	[FP_SYS_RENAME] = "rename",	  [FP_SYS_RENAMEAT] = "renameat",
 	[FP_SYS_RENAMEAT2] = "renameat2", [FP_SYS_BIND] = "bind",
+	[FP_SYS_MKDIR] = "mkdir",	  [FP_SYS_MKDIRAT] = "mkdirat",
+	[FP_SYS_RMDIR] = "rmdir",	  [FP_SYS_MKNOD] = "mknod",
+	[FP_SYS_MKNODAT] = "mknodat",	  [FP_SYS_SYMLINK] = "symlink",
+	[FP_SYS_SYMLINKAT] = "symlinkat", [FP_SYS_LINK] = "link",
+	[FP_SYS_LINKAT] = "linkat",	  [FP_SYS_CHMOD] = "chmod",
+	[FP_SYS_FCHMOD] = "fchmod",	  [FP_SYS_FCHMODAT] = "fchmodat",
+	[FP_SYS_FCHMODAT2] = "fchmodat2", [FP_SYS_CHOWN] = "chown",
+	[FP_SYS_LCHOWN] = "lchown",	  [FP_SYS_FCHOWN] = "fchown",
+	[FP_SYS_FCHOWNAT] = "fchownat",	  [FP_SYS_TRUNCATE] = "truncate",
+	[FP_SYS_FTRUNCATE] = "ftruncate",
 };
 
 const char *fp_sys_name(uint32_t sys)
@@ -51,11 +61,37 @@ const char *fp_event_kind(const struct fp_event *ev)
 		switch (ev->file.sys) {
 		case FP_SYS_UNLINK:
 		case FP_SYS_UNLINKAT:
+		case FP_SYS_RMDIR:
 			return "unlink";
 		case FP_SYS_RENAME:
 		case FP_SYS_RENAMEAT:
 		case FP_SYS_RENAMEAT2:
 			return "rename";
+		case FP_SYS_MKDIR:
+		case FP_SYS_MKDIRAT:
+			return "mkdir";
+		case FP_SYS_MKNOD:
+		case FP_SYS_MKNODAT:
+			return "mknod";
+		case FP_SYS_SYMLINK:
+		case FP_SYS_SYMLINKAT:
+			return "symlink";
+		case FP_SYS_LINK:
+		case FP_SYS_LINKAT:
+			return "link";
+		case FP_SYS_CHMOD:
+		case FP_SYS_FCHMOD:
+		case FP_SYS_FCHMODAT:
+		case FP_SYS_FCHMODAT2:
+			return "chmod";
+		case FP_SYS_CHOWN:
+		case FP_SYS_LCHOWN:
+		case FP_SYS_FCHOWN:
+		case FP_SYS_FCHOWNAT:
+			return "chown";
+		case FP_SYS_TRUNCATE:
+		case FP_SYS_FTRUNCATE:
+			return "truncate";
 		default:
 			return "open";
 		}

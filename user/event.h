@@ -26,6 +26,8 @@ struct fp_event_path {
 	int dirfd; /* -100 (AT_FDCWD) or the fd the path was relative to */
 	bool truncated;
 	bool base_unknown; /* relative to a dirfd that named nothing */
+	bool from_fd; /* fchmod, fchown, ftruncate: dirfd is the fd itself */
+	bool unresolved; /* a symlink target: raw, as given */
 };
 
 struct fp_event {
@@ -59,6 +61,7 @@ struct fp_event {
 			int64_t ret;
 			bool created; /* this open created the file */
 			uint64_t flags, mode, resolve;
+			uint64_t arg[2]; /* chown uid, gid; truncate length */
 			unsigned int npaths;
 			struct fp_event_path path[2];
 		} file;
@@ -77,7 +80,8 @@ struct fp_event {
 
 void fp_event_free(struct fp_event *ev);
 const char *fp_sys_name(uint32_t sys);
-/* "open", "unlink", "rename", "bind", "exec", "fork", "exit" */
+/* "open", "unlink", "rename", "mkdir", "mknod", "symlink", "link",
+ * "chmod", "chown", "truncate", "bind", "exec", "fork", "exit" */
 const char *fp_event_kind(const struct fp_event *ev);
 
 #endif

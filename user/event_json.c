@@ -37,6 +37,11 @@ static const struct flag_name unlink_flags[] = {
 	{ AT_REMOVEDIR, "AT_REMOVEDIR" },
 };
 
+static const struct flag_name link_flags[] = {
+	{ AT_SYMLINK_FOLLOW, "AT_SYMLINK_FOLLOW" },
+	{ AT_EMPTY_PATH, "AT_EMPTY_PATH" },
+};
+
 static void append(char *buf, size_t len, const char *s)
 {
 	size_t used = strlen(buf);
@@ -95,7 +100,9 @@ static void write_path(struct json_out *j, const char *key,
 	char k[48];
 
 	json_field_bytes(j, key, p->path.data, p->path.len);
-	if (p->dirfd != AT_FDCWD_VALUE) {
+	if (p->from_fd) {
+		json_field_i64(j, "fd", p->dirfd);
+	} else if (p->dirfd != AT_FDCWD_VALUE && !p->unresolved) {
 		snprintf(k, sizeof(k), "%s_dirfd", key);
 		json_field_i64(j, k, p->dirfd);
 	}
@@ -115,12 +122,19 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 	const char *kind = fp_event_kind(ev);
 
 	json_field_str(j, "syscall", fp_sys_name(ev->file.sys));
-	if (!strcmp(kind, "rename")) {
+	if (!strcmp(kind, "rename") || !strcmp(kind, "link")) {
 		write_path(j, "old_path", &ev->file.path[0]);
 		write_path(j, "new_path", &ev->file.path[1]);
 		json_field_u64(j, "flags", ev->file.flags);
-		flags_text(text, sizeof(text), ev->file.flags, rename_flags,
-			   sizeof(rename_flags) / sizeof(rename_flags[0]));
+		if (!strcmp(kind, "rename"))
+			flags_text(text, sizeof(text), ev->file.flags,
+				   rename_flags,
+				   sizeof(rename_flags) /
+					   sizeof(rename_flags[0]));
+		else
+			flags_text(text, sizeof(text), ev->file.flags,
+				   link_flags,
+				   sizeof(link_flags) / sizeof(link_flags[0]));
 		json_field_str(j, "flags_text", text);
 	} else if (!strcmp(kind, "unlink")) {
 		write_path(j, "path", &ev->file.path[0]);
@@ -128,7 +142,7 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 		flags_text(text, sizeof(text), ev->file.flags, unlink_flags,
 			   sizeof(unlink_flags) / sizeof(unlink_flags[0]));
 		json_field_str(j, "flags_text", text);
-	} else {
+	} else if (!strcmp(kind, "open")) {
 		write_path(j, "path", &ev->file.path[0]);
 		json_field_u64(j, "flags", ev->file.flags);
 		fp_open_flags_text(text, sizeof(text), ev->file.flags);
@@ -137,6 +151,29 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 		if (ev->file.sys == FP_SYS_OPENAT2)
 			json_field_u64(j, "resolve", ev->file.resolve);
 		json_field_bool(j, "created", ev->file.created);
+	} else if (!strcmp(kind, "symlink")) {
+		write_path(j, "path", &ev->file.path[0]);
+		json_field_bytes(j, "target", ev->file.path[1].path.data,
+				 ev->file.path[1].path.len);
+	} else {
+		write_path(j, "path", &ev->file.path[0]);
+		if (!strcmp(kind, "chown")) {
+			/* -1 means "leave unchanged" */
+			json_field_i64(j, "owner_uid",
+				       (int32_t)ev->file.arg[0]);
+			json_field_i64(j, "owner_gid",
+				       (int32_t)ev->file.arg[1]);
+		} else if (!strcmp(kind, "truncate")) {
+			json_field_i64(j, "length", (int64_t)ev->file.arg[0]);
+		} else {
+			json_field_u64(j, "mode", ev->file.mode & 07777);
+		}
+		if (!strcmp(kind, "mknod")) {
+			json_field_u64(j, "dev", ev->file.arg[0]);
+			json_field_u64(j, "file_type", ev->file.mode & 0170000);
+		}
+		if (ev->file.flags)
+			json_field_u64(j, "flags", ev->file.flags);
 	}
 	write_result(j, ev->file.ret);
 }

@@ -35,6 +35,7 @@ struct fp_actor {
 #define FP_OP_REMOVED (1U << 2)
 #define FP_OP_RENAMED_FROM (1U << 3)
 #define FP_OP_RENAMED_TO (1U << 4)
+#define FP_OP_ATTRS (1U << 5) /* chmod, chown */
 
 enum fp_file_list {
 	FP_F_ADDED,

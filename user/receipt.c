@@ -93,8 +93,8 @@ static void write_names(struct json_out *j, const char *key, unsigned int bits,
 
 static const char *const change_names[] = { "content", "mode", "owner", "type",
 					    "target" };
-static const char *const op_names[] = { "created", "written", "removed",
-					"renamed_from", "renamed_to" };
+static const char *const op_names[] = { "created",	"written",    "removed",
+					"renamed_from", "renamed_to", "attrs" };
 
 static void write_file(struct json_out *j, enum fp_file_list l,
 		       const struct fp_file_finding *x)
@@ -118,7 +118,7 @@ static void write_file(struct json_out *j, enum fp_file_list l,
 		write_actor(j, "removed_by", &x->removed_by);
 		break;
 	case FP_F_OUTSIDE:
-		write_names(j, "ops", x->changes, op_names, 5);
+		write_names(j, "ops", x->changes, op_names, 6);
 		write_actor(j, "by", &x->by);
 		break;
 	case FP_F_UNEXPLAINED:

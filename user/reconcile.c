@@ -228,6 +228,31 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		}
 		a->exists = 1;
 		touch(a, ev, ex);
+	} else if (!strcmp(kind, "mkdir") || !strcmp(kind, "mknod") ||
+		   !strcmp(kind, "symlink")) {
+		a->ops |= FP_OP_CREATED | FP_OP_WRITTEN;
+		a->born = true;
+		a->created_pid = ev->pid;
+		a->created_exec = ex;
+		a->exists = 1;
+		touch(a, ev, ex);
+	} else if (!strcmp(kind, "link")) {
+		/* a new name for an old file */
+		b = path_get(r, &ev->file.path[1].path);
+		if (!b)
+			return -ENOMEM;
+		b->ops |= FP_OP_CREATED;
+		b->born = true;
+		b->created_pid = ev->pid;
+		b->created_exec = ex;
+		b->exists = 1;
+		touch(b, ev, ex);
+	} else if (!strcmp(kind, "chmod") || !strcmp(kind, "chown")) {
+		a->ops |= FP_OP_ATTRS;
+		touch(a, ev, ex);
+	} else if (!strcmp(kind, "truncate")) {
+		a->ops |= FP_OP_WRITTEN;
+		touch(a, ev, ex);
 	} else if (!strcmp(kind, "unlink")) {
 		a->ops |= FP_OP_REMOVED;
 		a->exists = 0;
@@ -495,12 +520,13 @@ static int file_finding(const struct fp_recon *r, struct fp_findings *out,
 		anc = FP_OP_RENAMED_FROM | FP_OP_REMOVED;
 		break;
 	default:
-		self = FP_OP_WRITTEN | FP_OP_CREATED | FP_OP_RENAMED_TO |
-		       FP_OP_REMOVED;
+		/* every kind of change needs an event that can make it */
+		self = FP_OP_CREATED | FP_OP_RENAMED_TO;
 		anc = FP_OP_RENAMED_TO;
-		/* no traced syscall changes only a mode or owner */
-		if (!(changes & (FP_CH_CONTENT | FP_CH_TYPE | FP_CH_TARGET)))
-			self = anc = 0;
+		if (changes & (FP_CH_CONTENT | FP_CH_TYPE | FP_CH_TARGET))
+			self |= FP_OP_WRITTEN | FP_OP_REMOVED;
+		if (changes & (FP_CH_MODE | FP_CH_OWNER))
+			self |= FP_OP_ATTRS;
 		break;
 	}
 	f = add_file(out, l, e->path.data, e->path.len);
@@ -510,6 +536,18 @@ static int file_finding(const struct fp_recon *r, struct fp_findings *out,
 	f->after = a;
 	f->changes = changes;
 	ps = self ? explain(r, e->path.data, e->path.len, self, anc) : NULL;
+	if (ps && l == FP_F_CHANGED && !(ps->ops & FP_OP_RENAMED_TO) &&
+	    fp_hashmap_get(&r->paths, e->path.data, e->path.len) == ps) {
+		/* a write does not explain a chmod, nor a chmod a write */
+		unsigned int replaced = FP_OP_CREATED | FP_OP_RENAMED_TO;
+
+		if ((changes & (FP_CH_CONTENT | FP_CH_TYPE | FP_CH_TARGET)) &&
+		    !(ps->ops & (replaced | FP_OP_WRITTEN | FP_OP_REMOVED)))
+			ps = NULL;
+		else if ((changes & (FP_CH_MODE | FP_CH_OWNER)) &&
+			 !(ps->ops & (replaced | FP_OP_ATTRS)))
+			ps = NULL;
+	}
 	f->explained = ps != NULL;
 	if (ps && actor_fill(r, &f->by, ps->last_pid, ps->last_exec))
 		return -ENOMEM;

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "footprint.skel.h"
+#include "syscalls.h"
 #include "tracer.h"
 
 struct fp_tracer {
@@ -58,6 +59,27 @@ static const char *hint(int err)
 	return "rerun with FOOTPRINT_DEBUG=1 for libbpf's messages";
 }
 
+static int fill_sys_table(struct fp_tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.sys_table);
+	const struct fp_syscall_nr *s;
+	__u32 key;
+
+	for (s = fp_native_syscalls; s->nr >= 0; s++) {
+		key = s->nr;
+		if (s->nr >= FP_NR_SYSCALLS ||
+		    bpf_map_update_elem(fd, &key, &s->sys, BPF_ANY))
+			return -EINVAL;
+	}
+	for (s = fp_compat_syscalls; s->nr >= 0; s++) {
+		key = FP_NR_SYSCALLS + s->nr;
+		if (s->nr >= FP_NR_SYSCALLS ||
+		    bpf_map_update_elem(fd, &key, &s->sys, BPF_ANY))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		   struct fp_collector *collector, char *err, size_t errlen)
 {
@@ -91,6 +113,10 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		goto fail;
 	step = "load";
 	ret = footprint_bpf__load(t->skel);
+	if (ret)
+		goto fail;
+	step = "fill the syscall table of";
+	ret = fill_sys_table(t);
 	if (ret)
 		goto fail;
 	step = "attach";
@@ -181,10 +207,13 @@ int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st)
 		st->events += per[i].events;
 		st->lost_ringbuf += per[i].lost;
 		st->lost_pending += per[i].pending_full;
-		st->lost_per_cpu[i] = per[i].lost + per[i].pending_full;
+		st->lost_compat += per[i].compat;
+		st->lost_per_cpu[i] =
+			per[i].lost + per[i].pending_full + per[i].compat;
 	}
 	st->lost_recursion = recursion_misses(t);
-	st->lost = st->lost_ringbuf + st->lost_pending + st->lost_recursion;
+	st->lost = st->lost_ringbuf + st->lost_pending + st->lost_recursion +
+		   st->lost_compat;
 cleanup:
 	free(per);
 	return ret;

@@ -24,6 +24,7 @@ struct fp_trace_stats {
 	uint64_t lost_ringbuf;
 	uint64_t lost_pending;
 	uint64_t lost_recursion;
+	uint64_t lost_compat; /* 32-bit file syscalls, seen but not decoded */
 	unsigned int ncpus;
 	uint64_t *lost_per_cpu; /* ring buffer + pending, per CPU */
 };

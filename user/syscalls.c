@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/types.h>
+#include <sys/syscall.h>
+
+#include "footprint.h"
+#include "syscalls.h"
+
+/* Numbers come from this build's <sys/syscall.h>: the target's own. */
+const struct fp_syscall_nr fp_native_syscalls[] = {
+#ifdef SYS_open
+	{ SYS_open, FP_SYS_OPEN },
+#endif
+#ifdef SYS_creat
+	{ SYS_creat, FP_SYS_CREAT },
+#endif
+#ifdef SYS_unlink
+	{ SYS_unlink, FP_SYS_UNLINK },
+#endif
+#ifdef SYS_rename
+	{ SYS_rename, FP_SYS_RENAME },
+#endif
+#ifdef SYS_mkdir
+	{ SYS_mkdir, FP_SYS_MKDIR },
+#endif
+#ifdef SYS_rmdir
+	{ SYS_rmdir, FP_SYS_RMDIR },
+#endif
+#ifdef SYS_mknod
+	{ SYS_mknod, FP_SYS_MKNOD },
+#endif
+#ifdef SYS_symlink
+	{ SYS_symlink, FP_SYS_SYMLINK },
+#endif
+#ifdef SYS_link
+	{ SYS_link, FP_SYS_LINK },
+#endif
+#ifdef SYS_chmod
+	{ SYS_chmod, FP_SYS_CHMOD },
+#endif
+#ifdef SYS_chown
+	{ SYS_chown, FP_SYS_CHOWN },
+#endif
+#ifdef SYS_lchown
+	{ SYS_lchown, FP_SYS_LCHOWN },
+#endif
+#ifdef SYS_fchmodat2
+	{ SYS_fchmodat2, FP_SYS_FCHMODAT2 },
+#else
+	{ 452, FP_SYS_FCHMODAT2 }, /* same number on every architecture */
+#endif
+	{ SYS_openat, FP_SYS_OPENAT },
+	{ SYS_openat2, FP_SYS_OPENAT2 },
+	{ SYS_unlinkat, FP_SYS_UNLINKAT },
+	{ SYS_renameat, FP_SYS_RENAMEAT },
+	{ SYS_renameat2, FP_SYS_RENAMEAT2 },
+	{ SYS_bind, FP_SYS_BIND },
+	{ SYS_mkdirat, FP_SYS_MKDIRAT },
+	{ SYS_mknodat, FP_SYS_MKNODAT },
+	{ SYS_symlinkat, FP_SYS_SYMLINKAT },
+	{ SYS_linkat, FP_SYS_LINKAT },
+	{ SYS_fchmod, FP_SYS_FCHMOD },
+	{ SYS_fchmodat, FP_SYS_FCHMODAT },
+	{ SYS_fchown, FP_SYS_FCHOWN },
+	{ SYS_fchownat, FP_SYS_FCHOWNAT },
+	{ SYS_truncate, FP_SYS_TRUNCATE },
+	{ SYS_ftruncate, FP_SYS_FTRUNCATE },
+	{ -1, 0 },
+};
+
+/* i386 numbers, for 32-bit programs on x86_64 (arch/x86/entry/syscalls) */
+const struct fp_syscall_nr fp_compat_syscalls[] = {
+#if defined(__x86_64__)
+	{ 5, FP_SYS_OPEN },
+	{ 8, FP_SYS_CREAT },
+	{ 9, FP_SYS_LINK },
+	{ 10, FP_SYS_UNLINK },
+	{ 14, FP_SYS_MKNOD },
+	{ 15, FP_SYS_CHMOD },
+	{ 16, FP_SYS_LCHOWN },
+	{ 38, FP_SYS_RENAME },
+	{ 39, FP_SYS_MKDIR },
+	{ 40, FP_SYS_RMDIR },
+	{ 83, FP_SYS_SYMLINK },
+	{ 92, FP_SYS_TRUNCATE },
+	{ 93, FP_SYS_FTRUNCATE },
+	{ 94, FP_SYS_FCHMOD },
+	{ 95, FP_SYS_FCHOWN },
+	{ 102, FP_SYS_BIND }, /* socketcall */
+	{ 182, FP_SYS_CHOWN },
+	{ 198, FP_SYS_LCHOWN },
+	{ 207, FP_SYS_FCHOWN },
+	{ 212, FP_SYS_CHOWN },
+	{ 295, FP_SYS_OPENAT },
+	{ 296, FP_SYS_MKDIRAT },
+	{ 297, FP_SYS_MKNODAT },
+	{ 298, FP_SYS_FCHOWNAT },
+	{ 301, FP_SYS_UNLINKAT },
+	{ 302, FP_SYS_RENAMEAT },
+	{ 303, FP_SYS_LINKAT },
+	{ 304, FP_SYS_SYMLINKAT },
+	{ 306, FP_SYS_FCHMODAT },
+	{ 353, FP_SYS_RENAMEAT2 },
+	{ 361, FP_SYS_BIND },
+	{ 437, FP_SYS_OPENAT2 },
+	{ 452, FP_SYS_FCHMODAT2 },
+#endif
+	{ -1, 0 },
+};
