@@ -20,6 +20,12 @@ static bool gone(int err)
 	return err == -ENOENT || err == -ESRCH;
 }
 
+/* a piece that cannot be read is left empty, unless the process is gone */
+static int tolerate(int err)
+{
+	return err == -ENOMEM || gone(err) ? err : 0;
+}
+
 static int set_bytes(struct fp_bytes *b, const char *s, size_t len)
 {
 	char *d = malloc(len + 1);
@@ -124,8 +130,8 @@ cleanup:
 }
 
 /*
- * comm may hold spaces and parentheses but never changes what follows the
- * last ')', so the fixed fields are counted from there.
+ * comm may hold spaces and parentheses, but nothing after it can, so the
+ * fixed fields are counted from the last ')'.
  */
 static int parse_stat(struct fp_proc *p, const struct fp_bytes *st,
 		      unsigned long *flags)
@@ -138,9 +144,10 @@ static int parse_stat(struct fp_proc *p, const struct fp_bytes *st,
 
 	if (!open || !close || close < open)
 		return -EINVAL;
-	/* fields 3 to 22: state ppid ... flags ... starttime */
+	/* fields 3-9 (state ppid ... flags), 10-21 skipped, 22 starttime */
 	if (sscanf(close + 1,
-		   " %*c %d %*d %*d %*d %*d %lu %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+		   " %*c %d %*d %*d %*d %*d %lu"
+		   " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
 		   &ppid, flags, &start) != 3)
 		return -EINVAL;
 	n = close - open - 1;
@@ -262,22 +269,18 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p)
 	ret = read_at(dirfd, "status", &buf);
 	if (!ret)
 		parse_status(p, buf.data);
-	else if (ret != -ENOMEM && !gone(ret))
-		ret = 0;
+	ret = tolerate(ret);
 	if (ret)
 		goto cleanup;
 
-	ret = read_at(dirfd, "cmdline", &p->argv);
-	if (ret && ret != -ENOMEM && !gone(ret))
-		ret = 0;
+	ret = tolerate(read_at(dirfd, "cmdline", &p->argv));
 	if (ret)
 		goto cleanup;
 
 	ret = read_at(dirfd, "cgroup", &buf);
 	if (!ret)
 		ret = parse_cgroup(p, &buf);
-	else if (ret != -ENOMEM && !gone(ret))
-		ret = 0;
+	ret = tolerate(ret);
 	if (ret)
 		goto cleanup;
 
@@ -287,12 +290,9 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p)
 		ret = read_link_piece(dirfd, "cwd", &p->cwd, &cwd_err);
 	if (ret)
 		goto cleanup;
-	if (gone(exe_err) || gone(cwd_err)) {
-		/* still there (a zombie, a kthread), or did it just exit? */
-		ret = read_at(dirfd, "stat", &buf);
-		if (ret && ret != -ENOMEM && !gone(ret))
-			ret = 0;
-	}
+	/* still there (a zombie, a kthread), or did it just exit? */
+	if (gone(exe_err) || gone(cwd_err))
+		ret = tolerate(read_at(dirfd, "stat", &buf));
 
 cleanup:
 	free(buf.data);
