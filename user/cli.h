@@ -22,5 +22,7 @@ int fp_usage_error(const char *sub, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 int cmd_run(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 
 #endif

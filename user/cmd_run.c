@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pwd.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 #include "cgroup.h"
@@ -22,6 +24,9 @@
 #include "collector.h"
 #include "event_json.h"
 #include "judge.h"
+#include "logcodec.h"
+#include "logrun.h"
+#include "run.h"
 #include "launch.h"
 #include "policy.h"
 #include "receipt.h"
@@ -39,6 +44,8 @@ struct run_rule {
 struct run_opts {
 	const char *events_path;
 	const char *receipt_path;
+	const char *record_path;
+	bool force;
 	size_t ring_bytes;
 	uint64_t max_argv_bytes;
 	bool quiet;
@@ -58,6 +65,9 @@ struct run_sink {
 	FILE *events;
 	struct fp_recon *recon;
 	int recon_err;
+	struct fp_log_sink *log;
+	const char *log_path;
+	int log_err;
 	uint64_t by_type[FP_EV_BIND + 1];
 };
 
@@ -85,6 +95,9 @@ static void run_usage(FILE *f)
 		"  -o, --receipt FILE   write the JSON receipt (docs/receipt.schema.json)\n"
 		"  -e, --events FILE    write every event as NDJSON to FILE (- for stdout);\n"
 		"                       fields are described in docs/events.md\n"
+		"  -w, --record FILE    record snapshots and events to a compressed log\n"
+		"                       (0600) that 'footprint replay' re-judges offline\n"
+		"      --force          overwrite an existing --record FILE\n"
 		"      --cross-mounts   descend into other filesystems under a root\n"
 		"      --rehash-all     re-hash every file after the run\n"
 		"      --report-noise   report /dev/null, /dev/tty*, /proc/self/... too\n"
@@ -120,6 +133,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 		{ "rehash-all", no_argument, NULL, 'H' },
 		{ "report-noise", no_argument, NULL, 'N' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "record", required_argument, NULL, 'w' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "ring-size", required_argument, NULL, 'R' },
 		{ "max-argv", required_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -133,7 +148,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 	o->max_argv_bytes = 1 << 20;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:a:f:x:p:o:e:qh", longopts,
+	while ((c = getopt_long(argc, argv, "+:r:a:f:x:p:o:e:w:qh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -165,6 +180,12 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'C':
 			o->cross_mounts = true;
+			break;
+		case 'w':
+			o->record_path = optarg;
+			break;
+		case 'F':
+			o->force = true;
 			break;
 		case 'H':
 			o->rehash_all = true;
@@ -214,6 +235,16 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
+static int log_failed(struct run_sink *s, int ret)
+{
+	if (ret && !s->log_err) {
+		s->log_err = ret;
+		fprintf(stderr, "footprint: writing the log %s failed: %s\n",
+			s->log_path, strerror(-ret));
+	}
+	return ret;
+}
+
 static int sink_event(void *ctx, const struct fp_event *ev)
 {
 	struct run_sink *s = ctx;
@@ -224,6 +255,8 @@ static int sink_event(void *ctx, const struct fp_event *ev)
 	err = fp_recon_feed(s->recon, ev);
 	if (err && !s->recon_err)
 		s->recon_err = err;
+	if (s->log && !s->log_err)
+		log_failed(s, fp_log_event(s->log, ev));
 	if (s->events)
 		fp_event_write_json(s->events, ev);
 	return 0;
@@ -250,6 +283,8 @@ static void write_stats_json(FILE *f, const struct fp_trace_stats *st,
 		st->lost + col->malformed ? "false" : "true");
 }
 
+static int64_t now_ms(void);
+
 /* Forward a signal meant for footprint; one from the terminal already
  * reached the whole foreground process group. */
 static void forward_signal(int sigfd, const struct fp_child *child)
@@ -266,7 +301,7 @@ static void forward_signal(int sigfd, const struct fp_child *child)
 
 /* The one poll loop: ring buffer, child exit, signals. */
 static int trace_until_exit(struct fp_tracer *t, struct fp_child *child,
-			    int sigfd)
+			    int sigfd, struct fp_log_sink *log)
 {
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -299,6 +334,9 @@ static int trace_until_exit(struct fp_tracer *t, struct fp_child *child,
 			ret = n;
 			break;
 		}
+		/* a log killed with the run stays readable up to a second ago */
+		if (log)
+			fp_evlog_tick(&log->w, now_ms());
 	}
 	close(ep);
 	return ret;
@@ -417,22 +455,16 @@ static FILE *open_output(const char *what, const char *path)
 	return f;
 }
 
-struct snapshots {
-	struct fp_fs_snapshot fs;
-	struct fp_proc_table procs;
-	struct fp_sock_table socks;
-};
-
-static int take_snapshot(struct snapshots *s, char *const *roots, size_t nroots,
-			 struct fp_fs_opts *fo, bool with_fs, bool with_rest,
-			 const char *label)
+static int take_snapshot(struct fp_run *run, unsigned int phase,
+			 struct fp_fs_opts *fo, bool with_fs, bool with_rest)
 {
+	const char *label = phase == FP_PHASE_BEFORE ? "before" : "after";
 	int ret = 0;
 
 	if (with_rest) {
-		ret = fp_proc_snapshot(&s->procs);
+		ret = fp_proc_snapshot(&run->procs[phase]);
 		if (!ret)
-			ret = fp_sock_snapshot(&s->socks);
+			ret = fp_sock_snapshot(&run->socks[phase]);
 		if (ret) {
 			fprintf(stderr,
 				"footprint: cannot read the process or socket table: %s\n",
@@ -442,21 +474,79 @@ static int take_snapshot(struct snapshots *s, char *const *roots, size_t nroots,
 	}
 	if (with_fs) {
 		fo->progress_ctx = (void *)label;
-		ret = fp_fs_snapshot(&s->fs, roots, nroots, fo);
+		ret = fp_fs_snapshot(&run->fs[phase], run->roots, run->nroots,
+				     fo);
 		if (fo->progress)
 			fputs("\r\033[K", stderr);
 		if (ret)
 			fprintf(stderr, "footprint: %s snapshot failed: %s\n",
 				label, strerror(-ret));
+		else
+			run->have_snap[phase] = true;
 	}
 	return ret;
 }
 
-static void free_snapshots(struct snapshots *s)
+static int64_t realtime_ns(void)
 {
-	fp_fs_snapshot_free(&s->fs);
-	fp_proc_table_free(&s->procs);
-	fp_sock_table_free(&s->socks);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static char *read_line_file(const char *path)
+{
+	char buf[256];
+	FILE *f = fopen(path, "re");
+	char *nl;
+
+	if (!f)
+		return strdup("");
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return strdup(buf);
+}
+
+/* The header of the run: who ran what, where, under which policy. */
+static int fill_header(struct fp_run *run, const struct run_opts *o,
+		       char **roots, const struct fp_policy *pol,
+		       const char *run_cgroup)
+{
+	struct utsname u;
+	struct passwd *pw;
+	char cwd[PATH_MAX];
+	size_t i, argc = 0;
+
+	for (i = 0; o->argv[i]; i++)
+		if (fp_run_add_str(&run->argv, &argc, o->argv[i]))
+			return -ENOMEM;
+	for (i = 0; i < o->nroots; i++) {
+		if (fp_run_add_str(&run->roots, &run->nroots, roots[i]))
+			return -ENOMEM;
+	}
+	if (fp_run_set_policy(run, pol))
+		return -ENOMEM;
+	uname(&u);
+	run->kernel = strdup(u.release);
+	run->hostname = strdup(u.nodename);
+	run->boot_id = read_line_file("/proc/sys/kernel/random/boot_id");
+	run->version = strdup(FOOTPRINT_VERSION);
+	run->cwd = strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "");
+	run->uid = getuid();
+	run->gid = getgid();
+	pw = getpwuid(run->uid);
+	run->user = strdup(pw ? pw->pw_name : "");
+	run->run_cgroup = strdup(run_cgroup);
+	run->start_ns = realtime_ns();
+	if (!run->kernel || !run->hostname || !run->boot_id || !run->version ||
+	    !run->cwd || !run->user || !run->run_cgroup)
+		return -ENOMEM;
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -470,27 +560,31 @@ int cmd_run(int argc, char **argv)
 	struct fp_trace_stats st = { 0 };
 	struct fp_tracer_opts topts;
 	struct fp_policy pol = { 0 };
-	struct snapshots before = { 0 }, after = { 0 };
+	struct fp_run run;
 	struct fp_fs_opts fo = { 0 };
 	struct fp_findings findings = { 0 };
 	struct fp_verdict verdict = { 0 };
 	struct fp_outcome out = { 0 };
-	struct fp_recon_input in = { 0 };
-	struct fp_receipt_info ri = { 0 };
+	struct fp_enc enc = { 0 };
+	struct fp_log_sink log = { .w = { .fd = -1 }, .enc = &enc };
 	FILE *receipt = NULL;
 	char *roots[64] = { 0 };
 	sigset_t fwd, old;
 	char err[512];
 	int sigfd = -1, status = 0, ret, rc = FP_EXIT_NOTRACE;
-	int nleft = 0;
-	pid_t *leftover = NULL;
+	int nleft;
 	int64_t t0;
-	uint64_t lost;
 	size_t i;
 
+	if (fp_run_init(&run)) {
+		fprintf(stderr, "footprint: out of memory\n");
+		return FP_EXIT_NOTRACE;
+	}
 	ret = parse_run(argc, argv, &o);
-	if (ret)
+	if (ret) {
+		fp_run_free(&run);
 		return ret;
+	}
 	rc = resolve_roots(&o, roots);
 	if (!rc)
 		rc = build_policy(&o, &pol, roots);
@@ -499,6 +593,8 @@ int cmd_run(int argc, char **argv)
 	if (!rc)
 		rc = check_output("events file", o.events_path, roots,
 				  o.nroots);
+	if (!rc)
+		rc = check_output("log", o.record_path, roots, o.nroots);
 	if (rc)
 		goto cleanup;
 	rc = FP_EXIT_NOTRACE;
@@ -523,16 +619,30 @@ int cmd_run(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	if (o.record_path) {
+		if (fp_evlog_open(&log.w, o.record_path, o.force, err,
+				  sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			rc = FP_EXIT_USAGE;
+			goto cleanup;
+		}
+		sink.log = &log;
+		sink.log_path = o.record_path;
+	}
 	col = calloc(1, sizeof(*col));
-	sink.recon = fp_recon_new();
-	if (!col || !sink.recon) {
+	if (!col) {
 		fprintf(stderr, "footprint: out of memory\n");
 		goto cleanup;
 	}
+	sink.recon = run.recon;
 	fp_collector_init(col, sink_event, &sink);
 
 	if (fp_cgroup_create(&cg, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
+		goto cleanup;
+	}
+	if (fill_header(&run, &o, roots, &pol, cg.rel)) {
+		fprintf(stderr, "footprint: out of memory\n");
 		goto cleanup;
 	}
 	topts.ring_bytes = o.ring_bytes;
@@ -553,7 +663,12 @@ int cmd_run(int argc, char **argv)
 	fo.rehash_all = o.rehash_all;
 	if (!o.quiet && isatty(STDERR_FILENO))
 		fo.progress = progress;
-	if (take_snapshot(&before, roots, o.nroots, &fo, true, true, "before"))
+	if (take_snapshot(&run, FP_PHASE_BEFORE, &fo, true, true))
+		goto cleanup;
+	if (sink.log &&
+	    (log_failed(&sink, fp_log_header(&log, &run)) ||
+	     log_failed(&sink, fp_log_snapshot(&log, &run, FP_PHASE_BEFORE,
+					       true, true))))
 		goto cleanup;
 
 	sigemptyset(&fwd);
@@ -578,18 +693,19 @@ int cmd_run(int argc, char **argv)
 			cg.path, strerror(-ret));
 		goto cleanup;
 	}
-	ret = trace_until_exit(tracer, &child, sigfd);
+	ret = trace_until_exit(tracer, &child, sigfd, sink.log);
 	if (ret)
 		fprintf(stderr, "footprint: tracing failed: %s\n",
 			strerror(-ret));
 	fp_child_wait(&child, &status);
-	ri.duration_ms = now_ms() - t0;
+	run.duration_ms = now_ms() - t0;
+	run.status = status;
+	run.exec_errno = child.exec_errno;
 
 	/* what is still running is seen before it is stopped */
-	nleft = fp_cgroup_pids(&cg, &leftover);
-	if (nleft < 0)
-		nleft = 0;
-	if (take_snapshot(&after, roots, o.nroots, &fo, false, true, "after"))
+	nleft = fp_cgroup_pids(&cg, &run.leftover);
+	run.nleftover = nleft > 0 ? nleft : 0;
+	if (take_snapshot(&run, FP_PHASE_AFTER, &fo, false, true))
 		goto cleanup;
 	fp_cgroup_kill(&cg);
 	if (fp_cgroup_wait_empty(&cg, 5000))
@@ -602,57 +718,41 @@ int cmd_run(int argc, char **argv)
 	fp_tracer_stats(tracer, &st);
 	if (sink.events)
 		write_stats_json(sink.events, &st, col);
-	fo.prev = &before.fs;
+	fo.prev = &run.fs[FP_PHASE_BEFORE];
 	fo.touched = fp_recon_touched;
-	fo.touched_ctx = sink.recon;
-	if (take_snapshot(&after, roots, o.nroots, &fo, true, false, "after"))
+	fo.touched_ctx = run.recon;
+	if (take_snapshot(&run, FP_PHASE_AFTER, &fo, true, false))
 		goto cleanup;
 
-	if (child.exec_errno) {
+	run.events = col->delivered;
+	run.lost = st.lost + col->malformed + (ret ? 1 : 0);
+	run.recon_failed = sink.recon_err != 0;
+	run.end_ns = realtime_ns();
+	run.have_trailer = true;
+	if (sink.log &&
+	    (log_failed(&sink, fp_log_snapshot(&log, &run, FP_PHASE_AFTER, true,
+					       true)) ||
+	     log_failed(&sink, fp_log_trailer(&log, &run))))
+		goto cleanup;
+
+	if (child.exec_errno)
 		fprintf(stderr, "footprint: cannot run %s: %s\n", o.argv[0],
 			strerror(child.exec_errno));
-		rc = child.exec_errno == ENOENT ? FP_EXIT_NOTFOUND :
-						  FP_EXIT_NOEXEC;
-		goto cleanup;
-	}
-	lost = st.lost + col->malformed;
-	out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	out.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	out.lost = lost;
-	out.complete = !lost && !ret && !sink.recon_err;
-
-	in.fs_before = &before.fs;
-	in.fs_after = &after.fs;
-	in.proc_before = &before.procs;
-	in.proc_after = &after.procs;
-	in.sock_before = &before.socks;
-	in.sock_after = &after.socks;
-	in.roots = roots;
-	in.nroots = o.nroots;
-	in.leftover = leftover;
-	in.nleftover = nleft;
-	in.run_cgroup = cg.rel;
-	if (fp_reconcile(sink.recon, &in, &findings) ||
-	    fp_judge(&pol, &findings, &out, &verdict)) {
+	if (fp_run_judge(&run, &pol, &findings, &verdict, &out)) {
 		fprintf(stderr, "footprint: out of memory while reconciling\n");
 		goto cleanup;
 	}
-	ri.argv = o.argv;
-	ri.outcome = &out;
-	ri.events = col->delivered;
-	ri.roots = roots;
-	ri.nroots = o.nroots;
 	if (receipt)
-		fp_receipt_write(receipt, &ri, &findings, &verdict);
-	if (lost)
+		fp_run_receipt(receipt, &run, &findings, &verdict, &out);
+	if (run.lost)
 		fprintf(stderr,
 			"footprint: %" PRIu64
 			" events were lost; the trace is incomplete (try a larger --ring-size)\n",
-			lost);
+			run.lost);
 	if (!o.quiet)
 		fp_summary_write(stderr, &findings, &verdict,
 				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
-	rc = verdict.ok ? FP_EXIT_OK : FP_EXIT_VERDICT;
+	rc = fp_run_exit_code(&run, &verdict);
 cleanup:
 	if (sink.events && fflush(sink.events)) {
 		fprintf(stderr, "footprint: writing events to %s failed: %s\n",
@@ -670,11 +770,14 @@ cleanup:
 		if (rc == FP_EXIT_OK)
 			rc = FP_EXIT_NOTRACE;
 	}
+	if (log.w.fd >= 0 && log_failed(&sink, fp_evlog_close(&log.w)) &&
+	    rc == FP_EXIT_OK)
+		rc = FP_EXIT_NOTRACE;
+	if (sink.log_err && rc == FP_EXIT_OK)
+		rc = FP_EXIT_NOTRACE;
+	fp_enc_free(&enc);
 	fp_verdict_free(&verdict);
 	fp_findings_free(&findings);
-	free_snapshots(&before);
-	free_snapshots(&after);
-	free(leftover);
 	fp_trace_stats_free(&st);
 	if (child.pidfd >= 0)
 		close(child.pidfd);
@@ -683,7 +786,7 @@ cleanup:
 	fp_tracer_close(tracer);
 	if (cg.fd >= 0)
 		fp_cgroup_remove(&cg);
-	fp_recon_free(sink.recon);
+	fp_run_free(&run);
 	fp_policy_free(&pol);
 	for (i = 0; i < 64; i++)
 		free(roots[i]);

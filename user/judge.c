@@ -173,7 +173,6 @@ static int fail(struct fp_verdict *v, char *reason)
 static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 		       struct fp_verdict *v)
 {
-	char q[8192];
 	size_t l, i;
 	int ret = 0;
 
@@ -185,6 +184,7 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 			const struct fp_rule *rule;
 			enum fp_decision d = fp_policy_decide(
 				p, FP_T_PATH, x->path.data, x->path.len, &rule);
+			char *q;
 
 			if (d == FP_DEC_IGNORE) {
 				drop_file(vec, i);
@@ -198,76 +198,145 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 			i++;
 			if (x->allowed)
 				continue;
-			fp_policy_quote(q, sizeof(q), x->path.data, x->path.len,
-					false);
+			q = fp_policy_quote_dup(x->path.data, x->path.len,
+						false);
 			ret = fail(v,
-				   fmt("files.%s: %s%s", fp_file_list_names[l],
-				       q, x->forbidden ? " (forbidden)" : ""));
+				   q ? fmt("files.%s: %s%s",
+					   fp_file_list_names[l], q,
+					   x->forbidden ? " (forbidden)" : "") :
+				       NULL);
+			free(q);
 			if (!ret && !x->forbidden) {
-				fp_policy_quote(q, sizeof(q), x->path.data,
-						x->path.len, true);
+				q = fp_policy_quote_dup(x->path.data,
+							x->path.len, true);
 				ret = push_unique(&v->suggestions,
-						  fmt("allow %s", q));
+						  q ? fmt("allow %s", q) :
+						      NULL);
+				free(q);
 			}
 		}
 	}
 	return ret;
+}
+
+/* the command line, arguments joined by spaces: a process subject too */
+static char *cmdline(const struct fp_actor *a, size_t *len)
+{
+	char *cmd = malloc(a->argv.len + 1);
+	size_t i;
+
+	if (!cmd)
+		return NULL;
+	memcpy(cmd, a->argv.data ? a->argv.data : "", a->argv.len);
+	for (i = 0; i < a->argv.len; i++)
+		if (cmd[i] == '\0')
+			cmd[i] = ' ';
+	i = a->argv.len;
+	while (i && cmd[i - 1] == ' ')
+		i--;
+	cmd[i] = '\0';
+	*len = i;
+	return cmd;
+}
+
+static void drop_proc(struct fp_vec *v, size_t i)
+{
+	struct fp_proc_finding *x = &((struct fp_proc_finding *)v->v)[i];
+
+	free(x->p.exe.data);
+	free(x->p.argv.data);
+	memmove(x, x + 1, (v->n - i - 1) * sizeof(*x));
+	v->n--;
 }
 
 static int judge_procs(const struct fp_policy *p, struct fp_findings *f,
 		       struct fp_verdict *v)
 {
-	char q[8192];
-	size_t l, i;
+	size_t l, i, n;
 	int ret = 0;
 
 	for (l = 0; l < FP_P_NLISTS && !ret; l++) {
-		for (i = 0; i < f->procs[l].n && !ret; i++) {
+		for (i = 0; i < f->procs[l].n && !ret;) {
 			struct fp_proc_finding *x = &FP_PROCS(f, l)[i];
 			const struct fp_rule *rule = NULL;
 			enum fp_decision d = decide_proc(p, &x->p, &rule);
+			char *q, *cmd;
 
+			if (d == FP_DEC_IGNORE) {
+				drop_proc(&f->procs[l], i);
+				continue;
+			}
+			i++;
 			x->rule = rule ? rule->text : NULL;
 			x->forbidden = d == FP_DEC_FORBID;
-			x->allowed = d == FP_DEC_ALLOW || d == FP_DEC_IGNORE;
+			x->allowed = d == FP_DEC_ALLOW;
 			if (!x->forbidden && (l != FP_P_LEFTOVER || x->allowed))
 				continue;
-			fp_policy_quote(q, sizeof(q), x->p.exe.data,
-					x->p.exe.len, false);
+			cmd = cmdline(&x->p, &n);
+			q = x->p.exe.len ?
+				    fp_policy_quote_dup(x->p.exe.data,
+							x->p.exe.len, false) :
+			    cmd ? fp_policy_quote_dup(cmd, n, false) :
+				  NULL;
 			ret = fail(v,
-				   fmt("processes.%s: pid %d %s%s",
-				       fp_proc_list_names[l], (int)x->p.pid, q,
-				       x->forbidden ? " (forbidden)" : ""));
-			if (!ret && !x->forbidden) {
-				fp_policy_quote(q, sizeof(q), x->p.exe.data,
-						x->p.exe.len, true);
+				   q ? fmt("processes.%s: pid %d %s%s",
+					   fp_proc_list_names[l], (int)x->p.pid,
+					   q,
+					   x->forbidden ? " (forbidden)" : "") :
+				       NULL);
+			free(q);
+			q = NULL;
+			/* by executable; a process whose exe is unreadable by
+			 * its command line */
+			if (!ret && !x->forbidden && x->p.exe.len)
+				q = fp_policy_quote_dup(x->p.exe.data,
+							x->p.exe.len, true);
+			else if (!ret && !x->forbidden && cmd && n)
+				q = fp_policy_quote_dup(cmd, n, true);
+			if (q)
 				ret = push_unique(&v->suggestions,
 						  fmt("allow process %s", q));
-			}
+			free(q);
+			free(cmd);
 		}
 	}
 	return ret;
 }
 
+static void drop_net(struct fp_vec *v, size_t i)
+{
+	struct fp_net_finding *x = &((struct fp_net_finding *)v->v)[i];
+
+	free(x->unix_path.data);
+	memmove(x, x + 1, (v->n - i - 1) * sizeof(*x));
+	v->n--;
+}
+
 static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 		     struct fp_verdict *v)
 {
-	char subj[512], q[1100];
+	char subj[512];
 	size_t l, i;
 	int ret = 0;
 
 	for (l = 0; l < FP_N_NLISTS && !ret; l++) {
-		for (i = 0; i < f->net[l].n && !ret; i++) {
+		for (i = 0; i < f->net[l].n && !ret;) {
 			struct fp_net_finding *x = &FP_NETS(f, l)[i];
 			const struct fp_rule *rule;
 			enum fp_decision d;
+			char *q;
 
 			fp_net_subject(x, subj, sizeof(subj));
 			d = fp_policy_decide(p, FP_T_BIND, subj, strlen(subj),
 					     &rule);
+			if (d == FP_DEC_IGNORE) {
+				drop_net(&f->net[l], i);
+				continue;
+			}
+			i++;
 			x->rule = rule ? rule->text : NULL;
 			x->forbidden = d == FP_DEC_FORBID;
-			x->allowed = d == FP_DEC_ALLOW || d == FP_DEC_IGNORE;
+			x->allowed = d == FP_DEC_ALLOW;
 			if (x->allowed)
 				continue;
 			ret = fail(v,
@@ -275,10 +344,12 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 				       fp_net_list_names[l], subj, (int)x->pid,
 				       x->forbidden ? " (forbidden)" : ""));
 			if (!ret && !x->forbidden) {
-				fp_policy_quote(q, sizeof(q), subj,
-						strlen(subj), true);
+				q = fp_policy_quote_dup(subj, strlen(subj),
+							true);
 				ret = push_unique(&v->suggestions,
-						  fmt("allow bind %s", q));
+						  q ? fmt("allow bind %s", q) :
+						      NULL);
+				free(q);
 			}
 		}
 	}

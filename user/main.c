@@ -14,6 +14,10 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "run", cmd_run,
 	  "run a command traced in its own cgroup and judge what it did" },
+	{ "replay", cmd_replay,
+	  "re-judge a recorded run offline (no root, no BPF)" },
+	{ "events", cmd_events,
+	  "print the events of a recorded run as NDJSON" },
 	{ NULL, NULL, NULL },
 };
 
@@ -38,6 +42,8 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  sudo footprint run -- ./generated_script.sh\n"
 		"  sudo footprint run --events trace.ndjson -- make install\n"
+		"  sudo footprint run --record job.fplog -- ./job.sh\n"
+		"  footprint replay --policy today.policy job.fplog\n"
 		"  footprint run --help\n"
 		"\n"
 		"Exit status:\n"

@@ -48,8 +48,8 @@ static size_t match_class(const char *p, size_t plen, unsigned char c,
 	return i + 1;
 }
 
-bool fp_glob_match(const char *p, size_t plen, const char *s, size_t slen,
-		   bool slash_special)
+static bool glob_match(const char *p, size_t plen, const char *s, size_t slen,
+		       bool slash_special, bool classes)
 {
 	size_t pi = 0, si = 0;
 
@@ -64,8 +64,9 @@ bool fp_glob_match(const char *p, size_t plen, const char *s, size_t slen,
 				any = true;
 			/* try every split; the pattern is short, paths are too */
 			for (k = si; k <= slen; k++) {
-				if (fp_glob_match(p + rest, plen - rest, s + k,
-						  slen - k, slash_special))
+				if (glob_match(p + rest, plen - rest, s + k,
+					       slen - k, slash_special,
+					       classes))
 					return true;
 				if (k < slen && s[k] == '/' && !any)
 					return false;
@@ -77,7 +78,7 @@ bool fp_glob_match(const char *p, size_t plen, const char *s, size_t slen,
 		if (c == '?') {
 			if (slash_special && s[si] == '/')
 				return false;
-		} else if (c == '[') {
+		} else if (c == '[' && classes) {
 			bool hit = false;
 			size_t n = match_class(p + pi, plen - pi,
 					       (unsigned char)s[si], &hit);
@@ -103,11 +104,19 @@ bool fp_glob_match(const char *p, size_t plen, const char *s, size_t slen,
 	return si == slen;
 }
 
+bool fp_glob_match(const char *p, size_t plen, const char *s, size_t slen,
+		   bool slash_special)
+{
+	return glob_match(p, plen, s, slen, slash_special, true);
+}
+
 bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 {
 	const char *p = r->pattern;
 	size_t plen = r->len;
 
+	if (r->target == FP_T_PATH && plen == 1 && p[0] == '/')
+		return true; /* "/" is everything */
 	if (r->target == FP_T_PATH && plen > 1 && p[plen - 1] == '/' &&
 	    !is_glob(p, plen)) {
 		/* "dir/" is the directory and everything below it */
@@ -117,6 +126,9 @@ bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 	}
 	if (!is_glob(p, plen))
 		return len == plen && !memcmp(s, p, len);
+	/* "[::1]" in a bind subject is an address, not a class */
+	if (r->target == FP_T_BIND)
+		return glob_match(p, plen, s, len, false, false);
 	return fp_glob_match(p, plen, s, len, r->target == FP_T_PATH);
 }
 
@@ -301,12 +313,14 @@ int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 	for (w = s; w < e && !isspace((unsigned char)*w); w++)
 		;
 	wl = w - s;
-	if (w < e && ((wl == 7 && !memcmp(s, "process", 7)) ||
-		      (wl == 8 && !memcmp(s, "leftover", 8)) ||
-		      (wl == 4 && !memcmp(s, "exec", 4)))) {
+	/* a bare target word is a rule without a pattern; quote a file
+	 * that has such a name */
+	if ((wl == 7 && !memcmp(s, "process", 7)) ||
+	    (wl == 8 && !memcmp(s, "leftover", 8)) ||
+	    (wl == 4 && !memcmp(s, "exec", 4))) {
 		target = FP_T_PROCESS;
 		s = w;
-	} else if (w < e && wl == 4 && !memcmp(s, "bind", 4)) {
+	} else if (wl == 4 && !memcmp(s, "bind", 4)) {
 		target = FP_T_BIND;
 		s = w;
 	}
@@ -461,10 +475,13 @@ void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,
 		return;
 	}
 	out[o++] = '"';
-	for (i = 0; i < len && o + 6 < outlen; i++) {
+	for (i = 0; i < len && o + 10 < outlen; i++) {
 		unsigned char c = s[i];
 
-		if (c == '"' || c == '\\') {
+		if (c == '\\' && escape_glob) {
+			/* the matcher's escape, itself escaped for the quotes */
+			o += snprintf(out + o, outlen - o, "\\\\\\\\");
+		} else if (c == '"' || c == '\\') {
 			out[o++] = '\\';
 			out[o++] = c;
 		} else if (escape_glob && strchr("*?[", c) && c) {
@@ -478,4 +495,15 @@ void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,
 	}
 	out[o++] = '"';
 	out[o] = '\0';
+}
+
+char *fp_policy_quote_dup(const char *s, size_t len, bool escape_glob)
+{
+	/* at most four bytes out per byte in, plus quotes and NUL */
+	size_t n = 4 * len + 16;
+	char *out = malloc(n);
+
+	if (out)
+		fp_policy_quote(out, n, s, len, escape_glob);
+	return out;
 }

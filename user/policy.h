@@ -56,5 +56,7 @@ bool fp_policy_is_noise(const char *path, size_t len);
 /* Write s as a policy-file token: bare if safe, else quoted and escaped. */
 void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,
 		     bool escape_glob);
+/* The same, into a malloc'd string that always fits. */
+char *fp_policy_quote_dup(const char *s, size_t len, bool escape_glob);
 
 #endif

@@ -828,10 +828,12 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 	}
 	/* hash order is not an order: sort what came from maps */
 	for (l = 0; l < FP_F_NLISTS; l++)
-		qsort(out->files[l].v, out->files[l].n,
-		      sizeof(struct fp_file_finding), file_cmp);
+		if (out->files[l].n)
+			qsort(out->files[l].v, out->files[l].n,
+			      sizeof(struct fp_file_finding), file_cmp);
 	for (l = 0; l < FP_P_NLISTS; l++)
-		qsort(out->procs[l].v, out->procs[l].n,
-		      sizeof(struct fp_proc_finding), proc_cmp);
+		if (out->procs[l].n)
+			qsort(out->procs[l].v, out->procs[l].n,
+			      sizeof(struct fp_proc_finding), proc_cmp);
 	return 0;
 }

@@ -162,8 +162,8 @@ static int hash_fd(struct walker *w, int fd, off_t size, unsigned char *out)
 			w->s->bytes_hashed += n;
 		}
 	}
-	/* grew while read */
-	if (read(fd, w->buf, 1) > 0)
+	/* grew while read: look past the size, not at the file offset */
+	if (pread(fd, w->buf, 1, size) > 0)
 		return -EAGAIN;
 	EVP_DigestFinal_ex(w->md, out, NULL);
 	return 0;

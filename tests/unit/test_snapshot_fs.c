@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fp_fs_snapshot on temporary trees, and the path helpers */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "snapshot_fs.h"
+
+static char dir[256];
+static struct fp_fs_snapshot S, S2;
+static char *roots[1];
+
+static const char hello_sha[] =
+	"5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03";
+
+static void setup(void)
+{
+	char tmpl[] = "/tmp/fp-snapfs-XXXXXX", real[PATH_MAX];
+
+	cr_assert_not_null(mkdtemp(tmpl));
+	/* roots must be canonical */
+	cr_assert_not_null(realpath(tmpl, real));
+	cr_assert_lt(strlen(real), sizeof(dir));
+	strcpy(dir, real);
+	roots[0] = dir;
+}
+
+static void teardown(void)
+{
+	char cmd[2 * sizeof(dir) + 64];
+
+	fp_fs_snapshot_free(&S);
+	fp_fs_snapshot_free(&S2);
+	if (dir[0]) {
+		snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s'; rm -rf '%s'",
+			 dir, dir);
+		if (system(cmd))
+			cr_log_warn("cleanup of %s failed", dir);
+	}
+}
+
+TestSuite(snapshot_fs, .init = setup, .fini = teardown, .timeout = 20);
+
+/* ---- helpers ---- */
+
+static char *at(const char *rel)
+{
+	static char buf[4][2 * PATH_MAX];
+	static int k;
+	char *b = buf[k++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "%s/%s", dir, rel);
+	return b;
+}
+
+static void write_file(const char *rel, const void *data, size_t len,
+		       mode_t mode)
+{
+	int fd = open(at(rel), O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	cr_assert_geq(fd, 0, "%s: %s", rel, strerror(errno));
+	cr_assert_eq(write(fd, data, len), (ssize_t)len);
+	cr_assert_eq(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static void hex(const unsigned char *h, char *out)
+{
+	int i;
+
+	for (i = 0; i < 32; i++)
+		sprintf(out + 2 * i, "%02x", h[i]);
+}
+
+static void assert_sha(const struct fp_fentry *e, const char *want)
+{
+	char got[65];
+
+	cr_assert(e->hashed, "%s not hashed (err %d, unstable %d)",
+		  e->path.data, e->err, e->unstable);
+	hex(e->sha256, got);
+	cr_assert_str_eq(got, want, "%s", e->path.data);
+}
+
+static void snap(struct fp_fs_snapshot *s, const struct fp_fs_opts *o)
+{
+	static const struct fp_fs_opts none;
+
+	cr_assert_eq(fp_fs_snapshot(s, roots, 1, o ? o : &none), 0);
+}
+
+static const struct fp_fentry *find(const struct fp_fs_snapshot *s,
+				    const char *rel)
+{
+	const char *p = rel[0] ? at(rel) : dir;
+
+	return fp_fs_find(s, p, strlen(p));
+}
+
+static const struct fp_fentry *need(const struct fp_fs_snapshot *s,
+				    const char *rel)
+{
+	const struct fp_fentry *e = find(s, rel);
+
+	cr_assert_not_null(e, "no entry for '%s'", rel);
+	return e;
+}
+
+static void assert_sorted(const struct fp_fs_snapshot *s)
+{
+	size_t i;
+
+	for (i = 1; i < s->n; i++)
+		cr_assert_lt(fp_bytes_cmp(s->e[i - 1].path.data,
+					  s->e[i - 1].path.len,
+					  s->e[i].path.data, s->e[i].path.len),
+			     0, "%s before %s", s->e[i - 1].path.data,
+			     s->e[i].path.data);
+}
+
+/* ---- entries ---- */
+
+Test(snapshot_fs, entry_types)
+{
+	const struct fp_fentry *e;
+	struct stat st;
+
+	write_file("hello", "hello\n", 6, 0640);
+	cr_assert_eq(mkdir(at("sub"), 0750), 0);
+	cr_assert_eq(chmod(at("sub"), 0750), 0);
+	write_file("sub/empty", "", 0, 0600);
+	cr_assert_eq(symlink("hello", at("link")), 0);
+	cr_assert_eq(symlink("/nonexistent/target", at("dangling")), 0);
+	cr_assert_eq(mkfifo(at("fifo"), 0600), 0);
+	cr_assert_eq(chmod(at("fifo"), 0604), 0);
+	snap(&S, NULL);
+
+	cr_assert_eq(S.n, 7, "%zu entries", S.n);
+	assert_sorted(&S);
+	cr_assert_gt(S.started_ns, 0);
+
+	e = need(&S, "");
+	cr_assert_eq(e->type, 'd');
+	cr_assert_eq(e->mode, 0700);
+
+	e = need(&S, "hello");
+	cr_assert_eq(e->type, 'f');
+	cr_assert_eq(e->mode, 0640);
+	cr_assert_eq(e->size, 6);
+	cr_assert_eq(e->uid, getuid());
+	cr_assert_eq(e->gid, getgid());
+	cr_assert_eq(e->err, 0);
+	cr_assert_not(e->reused);
+	cr_assert_not(e->unstable);
+	assert_sha(e, hello_sha);
+	cr_assert_eq(stat(at("hello"), &st), 0);
+	cr_assert_eq(e->ino, st.st_ino);
+	cr_assert_eq(e->dev, st.st_dev);
+	cr_assert_eq(e->mtime_ns,
+		     st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+	cr_assert_eq(e->ctime_ns,
+		     st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec);
+
+	e = need(&S, "sub");
+	cr_assert_eq(e->type, 'd');
+	cr_assert_eq(e->mode, 0750);
+	cr_assert_not(e->hashed);
+
+	e = need(&S, "sub/empty");
+	cr_assert_eq(e->type, 'f');
+	cr_assert_eq(e->size, 0);
+	assert_sha(e, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b"
+		      "7852b855");
+
+	e = need(&S, "link");
+	cr_assert_eq(e->type, 'l');
+	cr_assert_not(e->hashed, "a symlink is not followed to be hashed");
+	cr_assert_eq(e->target.len, 5);
+	cr_assert_str_eq(e->target.data, "hello");
+	cr_assert_eq(e->size, 5);
+
+	e = need(&S, "dangling");
+	cr_assert_eq(e->type, 'l');
+	cr_assert_eq(e->err, 0);
+	cr_assert_str_eq(e->target.data, "/nonexistent/target");
+
+	e = need(&S, "fifo");
+	cr_assert_eq(e->type, 'p');
+	cr_assert_eq(e->mode, 0604);
+	cr_assert_not(e->hashed);
+	cr_assert_eq(e->err, 0);
+	cr_assert_eq(S.files_hashed, 2);
+	cr_assert_eq(S.bytes_hashed, 6);
+}
+
+Test(snapshot_fs, fifo_with_writer_waiting_not_opened)
+{
+	/* a FIFO with no writer would block a plain open; nothing hangs */
+	cr_assert_eq(mkfifo(at("p"), 0666), 0);
+	cr_assert_eq(symlink("p", at("to-fifo")), 0);
+	snap(&S, NULL);
+	cr_assert_eq(need(&S, "p")->type, 'p');
+	cr_assert_eq(need(&S, "to-fifo")->type, 'l');
+	cr_assert_eq(S.files_hashed, 0);
+}
+
+Test(snapshot_fs, symlinked_dir_not_followed)
+{
+	size_t i;
+
+	cr_assert_eq(mkdir(at("real"), 0755), 0);
+	write_file("real/f", "x", 1, 0644);
+	cr_assert_eq(symlink("real", at("alias")), 0);
+	cr_assert_eq(symlink("/", at("slash")), 0);
+	snap(&S, NULL);
+	cr_assert_eq(S.n, 5, "%zu entries", S.n);
+	for (i = 0; i < S.n; i++)
+		cr_assert_null(strstr(S.e[i].path.data, "alias/"), "%s",
+			       S.e[i].path.data);
+	cr_assert_eq(need(&S, "alias")->type, 'l');
+	cr_assert_eq(need(&S, "slash")->type, 'l');
+	cr_assert_str_eq(need(&S, "slash")->target.data, "/");
+}
+
+Test(snapshot_fs, root_that_is_a_file)
+{
+	char *r[1];
+
+	write_file("only", "hello\n", 6, 0644);
+	r[0] = at("only");
+	cr_assert_eq(fp_fs_snapshot(&S, r, 1, &(struct fp_fs_opts){}), 0);
+	cr_assert_eq(S.n, 1);
+	cr_assert_eq(S.e[0].type, 'f');
+	cr_assert_eq(S.e[0].size, 6);
+}
+
+Test(snapshot_fs, missing_root)
+{
+	char *r[1] = { at("nope") };
+
+	cr_assert_eq(fp_fs_snapshot(&S, r, 1, &(struct fp_fs_opts){}), 0);
+	cr_assert_eq(S.n, 1);
+	cr_assert_eq(S.e[0].type, '?');
+	cr_assert_eq(S.e[0].err, ENOENT);
+}
+
+Test(snapshot_fs, overlapping_roots_listed_once)
+{
+	char sub[PATH_MAX];
+	char *r[3];
+
+	cr_assert_eq(mkdir(at("d"), 0755), 0);
+	write_file("d/f", "hello\n", 6, 0644);
+	snprintf(sub, sizeof(sub), "%s", at("d"));
+	r[0] = sub;
+	r[1] = dir;
+	r[2] = sub;
+	cr_assert_eq(fp_fs_snapshot(&S, r, 3, &(struct fp_fs_opts){}), 0);
+	cr_assert_eq(S.n, 3, "%zu entries", S.n);
+	assert_sorted(&S);
+	assert_sha(need(&S, "d/f"), hello_sha);
+}
+
+Test(snapshot_fs, sorted_by_bytes)
+{
+	static const char *const names[] = { "a", "a-b",  "a.b", "a0",
+					     "B", "\xff", "a b" };
+	size_t i;
+
+	cr_assert_eq(mkdir(at("a"), 0755), 0);
+	write_file("a/z", "", 0, 0644);
+	for (i = 1; i < sizeof(names) / sizeof(names[0]); i++)
+		write_file(names[i], "", 0, 0644);
+	snap(&S, NULL);
+	cr_assert_eq(S.n, 9);
+	assert_sorted(&S);
+	/* "a-b" < "a.b" < "a/z" < "a0": bytes, not path components */
+	cr_assert_lt(need(&S, "a.b") - S.e, need(&S, "a/z") - S.e);
+	cr_assert_lt(need(&S, "a/z") - S.e, need(&S, "a0") - S.e);
+	cr_assert_eq(&S.e[S.n - 1], need(&S, "\xff"));
+}
+
+/* ---- hashing ---- */
+
+static void sha_zeros_then(size_t zeros, const void *tail, size_t tlen,
+			   char *out)
+{
+	static const unsigned char z[65536];
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char h[32];
+
+	cr_assert(EVP_DigestInit_ex(md, EVP_sha256(), NULL));
+	while (zeros) {
+		size_t k = zeros < sizeof(z) ? zeros : sizeof(z);
+
+		EVP_DigestUpdate(md, z, k);
+		zeros -= k;
+	}
+	EVP_DigestUpdate(md, tail, tlen);
+	EVP_DigestFinal_ex(md, h, NULL);
+	EVP_MD_CTX_free(md);
+	hex(h, out);
+}
+
+#define MiB (1024 * 1024)
+
+Test(snapshot_fs, sparse_file_hole_then_data)
+{
+	char want[65];
+	int fd = open(at("sparse"), O_WRONLY | O_CREAT, 0644);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 10 * MiB), 0);
+	cr_assert_eq(pwrite(fd, "x", 1, 10 * MiB - 1), 1);
+	close(fd);
+	sha_zeros_then(10 * MiB - 1, "x", 1, want);
+	snap(&S, NULL);
+	cr_assert_eq(need(&S, "sparse")->size, 10 * MiB);
+	assert_sha(need(&S, "sparse"), want);
+}
+
+Test(snapshot_fs, sparse_file_byte_past_truncated_end)
+{
+	char want[65];
+	int fd = open(at("sparse"), O_WRONLY | O_CREAT, 0644);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 10 * MiB), 0);
+	cr_assert_eq(pwrite(fd, "y", 1, 10 * MiB), 1);
+	close(fd);
+	sha_zeros_then(10 * MiB, "y", 1, want);
+	snap(&S, NULL);
+	cr_assert_eq(need(&S, "sparse")->size, 10 * MiB + 1);
+	assert_sha(need(&S, "sparse"), want);
+}
+
+Test(snapshot_fs, sparse_file_data_then_hole)
+{
+	unsigned char *buf = calloc(1, 3 * MiB);
+	char want[65];
+	unsigned char h[32];
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	int fd = open(at("sparse"), O_WRONLY | O_CREAT, 0644);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_not_null(buf);
+	cr_assert_eq(pwrite(fd, "abc", 3, 0), 3);
+	cr_assert_eq(pwrite(fd, "mid", 3, MiB + 5), 3);
+	cr_assert_eq(ftruncate(fd, 3 * MiB), 0);
+	close(fd);
+	memcpy(buf, "abc", 3);
+	memcpy(buf + MiB + 5, "mid", 3);
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	EVP_DigestUpdate(md, buf, 3 * MiB);
+	EVP_DigestFinal_ex(md, h, NULL);
+	EVP_MD_CTX_free(md);
+	hex(h, want);
+	free(buf);
+	snap(&S, NULL);
+	assert_sha(need(&S, "sparse"), want);
+}
+
+Test(snapshot_fs, sparse_file_all_hole)
+{
+	char want[65];
+	int fd = open(at("hole"), O_WRONLY | O_CREAT, 0644);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 10 * MiB), 0);
+	close(fd);
+	sha_zeros_then(10 * MiB, "", 0, want);
+	snap(&S, NULL);
+	cr_assert_not(need(&S, "hole")->unstable);
+	assert_sha(need(&S, "hole"), want);
+}
+
+Test(snapshot_fs, large_file_crosses_chunks)
+{
+	size_t n = 600 * 1024 + 7, i;
+	unsigned char *buf = malloc(n), h[32];
+	char want[65];
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+
+	cr_assert_not_null(buf);
+	for (i = 0; i < n; i++)
+		buf[i] = (unsigned char)(i * 31 + (i >> 9));
+	write_file("big", buf, n, 0644);
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	EVP_DigestUpdate(md, buf, n);
+	EVP_DigestFinal_ex(md, h, NULL);
+	EVP_MD_CTX_free(md);
+	hex(h, want);
+	free(buf);
+	snap(&S, NULL);
+	assert_sha(need(&S, "big"), want);
+	cr_assert_eq(S.bytes_hashed, n);
+}
+
+/* ---- reuse of the previous hash ---- */
+
+static const char *touched_path;
+
+static bool touched(void *ctx, const char *path, size_t len)
+{
+	cr_assert_eq(ctx, (void *)&touched_path);
+	return touched_path && strlen(touched_path) == len &&
+	       !memcmp(path, touched_path, len);
+}
+
+/* Before-snapshot whose files are all older than the racy margin, with a
+ * marked hash so a reused one is recognisable. */
+static void old_before(void)
+{
+	struct fp_fentry *e;
+
+	write_file("old", "hello\n", 6, 0644);
+	write_file("other", "other\n", 6, 0644);
+	snap(&S, NULL);
+	/* as if the snapshot had been taken a minute later */
+	S.started_ns += 60LL * 1000 * 1000 * 1000;
+	e = (struct fp_fentry *)need(&S, "old");
+	assert_sha(e, hello_sha);
+	memset(e->sha256, 0x5a, sizeof(e->sha256));
+}
+
+static const char marked[] =
+	"5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
+
+Test(snapshot_fs, reuse_unchanged_old_file)
+{
+	struct fp_fs_opts o = { .prev = &S };
+
+	old_before();
+	snap(&S2, &o);
+	cr_assert(need(&S2, "old")->reused);
+	assert_sha(need(&S2, "old"), marked);
+	cr_assert(need(&S2, "other")->reused);
+	cr_assert_eq(S2.files_hashed, 0);
+	cr_assert_eq(S2.bytes_hashed, 0);
+}
+
+Test(snapshot_fs, no_reuse_when_touched)
+{
+	struct fp_fs_opts o = { .prev = &S,
+				.touched = touched,
+				.touched_ctx = &touched_path };
+
+	old_before();
+	touched_path = at("old");
+	snap(&S2, &o);
+	touched_path = NULL;
+	cr_assert_not(need(&S2, "old")->reused);
+	assert_sha(need(&S2, "old"), hello_sha);
+	cr_assert(need(&S2, "other")->reused);
+}
+
+Test(snapshot_fs, no_reuse_when_ctime_recent)
+{
+	struct fp_fs_opts o = { .prev = &S };
+	struct fp_fentry *e;
+
+	write_file("old", "hello\n", 6, 0644);
+	snap(&S, NULL);
+	e = (struct fp_fentry *)need(&S, "old");
+	memset(e->sha256, 0x5a, sizeof(e->sha256));
+	/* racy: ctime within FP_RACY_MARGIN_NS of the before-snapshot */
+	cr_assert_geq(e->ctime_ns, S.started_ns - FP_RACY_MARGIN_NS);
+	snap(&S2, &o);
+	cr_assert_not(need(&S2, "old")->reused);
+	assert_sha(need(&S2, "old"), hello_sha);
+}
+
+Test(snapshot_fs, racy_margin_boundary)
+{
+	struct fp_fs_opts o = { .prev = &S };
+	struct fp_fentry *e;
+
+	write_file("old", "hello\n", 6, 0644);
+	snap(&S, NULL);
+	e = (struct fp_fentry *)need(&S, "old");
+	memset(e->sha256, 0x5a, sizeof(e->sha256));
+	S.started_ns = e->ctime_ns + FP_RACY_MARGIN_NS;
+	snap(&S2, &o);
+	cr_assert_not(need(&S2, "old")->reused, "ctime exactly at the margin");
+	fp_fs_snapshot_free(&S2);
+	S.started_ns = e->ctime_ns + FP_RACY_MARGIN_NS + 1;
+	snap(&S2, &o);
+	cr_assert(need(&S2, "old")->reused);
+}
+
+Test(snapshot_fs, no_reuse_with_rehash_all)
+{
+	struct fp_fs_opts o = { .prev = &S, .rehash_all = true };
+
+	old_before();
+	snap(&S2, &o);
+	cr_assert_not(need(&S2, "old")->reused);
+	cr_assert_not(need(&S2, "other")->reused);
+	assert_sha(need(&S2, "old"), hello_sha);
+	cr_assert_eq(S2.files_hashed, 2);
+}
+
+Test(snapshot_fs, no_reuse_when_changed)
+{
+	struct fp_fs_opts o = { .prev = &S };
+	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+	char want[65];
+
+	old_before();
+	/* same size, other bytes */
+	write_file("old", "HELLO\n", 6, 0644);
+	/* and even with the old mtime back, ctime moved */
+	ts[1].tv_sec = need(&S, "old")->mtime_ns / 1000000000LL;
+	ts[1].tv_nsec = need(&S, "old")->mtime_ns % 1000000000LL;
+	cr_assert_eq(utimensat(AT_FDCWD, at("old"), ts, 0), 0);
+	snap(&S2, &o);
+	sha_zeros_then(0, "HELLO\n", 6, want);
+	cr_assert_not(need(&S2, "old")->reused);
+	assert_sha(need(&S2, "old"), want);
+}
+
+Test(snapshot_fs, no_reuse_when_replaced)
+{
+	struct fp_fs_opts o = { .prev = &S };
+
+	old_before();
+	/* a new inode under the old name */
+	cr_assert_eq(unlink(at("old")), 0);
+	write_file("old", "hello\n", 6, 0644);
+	snap(&S2, &o);
+	cr_assert_not(need(&S2, "old")->reused);
+	assert_sha(need(&S2, "old"), hello_sha);
+}
+
+/* ---- unreadable ---- */
+
+#define NOBODY 65534
+
+/* In a child that dropped to nobody: snapshot, check, exit 0 or a code
+ * naming the failed check. */
+static int child_checks(void)
+{
+	struct fp_fs_snapshot s;
+	const struct fp_fentry *e;
+	struct fp_fs_opts o = { 0 };
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return 10;
+	if (fp_fs_snapshot(&s, roots, 1, &o))
+		return 11;
+	e = fp_fs_find(&s, at("secret"), strlen(at("secret")));
+	if (!e)
+		return 12;
+	if (e->type != 'd')
+		return 13;
+	if (e->err != EACCES)
+		return 14;
+	if (fp_fs_find(&s, at("secret/inner"), strlen(at("secret/inner"))))
+		return 15;
+	e = fp_fs_find(&s, at("noread"), strlen(at("noread")));
+	if (!e)
+		return 16;
+	if (e->type != 'f' || e->err != EACCES || e->hashed)
+		return 17;
+	e = fp_fs_find(&s, at("open"), strlen(at("open")));
+	if (!e || !e->hashed || e->err)
+		return 18;
+	if (s.n != 4)
+		return 19;
+	fp_fs_snapshot_free(&s);
+	return 0;
+}
+
+Test(snapshot_fs, unreadable_dir_and_file)
+{
+	pid_t pid;
+	int status;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to drop to nobody");
+	cr_assert_eq(chmod(dir, 0755), 0);
+	cr_assert_eq(mkdir(at("secret"), 0700), 0);
+	cr_assert_eq(chown(at("secret"), 0, 0), 0);
+	write_file("secret/inner", "x", 1, 0644);
+	write_file("noread", "x", 1, 0600);
+	cr_assert_eq(chown(at("noread"), 0, 0), 0);
+	write_file("open", "hello\n", 6, 0644);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(child_checks());
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status), "child status %#x", status);
+	cr_assert_eq(WEXITSTATUS(status), 0,
+		     "check %d failed in the unprivileged child",
+		     WEXITSTATUS(status));
+}
+
+/* ---- path helpers ---- */
+
+static bool under(const char *p, const char *root)
+{
+	return fp_path_under(p, strlen(p), root, strlen(root));
+}
+
+Test(snapshot_fs, path_under)
+{
+	cr_assert(under("/", "/"));
+	cr_assert(under("/a", "/"));
+	cr_assert(under("/a/b/c", "/"));
+	cr_assert_not(under("", "/"));
+	cr_assert(under("/a", "/a"));
+	cr_assert(under("/a/b", "/a"));
+	cr_assert(under("/a/b/c", "/a"));
+	cr_assert_not(under("/ab", "/a"));
+	cr_assert_not(under("/a-b", "/a"));
+	cr_assert_not(under("/", "/a"));
+	cr_assert_not(under("/b", "/a"));
+	cr_assert_not(under("/a", "/a/b"));
+	cr_assert(under("/a/b", "/a/b"));
+	cr_assert_not(under("/a/bc", "/a/b"));
+	/* lengths, not NULs */
+	cr_assert(fp_path_under("/a/bc", 4, "/a/b", 4));
+	cr_assert_not(fp_path_under("/ab", 3, "/a/x", 2));
+	cr_assert(fp_path_under("/a/x", 4, "/a/y", 2));
+}
+
+Test(snapshot_fs, bytes_cmp)
+{
+	cr_assert_eq(fp_bytes_cmp("a", 1, "a", 1), 0);
+	cr_assert_lt(fp_bytes_cmp("a", 1, "ab", 2), 0);
+	cr_assert_gt(fp_bytes_cmp("ab", 2, "a", 1), 0);
+	cr_assert_lt(fp_bytes_cmp("a", 1, "b", 1), 0);
+	cr_assert_lt(fp_bytes_cmp("z", 1, "\xff", 1), 0, "bytes are unsigned");
+	cr_assert_lt(fp_bytes_cmp("a\0", 1, "a\0", 2), 0);
+	cr_assert_eq(fp_bytes_cmp("", 0, "", 0), 0);
+	cr_assert_lt(fp_bytes_cmp("/a-b", 4, "/a/b", 4), 0);
+}
+
+Test(snapshot_fs, find)
+{
+	const char *p;
+
+	write_file("a", "", 0, 0644);
+	write_file("b", "", 0, 0644);
+	write_file("c", "", 0, 0644);
+	snap(&S, NULL);
+	p = at("b");
+	cr_assert_not_null(fp_fs_find(&S, p, strlen(p)));
+	cr_assert_eq(fp_fs_find(&S, p, strlen(p))->path.data[strlen(p) - 1],
+		     'b');
+	p = at("bb");
+	cr_assert_null(fp_fs_find(&S, p, strlen(p)));
+	/* "DIR/" is a prefix of entries, not an entry */
+	cr_assert_null(fp_fs_find(&S, p, strlen(dir) + 1));
+	cr_assert_not_null(fp_fs_find(&S, dir, strlen(dir)));
+	fp_fs_snapshot_free(&S);
+	cr_assert_null(fp_fs_find(&S, dir, strlen(dir)));
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/* footprint replay: re-judge a recorded run offline, without root or BPF. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "logrun.h"
+#include "receipt.h"
+#include "run.h"
+
+static void replay_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: footprint replay [OPTIONS] LOG\n"
+		"\n"
+		"Re-judge a run recorded with 'footprint run --record LOG'. Needs no\n"
+		"root and no BPF. With no rule options the recorded policy is used and\n"
+		"the receipt is byte for byte the live one; any rule option replaces\n"
+		"the recorded policy, so an old run can be judged by today's rules.\n"
+		"\n"
+		"Options:\n"
+		"  -a, --allow PATTERN, -f, --forbid PATTERN, -x, --expect PATTERN,\n"
+		"      --ignore PATTERN, -p, --policy FILE, --report-noise\n"
+		"                       as for 'footprint run' (docs/policy.md)\n"
+		"  -o, --receipt FILE   write the JSON receipt (- for stdout)\n"
+		"  -q, --quiet          no summary on stderr\n"
+		"  -h, --help           show this help\n"
+		"\n"
+		"Examples:\n"
+		"  footprint replay job.fplog\n"
+		"  footprint replay --policy today.policy --receipt r.json job.fplog\n"
+		"\n"
+		"Exit status: as for 'footprint run': 0 ok; 1 the verdict failed (also\n"
+		"for a log cut short); 2 usage error, unreadable or damaged log, or a\n"
+		"log from a newer footprint; 124 the run timed out; 126/127 the command\n"
+		"was not executable / not found.\n");
+}
+
+struct rule_arg {
+	enum fp_rule_kind kind;
+	const char *pattern;
+};
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "allow", required_argument, NULL, 'a' },
+		{ "forbid", required_argument, NULL, 'f' },
+		{ "expect", required_argument, NULL, 'x' },
+		{ "ignore", required_argument, NULL, 'I' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "report-noise", no_argument, NULL, 'N' },
+		{ "receipt", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rule_arg rules[256];
+	const char *policies[16], *receipt_path = NULL;
+	size_t nrules = 0, npolicies = 0, i;
+	bool quiet = false, report_noise = false, own_policy = false;
+	struct fp_run run;
+	struct fp_policy pol = { 0 };
+	struct fp_findings f = { 0 };
+	struct fp_verdict v = { 0 };
+	struct fp_outcome o;
+	FILE *out = NULL;
+	char err[600];
+	int c, ret, rc = FP_EXIT_USAGE;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:a:f:x:p:o:qh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'a':
+		case 'f':
+		case 'x':
+		case 'I':
+			if (nrules == 256)
+				return fp_usage_error(
+					"replay",
+					"too many rules; use --policy");
+			rules[nrules].kind = c == 'a' ? FP_ALLOW :
+					     c == 'f' ? FP_FORBID :
+					     c == 'x' ? FP_EXPECT :
+							FP_IGNORE;
+			rules[nrules++].pattern = optarg;
+			own_policy = true;
+			break;
+		case 'p':
+			if (npolicies == 16)
+				return fp_usage_error("replay",
+						      "too many --policy");
+			policies[npolicies++] = optarg;
+			own_policy = true;
+			break;
+		case 'N':
+			report_noise = true;
+			own_policy = true;
+			break;
+		case 'o':
+			receipt_path = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			replay_usage(stdout);
+			return FP_EXIT_OK;
+		case ':':
+			return fp_usage_error("replay",
+					      "option '%s' needs a value",
+					      argv[optind - 1]);
+		default:
+			return fp_usage_error("replay", "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return fp_usage_error("replay", "give exactly one LOG file");
+	if (fp_run_init(&run)) {
+		fprintf(stderr, "footprint: out of memory\n");
+		return FP_EXIT_NOTRACE;
+	}
+	ret = fp_log_load(argv[optind], &run, NULL, NULL, err, sizeof(err));
+	if (ret && ret != -ENODATA) {
+		fprintf(stderr, "%s\n", err);
+		goto cleanup;
+	}
+	if (ret == -ENODATA)
+		fprintf(stderr, "footprint: %s: %s; the verdict fails\n",
+			argv[optind], run.incomplete_why);
+	if (own_policy) {
+		pol.report_noise = report_noise;
+		for (i = 0; i < npolicies; i++) {
+			if (fp_policy_load(&pol, policies[i], run.roots,
+					   run.nroots, err, sizeof(err))) {
+				fprintf(stderr, "%s\n", err);
+				goto cleanup;
+			}
+		}
+		for (i = 0; i < nrules; i++) {
+			if (fp_policy_add(&pol, rules[i].kind, FP_T_PATH,
+					  rules[i].pattern,
+					  strlen(rules[i].pattern), run.roots,
+					  run.nroots, err, sizeof(err))) {
+				fprintf(stderr, "%s\n", err);
+				goto cleanup;
+			}
+		}
+	} else if (fp_run_policy(&run, &pol, err, sizeof(err))) {
+		fprintf(stderr, "footprint: %s: the recorded policy: %s\n",
+			argv[optind], err);
+		goto cleanup;
+	}
+	if (receipt_path) {
+		out = !strcmp(receipt_path, "-") ? stdout :
+						   fopen(receipt_path, "we");
+		if (!out) {
+			fprintf(stderr,
+				"footprint: cannot write the receipt to %s: %s\n",
+				receipt_path, strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (fp_run_judge(&run, &pol, &f, &v, &o)) {
+		fprintf(stderr, "footprint: out of memory while reconciling\n");
+		rc = FP_EXIT_NOTRACE;
+		goto cleanup;
+	}
+	if (out)
+		fp_run_receipt(out, &run, &f, &v, &o);
+	if (!quiet)
+		fp_summary_write(stderr, &f, &v,
+				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+	rc = fp_run_exit_code(&run, &v);
+cleanup:
+	if (out && (fflush(out) || (out != stdout && fclose(out)))) {
+		fprintf(stderr,
+			"footprint: writing the receipt to %s failed: %s\n",
+			receipt_path, strerror(errno));
+		rc = FP_EXIT_USAGE;
+	}
+	fp_verdict_free(&v);
+	fp_findings_free(&f);
+	fp_policy_free(&pol);
+	fp_run_free(&run);
+	return rc;
+}

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logcodec.h"
+#include "logrun.h"
+
+/* header keys: unknown ones are skipped by readers */
+enum {
+	H_VERSION = 1,
+	H_KERNEL,
+	H_HOSTNAME,
+	H_BOOT_ID,
+	H_START_NS,
+	H_ARG,
+	H_CWD,
+	H_UID,
+	H_GID,
+	H_USER,
+	H_ROOT,
+	H_POLICY,
+	H_REPORT_NOISE,
+	H_RUN_CGROUP,
+};
+
+/* trailer keys */
+enum {
+	T_EVENTS = 1,
+	T_LOST,
+	T_END_NS,
+	T_STATUS,
+	T_EXEC_ERRNO,
+	T_TIMED_OUT,
+	T_INTERRUPTED,
+	T_DURATION_MS,
+	T_LEFTOVER,
+	T_RECON_FAILED,
+};
+
+static int put(struct fp_log_sink *s, unsigned int type)
+{
+	int ret = s->enc->err;
+
+	if (!ret)
+		ret = fp_evlog_put(&s->w, type, s->enc->p, s->enc->len);
+	fp_enc_reset(s->enc);
+	return ret;
+}
+
+static void kv_str(struct fp_enc *e, unsigned int key, const char *v)
+{
+	fp_enc_u64(e, key);
+	fp_enc_str(e, v);
+}
+
+static void kv_u64(struct fp_enc *e, unsigned int key, uint64_t v)
+{
+	struct fp_enc tmp = { 0 };
+
+	fp_enc_u64(&tmp, v);
+	fp_enc_u64(e, key);
+	fp_enc_bytes(e, tmp.p, tmp.len);
+	if (tmp.err)
+		e->err = tmp.err;
+	fp_enc_free(&tmp);
+}
+
+int fp_log_header(struct fp_log_sink *s, const struct fp_run *run)
+{
+	struct fp_enc *e = s->enc;
+	size_t i;
+
+	kv_str(e, H_VERSION, run->version);
+	kv_str(e, H_KERNEL, run->kernel);
+	kv_str(e, H_HOSTNAME, run->hostname);
+	kv_str(e, H_BOOT_ID, run->boot_id);
+	kv_u64(e, H_START_NS, run->start_ns);
+	for (i = 0; run->argv[i]; i++)
+		kv_str(e, H_ARG, run->argv[i]);
+	kv_str(e, H_CWD, run->cwd);
+	kv_u64(e, H_UID, run->uid);
+	kv_u64(e, H_GID, run->gid);
+	kv_str(e, H_USER, run->user);
+	for (i = 0; i < run->nroots; i++)
+		kv_str(e, H_ROOT, run->roots[i]);
+	for (i = 0; i < run->npolicy; i++)
+		kv_str(e, H_POLICY, run->policy[i]);
+	kv_u64(e, H_REPORT_NOISE, run->report_noise);
+	kv_str(e, H_RUN_CGROUP, run->run_cgroup);
+	return put(s, FP_REC_HEADER) ?: fp_evlog_flush(&s->w);
+}
+
+int fp_log_snapshot(struct fp_log_sink *s, const struct fp_run *run,
+		    unsigned int phase, bool fs, bool rest)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; rest && !ret && i < run->procs[phase].n; i++) {
+		fp_enc_proc(s->enc, phase, &run->procs[phase].procs[i]);
+		ret = put(s, FP_REC_PROC);
+	}
+	for (i = 0; rest && !ret && i < run->socks[phase].n; i++) {
+		fp_enc_sock(s->enc, phase, &run->socks[phase].socks[i]);
+		ret = put(s, FP_REC_SOCK);
+	}
+	for (i = 0; fs && !ret && i < run->fs[phase].n; i++) {
+		fp_enc_fentry(s->enc, phase, &run->fs[phase].e[i]);
+		ret = put(s, FP_REC_FS);
+	}
+	if (!ret && fs) {
+		/* the snapshot is whole only once this record is read */
+		fp_enc_u64(s->enc, phase);
+		fp_enc_i64(s->enc, run->fs[phase].started_ns);
+		ret = put(s, FP_REC_SNAP_DONE);
+	}
+	return ret ?: fp_evlog_flush(&s->w);
+}
+
+int fp_log_event(struct fp_log_sink *s, const struct fp_event *ev)
+{
+	fp_enc_event(s->enc, ev, &s->prev_ts);
+	return put(s, FP_REC_EVENT);
+}
+
+int fp_log_trailer(struct fp_log_sink *s, const struct fp_run *run)
+{
+	struct fp_enc *e = s->enc;
+	size_t i;
+
+	kv_u64(e, T_EVENTS, run->events);
+	kv_u64(e, T_LOST, run->lost);
+	kv_u64(e, T_END_NS, run->end_ns);
+	kv_u64(e, T_STATUS, run->status);
+	kv_u64(e, T_EXEC_ERRNO, run->exec_errno);
+	kv_u64(e, T_TIMED_OUT, run->timed_out);
+	kv_u64(e, T_INTERRUPTED, run->interrupted);
+	kv_u64(e, T_DURATION_MS, run->duration_ms);
+	kv_u64(e, T_RECON_FAILED, run->recon_failed);
+	for (i = 0; i < run->nleftover; i++)
+		kv_u64(e, T_LEFTOVER, run->leftover[i]);
+	return put(s, FP_REC_TRAILER) ?: fp_evlog_flush(&s->w);
+}
+
+/* ---- reading ---- */
+
+static int kv_next(struct fp_dec *d, uint64_t *key, struct fp_dec *val)
+{
+	uint64_t n;
+
+	*key = fp_dec_u64(d);
+	n = fp_dec_u64(d);
+	if (d->err || n > d->len - d->pos)
+		return d->err = -EBADMSG;
+	/* the value stays inside the record: borrow, don't copy */
+	val->p = d->p + d->pos;
+	val->len = n;
+	val->pos = 0;
+	val->err = 0;
+	d->pos += n;
+	return 0;
+}
+
+static char *val_str(struct fp_dec *v)
+{
+	char *s = malloc(v->len + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, v->p, v->len);
+	s[v->len] = '\0';
+	if (memchr(s, '\0', v->len))
+		v->err = -EBADMSG;
+	return s;
+}
+
+static void set_str(char **dst, struct fp_dec *v)
+{
+	free(*dst);
+	*dst = val_str(v);
+}
+
+static uint64_t val_u64(struct fp_dec *v)
+{
+	return fp_dec_u64(v);
+}
+
+static int read_header(struct fp_run *run, struct fp_dec *d)
+{
+	size_t argc = 0;
+	uint64_t key;
+	struct fp_dec v;
+	char *s;
+	int ret = 0;
+
+	while (!ret && d->pos < d->len) {
+		if (kv_next(d, &key, &v))
+			return -EBADMSG;
+		switch (key) {
+		case H_VERSION:
+			set_str(&run->version, &v);
+			break;
+		case H_KERNEL:
+			set_str(&run->kernel, &v);
+			break;
+		case H_HOSTNAME:
+			set_str(&run->hostname, &v);
+			break;
+		case H_BOOT_ID:
+			set_str(&run->boot_id, &v);
+			break;
+		case H_START_NS:
+			run->start_ns = val_u64(&v);
+			break;
+		case H_ARG:
+		case H_ROOT:
+		case H_POLICY:
+			s = val_str(&v);
+			if (!s)
+				return -ENOMEM;
+			ret = key == H_ARG ?
+				      fp_run_add_str(&run->argv, &argc, s) :
+			      key == H_ROOT ? fp_run_add_str(&run->roots,
+							     &run->nroots, s) :
+					      fp_run_add_str(&run->policy,
+							     &run->npolicy, s);
+			free(s);
+			break;
+		case H_CWD:
+			set_str(&run->cwd, &v);
+			break;
+		case H_UID:
+			run->uid = val_u64(&v);
+			break;
+		case H_GID:
+			run->gid = val_u64(&v);
+			break;
+		case H_USER:
+			set_str(&run->user, &v);
+			break;
+		case H_REPORT_NOISE:
+			run->report_noise = val_u64(&v);
+			break;
+		case H_RUN_CGROUP:
+			set_str(&run->run_cgroup, &v);
+			break;
+		}
+		if (v.err)
+			return -EBADMSG;
+	}
+	if (!run->argv)
+		return -EBADMSG;
+	return ret;
+}
+
+static int read_trailer(struct fp_run *run, struct fp_dec *d)
+{
+	uint64_t key;
+	struct fp_dec v;
+
+	while (d->pos < d->len) {
+		if (kv_next(d, &key, &v))
+			return -EBADMSG;
+		switch (key) {
+		case T_EVENTS:
+			run->events = val_u64(&v);
+			break;
+		case T_LOST:
+			run->lost = val_u64(&v);
+			break;
+		case T_END_NS:
+			run->end_ns = val_u64(&v);
+			break;
+		case T_STATUS:
+			run->status = val_u64(&v);
+			break;
+		case T_EXEC_ERRNO:
+			run->exec_errno = val_u64(&v);
+			break;
+		case T_TIMED_OUT:
+			run->timed_out = val_u64(&v);
+			break;
+		case T_INTERRUPTED:
+			run->interrupted = val_u64(&v);
+			break;
+		case T_DURATION_MS:
+			run->duration_ms = val_u64(&v);
+			break;
+		case T_RECON_FAILED:
+			run->recon_failed = val_u64(&v);
+			break;
+		case T_LEFTOVER: {
+			pid_t *n = realloc(run->leftover, (run->nleftover +
+							   1) * sizeof(pid_t));
+
+			if (!n)
+				return -ENOMEM;
+			run->leftover = n;
+			n[run->nleftover++] = val_u64(&v);
+			break;
+		}
+		}
+		if (v.err)
+			return -EBADMSG;
+	}
+	run->have_trailer = true;
+	return 0;
+}
+
+static void *grow(void *v, size_t *cap, size_t n, size_t elem)
+{
+	void *nv;
+
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 256;
+	nv = realloc(v, *cap * elem);
+	return nv;
+}
+
+struct loader {
+	struct fp_run *run;
+	size_t fs_cap[2], proc_cap[2], sock_cap[2];
+	uint64_t prev_ts;
+	uint64_t events;
+	bool seen_header;
+	fp_log_event_fn fn;
+	void *ctx;
+};
+
+static int load_record(struct loader *l, unsigned int type,
+		       const unsigned char *body, size_t len)
+{
+	struct fp_run *run = l->run;
+	struct fp_dec d = { .p = body, .len = len };
+	unsigned int phase;
+	int ret = 0;
+
+	if (!l->seen_header && type != FP_REC_HEADER)
+		return -EBADMSG;
+	switch (type) {
+	case FP_REC_HEADER:
+		if (l->seen_header)
+			return -EBADMSG;
+		l->seen_header = true;
+		return read_header(run, &d);
+	case FP_REC_FS: {
+		struct fp_fentry f;
+
+		if (fp_dec_fentry(&d, &phase, &f))
+			return -EBADMSG;
+		run->fs[phase].e = grow(run->fs[phase].e, &l->fs_cap[phase],
+					run->fs[phase].n, sizeof(f));
+		if (!run->fs[phase].e)
+			return -ENOMEM;
+		run->fs[phase].e[run->fs[phase].n++] = f;
+		return 0;
+	}
+	case FP_REC_PROC: {
+		struct fp_proc p;
+
+		if (fp_dec_proc(&d, &phase, &p))
+			return -EBADMSG;
+		run->procs[phase].procs =
+			grow(run->procs[phase].procs, &l->proc_cap[phase],
+			     run->procs[phase].n, sizeof(p));
+		if (!run->procs[phase].procs)
+			return -ENOMEM;
+		run->procs[phase].procs[run->procs[phase].n++] = p;
+		return 0;
+	}
+	case FP_REC_SOCK: {
+		struct fp_sock s;
+
+		if (fp_dec_sock(&d, &phase, &s))
+			return -EBADMSG;
+		run->socks[phase].socks =
+			grow(run->socks[phase].socks, &l->sock_cap[phase],
+			     run->socks[phase].n, sizeof(s));
+		if (!run->socks[phase].socks)
+			return -ENOMEM;
+		run->socks[phase].socks[run->socks[phase].n++] = s;
+		return 0;
+	}
+	case FP_REC_SNAP_DONE:
+		phase = fp_dec_u64(&d);
+		if (d.err || phase > 1)
+			return -EBADMSG;
+		run->fs[phase].started_ns = fp_dec_i64(&d);
+		run->have_snap[phase] = true;
+		return d.err;
+	case FP_REC_EVENT: {
+		struct fp_event ev;
+
+		if (fp_dec_event(&d, &ev, &l->prev_ts))
+			return -EBADMSG;
+		l->events++;
+		if (fp_recon_feed(run->recon, &ev))
+			run->recon_failed = true;
+		if (l->fn)
+			ret = l->fn(l->ctx, &ev);
+		fp_event_free(&ev);
+		return ret;
+	}
+	case FP_REC_TRAILER:
+		return read_trailer(run, &d);
+	}
+	return 0; /* a record type from a later version */
+}
+
+int fp_log_load(const char *path, struct fp_run *run, fp_log_event_fn fn,
+		void *ctx, char *err, size_t errlen)
+{
+	struct fp_evlog_reader r;
+	struct loader l = { .run = run, .fn = fn, .ctx = ctx };
+	const unsigned char *body;
+	unsigned int type;
+	size_t len;
+	int ret;
+
+	ret = fp_evlog_reader_open(&r, path);
+	if (ret) {
+		snprintf(err, errlen, "footprint: %s", r.err);
+		goto cleanup;
+	}
+	for (;;) {
+		uint64_t at = r.frame_offset;
+
+		ret = fp_evlog_next(&r, &type, &body, &len);
+		if (ret <= 0)
+			break;
+		ret = load_record(&l, type, body, len);
+		if (ret == -EBADMSG) {
+			snprintf(
+				err, errlen,
+				"footprint: %s: a damaged record in the frame at offset %llu",
+				path, (unsigned long long)at);
+			goto cleanup;
+		}
+		if (ret < 0) {
+			snprintf(err, errlen, "footprint: %s: %s", path,
+				 strerror(-ret));
+			goto cleanup;
+		}
+	}
+	if (ret == -ENODATA || (ret == 0 && !run->have_trailer)) {
+		char why[400];
+
+		if (!l.seen_header) {
+			snprintf(
+				err, errlen,
+				"footprint: %s: the log ends before its header",
+				path);
+			ret = -EBADMSG;
+			goto cleanup;
+		}
+		snprintf(why, sizeof(why),
+			 "the log stops at offset %llu after %llu events: %s",
+			 (unsigned long long)r.offset,
+			 (unsigned long long)l.events,
+			 ret ? r.err : "it has no trailer");
+		run->incomplete_why = strdup(why);
+		if (!run->have_trailer)
+			run->events = l.events;
+		ret = -ENODATA;
+	} else if (ret < 0) {
+		snprintf(err, errlen, "footprint: %s", r.err);
+	}
+cleanup:
+	fp_evlog_reader_close(&r);
+	return ret;
+}

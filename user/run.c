@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cli.h"
+#include "evlog.h"
+#include "receipt.h"
+#include "run.h"
+
+int fp_run_init(struct fp_run *run)
+{
+	memset(run, 0, sizeof(*run));
+	run->recon = fp_recon_new();
+	return run->recon ? 0 : -ENOMEM;
+}
+
+/* v is NULL-terminated, as fp_run_add_str keeps it */
+static void free_strv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+void fp_run_free(struct fp_run *run)
+{
+	int p;
+
+	free_strv(run->argv);
+	free(run->cwd);
+	free(run->user);
+	free(run->hostname);
+	free(run->kernel);
+	free(run->boot_id);
+	free(run->version);
+	free(run->run_cgroup);
+	free_strv(run->roots);
+	free_strv(run->policy);
+	for (p = 0; p < 2; p++) {
+		fp_fs_snapshot_free(&run->fs[p]);
+		fp_proc_table_free(&run->procs[p]);
+		fp_sock_table_free(&run->socks[p]);
+	}
+	fp_recon_free(run->recon);
+	free(run->leftover);
+	free(run->incomplete_why);
+	memset(run, 0, sizeof(*run));
+}
+
+/* append s to a NULL-terminated vector of n strings */
+int fp_run_add_str(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 2) * sizeof(char *));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strdup(s);
+	if (!nv[*n])
+		return -ENOMEM;
+	nv[++*n] = NULL;
+	return 0;
+}
+
+int fp_run_set_policy(struct fp_run *run, const struct fp_policy *pol)
+{
+	size_t i;
+
+	run->report_noise = pol->report_noise;
+	for (i = 0; i < pol->n; i++) {
+		const char *t = pol->rules[i].text;
+
+		/* one relative rule became one rule per root */
+		if (run->npolicy && !strcmp(run->policy[run->npolicy - 1], t))
+			continue;
+		if (fp_run_add_str(&run->policy, &run->npolicy, t))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int fp_run_policy(const struct fp_run *run, struct fp_policy *pol, char *err,
+		  size_t errlen)
+{
+	size_t i;
+	int ret;
+
+	pol->report_noise = run->report_noise;
+	for (i = 0; i < run->npolicy; i++) {
+		ret = fp_policy_parse_line(pol, run->policy[i],
+					   strlen(run->policy[i]), run->roots,
+					   run->nroots, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
+		 struct fp_findings *f, struct fp_verdict *v,
+		 struct fp_outcome *o)
+{
+	struct fp_recon_input in = { 0 };
+	int after = run->have_snap[FP_PHASE_AFTER] ? FP_PHASE_AFTER :
+						     FP_PHASE_BEFORE;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	o->exit_code = WIFEXITED(run->status) ? WEXITSTATUS(run->status) : -1;
+	o->signal = WIFSIGNALED(run->status) ? WTERMSIG(run->status) : 0;
+	o->timed_out = run->timed_out;
+	o->interrupted = run->interrupted;
+	o->lost = run->lost;
+	o->complete = !run->lost && !run->recon_failed && run->have_trailer &&
+		      run->have_snap[FP_PHASE_BEFORE] &&
+		      run->have_snap[FP_PHASE_AFTER] && !run->incomplete_why;
+	o->incomplete_why = run->incomplete_why;
+	if (!run->have_trailer && !run->incomplete_why)
+		o->incomplete_why = "the log has no trailer";
+	if (!run->have_trailer)
+		o->exit_code = -1;
+
+	in.fs_before = &run->fs[FP_PHASE_BEFORE];
+	in.fs_after = &run->fs[after];
+	in.proc_before = &run->procs[FP_PHASE_BEFORE];
+	in.proc_after = &run->procs[after];
+	in.sock_before = &run->socks[FP_PHASE_BEFORE];
+	in.sock_after = &run->socks[after];
+	in.roots = run->roots;
+	in.nroots = run->nroots;
+	in.leftover = run->leftover;
+	in.nleftover = run->nleftover;
+	in.run_cgroup = run->run_cgroup;
+	ret = fp_reconcile(run->recon, &in, f);
+	if (!ret)
+		ret = fp_judge(pol, f, o, v);
+	return ret;
+}
+
+void fp_run_receipt(FILE *out, const struct fp_run *run,
+		    const struct fp_findings *f, const struct fp_verdict *v,
+		    const struct fp_outcome *o)
+{
+	struct fp_receipt_info ri = {
+		.argv = run->argv,
+		.outcome = o,
+		.duration_ms = run->duration_ms,
+		.events = run->events,
+		.roots = run->roots,
+		.nroots = run->nroots,
+	};
+
+	fp_receipt_write(out, &ri, f, v);
+}
+
+int fp_run_exit_code(const struct fp_run *run, const struct fp_verdict *v)
+{
+	if (run->exec_errno)
+		return run->exec_errno == ENOENT ? FP_EXIT_NOTFOUND :
+						   FP_EXIT_NOEXEC;
+	if (run->timed_out)
+		return FP_EXIT_TIMEOUT;
+	return v->ok ? FP_EXIT_OK : FP_EXIT_VERDICT;
+}

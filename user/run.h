@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything a verdict is made from: the command and its settings, the
+ * snapshots, the folded events and how the run ended. A live run fills it
+ * as it goes; replay fills it from a log. Both then call the same
+ * fp_run_judge(), so a replayed receipt is byte for byte the live one.
+ */
+#ifndef FP_RUN_H
+#define FP_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "findings.h"
+#include "judge.h"
+#include "policy.h"
+#include "reconcile.h"
+#include "snapshot_fs.h"
+#include "snapshot_net.h"
+#include "snapshot_proc.h"
+
+struct fp_run {
+	/* header */
+	char **argv; /* NULL-terminated */
+	char *cwd, *user, *hostname, *kernel, *boot_id, *version;
+	char *run_cgroup; /* as /proc/PID/cgroup shows it */
+	uint32_t uid, gid;
+	int64_t start_ns; /* CLOCK_REALTIME */
+	char **roots;
+	size_t nroots;
+	char **policy; /* rule lines, as a policy file would hold them */
+	size_t npolicy;
+	bool report_noise;
+	/* snapshots, [FP_PHASE_BEFORE] and [FP_PHASE_AFTER] */
+	struct fp_fs_snapshot fs[2];
+	struct fp_proc_table procs[2];
+	struct fp_sock_table socks[2];
+	bool have_snap[2];
+	/* events */
+	struct fp_recon *recon;
+	uint64_t events;
+	bool recon_failed;
+	/* trailer */
+	bool have_trailer;
+	int status; /* wait(2) status */
+	int exec_errno;
+	bool timed_out, interrupted;
+	uint64_t duration_ms;
+	uint64_t lost;
+	pid_t *leftover;
+	size_t nleftover;
+	int64_t end_ns;
+	/* replay of a log cut short: where it stopped */
+	char *incomplete_why;
+};
+
+int fp_run_init(struct fp_run *run);
+void fp_run_free(struct fp_run *run);
+int fp_run_add_str(char ***v, size_t *n, const char *s);
+/* The policy from the run's own rule lines. */
+int fp_run_policy(const struct fp_run *run, struct fp_policy *pol, char *err,
+		  size_t errlen);
+/* Record the rule lines of pol (for the log and for replay). */
+int fp_run_set_policy(struct fp_run *run, const struct fp_policy *pol);
+
+int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
+		 struct fp_findings *f, struct fp_verdict *v,
+		 struct fp_outcome *o);
+void fp_run_receipt(FILE *out, const struct fp_run *run,
+		    const struct fp_findings *f, const struct fp_verdict *v,
+		    const struct fp_outcome *o);
+/* 0 ok, 1 failed, 124 timed out, 126/127 exec failed */
+int fp_run_exit_code(const struct fp_run *run, const struct fp_verdict *v);
+
+#endif
