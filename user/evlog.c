@@ -167,6 +167,8 @@ int fp_evlog_flush(struct fp_evlog_writer *w)
 	crc = crc32(0, hdr, 16);
 	crc = crc32(crc, w->zbuf, zlen);
 	put_le32(hdr + 16, crc);
+	/* its own CRC tells a damaged length from a log cut short */
+	put_le32(hdr + 20, crc32(0, hdr, 20));
 	/* one write per part; a reader sees a whole frame or a cut one */
 	if (write_all(w, hdr, sizeof(hdr)) || write_all(w, w->zbuf, zlen))
 		return w->err;
@@ -271,7 +273,8 @@ static int read_frame(struct fp_evlog_reader *r)
 		zlen = get_le32(hdr + 8);
 		rawlen = get_le32(hdr + 12);
 		if (get_le32(hdr) != FP_FRAME_SYNC || zlen > FP_FRAME_MAX ||
-		    rawlen > FP_FRAME_MAX) {
+		    rawlen > FP_FRAME_MAX ||
+		    crc32(0, hdr, 20) != get_le32(hdr + 20)) {
 			snprintf(r->err, sizeof(r->err),
 				 "damaged frame header at offset %llu",
 				 (unsigned long long)r->offset);

@@ -410,6 +410,36 @@ static int load_record(struct loader *l, unsigned int type,
 	return 0; /* a record type from a later version */
 }
 
+static int fentry_cmp(const void *a, const void *b)
+{
+	const struct fp_fentry *x = a, *y = b;
+
+	return fp_bytes_cmp(x->path.data, x->path.len, y->path.data,
+			    y->path.len);
+}
+
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct fp_proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* A log from elsewhere need not be sorted; lookups assume it is. */
+static void sort_snapshots(struct fp_run *run)
+{
+	int p;
+
+	for (p = 0; p < 2; p++) {
+		if (run->fs[p].n)
+			qsort(run->fs[p].e, run->fs[p].n,
+			      sizeof(struct fp_fentry), fentry_cmp);
+		if (run->procs[p].n)
+			qsort(run->procs[p].procs, run->procs[p].n,
+			      sizeof(struct fp_proc), proc_cmp);
+	}
+}
+
 int fp_log_load(const char *path, struct fp_run *run, fp_log_event_fn fn,
 		void *ctx, char *err, size_t errlen)
 {
@@ -469,6 +499,8 @@ int fp_log_load(const char *path, struct fp_run *run, fp_log_event_fn fn,
 		snprintf(err, errlen, "footprint: %s", r.err);
 	}
 cleanup:
+	if (ret == 0 || ret == -ENODATA)
+		sort_snapshots(run);
 	fp_evlog_reader_close(&r);
 	return ret;
 }
