@@ -39,6 +39,29 @@ int fp_cgroup_mountpoint(char *out, size_t len)
 	return found;
 }
 
+/*
+ * A footprint that was killed leaves its run cgroup behind. Remove the
+ * empty ones whose footprint is gone; rmdir fails on a populated one.
+ */
+static void reap_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *de;
+	char path[PATH_MAX + 300];
+	int pid;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (sscanf(de->d_name, "run-%d-", &pid) != 1 || pid <= 0 ||
+		    kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
 int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 {
 	char mnt[PATH_MAX], parent[PATH_MAX + 16];
@@ -62,6 +85,7 @@ int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 			parent, strerror(errno));
 		return ret;
 	}
+	reap_stale(parent);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(cg->path, sizeof(cg->path), "%s/run-%d-%lld", parent,
 		 (int)getpid(), (long long)ts.tv_nsec);

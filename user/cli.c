@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -52,4 +53,26 @@ int fp_usage_error(const char *sub, const char *fmt, ...)
 	fprintf(stderr, " (see 'footprint %s%s--help')\n", sub ? sub : "",
 		sub ? " " : "");
 	return FP_EXIT_USAGE;
+}
+
+int64_t fp_parse_duration_ms(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || v > 1000ULL * 1000 * 1000)
+		return -1;
+	if (!strcmp(end, "ms"))
+		return v;
+	if (!*end || !strcmp(end, "s"))
+		return v * 1000;
+	if (!strcmp(end, "m"))
+		return v * 60 * 1000;
+	if (!strcmp(end, "h"))
+		return v * 3600 * 1000;
+	return -1;
 }

@@ -17,6 +17,8 @@ enum fp_exit_code {
 
 /* "4096", "64K", "16M", "1G" */
 int fp_parse_size(const char *s, uint64_t *out);
+/* "500ms", "30s" or "30", "5m", "1h"; -1 if malformed */
+int64_t fp_parse_duration_ms(const char *s);
 /* One line, "footprint: SUB: msg", then a hint; returns FP_EXIT_USAGE. */
 int fp_usage_error(const char *sub, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

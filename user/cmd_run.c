@@ -19,7 +19,10 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include <sys/timerfd.h>
+
 #include "cgroup.h"
+#include "identity.h"
 #include "cli.h"
 #include "collector.h"
 #include "event_json.h"
@@ -46,6 +49,10 @@ struct run_opts {
 	const char *receipt_path;
 	const char *record_path;
 	bool force;
+	const char *user;
+	bool as_root;
+	int64_t timeout_ms;
+	int leftovers; /* LEFTOVERS_* */
 	size_t ring_bytes;
 	uint64_t max_argv_bytes;
 	bool quiet;
@@ -60,6 +67,8 @@ struct run_opts {
 	const char *policies[16];
 	size_t npolicies;
 };
+
+enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };
 
 struct run_sink {
 	FILE *events;
@@ -98,6 +107,14 @@ static void run_usage(FILE *f)
 		"  -w, --record FILE    record snapshots and events to a compressed log\n"
 		"                       (0600) that 'footprint replay' re-judges offline\n"
 		"      --force          overwrite an existing --record FILE\n"
+		"  -u, --user NAME      run COMMAND as NAME (default under sudo: the\n"
+		"                       invoking user, SUDO_UID; otherwise root)\n"
+		"      --as-root        run COMMAND as root even under sudo\n"
+		"  -t, --timeout DUR    kill the whole run after DUR (30s, 5m, 1h); exit 124\n"
+		"      --leftovers MODE processes still running when COMMAND exits:\n"
+		"                       fail (default: reported, verdict fails, then killed),\n"
+		"                       kill (killed before the after-snapshot, still fail\n"
+		"                       unless allowed), allow (allowed and left running)\n"
 		"      --cross-mounts   descend into other filesystems under a root\n"
 		"      --rehash-all     re-hash every file after the run\n"
 		"      --report-noise   report /dev/null, /dev/tty*, /proc/self/... too\n"
@@ -113,10 +130,14 @@ static void run_usage(FILE *f)
 		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
 		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
 		"\n"
+		"Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed to COMMAND; a\n"
+		"second one kills the whole run. The receipt is still written, marked\n"
+		"interrupted.\n"
+		"\n"
 		"Exit status: 0 ok; 1 the verdict failed (including a command that\n"
-		"exited non-zero); 2 usage or input error; 125 footprint could not\n"
-		"trace (COMMAND is then never run); 126 COMMAND is not executable;\n"
-		"127 COMMAND was not found.\n");
+		"exited non-zero or an interrupted run); 2 usage or input error; 124\n"
+		"timed out; 125 footprint could not trace (COMMAND is then never run);\n"
+		"126 COMMAND is not executable; 127 COMMAND was not found.\n");
 }
 
 static int parse_run(int argc, char **argv, struct run_opts *o)
@@ -134,6 +155,10 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 		{ "report-noise", no_argument, NULL, 'N' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "record", required_argument, NULL, 'w' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "as-root", no_argument, NULL, 'R' + 256 },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "leftovers", required_argument, NULL, 'L' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "ring-size", required_argument, NULL, 'R' },
 		{ "max-argv", required_argument, NULL, 'A' },
@@ -148,8 +173,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 	o->max_argv_bytes = 1 << 20;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:a:f:x:p:o:e:w:qh", longopts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh",
+				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			if (o->nroots == 64)
@@ -183,6 +208,33 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'w':
 			o->record_path = optarg;
+			break;
+		case 'u':
+			o->user = optarg;
+			break;
+		case 'R' + 256:
+			o->as_root = true;
+			break;
+		case 't':
+			o->timeout_ms = fp_parse_duration_ms(optarg);
+			if (o->timeout_ms <= 0)
+				return fp_usage_error(
+					"run",
+					"--timeout wants a duration such as 30s, 5m or 1h, got '%s'",
+					optarg);
+			break;
+		case 'L':
+			if (!strcmp(optarg, "fail"))
+				o->leftovers = LEFTOVERS_FAIL;
+			else if (!strcmp(optarg, "kill"))
+				o->leftovers = LEFTOVERS_KILL;
+			else if (!strcmp(optarg, "allow"))
+				o->leftovers = LEFTOVERS_ALLOW;
+			else
+				return fp_usage_error(
+					"run",
+					"--leftovers wants fail, kill or allow, got '%s'",
+					optarg);
 			break;
 		case 'F':
 			o->force = true;
@@ -285,13 +337,29 @@ static void write_stats_json(FILE *f, const struct fp_trace_stats *st,
 
 static int64_t now_ms(void);
 
-/* Forward a signal meant for footprint; one from the terminal already
- * reached the whole foreground process group. */
-static void forward_signal(int sigfd, const struct fp_child *child)
+struct loop_state {
+	struct fp_cgroup *cg;
+	int signals;
+	bool interrupted;
+	bool timed_out;
+};
+
+/*
+ * Pass a signal meant for footprint on to the command; one from the
+ * terminal already reached the whole foreground process group. A second
+ * one ends the run.
+ */
+static void forward_signal(int sigfd, const struct fp_child *child,
+			   struct loop_state *ls)
 {
 	struct signalfd_siginfo si;
 
 	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+		ls->interrupted = true;
+		if (++ls->signals >= 2) {
+			fp_cgroup_kill(ls->cg);
+			continue;
+		}
 		if (si.ssi_code == SI_KERNEL &&
 		    (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT))
 			continue;
@@ -299,13 +367,15 @@ static void forward_signal(int sigfd, const struct fp_child *child)
 	}
 }
 
-/* The one poll loop: ring buffer, child exit, signals. */
+/* The one poll loop: ring buffer, child exit, signals, timeout. */
 static int trace_until_exit(struct fp_tracer *t, struct fp_child *child,
-			    int sigfd, struct fp_log_sink *log)
+			    int sigfd, struct fp_log_sink *log, int timerfd,
+			    struct loop_state *ls)
 {
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	bool exited = false;
+	uint64_t ticks;
 	int ret = 0, n, i;
 
 	if (ep < 0)
@@ -316,6 +386,10 @@ static int trace_until_exit(struct fp_tracer *t, struct fp_child *child,
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = sigfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	if (timerfd >= 0) {
+		ev.data.fd = timerfd;
+		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
 	while (!exited) {
 		/* without per-event wakeups, a timeout drains the ring */
 		n = epoll_wait(ep, evs, 4, 50);
@@ -324,10 +398,15 @@ static int trace_until_exit(struct fp_tracer *t, struct fp_child *child,
 			break;
 		}
 		for (i = 0; i < n; i++) {
-			if (evs[i].data.fd == child->pidfd)
+			if (evs[i].data.fd == child->pidfd) {
 				exited = true;
-			else if (evs[i].data.fd == sigfd)
-				forward_signal(sigfd, child);
+			} else if (evs[i].data.fd == sigfd) {
+				forward_signal(sigfd, child, ls);
+			} else if (evs[i].data.fd == timerfd &&
+				   read(timerfd, &ticks, sizeof(ticks)) > 0) {
+				ls->timed_out = true;
+				fp_cgroup_kill(ls->cg);
+			}
 		}
 		n = fp_tracer_consume(t);
 		if (n < 0) {
@@ -549,6 +628,23 @@ static int fill_header(struct fp_run *run, const struct run_opts *o,
 	return 0;
 }
 
+static void stop_run(struct fp_cgroup *cg)
+{
+	fp_cgroup_kill(cg);
+	if (fp_cgroup_wait_empty(cg, 5000))
+		fprintf(stderr,
+			"footprint: processes in %s survived SIGKILL; the trace may be incomplete\n",
+			cg->path);
+}
+
+static void hand_over(int fd, const struct fp_identity *id)
+{
+	if (fd >= 0 && fchown(fd, id->uid, id->gid))
+		fprintf(stderr,
+			"footprint: cannot give %s its output files: %s\n",
+			id->name, strerror(errno));
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { 0 };
@@ -567,6 +663,9 @@ int cmd_run(int argc, char **argv)
 	struct fp_outcome out = { 0 };
 	struct fp_enc enc = { 0 };
 	struct fp_log_sink log = { .w = { .fd = -1 }, .enc = &enc };
+	struct fp_identity id = { 0 };
+	struct loop_state ls = { .cg = &cg };
+	int timerfd = -1;
 	FILE *receipt = NULL;
 	char *roots[64] = { 0 };
 	sigset_t fwd, old;
@@ -588,6 +687,11 @@ int cmd_run(int argc, char **argv)
 	rc = resolve_roots(&o, roots);
 	if (!rc)
 		rc = build_policy(&o, &pol, roots);
+	/* --leftovers allow is a rule, so that replay judges the same */
+	if (!rc && o.leftovers == LEFTOVERS_ALLOW &&
+	    fp_policy_parse_line(&pol, "allow leftover *", 16, roots, o.nroots,
+				 err, sizeof(err)))
+		rc = FP_EXIT_NOTRACE;
 	if (!rc)
 		rc = check_output("receipt", o.receipt_path, roots, o.nroots);
 	if (!rc)
@@ -602,6 +706,11 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr,
 			"footprint: tracing needs root; run it under sudo: sudo footprint run -- %s\n",
 			o.argv[0]);
+		goto cleanup;
+	}
+	if (fp_identity_resolve(&id, o.user, o.as_root, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		rc = FP_EXIT_USAGE;
 		goto cleanup;
 	}
 	if (o.events_path) {
@@ -685,15 +794,29 @@ int cmd_run(int argc, char **argv)
 	if (sink.events)
 		fflush(sink.events);
 	fflush(stdout);
+	if (o.timeout_ms) {
+		struct itimerspec its = {
+			.it_value = { o.timeout_ms / 1000,
+				      (o.timeout_ms % 1000) * 1000000 },
+		};
+
+		timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		if (timerfd < 0 || timerfd_settime(timerfd, 0, &its, NULL)) {
+			fprintf(stderr,
+				"footprint: cannot set the timeout: %s\n",
+				strerror(errno));
+			goto cleanup;
+		}
+	}
 	t0 = now_ms();
-	ret = fp_launch(&child, o.argv, cg.fd, &old);
+	ret = fp_launch(&child, o.argv, cg.fd, &old, &id);
 	if (ret) {
 		fprintf(stderr,
 			"footprint: cannot start the command in cgroup %s: %s\n",
 			cg.path, strerror(-ret));
 		goto cleanup;
 	}
-	ret = trace_until_exit(tracer, &child, sigfd, sink.log);
+	ret = trace_until_exit(tracer, &child, sigfd, sink.log, timerfd, &ls);
 	if (ret)
 		fprintf(stderr, "footprint: tracing failed: %s\n",
 			strerror(-ret));
@@ -701,17 +824,25 @@ int cmd_run(int argc, char **argv)
 	run.duration_ms = now_ms() - t0;
 	run.status = status;
 	run.exec_errno = child.exec_errno;
+	run.timed_out = ls.timed_out;
+	run.interrupted = ls.interrupted;
+	if (child.setup_errno) {
+		fprintf(stderr,
+			"footprint: cannot start the command as %s: %s; it was not run\n",
+			id.name ? id.name : "root",
+			strerror(child.setup_errno));
+		goto cleanup;
+	}
 
 	/* what is still running is seen before it is stopped */
 	nleft = fp_cgroup_pids(&cg, &run.leftover);
 	run.nleftover = nleft > 0 ? nleft : 0;
+	if (o.leftovers == LEFTOVERS_KILL)
+		stop_run(&cg);
 	if (take_snapshot(&run, FP_PHASE_AFTER, &fo, false, true))
 		goto cleanup;
-	fp_cgroup_kill(&cg);
-	if (fp_cgroup_wait_empty(&cg, 5000))
-		fprintf(stderr,
-			"footprint: processes in %s survived SIGKILL; the trace may be incomplete\n",
-			cg.path);
+	if (o.leftovers != LEFTOVERS_ALLOW)
+		stop_run(&cg);
 	/* every process in the cgroup is gone: all its records are in the ring */
 	fp_tracer_consume(tracer);
 	fp_collector_flush(col);
@@ -754,6 +885,15 @@ int cmd_run(int argc, char **argv)
 				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
 	rc = fp_run_exit_code(&run, &verdict);
 cleanup:
+	/* the invoking user may read what footprint wrote, once it is done */
+	if (id.drop) {
+		if (sink.events && sink.events != stdout)
+			hand_over(fileno(sink.events), &id);
+		if (receipt && receipt != stdout)
+			hand_over(fileno(receipt), &id);
+		if (log.w.fd >= 0)
+			hand_over(log.w.fd, &id);
+	}
 	if (sink.events && fflush(sink.events)) {
 		fprintf(stderr, "footprint: writing events to %s failed: %s\n",
 			o.events_path, strerror(errno));
@@ -783,9 +923,17 @@ cleanup:
 		close(child.pidfd);
 	if (sigfd >= 0)
 		close(sigfd);
+	if (timerfd >= 0)
+		close(timerfd);
 	fp_tracer_close(tracer);
-	if (cg.fd >= 0)
+	/* allowed leftovers keep their cgroup; nothing else survives us */
+	if (cg.fd >= 0 && o.leftovers != LEFTOVERS_ALLOW && child.pid > 0)
+		stop_run(&cg);
+	if (cg.fd >= 0 && fp_cgroup_populated(&cg) != 1)
 		fp_cgroup_remove(&cg);
+	else if (cg.fd >= 0)
+		close(cg.fd);
+	fp_identity_free(&id);
 	fp_run_free(&run);
 	fp_policy_free(&pol);
 	for (i = 0; i < 64; i++)

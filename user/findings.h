@@ -91,6 +91,9 @@ struct fp_net_finding {
 	struct fp_bytes unix_path;
 	uint16_t port;
 	int protocol; /* IPPROTO_* or 0 */
+	/* listening: owned by a process that predates the run and is not
+	 * part of it, so the run did not open it */
+	bool outside_run;
 	bool allowed;
 	bool forbidden;
 	const char *rule;

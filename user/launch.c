@@ -15,12 +15,24 @@
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
 
-static void child_exec(int errfd, char *const argv[], const sigset_t *mask)
+static void child_exec(int errfd, char *const argv[], const sigset_t *mask,
+		       const struct fp_identity *id)
 {
 	int e;
 
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	execvp(argv[0], argv);
+	/* the command never runs with more than it was meant to have */
+	/* negative: setting up failed, the command was not started */
+	e = id ? fp_identity_apply(id) : 0;
+	if (e) {
+		if (write(errfd, &e, sizeof(e)) < 0)
+			_exit(125);
+		_exit(125);
+	}
+	if (id && id->envp)
+		execvpe(argv[0], argv, id->envp);
+	else
+		execvp(argv[0], argv);
 	e = errno;
 	if (write(errfd, &e, sizeof(e)) < 0)
 		_exit(127);
@@ -41,7 +53,8 @@ static pid_t clone_into(int cgroup_fd, int *pidfd)
 
 /* Kernels before 5.7: the child moves itself before it execs. */
 static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
-			    const sigset_t *mask, int *pidfd)
+			    const sigset_t *mask, int *pidfd,
+			    const struct fp_identity *id)
 {
 	int procs = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 	pid_t pid;
@@ -51,13 +64,13 @@ static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
 	pid = fork();
 	if (pid == 0) {
 		if (write(procs, "0", 1) != 1) {
-			int e = errno;
+			int e = -errno;
 
 			if (write(errfd, &e, sizeof(e)) < 0)
 				_exit(125);
 			_exit(125);
 		}
-		child_exec(errfd, argv, mask);
+		child_exec(errfd, argv, mask, id);
 	}
 	close(procs);
 	if (pid > 0)
@@ -66,7 +79,7 @@ static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
 }
 
 int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
-	      const sigset_t *child_mask)
+	      const sigset_t *child_mask, const struct fp_identity *id)
 {
 	int pipefd[2];
 	int e = 0;
@@ -76,16 +89,17 @@ int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 	child->pid = -1;
 	child->pidfd = -1;
 	child->exec_errno = 0;
+	child->setup_errno = 0;
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
 	pid = clone_into(cgroup_fd, &child->pidfd);
 	if (pid == 0) {
 		close(pipefd[0]);
-		child_exec(pipefd[1], argv, child_mask);
+		child_exec(pipefd[1], argv, child_mask, id);
 	}
 	if (pid < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG))
 		pid = fork_then_move(cgroup_fd, pipefd[1], argv, child_mask,
-				     &child->pidfd);
+				     &child->pidfd, id);
 	if (pid < 0) {
 		e = errno;
 		close(pipefd[0]);
@@ -99,7 +113,9 @@ int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 		n = read(pipefd[0], &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	close(pipefd[0]);
-	if (n == sizeof(e))
+	if (n == sizeof(e) && e < 0)
+		child->setup_errno = -e;
+	else if (n == sizeof(e))
 		child->exec_errno = e;
 	return 0;
 }

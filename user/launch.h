@@ -8,14 +8,18 @@
 
 #include <sys/types.h>
 
+#include "identity.h"
+
 struct fp_child {
 	pid_t pid;
 	int pidfd;
 	int exec_errno; /* set when exec failed: the command never ran */
+	int setup_errno; /* dropping to the user failed: it never ran */
 };
 
+/* id: who the command runs as (NULL: as footprint) */
 int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
-	      const sigset_t *child_mask);
+	      const sigset_t *child_mask, const struct fp_identity *id);
 /* Reap the child; returns its wait status. */
 int fp_child_wait(struct fp_child *child, int *status);
 

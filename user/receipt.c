@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <netinet/in.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -173,6 +175,8 @@ static void write_net(struct json_out *j, const struct fp_net_finding *x)
 		json_field_str(j, "address", x->address);
 	json_field_u64(j, "port", x->port);
 	json_field_str(j, "protocol", x->family == AF_UNIX ? "unix" : proto);
+	if (x->outside_run)
+		json_field_bool(j, "owner_outside_run", true);
 	write_judged(j, x->allowed, x->forbidden, x->rule);
 	json_end_object(j);
 }
@@ -194,6 +198,28 @@ static void write_strs(struct json_out *j, const char *key,
 	fputc(']', j->f);
 }
 
+/* An array of strings, losslessly: "<key>_b64" when one is not UTF-8. */
+static void write_strv(struct json_out *j, const char *key, char *const *v,
+		       size_t n)
+{
+	size_t i, len = 0;
+	char *buf, *p;
+
+	for (i = 0; i < n && v[i]; i++)
+		len += strlen(v[i]) + 1;
+	buf = malloc(len + 1);
+	if (!buf)
+		return;
+	for (i = 0, p = buf; i < n && v[i]; i++) {
+		size_t l = strlen(v[i]) + 1;
+
+		memcpy(p, v[i], l);
+		p += l;
+	}
+	json_field_strv(j, key, buf, len);
+	free(buf);
+}
+
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v)
 {
@@ -207,14 +233,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 
 	json_key(&j, "command");
 	json_begin_object(&j);
-	json_key(&j, "argv");
-	fputc('[', f);
-	for (i = 0; ri->argv[i]; i++) {
-		if (i)
-			fputc(',', f);
-		json_string(f, ri->argv[i], strlen(ri->argv[i]));
-	}
-	fputc(']', f);
+	write_strv(&j, "argv", ri->argv, SIZE_MAX);
 	json_key(&j, "exit_code");
 	if (o->exit_code >= 0)
 		fprintf(f, "%d", o->exit_code);
@@ -237,14 +256,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	json_field_bool(&j, "complete", o->complete);
 	json_end_object(&j);
 
-	json_key(&j, "roots");
-	fputc('[', f);
-	for (i = 0; i < ri->nroots; i++) {
-		if (i)
-			fputc(',', f);
-		json_string(f, ri->roots[i], strlen(ri->roots[i]));
-	}
-	fputc(']', f);
+	write_strv(&j, "roots", ri->roots, ri->nroots);
 
 	json_key(&j, "files");
 	json_begin_object(&j);

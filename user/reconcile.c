@@ -706,6 +706,10 @@ static int compare_procs(const struct fp_recon *r,
 		const struct fp_proc_finding *s =
 			&((struct fp_proc_finding *)r->short_lived.v)[i];
 
+		/* a leftover killed after the command exited is a leftover */
+		if (is_leftover(in, s->p.pid))
+			continue;
+
 		f = fp_vec_push(&out->procs[FP_P_SHORT_LIVED], sizeof(*f));
 		if (!f)
 			return -ENOMEM;
@@ -721,7 +725,9 @@ static int compare_procs(const struct fp_recon *r,
 		f = fp_vec_push(&out->procs[FP_P_LEFTOVER], sizeof(*f));
 		if (!f)
 			return -ENOMEM;
-		if (p) {
+		/* one that was killed before the snapshot, or is dying, is
+		 * known by its exec */
+		if (p && p->exe.len) {
 			if (proc_from_snapshot(f, p))
 				return -ENOMEM;
 		} else if (actor_fill(r, &f->p, in->leftover[i],
@@ -753,6 +759,19 @@ static int compare_procs(const struct fp_recon *r,
 	return 0;
 }
 
+/* Did the socket's owner exist before the run, outside the run's cgroup? */
+static bool owner_outside_run(const struct fp_recon_input *in, pid_t pid)
+{
+	const struct fp_proc *a, *b;
+
+	if (pid <= 0 || !in->proc_after || !in->proc_before ||
+	    is_leftover(in, pid))
+		return false;
+	a = fp_proc_find(in->proc_after, pid);
+	b = fp_proc_find(in->proc_before, pid);
+	return a && b && fp_proc_same(a, b) && !in_run_cgroup(in, a);
+}
+
 static int compare_net(const struct fp_recon *r,
 		       const struct fp_recon_input *in, struct fp_findings *out)
 {
@@ -782,6 +801,7 @@ static int compare_net(const struct fp_recon *r,
 		n = fp_vec_push(&out->net[FP_N_LISTENING], sizeof(*n));
 		if (!n)
 			return -ENOMEM;
+		n->outside_run = owner_outside_run(in, s->pid);
 		n->pid = s->pid;
 		n->family = s->family;
 		n->protocol = s->protocol;
