@@ -49,7 +49,8 @@ static void usage(FILE *f)
 		"Exit status:\n"
 		"  0       ok: nothing unexpected, the trace is complete\n"
 		"  1       the verdict failed (or the command exited non-zero)\n"
-		"  2       usage or input error\n"
+		"  2       usage or input error (also a damaged log)\n"
+		"  124     the run timed out (--timeout)\n"
 		"  125     footprint could not trace; the command was not run\n"
 		"  126     the command is not executable\n"
 		"  127     the command was not found\n");
