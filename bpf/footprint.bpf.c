@@ -211,7 +211,8 @@ static long walk_step(__u32 i, void *unused)
 		return 0;
 	}
 	pos = w->pos;
-	if (pos + FP_NAME_MAX > w->limit) {
+	/* the name and its NUL must fit: cut only what does not */
+	if (pos + BPF_CORE_READ(d, d_name.len) + 1 > w->limit) {
 		w->flags |= FP_PATH_BASE_TRUNC;
 		return 1;
 	}

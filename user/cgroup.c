@@ -39,6 +39,28 @@ int fp_cgroup_mountpoint(char *out, size_t len)
 	return found;
 }
 
+/* cgroups the command made below the run's go first, bottom-up */
+static void remove_tree(const char *dir, int depth)
+{
+	char path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+
+	if (depth > 64)
+		return;
+	d = opendir(dir);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (de->d_type != DT_DIR || de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			remove_tree(path, depth + 1);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
 /*
  * A footprint that was killed leaves its run cgroup behind. Remove the
  * empty ones whose footprint is gone; rmdir fails on a populated one.
@@ -57,7 +79,7 @@ static void reap_stale(const char *parent)
 		    kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
-		rmdir(path);
+		remove_tree(path, 0);
 	}
 	closedir(d);
 }
@@ -232,6 +254,6 @@ void fp_cgroup_remove(struct fp_cgroup *cg)
 		close(cg->fd);
 	cg->fd = -1;
 	if (cg->path[0])
-		rmdir(cg->path);
+		remove_tree(cg->path, 0);
 	cg->path[0] = '\0';
 }

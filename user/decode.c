@@ -62,7 +62,8 @@ static int decode_path(struct fp_event_path *out, const struct fp_path *in,
 	/* the string includes its NUL, unless it was cut */
 	if (raw_len && raw[raw_len - 1] == '\0')
 		raw_len--;
-	if (out->unresolved)
+	/* without its directory a relative path stays relative */
+	if (out->unresolved || (out->base_unknown && !out->from_fd))
 		return dup_bytes(&out->path, raw, raw_len);
 	return fp_path_join(&out->path, raw, raw_len, raw + in->raw_len,
 			    base_len);

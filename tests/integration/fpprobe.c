@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fpprobe: make exactly one named syscall through syscall(2), so that libc
+ * cannot substitute another one, for the integration tests to trace.
+ *
+ * Every subcommand prints one line on stdout, "pid=N" followed by what the
+ * test needs to check (fds, ports, child pids; thread-exec prints a second
+ * line from the new image), and exits 0 when the syscall did what was
+ * asked. On an unexpected failure it prints "errno=NAME" on stderr and
+ * exits 1; on a usage error it exits 2. A
+ * syscall the machine does not have (ENOSYS; arm64 has no open, creat,
+ * unlink, rename or fork) exits 77, which the tests take as a skip.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* missing on newer architectures: syscall(-1) fails with ENOSYS */
+#ifndef SYS_open
+#define SYS_open -1
+#endif
+#ifndef SYS_creat
+#define SYS_creat -1
+#endif
+#ifndef SYS_unlink
+#define SYS_unlink -1
+#endif
+#ifndef SYS_rename
+#define SYS_rename -1
+#endif
+#ifndef SYS_fork
+#define SYS_fork -1
+#endif
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+static const char *prog = "fpprobe";
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s open PATH | chdir-open DIR REL | openat DIR REL |\n"
+		"       openat-badfd REL | openat2 DIR REL | creat PATH |\n"
+		"       unlink PATH | unlinkat DIR REL [rmdir] | rename OLD NEW |\n"
+		"       renameat2 DIR OLD NEW [exchange|noreplace] |\n"
+		"       bind4 ADDR PORT | bind6 ADDR PORT | bind-unix PATH |\n"
+		"       bind-abstract NAME | open-missing PATH |\n"
+		"       fork-noexec PATH | thread-exit PATH | thread-exec |\n"
+		"       exit N | kill-self SIG | busy N PATH\n",
+		prog);
+	exit(2);
+}
+
+/* The syscall failed when it should not have. */
+static void fail(const char *what)
+{
+	int e = errno;
+
+	fprintf(stderr, "%s: %s failed: errno=%s (%s)\n", prog, what,
+		strerrorname_np(e) ?: "?", strerror(e));
+	exit(e == ENOSYS ? 77 : 1);
+}
+
+/* One line on stdout, flushed now: a later kill must not lose it. */
+static void report(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("pid=%ld", (long)syscall(SYS_getpid));
+	if (fmt[0]) {
+		putchar(' ');
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	putchar('\n');
+	fflush(stdout);
+}
+
+static long number(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end)
+		usage();
+	return v;
+}
+
+/* Setup, not the syscall under test: libc may use openat here. */
+static int open_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("open(DIR)");
+	return fd;
+}
+
+static int do_open(const char *path)
+{
+	long fd = syscall(SYS_open, path, O_WRONLY | O_CREAT, 0644);
+
+	if (fd < 0)
+		fail("open");
+	report("fd=%ld", fd);
+	return 0;
+}
+
+static int do_chdir_open(const char *dir, const char *rel)
+{
+	long fd;
+
+	if (syscall(SYS_chdir, dir))
+		fail("chdir");
+	fd = syscall(SYS_open, rel, O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		fail("open");
+	report("fd=%ld", fd);
+	return 0;
+}
+
+static int do_openat(const char *dir, const char *rel)
+{
+	int dirfd = open_dir(dir);
+	long fd = syscall(SYS_openat, dirfd, rel, O_CREAT | O_WRONLY, 0600);
+
+	if (fd < 0)
+		fail("openat");
+	report("dirfd=%d fd=%ld", dirfd, fd);
+	return 0;
+}
+
+/* openat with a dirfd that is not open: EBADF expected. */
+static int do_openat_badfd(const char *rel)
+{
+	int dirfd = 987;
+	long fd;
+
+	close(dirfd);
+	fd = syscall(SYS_openat, dirfd, rel, O_CREAT | O_WRONLY, 0600);
+	if (fd >= 0 || errno != EBADF) {
+		errno = fd >= 0 ? 0 : errno;
+		fail("openat(bad dirfd) expecting EBADF");
+	}
+	report("dirfd=%d", dirfd);
+	return 0;
+}
+
+static int do_openat2(const char *dir, const char *rel)
+{
+	struct open_how how;
+	int dirfd = open_dir(dir);
+	long fd;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_CREAT | O_WRONLY;
+	how.mode = 0600;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	if (fd < 0)
+		fail("openat2");
+	report("dirfd=%d fd=%ld", dirfd, fd);
+	return 0;
+}
+
+static int do_creat(const char *path)
+{
+	long fd = syscall(SYS_creat, path, 0644);
+
+	if (fd < 0)
+		fail("creat");
+	report("fd=%ld", fd);
+	return 0;
+}
+
+static int do_unlink(const char *path)
+{
+	if (syscall(SYS_unlink, path))
+		fail("unlink");
+	report("");
+	return 0;
+}
+
+static int do_unlinkat(const char *dir, const char *rel, const char *how)
+{
+	int dirfd = open_dir(dir);
+	int flags = 0;
+
+	if (how && !strcmp(how, "rmdir"))
+		flags = AT_REMOVEDIR;
+	else if (how)
+		usage();
+	if (syscall(SYS_unlinkat, dirfd, rel, flags))
+		fail("unlinkat");
+	report("dirfd=%d", dirfd);
+	return 0;
+}
+
+static int do_rename(const char *oldp, const char *newp)
+{
+	if (syscall(SYS_rename, oldp, newp))
+		fail("rename");
+	report("");
+	return 0;
+}
+
+static int do_renameat2(const char *dir, const char *oldp, const char *newp,
+			const char *how)
+{
+	int dirfd = open_dir(dir);
+	unsigned int flags = 0;
+
+	if (how && !strcmp(how, "exchange"))
+		flags = RENAME_EXCHANGE;
+	else if (how && !strcmp(how, "noreplace"))
+		flags = RENAME_NOREPLACE;
+	else if (how)
+		usage();
+	if (syscall(SYS_renameat2, dirfd, oldp, dirfd, newp, flags))
+		fail("renameat2");
+	report("dirfd=%d", dirfd);
+	return 0;
+}
+
+static int do_bind(int family, const char *addr, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+	void *in;
+	int bound;
+
+	if (fd < 0)
+		fail("socket");
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(number(port));
+		in = &sin->sin_addr;
+		len = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(number(port));
+		in = &sin6->sin6_addr;
+		len = sizeof(*sin6);
+	}
+	if (inet_pton(family, addr, in) != 1)
+		usage();
+	if (syscall(SYS_bind, fd, &ss, len)) {
+		fprintf(stdout, "pid=%ld fd=%d errno=%s\n",
+			(long)syscall(SYS_getpid), fd,
+			strerrorname_np(errno) ?: "?");
+		fflush(stdout);
+		fail("bind");
+	}
+	len = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		fail("getsockname");
+	if (family == AF_INET)
+		bound = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	else
+		bound = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	report("fd=%d port=%d", fd, bound);
+	return 0;
+}
+
+/* AF_UNIX stream socket: a path, or an abstract name (no leading NUL). */
+static int do_bind_unix(const char *name, bool abstract)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	size_t n = strlen(name);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		fail("socket");
+	if (n + 1 > sizeof(sun.sun_path))
+		usage();
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (abstract) {
+		memcpy(sun.sun_path + 1, name, n);
+		len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	} else {
+		memcpy(sun.sun_path, name, n);
+		len = offsetof(struct sockaddr_un, sun_path) + n + 1;
+	}
+	if (syscall(SYS_bind, fd, &sun, len))
+		fail("bind");
+	report("fd=%d", fd);
+	return 0;
+}
+
+static int do_open_missing(const char *path)
+{
+	long fd = syscall(SYS_open, path, O_RDONLY);
+
+	if (fd >= 0 || errno != ENOENT) {
+		errno = fd >= 0 ? 0 : errno;
+		fail("open expecting ENOENT");
+	}
+	report("");
+	return 0;
+}
+
+/* The child makes one traced syscall and exits 7 without exec'ing. */
+static int do_fork_noexec(const char *path)
+{
+	int status;
+	pid_t child;
+
+	fflush(stdout);
+	child = syscall(SYS_fork);
+	if (child < 0)
+		fail("fork");
+	if (child == 0) {
+		if (syscall(SYS_open, path, O_WRONLY | O_CREAT, 0644) < 0)
+			_exit(1);
+		_exit(7);
+	}
+	if (waitpid(child, &status, 0) != child)
+		fail("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 7) {
+		fprintf(stderr, "%s: child status 0x%x\n", prog, status);
+		exit(1);
+	}
+	report("child=%d", (int)child);
+	return 0;
+}
+
+static int do_exit(const char *code)
+{
+	long n = number(code);
+
+	report("");
+	syscall(SYS_exit_group, n);
+	return 1;
+}
+
+static int do_kill_self(const char *sig)
+{
+	long n = number(sig);
+
+	report("");
+	syscall(SYS_kill, syscall(SYS_getpid), n);
+	/* not reached for a fatal signal */
+	return 1;
+}
+
+static const char *thread_path;
+
+/* The leader is gone: open, then end the process with status 4. */
+static void *late_thread(void *unused)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	if (syscall(SYS_open, thread_path, O_WRONLY | O_CREAT, 0644) < 0)
+		fail("open");
+	report("tid=%ld", (long)syscall(SYS_gettid));
+	syscall(SYS_exit_group, 4);
+	return NULL;
+}
+
+/* The leader exits alone (SYS_exit); a second thread outlives it. */
+static int do_thread_exit(const char *path)
+{
+	pthread_t t;
+
+	thread_path = path;
+	if (pthread_create(&t, NULL, late_thread, NULL))
+		fail("pthread_create");
+	syscall(SYS_exit, 0);
+	return 1;
+}
+
+/* A non-leader thread execs: "fpprobe exit 0" takes over the process. */
+static void *exec_thread(void *unused)
+{
+	char *const args[] = { "fpprobe", "exit", "0", NULL };
+
+	report("tid=%ld", (long)syscall(SYS_gettid));
+	syscall(SYS_execve, "/proc/self/exe", args, environ);
+	fail("execve");
+	return NULL;
+}
+
+static int do_thread_exec(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, exec_thread, NULL))
+		fail("pthread_create");
+	pthread_join(t, NULL);
+	return 1;
+}
+
+/* Noise for the cgroup filter: N rounds (0: until killed). */
+static int do_busy(const char *count, const char *path)
+{
+	long n = number(count), i;
+	long fd;
+
+	report("");
+	for (i = 0; n == 0 || i < n; i++) {
+		fd = syscall(SYS_open, path, O_WRONLY | O_CREAT, 0644);
+		if (fd < 0)
+			fail("open");
+		close(fd);
+		if (syscall(SYS_unlink, path))
+			fail("unlink");
+	}
+	return 0;
+}
+
+/* cmd is NAME; its argument count must be within [nmin, nmax]. */
+static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
+{
+	if (strcmp(cmd, name))
+		return false;
+	if (argc < nmin || argc > nmax)
+		usage();
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	const char *c;
+	int n;
+
+	if (argc < 2)
+		usage();
+	c = argv[1];
+	argv += 2;
+	n = argc - 2;
+	if (is(c, "open", n, 1, 1))
+		return do_open(argv[0]);
+	if (is(c, "chdir-open", n, 2, 2))
+		return do_chdir_open(argv[0], argv[1]);
+	if (is(c, "openat", n, 2, 2))
+		return do_openat(argv[0], argv[1]);
+	if (is(c, "openat-badfd", n, 1, 1))
+		return do_openat_badfd(argv[0]);
+	if (is(c, "openat2", n, 2, 2))
+		return do_openat2(argv[0], argv[1]);
+	if (is(c, "creat", n, 1, 1))
+		return do_creat(argv[0]);
+	if (is(c, "unlink", n, 1, 1))
+		return do_unlink(argv[0]);
+	if (is(c, "unlinkat", n, 2, 3))
+		return do_unlinkat(argv[0], argv[1], n > 2 ? argv[2] : NULL);
+	if (is(c, "rename", n, 2, 2))
+		return do_rename(argv[0], argv[1]);
+	if (is(c, "renameat2", n, 3, 4))
+		return do_renameat2(argv[0], argv[1], argv[2],
+				    n > 3 ? argv[3] : NULL);
+	if (is(c, "bind4", n, 2, 2))
+		return do_bind(AF_INET, argv[0], argv[1]);
+	if (is(c, "bind6", n, 2, 2))
+		return do_bind(AF_INET6, argv[0], argv[1]);
+	if (is(c, "bind-unix", n, 1, 1))
+		return do_bind_unix(argv[0], false);
+	if (is(c, "bind-abstract", n, 1, 1))
+		return do_bind_unix(argv[0], true);
+	if (is(c, "open-missing", n, 1, 1))
+		return do_open_missing(argv[0]);
+	if (is(c, "fork-noexec", n, 1, 1))
+		return do_fork_noexec(argv[0]);
+	/* exit takes padding arguments: the argv tests use it */
+	if (is(c, "exit", n, 1, n > 1 ? n : 1))
+		return do_exit(argv[0]);
+	if (is(c, "kill-self", n, 1, 1))
+		return do_kill_self(argv[0]);
+	if (is(c, "thread-exit", n, 1, 1))
+		return do_thread_exit(argv[0]);
+	if (is(c, "thread-exec", n, 0, 0))
+		return do_thread_exec();
+	if (is(c, "busy", n, 2, 2))
+		return do_busy(argv[0], argv[1]);
+	usage();
+	return 2;
+}
