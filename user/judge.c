@@ -337,7 +337,9 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 			x->rule = rule ? rule->text : NULL;
 			x->forbidden = d == FP_DEC_FORBID;
 			x->allowed = d == FP_DEC_ALLOW;
-			if (x->allowed)
+			/* a listener of a process that predates the run and is
+			 * not part of it is reported, not held against it */
+			if (x->allowed || (x->outside_run && !x->forbidden))
 				continue;
 			ret = fail(v,
 				   fmt("network.%s: %s by pid %d%s",

@@ -409,7 +409,7 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 			const struct fp_net_finding *x = &FP_NETS(fi, l)[i];
 			char subj[512];
 
-			if (x->allowed)
+			if (x->allowed || (x->outside_run && !x->forbidden))
 				continue;
 			fp_net_subject(x, subj, sizeof(subj));
 			fprintf(f, "  %s%-13s%s %s pid %d\n", red,
