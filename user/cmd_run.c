@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -523,6 +524,10 @@ static FILE *open_output(const char *what, const char *path)
 		return stdout;
 	/* 0600: a receipt may name files the command's user should not see */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* an existing file keeps its mode through O_TRUNC */
+	if (fd >= 0 && fchmod(fd, 0600) && errno != EPERM)
+		fprintf(stderr, "footprint: cannot make %s private: %s\n", path,
+			strerror(errno));
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		fprintf(stderr,
@@ -713,21 +718,8 @@ int cmd_run(int argc, char **argv)
 		rc = FP_EXIT_USAGE;
 		goto cleanup;
 	}
-	if (o.events_path) {
-		sink.events = open_output("events", o.events_path);
-		if (!sink.events) {
-			rc = FP_EXIT_USAGE;
-			goto cleanup;
-		}
-		setvbuf(sink.events, NULL, _IOFBF, 1 << 20);
-	}
-	if (o.receipt_path) {
-		receipt = open_output("the receipt", o.receipt_path);
-		if (!receipt) {
-			rc = FP_EXIT_USAGE;
-			goto cleanup;
-		}
-	}
+	/* the log first: it refuses to overwrite, and then nothing else
+	 * may have been truncated */
 	if (o.record_path) {
 		if (fp_evlog_open(&log.w, o.record_path, o.force, err,
 				  sizeof(err))) {
@@ -737,6 +729,21 @@ int cmd_run(int argc, char **argv)
 		}
 		sink.log = &log;
 		sink.log_path = o.record_path;
+	}
+	if (o.events_path) {
+		sink.events = open_output("events", o.events_path);
+		if (!sink.events) {
+			rc = FP_EXIT_USAGE;
+			goto drop_log;
+		}
+		setvbuf(sink.events, NULL, _IOFBF, 1 << 20);
+	}
+	if (o.receipt_path) {
+		receipt = open_output("the receipt", o.receipt_path);
+		if (!receipt) {
+			rc = FP_EXIT_USAGE;
+			goto drop_log;
+		}
 	}
 	col = calloc(1, sizeof(*col));
 	if (!col) {
@@ -884,6 +891,13 @@ int cmd_run(int argc, char **argv)
 		fp_summary_write(stderr, &findings, &verdict,
 				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
 	rc = fp_run_exit_code(&run, &verdict);
+	goto cleanup;
+drop_log:
+	/* the log of a run that never started would block the next one */
+	if (log.w.fd >= 0) {
+		fp_evlog_close(&log.w);
+		unlink(o.record_path);
+	}
 cleanup:
 	/* the invoking user may read what footprint wrote, once it is done */
 	if (id.drop) {

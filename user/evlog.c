@@ -80,6 +80,17 @@ int fp_evlog_open(struct fp_evlog_writer *w, const char *path, bool force,
 			path, strerror(e));
 		return -e;
 	}
+	/* O_TRUNC keeps an old file's mode; the log is private */
+	if (fchmod(w->fd, 0600)) {
+		int e = errno;
+
+		snprintf(err, errlen,
+			 "footprint: cannot make the log %s private: %s", path,
+			 strerror(e));
+		close(w->fd);
+		w->fd = -1;
+		return -e;
+	}
 	memcpy(hdr, FP_LOG_MAGIC, 8);
 	put_le16(hdr + 8, FP_LOG_VERSION);
 	w->last_flush_ms = mono_ms();

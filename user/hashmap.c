@@ -74,7 +74,8 @@ struct fp_hslot *fp_hashmap_slot(struct fp_hashmap *m, const void *key,
 	s->key = malloc(len + 1);
 	if (!s->key)
 		return NULL;
-	memcpy(s->key, key, len);
+	if (len)
+		memcpy(s->key, key, len);
 	s->key[len] = '\0';
 	s->len = len;
 	s->hash = h;

@@ -371,6 +371,9 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 		ret = push_str(&v->reasons,
 			       fmt("command was killed by SIG%s",
 				   sigabbrev_np(o->signal) ?: "?"));
+	else if (o->exit_code < 0)
+		ret = push_str(&v->reasons,
+			       fmt("how the command ended is not known"));
 	else if (o->exit_code != 0)
 		ret = push_str(&v->reasons,
 			       fmt("command exited %d", o->exit_code));

@@ -496,7 +496,7 @@ int fp_log_load(const char *path, struct fp_run *run, fp_log_event_fn fn,
 			run->events = l.events;
 		ret = -ENODATA;
 	} else if (ret < 0) {
-		snprintf(err, errlen, "footprint: %s", r.err);
+		snprintf(err, errlen, "footprint: %s: %s", path, r.err);
 	}
 cleanup:
 	if (ret == 0 || ret == -ENODATA)

@@ -209,7 +209,11 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 	uint64_t acc = ev->file.flags & O_ACCMODE;
 	const char *kind = fp_event_kind(ev);
 
-	if (ev->file.ret < 0)
+	if (ev->file.ret < 0 || !ev->file.npaths)
+		return 0;
+	/* a record from a damaged or crafted log may lack its second path */
+	if ((!strcmp(kind, "rename") || !strcmp(kind, "link")) &&
+	    ev->file.npaths < 2)
 		return 0;
 	a = path_get(r, &ev->file.path[0].path);
 	if (!a)

@@ -1,6 +1,11 @@
 """Helpers for test_verdict.py: run `footprint run` with a receipt, check
 the receipt against docs/receipt.schema.json, and look findings up.
 
+Every run is also recorded (`--record`) and re-judged with `footprint
+replay` under the recorded policy: the replayed receipt must be byte for
+byte the live one, and replay's exit code the live one (see
+Env.check_replay).
+
 Environment:
   FOOTPRINT             the footprint binary (default: build/footprint)
   FOOTPRINT_REQUIRE_BPF 1: "cannot trace" (exit 125) is a failure, not a skip
@@ -73,6 +78,8 @@ class Result:
         self.stderr = stderr
         self.receipt_path = receipt_path
         self.r = receipt  # parsed receipt, or None
+        self.replay_rc = None  # footprint replay's exit code (check_replay)
+        self.replay_stderr = None
 
     @property
     def err(self):
@@ -175,6 +182,14 @@ class Env:
         for r in roots:
             argv += ["--root", r]
         argv += list(opts)
+        # record every run, unless the test records it itself
+        own_record = any(o in ("--record", "-w") or
+                         o.startswith(("--record=", "-w"))
+                         for o in opts if isinstance(o, str))
+        lpath = None
+        if not own_record:
+            lpath = os.path.join(self.out, "record-%d.fplog" % self.n)
+            argv += ["--record", lpath]
         if receipt:
             rpath = receipt if isinstance(receipt, (str, bytes)) else \
                 os.path.join(self.out, "receipt-%d.json" % self.n)
@@ -211,7 +226,57 @@ class Env:
         if receipt and expect_receipt and p.returncode in (0, 1) and \
                 doc is None:
             raise AssertionError("no receipt written\n" + res.describe())
+        if lpath:
+            live = None
+            if rpath:
+                live = os.path.join(os.fsdecode(cwd or os.getcwd()),
+                                    os.fsdecode(rpath))
+            self.check_replay(res, lpath, live)
         return res
+
+    def check_replay(self, res, lpath, live_receipt):
+        """`footprint replay --receipt R LOG` (the recorded policy) must
+        give the live run's receipt byte for byte, and its exit code.
+        Not checked when footprint stopped before it recorded anything
+        (exit 2/125/126/127 and no log)."""
+        if not os.path.exists(lpath):
+            if res.rc in (EXIT_USAGE, EXIT_NOTRACE, EXIT_NOEXEC,
+                          EXIT_NOTFOUND):
+                return
+            raise AssertionError("footprint exited %d and wrote no log %s"
+                                 "\n%s" % (res.rc, lpath, res.describe()))
+        rep = os.path.join(self.out, "replay-%d.json" % self.n)
+        argv = [FOOTPRINT, "replay", "--receipt", rep, lpath]
+        p = subprocess.run(argv, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60)
+        res.replay_rc = p.returncode
+        res.replay_stderr = p.stderr
+        ctx = "\nreplay: %r\nreplay rc=%d stderr=%s\nlive run:\n%s" % (
+            argv, p.returncode, p.stderr.decode("utf-8", "replace"),
+            res.describe())
+        if p.returncode != res.rc:
+            raise AssertionError("replay exited %d, the live run %d%s" %
+                                 (p.returncode, res.rc, ctx))
+        if live_receipt is None or not os.path.exists(live_receipt):
+            return
+        with open(live_receipt, "rb") as f:
+            want = f.read()
+        got = None
+        if os.path.exists(rep):
+            with open(rep, "rb") as f:
+                got = f.read()
+        if got != want:
+            at = next((i for i, (a, b) in enumerate(zip(want, got or b""))
+                       if a != b), min(len(want), len(got or b"")))
+            raise AssertionError(
+                "the replayed receipt %s differs from the live one %s at "
+                "byte %d (live %d bytes, replay %s):\n  live:   %r\n"
+                "  replay: %r%s" % (
+                    rep, live_receipt, at, len(want),
+                    "missing" if got is None else "%d bytes" % len(got),
+                    want[max(0, at - 80):at + 80],
+                    (got or b"")[max(0, at - 80):at + 80], ctx))
 
 
 def make_tree(root, tree):
