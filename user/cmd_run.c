@@ -524,10 +524,14 @@ static FILE *open_output(const char *what, const char *path)
 		return stdout;
 	/* 0600: a receipt may name files the command's user should not see */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	/* an existing file keeps its mode through O_TRUNC */
-	if (fd >= 0 && fchmod(fd, 0600) && errno != EPERM)
+	/* an existing file keeps its owner and mode through O_TRUNC: the
+	 * command must not be able to write what footprint writes */
+	if (fd >= 0 && (fchown(fd, geteuid(), getegid()) || fchmod(fd, 0600))) {
 		fprintf(stderr, "footprint: cannot make %s private: %s\n", path,
 			strerror(errno));
+		close(fd);
+		return NULL;
+	}
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		fprintf(stderr,
