@@ -81,7 +81,7 @@ int fp_evlog_open(struct fp_evlog_writer *w, const char *path, bool force,
 		return -e;
 	}
 	/* O_TRUNC keeps an old file's mode; the log is private */
-	if (fchmod(w->fd, 0600)) {
+	if (fchown(w->fd, geteuid(), getegid()) || fchmod(w->fd, 0600)) {
 		int e = errno;
 
 		snprintf(err, errlen,
