@@ -729,13 +729,18 @@ static int compare_procs(const struct fp_recon *r,
 		f = fp_vec_push(&out->procs[FP_P_LEFTOVER], sizeof(*f));
 		if (!f)
 			return -ENOMEM;
-		/* one that was killed before the snapshot, or is dying, is
-		 * known by its exec */
-		if (p && p->exe.len) {
-			if (proc_from_snapshot(f, p))
+		/*
+		 * Its last exec during the run names it best: the snapshot
+		 * may predate an exec that raced it, or the process may be
+		 * dying or gone. A process that never exec'd has only /proc.
+		 */
+		if (exec_of(r, in->leftover[i]) >= 0 || !p || !p->exe.len) {
+			if (actor_fill(r, &f->p, in->leftover[i],
+				       exec_of(r, in->leftover[i])))
 				return -ENOMEM;
-		} else if (actor_fill(r, &f->p, in->leftover[i],
-				      exec_of(r, in->leftover[i]))) {
+			if (p)
+				f->p.ppid = p->ppid;
+		} else if (proc_from_snapshot(f, p)) {
 			return -ENOMEM;
 		}
 	}
