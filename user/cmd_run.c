@@ -802,6 +802,10 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "footprint: signalfd: %s\n", strerror(errno));
 		goto cleanup;
 	}
+	if (fp_tracer_attach(tracer, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		goto cleanup;
+	}
 	if (sink.events)
 		fflush(sink.events);
 	fflush(stdout);
@@ -858,6 +862,7 @@ int cmd_run(int argc, char **argv)
 	fp_tracer_consume(tracer);
 	fp_collector_flush(col);
 	fp_tracer_stats(tracer, &st);
+	fp_tracer_detach(tracer);
 	if (sink.events)
 		write_stats_json(sink.events, &st, col);
 	fo.prev = &run.fs[FP_PHASE_BEFORE];

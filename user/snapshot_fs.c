@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,12 +14,18 @@
 
 #define HASH_CHUNK (256 * 1024)
 
+/* what one hashing thread needs of its own */
+struct hasher {
+	EVP_MD_CTX *md;
+	char *buf;
+	uint64_t files, bytes;
+};
+
 struct walker {
 	struct fp_fs_snapshot *s;
 	const struct fp_fs_opts *o;
 	size_t cap;
-	char *buf; /* read buffer for hashing */
-	EVP_MD_CTX *md;
+	struct hasher h; /* for files hashed during the walk */
 	uint64_t progress_at;
 };
 
@@ -115,41 +122,47 @@ static bool same_version(const struct stat *a, const struct stat *b)
 	       ts_ns(&a->st_ctim) == ts_ns(&b->st_ctim);
 }
 
-/* Hash the data; holes are hashed as the zeros they read as, unread. */
-static int hash_fd(struct walker *w, int fd, off_t size, unsigned char *out)
+/*
+ * Hash the data of a file of st's size. Holes of a sparse file are hashed
+ * as the zeros they read as, without reading them.
+ */
+static int hash_fd(struct hasher *h, int fd, const struct stat *st,
+		   unsigned char *out)
 {
 	static const char zeros[HASH_CHUNK];
-	off_t pos = 0, data, hole;
+	off_t size = st->st_size, pos = 0, data = 0, hole = size;
+	bool sparse = (off_t)st->st_blocks * 512 < size;
 	ssize_t n;
 
-	if (!EVP_DigestInit_ex(w->md, EVP_sha256(), NULL))
+	if (!EVP_DigestInit_ex(h->md, EVP_sha256(), NULL))
 		return -ENOMEM;
 	while (pos < size) {
-		data = lseek(fd, pos, SEEK_DATA);
-		if (data < 0)
-			data = errno == ENXIO ? size :
-						pos; /* all hole / no support */
-		if (data > size)
-			data = size;
-		while (pos < data) {
-			off_t k = data - pos < HASH_CHUNK ? data - pos :
-							    HASH_CHUNK;
+		if (sparse) {
+			data = lseek(fd, pos, SEEK_DATA);
+			if (data < 0) /* ENXIO: a hole to the end */
+				data = errno == ENXIO ? size : pos;
+			if (data > size)
+				data = size;
+			while (pos < data) {
+				off_t k = data - pos < HASH_CHUNK ? data - pos :
+								    HASH_CHUNK;
 
-			EVP_DigestUpdate(w->md, zeros, k);
-			pos += k;
+				EVP_DigestUpdate(h->md, zeros, k);
+				pos += k;
+			}
+			if (pos >= size)
+				break;
+			hole = lseek(fd, pos, SEEK_HOLE);
+			if (hole < 0 || hole > size)
+				hole = size;
+			if (lseek(fd, pos, SEEK_SET) < 0)
+				return -errno;
 		}
-		if (pos >= size)
-			break;
-		hole = lseek(fd, pos, SEEK_HOLE);
-		if (hole < 0 || hole > size)
-			hole = size;
-		if (lseek(fd, pos, SEEK_SET) < 0)
-			return -errno;
 		while (pos < hole) {
 			size_t want = hole - pos < HASH_CHUNK ? hole - pos :
 								HASH_CHUNK;
 
-			n = read(fd, w->buf, want);
+			n = read(fd, h->buf, want);
 			if (n < 0) {
 				if (errno == EINTR)
 					continue;
@@ -157,15 +170,13 @@ static int hash_fd(struct walker *w, int fd, off_t size, unsigned char *out)
 			}
 			if (n == 0)
 				return -EAGAIN; /* shrank while read */
-			EVP_DigestUpdate(w->md, w->buf, n);
+			EVP_DigestUpdate(h->md, h->buf, n);
 			pos += n;
-			w->s->bytes_hashed += n;
+			h->bytes += n;
 		}
 	}
-	/* grew while read: look past the size, not at the file offset */
-	if (pread(fd, w->buf, 1, size) > 0)
-		return -EAGAIN;
-	EVP_DigestFinal_ex(w->md, out, NULL);
+	/* growth shows in the fstat the caller compares afterwards */
+	EVP_DigestFinal_ex(h->md, out, NULL);
 	return 0;
 }
 
@@ -192,27 +203,22 @@ static bool try_reuse(struct walker *w, struct fp_fentry *e)
 	return true;
 }
 
-static void hash_file(struct walker *w, int dirfd, const char *name,
-		      struct fp_fentry *e)
+/* Hash the open file fd into e; re-read once if it changed meanwhile. */
+static void hash_open(struct hasher *h, int fd, struct fp_fentry *e)
 {
 	struct stat a, b;
-	int fd, attempt, ret = 0;
+	int attempt, ret = 0;
 
-	if (try_reuse(w, e))
-		return;
-	/* O_NONBLOCK: if a FIFO was swapped in since the stat, don't hang */
-	fd = openat(dirfd, name,
-		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		e->err = errno;
-		return;
-	}
 	for (attempt = 0; attempt < 2; attempt++) {
 		if (fstat(fd, &a) || !S_ISREG(a.st_mode)) {
 			ret = -EAGAIN;
 			break;
 		}
-		ret = hash_fd(w, fd, a.st_size, e->sha256);
+		if (attempt && lseek(fd, 0, SEEK_SET) < 0) {
+			ret = -errno;
+			break;
+		}
+		ret = hash_fd(h, fd, &a, e->sha256);
 		if (ret && ret != -EAGAIN)
 			break;
 		if (!ret && !fstat(fd, &b) && same_version(&a, &b)) {
@@ -229,7 +235,41 @@ static void hash_file(struct walker *w, int dirfd, const char *name,
 	} else if (ret) {
 		e->err = -ret;
 	}
-	w->s->files_hashed++;
+	h->files++;
+}
+
+/* O_NONBLOCK: if a FIFO was swapped in since the stat, don't hang */
+#define HASH_OPEN_FLAGS \
+	(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+
+/* During the walk: for a path too long to open whole later. */
+static void hash_at(struct hasher *h, int dirfd, const char *name,
+		    struct fp_fentry *e)
+{
+	int fd = openat(dirfd, name, HASH_OPEN_FLAGS);
+
+	if (fd < 0) {
+		e->err = errno;
+		return;
+	}
+	hash_open(h, fd, e);
+	close(fd);
+}
+
+/* After the walk, from any thread: entries do not move any more. */
+static void hash_path(struct hasher *h, struct fp_fentry *e)
+{
+	int fd = open(e->path.data, HASH_OPEN_FLAGS);
+	struct stat st;
+
+	if (fd < 0) {
+		e->err = errno;
+		return;
+	}
+	/* replaced since the walk saw it: this is the version there is now */
+	if (!fstat(fd, &st) && (st.st_ino != e->ino || st.st_dev != e->dev))
+		fill_stat(e, &st);
+	hash_open(h, fd, e);
 	close(fd);
 }
 
@@ -256,7 +296,10 @@ static int visit(struct walker *w, int dirfd, const char *name, char *path,
 		w->o->progress(w->o->progress_ctx, w->s->n, w->s->bytes_hashed);
 	switch (e->type) {
 	case 'f':
-		hash_file(w, dirfd, name, e);
+		/* hashed after the walk, on every core, unless it is unchanged
+		 * since the last snapshot or its path is too long to open */
+		if (!try_reuse(w, e) && len >= PATH_MAX)
+			hash_at(&w->h, dirfd, name, e);
 		break;
 	case 'l': {
 		char target[PATH_MAX];
@@ -373,6 +416,110 @@ static int snapshot_root(struct walker *w, const char *root, char *path)
 	return walk_dir(w, fd, path, len, st.st_dev);
 }
 
+struct pool {
+	struct fp_fs_snapshot *s;
+	const struct fp_fs_opts *o;
+	size_t *todo; /* indices into s->e */
+	size_t ntodo;
+	size_t next; /* atomic */
+	uint64_t files, bytes; /* atomic */
+	int err; /* atomic, first failure to start */
+};
+
+static void *hash_worker(void *arg)
+{
+	struct pool *p = arg;
+	struct hasher h = { 0 };
+	size_t i;
+
+	h.buf = malloc(HASH_CHUNK);
+	h.md = EVP_MD_CTX_new();
+	if (!h.buf || !h.md) {
+		__atomic_store_n(&p->err, -ENOMEM, __ATOMIC_RELAXED);
+		goto cleanup;
+	}
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) <
+	       p->ntodo) {
+		uint64_t before = h.bytes;
+
+		hash_path(&h, &p->s->e[p->todo[i]]);
+		__atomic_fetch_add(&p->files, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&p->bytes, h.bytes - before,
+				   __ATOMIC_RELAXED);
+	}
+cleanup:
+	free(h.buf);
+	EVP_MD_CTX_free(h.md);
+	return NULL;
+}
+
+/*
+ * Hash every regular file the walk left for later, on all cores: with
+ * many small files a snapshot is syscall-bound, with big ones hash-bound,
+ * and either way one core leaves the others idle.
+ */
+static int hash_all(struct fp_fs_snapshot *s, const struct fp_fs_opts *o)
+{
+	struct pool p = { .s = s, .o = o };
+	pthread_t tids[8];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nthreads = ncpu < 1 ? 1 : ncpu > 8 ? 8 : ncpu, started = 0, t;
+	size_t i;
+	uint64_t shown = 0;
+
+	p.todo = malloc((s->n ? s->n : 1) * sizeof(size_t));
+	if (!p.todo)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		const struct fp_fentry *e = &s->e[i];
+
+		if (e->type == 'f' && !e->hashed && !e->unstable && !e->err)
+			p.todo[p.ntodo++] = i;
+	}
+	if (p.ntodo < 64)
+		nthreads = 1;
+	for (t = 1; t < nthreads; t++) {
+		if (pthread_create(&tids[t], NULL, hash_worker, &p))
+			break;
+		started++;
+	}
+	/* this thread hashes too, and keeps the progress line fresh */
+	if (o->progress) {
+		struct hasher h = { .buf = malloc(HASH_CHUNK),
+				    .md = EVP_MD_CTX_new() };
+
+		while (h.buf && h.md &&
+		       (i = __atomic_fetch_add(&p.next, 1, __ATOMIC_RELAXED)) <
+			       p.ntodo) {
+			uint64_t before = h.bytes, files;
+
+			hash_path(&h, &s->e[p.todo[i]]);
+			files = __atomic_add_fetch(&p.files, 1,
+						   __ATOMIC_RELAXED);
+			__atomic_fetch_add(&p.bytes, h.bytes - before,
+					   __ATOMIC_RELAXED);
+			if (files - shown >= 4096) {
+				shown = files;
+				o->progress(o->progress_ctx, s->n,
+					    s->bytes_hashed +
+						    __atomic_load_n(
+							    &p.bytes,
+							    __ATOMIC_RELAXED));
+			}
+		}
+		free(h.buf);
+		EVP_MD_CTX_free(h.md);
+	}
+	hash_worker(&p);
+	for (t = 1; t <= started; t++)
+		pthread_join(tids[t], NULL);
+	s->files_hashed += p.files;
+	s->bytes_hashed += p.bytes;
+	free(p.todo);
+	/* a thread that could not start its work left it to the others */
+	return p.files < p.ntodo ? (p.err ? p.err : -ENOMEM) : 0;
+}
+
 int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 		   const struct fp_fs_opts *opts)
 {
@@ -385,10 +532,10 @@ int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 	memset(s, 0, sizeof(*s));
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->started_ns = ts_ns(&now);
-	w.buf = malloc(HASH_CHUNK);
-	w.md = EVP_MD_CTX_new();
+	w.h.buf = malloc(HASH_CHUNK);
+	w.h.md = EVP_MD_CTX_new();
 	path = malloc(PATH_MAX * 4 + NAME_MAX + 2);
-	if (!w.buf || !w.md || !path)
+	if (!w.h.buf || !w.h.md || !path)
 		goto cleanup;
 	for (i = 0; i < nroots; i++) {
 		ret = snapshot_root(&w, roots[i], path);
@@ -406,11 +553,13 @@ int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 		s->e[j++] = s->e[i];
 	}
 	s->n = j;
-	ret = 0;
+	s->files_hashed = w.h.files;
+	s->bytes_hashed = w.h.bytes;
+	ret = hash_all(s, opts);
 cleanup:
 	free(path);
-	free(w.buf);
-	EVP_MD_CTX_free(w.md);
+	free(w.h.buf);
+	EVP_MD_CTX_free(w.h.md);
 	if (ret)
 		fp_fs_snapshot_free(s);
 	return ret;

@@ -119,10 +119,6 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	ret = fill_sys_table(t);
 	if (ret)
 		goto fail;
-	step = "attach";
-	ret = footprint_bpf__attach(t->skel);
-	if (ret)
-		goto fail;
 	step = "set up the ring buffer of";
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events),
 				 fp_collector_feed, collector, NULL);
@@ -142,6 +138,25 @@ fail:
 cleanup:
 	fp_tracer_close(t);
 	return ret;
+}
+
+int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen)
+{
+	int ret = footprint_bpf__attach(t->skel);
+
+	if (ret) {
+		if (ret > 0)
+			ret = -ret;
+		snprintf(err, errlen,
+			 "footprint: cannot attach the BPF tracer: %s; %s",
+			 strerror(-ret), hint(-ret));
+	}
+	return ret;
+}
+
+void fp_tracer_detach(struct fp_tracer *t)
+{
+	footprint_bpf__detach(t->skel);
 }
 
 int fp_tracer_set_cgroup(struct fp_tracer *t, int cgroup_fd)

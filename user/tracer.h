@@ -30,11 +30,18 @@ struct fp_trace_stats {
 };
 
 /*
- * Load and attach. On failure returns a negative errno and writes one line
- * for the user (what failed, what to do) into err.
+ * Load (and verify) the programs. On failure returns a negative errno and
+ * writes one line for the user (what failed, what to do) into err.
  */
 int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		   struct fp_collector *collector, char *err, size_t errlen);
+/*
+ * Attach just before the command starts and detach once it is drained: the
+ * raw syscall tracepoints run for every syscall on the machine, footprint's
+ * own snapshots included.
+ */
+int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen);
+void fp_tracer_detach(struct fp_tracer *t);
 int fp_tracer_set_cgroup(struct fp_tracer *t, int cgroup_fd);
 /* An fd that becomes readable when the kernel side forces a wakeup. */
 int fp_tracer_epoll_fd(struct fp_tracer *t);
