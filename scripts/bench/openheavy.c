@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "a")) != -1) {
 		if (c != 'a') {
-			fprintf(stderr, "Usage: openheavy [-a] DIR [N1 [N2]]\n");
+			fprintf(stderr,
+				"Usage: openheavy [-a] DIR [N1 [N2]]\n");
 			return 2;
 		}
 		dir = NULL;
