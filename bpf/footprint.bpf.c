@@ -39,14 +39,17 @@ struct {
 struct pending {
 	__u64 args[5];
 	__u32 sys;
-	__u32 _pad;
+	__u32 active; /* set at entry, cleared at exit */
 };
 
-/* Arguments saved at syscall entry, keyed by tid, consumed at exit. */
+/*
+ * Arguments saved at syscall entry, consumed at exit: in the task itself,
+ * which is cheaper than a hash keyed by tid and goes away with the task.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct pending);
 } pending SEC(".maps");
 
@@ -60,6 +63,7 @@ struct walk_state {
 	struct dentry *dentry;
 	struct vfsmount *vfsmnt;
 	struct mount *mnt;
+	struct dentry *mnt_root; /* of vfsmnt, read once per mount */
 	struct dentry *root_dentry;
 	struct vfsmount *root_mnt;
 	__u32 pos; /* next write position in buf */
@@ -148,7 +152,7 @@ static __always_inline void emit(void *rec, __u64 size)
 
 static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
 	__u64 ugid = bpf_get_current_uid_gid();
 
@@ -156,7 +160,8 @@ static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
 	h->ts_ns = bpf_ktime_get_ns();
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
-	h->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	/* a BTF pointer: a plain load, not a probe-read helper call */
+	h->ppid = task->real_parent->tgid;
 	h->uid = (__u32)ugid;
 	h->gid = ugid >> 32;
 	h->_pad = 0;
@@ -183,7 +188,7 @@ static long walk_step(__u32 i, void *unused)
 	struct dentry *d, *mnt_root, *parent;
 	struct vfsmount *vfsmnt;
 	struct mount *mnt;
-	const unsigned char *name;
+	struct qstr q;
 	__u32 pos;
 	long n;
 
@@ -195,7 +200,7 @@ static long walk_step(__u32 i, void *unused)
 	mnt = w->mnt;
 	if (d == w->root_dentry && vfsmnt == w->root_mnt)
 		return 1;
-	mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
+	mnt_root = w->mnt_root;
 	parent = BPF_CORE_READ(d, d_parent);
 	if (d == mnt_root || d == parent) {
 		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
@@ -208,17 +213,22 @@ static long walk_step(__u32 i, void *unused)
 		w->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
 		w->mnt = up;
 		w->vfsmnt = &up->mnt;
+		w->mnt_root = BPF_CORE_READ(&up->mnt, mnt_root);
 		return 0;
 	}
 	pos = w->pos;
-	/* the name and its NUL must fit: cut only what does not */
-	if (pos + BPF_CORE_READ(d, d_name.len) + 1 > w->limit) {
+	/* length and name pointer in one read: this runs per component */
+	if (bpf_core_read(&q, sizeof(q), &d->d_name)) {
 		w->flags |= FP_PATH_BASE_TRUNC;
 		return 1;
 	}
-	name = BPF_CORE_READ(d, d_name.name);
+	/* the name and its NUL must fit: cut only what does not */
+	if (pos + q.len + 1 > w->limit) {
+		w->flags |= FP_PATH_BASE_TRUNC;
+		return 1;
+	}
 	n = bpf_probe_read_kernel_str(s->buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
-				      name);
+				      q.name);
 	if (n <= 0) {
 		w->flags |= FP_PATH_BASE_TRUNC;
 		return 1;
@@ -240,6 +250,7 @@ static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
 	w->dentry = BPF_CORE_READ(p, dentry);
 	w->vfsmnt = vfsmnt;
 	w->mnt = real_mount(vfsmnt);
+	w->mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
 	w->root_dentry = BPF_CORE_READ(task, fs, root.dentry);
 	w->root_mnt = BPF_CORE_READ(task, fs, root.mnt);
 	w->pos = pos;
@@ -337,23 +348,26 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 static __always_inline int sys_enter(__u32 sys, __u64 a0, __u64 a1, __u64 a2,
 				     __u64 a3, __u64 a4)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct pending p = {};
+	struct pending *p;
 
 	if (!traced())
 		return 0;
-	p.sys = sys;
-	p.args[0] = a0;
-	p.args[1] = a1;
-	p.args[2] = a2;
-	p.args[3] = a3;
-	p.args[4] = a4;
-	if (bpf_map_update_elem(&pending, &tid, &p, BPF_ANY)) {
+	p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!p) {
 		struct fp_stats *st = stats_cpu();
 
 		if (st)
 			__sync_fetch_and_add(&st->pending_full, 1);
+		return 0;
 	}
+	p->sys = sys;
+	p->args[0] = a0;
+	p->args[1] = a1;
+	p->args[2] = a2;
+	p->args[3] = a3;
+	p->args[4] = a4;
+	p->active = 1;
 	return 0;
 }
 
@@ -602,16 +616,16 @@ static __always_inline void bind_event(struct pending *p, long ret)
 
 static __always_inline int sys_exit(long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct pending *p = bpf_map_lookup_elem(&pending, &tid);
+	struct pending *p = bpf_task_storage_get(
+		&pending, bpf_get_current_task_btf(), 0, 0);
 
-	if (!p)
+	if (!p || !p->active)
 		return 0;
+	p->active = 0;
 	if (p->sys == FP_SYS_BIND)
 		bind_event(p, ret);
 	else
 		file_event(p, ret);
-	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 }
 
@@ -800,11 +814,8 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *p)
 {
 	struct signal_struct *sig = BPF_CORE_READ(p, signal);
-	__u32 tid = BPF_CORE_READ(p, pid);
 	struct fp_exit e = {};
 
-	/* a task killed inside a traced syscall never reaches its exit */
-	bpf_map_delete_elem(&pending, &tid);
 	if (!traced())
 		return 0;
 	/* only the last thread of the group reports the process exit */
