@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "logrun.h"
 #include "receipt.h"
+#include "rule_args.h"
 #include "run.h"
 
 static void replay_usage(FILE *f)
@@ -40,29 +41,23 @@ static void replay_usage(FILE *f)
 		"was not executable / not found.\n");
 }
 
-struct rule_arg {
-	enum fp_rule_kind kind;
-	const char *pattern;
-};
-
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "allow", required_argument, NULL, 'a' },
 		{ "forbid", required_argument, NULL, 'f' },
 		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, 'I' },
+		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
 		{ "policy", required_argument, NULL, 'p' },
-		{ "report-noise", no_argument, NULL, 'N' },
+		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
 		{ "receipt", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rule_arg rules[256];
-	const char *policies[16], *receipt_path = NULL;
-	size_t nrules = 0, npolicies = 0, i;
-	bool quiet = false, report_noise = false, own_policy = false;
+	struct fp_rule_args rules = { 0 };
+	const char *receipt_path = NULL;
+	bool quiet = false;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
 	struct fp_findings f = { 0 };
@@ -76,33 +71,12 @@ int cmd_replay(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:a:f:x:p:o:qh", longopts,
 				NULL)) != -1) {
+		ret = fp_rule_args_take(&rules, "replay", c, optarg);
+		if (ret < 0)
+			return -ret;
+		if (ret)
+			continue;
 		switch (c) {
-		case 'a':
-		case 'f':
-		case 'x':
-		case 'I':
-			if (nrules == 256)
-				return fp_usage_error(
-					"replay",
-					"too many rules; use --policy");
-			rules[nrules].kind = c == 'a' ? FP_ALLOW :
-					     c == 'f' ? FP_FORBID :
-					     c == 'x' ? FP_EXPECT :
-							FP_IGNORE;
-			rules[nrules++].pattern = optarg;
-			own_policy = true;
-			break;
-		case 'p':
-			if (npolicies == 16)
-				return fp_usage_error("replay",
-						      "too many --policy");
-			policies[npolicies++] = optarg;
-			own_policy = true;
-			break;
-		case 'N':
-			report_noise = true;
-			own_policy = true;
-			break;
 		case 'o':
 			receipt_path = optarg;
 			break;
@@ -135,24 +109,10 @@ int cmd_replay(int argc, char **argv)
 	if (ret == -ENODATA)
 		fprintf(stderr, "footprint: %s: %s; the verdict fails\n",
 			argv[optind], run.incomplete_why);
-	if (own_policy) {
-		pol.report_noise = report_noise;
-		for (i = 0; i < npolicies; i++) {
-			if (fp_policy_load(&pol, policies[i], run.roots,
-					   run.nroots, err, sizeof(err))) {
-				fprintf(stderr, "%s\n", err);
-				goto cleanup;
-			}
-		}
-		for (i = 0; i < nrules; i++) {
-			if (fp_policy_add(&pol, rules[i].kind, FP_T_PATH,
-					  rules[i].pattern,
-					  strlen(rules[i].pattern), run.roots,
-					  run.nroots, err, sizeof(err))) {
-				fprintf(stderr, "%s\n", err);
-				goto cleanup;
-			}
-		}
+	/* any rule option replaces the recorded policy as a whole */
+	if (rules.given) {
+		if (fp_rule_args_policy(&rules, &pol, run.roots, run.nroots))
+			goto cleanup;
 	} else if (fp_run_policy(&run, &pol, err, sizeof(err))) {
 		fprintf(stderr, "footprint: %s: the recorded policy: %s\n",
 			argv[optind], err);

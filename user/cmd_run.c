@@ -35,15 +35,11 @@
 #include "policy.h"
 #include "receipt.h"
 #include "reconcile.h"
+#include "rule_args.h"
 #include "snapshot_fs.h"
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
 #include "tracer.h"
-
-struct run_rule {
-	enum fp_rule_kind kind;
-	const char *pattern;
-};
 
 struct run_opts {
 	const char *events_path;
@@ -59,14 +55,10 @@ struct run_opts {
 	bool quiet;
 	bool cross_mounts;
 	bool rehash_all;
-	bool report_noise;
 	char **argv;
 	const char *roots_arg[64];
 	size_t nroots;
-	struct run_rule rules[256];
-	size_t nrules;
-	const char *policies[16];
-	size_t npolicies;
+	struct fp_rule_args rules;
 };
 
 enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };
@@ -148,12 +140,12 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 		{ "allow", required_argument, NULL, 'a' },
 		{ "forbid", required_argument, NULL, 'f' },
 		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, 'I' },
+		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "receipt", required_argument, NULL, 'o' },
 		{ "cross-mounts", no_argument, NULL, 'C' },
 		{ "rehash-all", no_argument, NULL, 'H' },
-		{ "report-noise", no_argument, NULL, 'N' },
+		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
 		{ "events", required_argument, NULL, 'e' },
 		{ "record", required_argument, NULL, 'w' },
 		{ "user", required_argument, NULL, 'u' },
@@ -168,7 +160,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	int c;
+	int c, taken;
 
 	o->ring_bytes = 16 << 20;
 	o->max_argv_bytes = 1 << 20;
@@ -176,30 +168,16 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh",
 				longopts, NULL)) != -1) {
+		taken = fp_rule_args_take(&o->rules, "run", c, optarg);
+		if (taken < 0)
+			return -taken;
+		if (taken)
+			continue;
 		switch (c) {
 		case 'r':
 			if (o->nroots == 64)
 				return fp_usage_error("run", "too many --root");
 			o->roots_arg[o->nroots++] = optarg;
-			break;
-		case 'a':
-		case 'f':
-		case 'x':
-		case 'I':
-			if (o->nrules == 256)
-				return fp_usage_error(
-					"run", "too many rules; use --policy");
-			o->rules[o->nrules].kind = c == 'a' ? FP_ALLOW :
-						   c == 'f' ? FP_FORBID :
-						   c == 'x' ? FP_EXPECT :
-							      FP_IGNORE;
-			o->rules[o->nrules++].pattern = optarg;
-			break;
-		case 'p':
-			if (o->npolicies == 16)
-				return fp_usage_error("run",
-						      "too many --policy");
-			o->policies[o->npolicies++] = optarg;
 			break;
 		case 'o':
 			o->receipt_path = optarg;
@@ -242,9 +220,6 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'H':
 			o->rehash_all = true;
-			break;
-		case 'N':
-			o->report_noise = true;
 			break;
 		case 'e':
 			o->events_path = optarg;
@@ -488,33 +463,6 @@ static int resolve_roots(struct run_opts *o, char **roots)
 	return 0;
 }
 
-static int build_policy(const struct run_opts *o, struct fp_policy *pol,
-			char *const *roots)
-{
-	char err[512];
-	size_t i;
-
-	pol->report_noise = o->report_noise;
-	for (i = 0; i < o->npolicies; i++) {
-		if (fp_policy_load(pol, o->policies[i], roots, o->nroots, err,
-				   sizeof(err))) {
-			fprintf(stderr, "%s\n", err);
-			return FP_EXIT_USAGE;
-		}
-	}
-	for (i = 0; i < o->nrules; i++) {
-		const struct run_rule *r = &o->rules[i];
-
-		if (fp_policy_add(pol, r->kind, FP_T_PATH, r->pattern,
-				  strlen(r->pattern), roots, o->nroots, err,
-				  sizeof(err))) {
-			fprintf(stderr, "%s\n", err);
-			return FP_EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
 static FILE *open_output(const char *what, const char *path)
 {
 	FILE *f;
@@ -695,7 +643,7 @@ int cmd_run(int argc, char **argv)
 	}
 	rc = resolve_roots(&o, roots);
 	if (!rc)
-		rc = build_policy(&o, &pol, roots);
+		rc = fp_rule_args_policy(&o.rules, &pol, roots, o.nroots);
 	/* --leftovers allow is a rule, so that replay judges the same */
 	if (!rc && o.leftovers == LEFTOVERS_ALLOW &&
 	    fp_policy_parse_line(&pol, "allow leftover *", 16, roots, o.nroots,

@@ -80,37 +80,46 @@ void fp_net_subject(const struct fp_net_finding *n, char *buf, size_t len)
 		snprintf(buf, len, "%s/%s:%u", proto, n->address, n->port);
 }
 
-static enum fp_decision decide_proc(const struct fp_policy *p,
-				    const struct fp_actor *a,
-				    const struct fp_rule **rule)
+/* the command line, arguments joined by spaces: a process subject too */
+static char *cmdline(const struct fp_actor *a, size_t *len)
 {
-	enum fp_decision d;
-	char *cmd;
+	char *cmd = malloc(a->argv.len + 1);
 	size_t i;
 
-	d = fp_policy_decide(p, FP_T_PROCESS, a->exe.data, a->exe.len, rule);
-	if (d == FP_DEC_FORBID || !a->argv.len)
-		return d;
-	/* then the command line, arguments joined by spaces */
-	cmd = malloc(a->argv.len + 1);
 	if (!cmd)
-		return d;
-	memcpy(cmd, a->argv.data, a->argv.len);
+		return NULL;
+	memcpy(cmd, a->argv.data ? a->argv.data : "", a->argv.len);
 	for (i = 0; i < a->argv.len; i++)
 		if (cmd[i] == '\0')
 			cmd[i] = ' ';
 	i = a->argv.len;
 	while (i && cmd[i - 1] == ' ')
 		i--;
-	{
-		const struct fp_rule *r2;
-		enum fp_decision d2 =
-			fp_policy_decide(p, FP_T_PROCESS, cmd, i, &r2);
+	cmd[i] = '\0';
+	*len = i;
+	return cmd;
+}
 
-		if (d2 == FP_DEC_FORBID || d == FP_DEC_NONE) {
-			d = d2;
-			*rule = r2;
-		}
+static enum fp_decision decide_proc(const struct fp_policy *p,
+				    const struct fp_actor *a,
+				    const struct fp_rule **rule)
+{
+	const struct fp_rule *r2;
+	enum fp_decision d, d2;
+	size_t n;
+	char *cmd;
+
+	d = fp_policy_decide(p, FP_T_PROCESS, a->exe.data, a->exe.len, rule);
+	if (d == FP_DEC_FORBID || !a->argv.len)
+		return d;
+	/* then the command line */
+	cmd = cmdline(a, &n);
+	if (!cmd)
+		return d;
+	d2 = fp_policy_decide(p, FP_T_PROCESS, cmd, n, &r2);
+	if (d2 == FP_DEC_FORBID || d == FP_DEC_NONE) {
+		d = d2;
+		*rule = r2;
 	}
 	free(cmd);
 	return d;
@@ -217,26 +226,6 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 		}
 	}
 	return ret;
-}
-
-/* the command line, arguments joined by spaces: a process subject too */
-static char *cmdline(const struct fp_actor *a, size_t *len)
-{
-	char *cmd = malloc(a->argv.len + 1);
-	size_t i;
-
-	if (!cmd)
-		return NULL;
-	memcpy(cmd, a->argv.data ? a->argv.data : "", a->argv.len);
-	for (i = 0; i < a->argv.len; i++)
-		if (cmd[i] == '\0')
-			cmd[i] = ' ';
-	i = a->argv.len;
-	while (i && cmd[i - 1] == ' ')
-		i--;
-	cmd[i] = '\0';
-	*len = i;
-	return cmd;
 }
 
 static void drop_proc(struct fp_vec *v, size_t i)
