@@ -76,16 +76,30 @@ bool json_utf8_valid(const char *s, size_t len)
 	return true;
 }
 
+/* printable ASCII that JSON takes as it is */
+static bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 bool json_string(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	bool valid = true;
-	size_t i = 0, n;
+	size_t i = 0, n, run;
 
 	fputc('"', f);
 	while (i < len) {
 		unsigned char c = p[i];
 
+		/* paths are mostly plain: write runs, not bytes */
+		for (run = i; run < len && plain(p[run]); run++)
+			;
+		if (run > i) {
+			fwrite(p + i, 1, run - i, f);
+			i = run;
+			continue;
+		}
 		n = utf8_seq(p + i, len - i);
 		if (!n) {
 			fputs("\\ufffd", f);
@@ -102,10 +116,8 @@ bool json_string(FILE *f, const char *s, size_t len)
 			fputs("\\n", f);
 		} else if (c == '\t') {
 			fputs("\\t", f);
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
 		} else {
-			fputc(c, f);
+			fprintf(f, "\\u%04x", c);
 		}
 		i += n;
 	}
