@@ -70,7 +70,6 @@ struct run_sink {
 	struct fp_log_sink *log;
 	const char *log_path;
 	int log_err;
-	uint64_t by_type[FP_EV_BIND + 1];
 };
 
 static void run_usage(FILE *f)
@@ -278,8 +277,6 @@ static int sink_event(void *ctx, const struct fp_event *ev)
 	struct run_sink *s = ctx;
 	int err;
 
-	if (ev->type <= FP_EV_BIND)
-		s->by_type[ev->type]++;
 	err = fp_recon_feed(s->recon, ev);
 	if (err && !s->recon_err)
 		s->recon_err = err;
