@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -36,6 +35,7 @@
 #include "receipt.h"
 #include "reconcile.h"
 #include "rule_args.h"
+#include "runloop.h"
 #include "snapshot_fs.h"
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
@@ -308,92 +308,6 @@ static void write_stats_json(FILE *f, const struct fp_trace_stats *st,
 		st->lost + col->malformed ? "false" : "true");
 }
 
-static int64_t now_ms(void);
-
-struct loop_state {
-	struct fp_cgroup *cg;
-	int signals;
-	bool interrupted;
-	bool timed_out;
-};
-
-/*
- * Pass a signal meant for footprint on to the command; one from the
- * terminal already reached the whole foreground process group. A second
- * one ends the run.
- */
-static void forward_signal(int sigfd, const struct fp_child *child,
-			   struct loop_state *ls)
-{
-	struct signalfd_siginfo si;
-
-	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
-		ls->interrupted = true;
-		if (++ls->signals >= 2) {
-			fp_cgroup_kill(ls->cg);
-			continue;
-		}
-		if (si.ssi_code == SI_KERNEL &&
-		    (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT))
-			continue;
-		kill(child->pid, si.ssi_signo);
-	}
-}
-
-/* The one poll loop: ring buffer, child exit, signals, timeout. */
-static int trace_until_exit(struct fp_tracer *t, struct fp_child *child,
-			    int sigfd, struct fp_log_sink *log, int timerfd,
-			    struct loop_state *ls)
-{
-	struct epoll_event evs[4], ev = { .events = EPOLLIN };
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	bool exited = false;
-	uint64_t ticks;
-	int ret = 0, n, i;
-
-	if (ep < 0)
-		return -errno;
-	ev.data.fd = fp_tracer_epoll_fd(t);
-	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	ev.data.fd = child->pidfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	ev.data.fd = sigfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	if (timerfd >= 0) {
-		ev.data.fd = timerfd;
-		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	}
-	while (!exited) {
-		/* without per-event wakeups, a timeout drains the ring */
-		n = epoll_wait(ep, evs, 4, 50);
-		if (n < 0 && errno != EINTR) {
-			ret = -errno;
-			break;
-		}
-		for (i = 0; i < n; i++) {
-			if (evs[i].data.fd == child->pidfd) {
-				exited = true;
-			} else if (evs[i].data.fd == sigfd) {
-				forward_signal(sigfd, child, ls);
-			} else if (evs[i].data.fd == timerfd &&
-				   read(timerfd, &ticks, sizeof(ticks)) > 0) {
-				ls->timed_out = true;
-				fp_cgroup_kill(ls->cg);
-			}
-		}
-		n = fp_tracer_consume(t);
-		if (n < 0) {
-			ret = n;
-			break;
-		}
-		/* a log killed with the run stays readable up to a second ago */
-		if (log)
-			fp_evlog_tick(&log->w, now_ms());
-	}
-	close(ep);
-	return ret;
-}
-
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -618,7 +532,7 @@ int cmd_run(int argc, char **argv)
 	struct fp_enc enc = { 0 };
 	struct fp_log_sink log = { .w = { .fd = -1 }, .enc = &enc };
 	struct fp_identity id = { 0 };
-	struct loop_state ls = { .cg = &cg };
+	struct fp_loop_state ls = { .cg = &cg };
 	int timerfd = -1;
 	FILE *receipt = NULL;
 	char *roots[64] = { 0 };
@@ -776,7 +690,8 @@ int cmd_run(int argc, char **argv)
 			cg.path, strerror(-ret));
 		goto cleanup;
 	}
-	ret = trace_until_exit(tracer, &child, sigfd, sink.log, timerfd, &ls);
+	ret = fp_trace_until_exit(tracer, &child, sigfd, sink.log, timerfd,
+				  &ls);
 	if (ret)
 		fprintf(stderr, "footprint: tracing failed: %s\n",
 			strerror(-ret));

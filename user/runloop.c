@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runloop.h"
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Pass a signal meant for footprint on to the command; one from the
+ * terminal already reached the whole foreground process group. A second
+ * one ends the run.
+ */
+static void forward_signal(int sigfd, const struct fp_child *child,
+			   struct fp_loop_state *ls)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+		ls->interrupted = true;
+		if (++ls->signals >= 2) {
+			fp_cgroup_kill(ls->cg);
+			continue;
+		}
+		if (si.ssi_code == SI_KERNEL &&
+		    (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT))
+			continue;
+		kill(child->pid, si.ssi_signo);
+	}
+}
+
+/* The one poll loop: ring buffer, child exit, signals, timeout. */
+int fp_trace_until_exit(struct fp_tracer *t, struct fp_child *child, int sigfd,
+			struct fp_log_sink *log, int timerfd,
+			struct fp_loop_state *ls)
+{
+	struct epoll_event evs[4], ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	bool exited = false;
+	uint64_t ticks;
+	int ret = 0, n, i;
+
+	if (ep < 0)
+		return -errno;
+	ev.data.fd = fp_tracer_epoll_fd(t);
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	ev.data.fd = child->pidfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	ev.data.fd = sigfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	if (timerfd >= 0) {
+		ev.data.fd = timerfd;
+		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
+	while (!exited) {
+		/* without per-event wakeups, a timeout drains the ring */
+		n = epoll_wait(ep, evs, 4, 50);
+		if (n < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.fd == child->pidfd) {
+				exited = true;
+			} else if (evs[i].data.fd == sigfd) {
+				forward_signal(sigfd, child, ls);
+			} else if (evs[i].data.fd == timerfd &&
+				   read(timerfd, &ticks, sizeof(ticks)) > 0) {
+				ls->timed_out = true;
+				fp_cgroup_kill(ls->cg);
+			}
+		}
+		n = fp_tracer_consume(t);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		/* a log killed with the run stays readable up to a second ago */
+		if (log)
+			fp_evlog_tick(&log->w, mono_ms());
+	}
+	close(ep);
+	return ret;
+}
