@@ -411,7 +411,11 @@ static int take_snapshot(struct fp_run *run, unsigned int phase,
 	if (with_rest) {
 		ret = fp_proc_snapshot(&run->procs[phase]);
 		if (!ret)
-			ret = fp_sock_snapshot(&run->socks[phase]);
+			ret = fp_sock_snapshot_new(
+				&run->socks[phase],
+				phase == FP_PHASE_AFTER ?
+					&run->socks[FP_PHASE_BEFORE] :
+					NULL);
 		if (ret) {
 			fprintf(stderr,
 				"footprint: cannot read the process or socket table: %s\n",

@@ -214,13 +214,15 @@ static void claim_fds(int procfd, pid_t pid, struct fp_sock **by_inode,
 }
 
 /* One pass over /proc/PID/fd; unreadable processes are left unclaimed. */
-static int find_owners(struct fp_sock_table *t)
+/* Owners of the sockets not in known (all, if known is NULL). */
+static int find_owners(struct fp_sock_table *t,
+		       const struct fp_sock_table *known)
 {
 	struct fp_sock **by_inode;
 	struct dirent *de;
+	size_t i, n = 0;
 	char *end;
 	long pid;
-	size_t i;
 	DIR *d;
 	int ret = 0;
 
@@ -230,8 +232,12 @@ static int find_owners(struct fp_sock_table *t)
 	if (!by_inode)
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++)
-		by_inode[i] = &t->socks[i];
-	qsort(by_inode, t->n, sizeof(*by_inode), cmp_inode);
+		if (!known || !fp_sock_find(known, &t->socks[i]))
+			by_inode[n++] = &t->socks[i];
+	/* scanning every fd of every process is the cost: skip it if idle */
+	if (!n)
+		goto cleanup;
+	qsort(by_inode, n, sizeof(*by_inode), cmp_inode);
 	d = opendir("/proc");
 	if (!d) {
 		ret = -errno;
@@ -241,7 +247,7 @@ static int find_owners(struct fp_sock_table *t)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		claim_fds(dirfd(d), pid, by_inode, t->n);
+		claim_fds(dirfd(d), pid, by_inode, n);
 	}
 	closedir(d);
 cleanup:
@@ -249,7 +255,8 @@ cleanup:
 	return ret;
 }
 
-int fp_sock_snapshot(struct fp_sock_table *t)
+static int snapshot(struct fp_sock_table *t, bool owners,
+		    const struct fp_sock_table *known)
 {
 	struct fp_sock_table nt = { 0 };
 	size_t cap = 0, i, j;
@@ -270,7 +277,7 @@ int fp_sock_snapshot(struct fp_sock_table *t)
 		nt.socks[j++] = nt.socks[i];
 	}
 	nt.n = j;
-	ret = find_owners(&nt);
+	ret = owners ? find_owners(&nt, known) : 0;
 	if (ret)
 		goto cleanup;
 	*t = nt;
@@ -278,6 +285,17 @@ int fp_sock_snapshot(struct fp_sock_table *t)
 cleanup:
 	free(nt.socks);
 	return ret;
+}
+
+int fp_sock_snapshot(struct fp_sock_table *t)
+{
+	return snapshot(t, true, NULL);
+}
+
+int fp_sock_snapshot_new(struct fp_sock_table *t,
+			 const struct fp_sock_table *known)
+{
+	return snapshot(t, known != NULL, known);
 }
 
 void fp_sock_table_free(struct fp_sock_table *t)

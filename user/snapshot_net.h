@@ -24,6 +24,13 @@ struct fp_sock_table {
 };
 
 int fp_sock_snapshot(struct fp_sock_table *t);
+/*
+ * The same, but owners are looked up only for sockets that are not in
+ * known, and for none if known is NULL (pid -1): the scan of every
+ * /proc/PID/fd is most of a snapshot's cost, and only new sockets need it.
+ */
+int fp_sock_snapshot_new(struct fp_sock_table *t,
+			 const struct fp_sock_table *known);
 void fp_sock_table_free(struct fp_sock_table *t);
 /* same socket: same inode (an inode is not reused while the socket lives) */
 const struct fp_sock *fp_sock_find(const struct fp_sock_table *t,

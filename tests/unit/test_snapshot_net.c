@@ -415,3 +415,30 @@ Test(snapshot_net, find_matches_by_inode_protocol_family)
 	cr_assert_null(fp_sock_find(&t, &w));
 	close(fd);
 }
+
+Test(snapshot_net, owners_only_of_new_sockets)
+{
+	struct fp_sock_table before, after;
+	const struct fp_sock *a, *b;
+	struct fp_sock w[2];
+	int fd[2];
+
+	fd[0] = must_open(AF_INET, SOCK_STREAM, "127.0.0.1", LISTEN, &w[0]);
+	cr_assert_eq(fp_sock_snapshot_new(&before, NULL), 0);
+	a = fp_sock_find(&before, &w[0]);
+	cr_assert_not_null(a);
+	/* no owner lookup at all without a table to compare against */
+	cr_assert_eq(a->pid, -1);
+	fd[1] = must_open(AF_INET, SOCK_STREAM, "127.0.0.1", LISTEN, &w[1]);
+	cr_assert_eq(fp_sock_snapshot_new(&after, &before), 0);
+	a = fp_sock_find(&after, &w[0]);
+	b = fp_sock_find(&after, &w[1]);
+	cr_assert_not_null(a);
+	cr_assert_not_null(b);
+	cr_assert_eq(a->pid, -1, "a socket known before is not looked up");
+	cr_assert_eq(b->pid, getpid(), "a new socket gets its owner");
+	fp_sock_table_free(&before);
+	fp_sock_table_free(&after);
+	close(fd[0]);
+	close(fd[1]);
+}
