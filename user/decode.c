@@ -10,17 +10,6 @@
 #include "decode.h"
 #include "path.h"
 
-static int dup_bytes(struct fp_bytes *b, const char *s, size_t len)
-{
-	b->data = malloc(len + 1);
-	if (!b->data)
-		return -ENOMEM;
-	memcpy(b->data, s, len);
-	b->data[len] = '\0';
-	b->len = len;
-	return 0;
-}
-
 static void decode_hdr(const struct fp_hdr *h, struct fp_event *ev)
 {
 	ev->type = h->type;
@@ -64,7 +53,7 @@ static int decode_path(struct fp_event_path *out, const struct fp_path *in,
 		raw_len--;
 	/* without its directory a relative path stays relative */
 	if (out->unresolved || (out->base_unknown && !out->from_fd))
-		return dup_bytes(&out->path, raw, raw_len);
+		return fp_bytes_dup(&out->path, raw, raw_len);
 	return fp_path_join(&out->path, raw, raw_len, raw + in->raw_len,
 			    base_len);
 }
@@ -118,7 +107,7 @@ static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 	flen = e->filename_len;
 	if (flen && data[flen - 1] == '\0')
 		flen--;
-	return dup_bytes(&ev->exec.filename, data, flen);
+	return fp_bytes_dup(&ev->exec.filename, data, flen);
 }
 
 static void decode_bind(const struct fp_bind *b, struct fp_event *ev)
@@ -156,7 +145,7 @@ static void decode_bind(const struct fp_bind *b, struct fp_event *ev)
 		/* a pathname socket's name ends at its NUL; abstract ones don't */
 		if (p[0] != '\0')
 			n = strnlen(p, n);
-		dup_bytes(&ev->bind.unix_path, p, n);
+		fp_bytes_dup(&ev->bind.unix_path, p, n);
 	}
 }
 

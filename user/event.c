@@ -1,8 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "event.h"
+
+int fp_bytes_dup(struct fp_bytes *b, const char *s, size_t len)
+{
+	b->data = malloc(len + 1);
+	if (!b->data)
+		return -ENOMEM;
+	if (len)
+		memcpy(b->data, s, len);
+	b->data[len] = '\0';
+	b->len = len;
+	return 0;
+}
 
 void fp_event_free(struct fp_event *ev)
 {

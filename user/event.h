@@ -78,6 +78,8 @@ struct fp_event {
 	};
 };
 
+/* a NUL-terminated copy of len bytes; 0 or -ENOMEM */
+int fp_bytes_dup(struct fp_bytes *b, const char *s, size_t len);
 void fp_event_free(struct fp_event *ev);
 const char *fp_sys_name(uint32_t sys);
 /* "open", "unlink", "rename", "mkdir", "mknod", "symlink", "link",

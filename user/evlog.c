@@ -187,9 +187,9 @@ int fp_evlog_flush(struct fp_evlog_writer *w)
 	return 0;
 }
 
-int fp_evlog_tick(struct fp_evlog_writer *w, int64_t now_ms)
+int fp_evlog_tick(struct fp_evlog_writer *w)
 {
-	if (now_ms - w->last_flush_ms < 1000)
+	if (mono_ms() - w->last_flush_ms < 1000)
 		return 0;
 	return fp_evlog_flush(w);
 }

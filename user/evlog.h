@@ -55,7 +55,7 @@ int fp_evlog_put(struct fp_evlog_writer *w, unsigned int type, const void *body,
 /* Write what has gathered as a frame now. */
 int fp_evlog_flush(struct fp_evlog_writer *w);
 /* Flush if the last flush is a second old (called from the poll loop). */
-int fp_evlog_tick(struct fp_evlog_writer *w, int64_t now_ms);
+int fp_evlog_tick(struct fp_evlog_writer *w);
 int fp_evlog_close(struct fp_evlog_writer *w);
 
 /* ---- reading ---- */

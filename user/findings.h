@@ -60,6 +60,7 @@ struct fp_file_finding {
 	/* judging */
 	bool allowed;
 	bool forbidden;
+	bool failing; /* judged: this finding fails the verdict */
 	const char *rule; /* deciding rule text, or NULL */
 };
 
@@ -79,6 +80,7 @@ struct fp_proc_finding {
 	int signal;
 	bool allowed;
 	bool forbidden;
+	bool failing; /* judged: this finding fails the verdict */
 	const char *rule;
 };
 
@@ -96,6 +98,7 @@ struct fp_net_finding {
 	bool outside_run;
 	bool allowed;
 	bool forbidden;
+	bool failing; /* judged: this finding fails the verdict */
 	const char *rule;
 };
 
@@ -110,7 +113,13 @@ struct fp_findings {
 	struct fp_vec net[FP_N_NLISTS]; /* struct fp_net_finding */
 };
 
+/* a zeroed new element at the end, or NULL */
 void *fp_vec_push(struct fp_vec *v, size_t elem);
+void fp_vec_remove(struct fp_vec *v, size_t i, size_t elem);
+void fp_actor_clear(struct fp_actor *a);
+void fp_file_finding_clear(struct fp_file_finding *x);
+void fp_proc_finding_clear(struct fp_proc_finding *x);
+void fp_net_finding_clear(struct fp_net_finding *x);
 void fp_findings_free(struct fp_findings *f);
 
 #define FP_FILES(f, l) ((struct fp_file_finding *)(f)->files[l].v)

@@ -156,17 +156,8 @@ static bool expected(const struct fp_policy *p, const char *s, size_t len)
 
 static void drop_file(struct fp_vec *v, size_t i)
 {
-	struct fp_file_finding *x = &((struct fp_file_finding *)v->v)[i];
-
-	free(x->path.data);
-	free(x->by.exe.data);
-	free(x->by.argv.data);
-	free(x->created_by.exe.data);
-	free(x->created_by.argv.data);
-	free(x->removed_by.exe.data);
-	free(x->removed_by.argv.data);
-	memmove(x, x + 1, (v->n - i - 1) * sizeof(*x));
-	v->n--;
+	fp_file_finding_clear(&((struct fp_file_finding *)v->v)[i]);
+	fp_vec_remove(v, i, sizeof(struct fp_file_finding));
 }
 
 static int fail(struct fp_verdict *v, char *reason)
@@ -207,6 +198,7 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 			i++;
 			if (x->allowed)
 				continue;
+			x->failing = true;
 			q = fp_policy_quote_dup(x->path.data, x->path.len,
 						false);
 			ret = fail(v,
@@ -230,12 +222,8 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 
 static void drop_proc(struct fp_vec *v, size_t i)
 {
-	struct fp_proc_finding *x = &((struct fp_proc_finding *)v->v)[i];
-
-	free(x->p.exe.data);
-	free(x->p.argv.data);
-	memmove(x, x + 1, (v->n - i - 1) * sizeof(*x));
-	v->n--;
+	fp_proc_finding_clear(&((struct fp_proc_finding *)v->v)[i]);
+	fp_vec_remove(v, i, sizeof(struct fp_proc_finding));
 }
 
 static int judge_procs(const struct fp_policy *p, struct fp_findings *f,
@@ -261,6 +249,7 @@ static int judge_procs(const struct fp_policy *p, struct fp_findings *f,
 			x->allowed = d == FP_DEC_ALLOW;
 			if (!x->forbidden && (l != FP_P_LEFTOVER || x->allowed))
 				continue;
+			x->failing = true;
 			cmd = cmdline(&x->p, &n);
 			q = x->p.exe.len ?
 				    fp_policy_quote_dup(x->p.exe.data,
@@ -294,11 +283,8 @@ static int judge_procs(const struct fp_policy *p, struct fp_findings *f,
 
 static void drop_net(struct fp_vec *v, size_t i)
 {
-	struct fp_net_finding *x = &((struct fp_net_finding *)v->v)[i];
-
-	free(x->unix_path.data);
-	memmove(x, x + 1, (v->n - i - 1) * sizeof(*x));
-	v->n--;
+	fp_net_finding_clear(&((struct fp_net_finding *)v->v)[i]);
+	fp_vec_remove(v, i, sizeof(struct fp_net_finding));
 }
 
 static int judge_net(const struct fp_policy *p, struct fp_findings *f,
@@ -330,6 +316,7 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 			 * not part of it is reported, not held against it */
 			if (x->allowed || (x->outside_run && !x->forbidden))
 				continue;
+			x->failing = true;
 			ret = fail(v,
 				   fmt("network.%s: %s by pid %d%s",
 				       fp_net_list_names[l], subj, (int)x->pid,

@@ -382,7 +382,7 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 		for (i = 0; i < fi->files[l].n; i++) {
 			const struct fp_file_finding *x = &FP_FILES(fi, l)[i];
 
-			if (x->allowed)
+			if (!x->failing)
 				continue;
 			fprintf(f, "  %s%-13s%s ", red, fp_file_list_names[l],
 				off);
@@ -397,7 +397,7 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 		for (i = 0; i < fi->procs[l].n; i++) {
 			const struct fp_proc_finding *x = &FP_PROCS(fi, l)[i];
 
-			if (!x->forbidden && (l != FP_P_LEFTOVER || x->allowed))
+			if (!x->failing)
 				continue;
 			fprintf(f, "  %s%-13s%s pid %d ", red,
 				fp_proc_list_names[l], off, (int)x->p.pid);
@@ -409,7 +409,7 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 			const struct fp_net_finding *x = &FP_NETS(fi, l)[i];
 			char subj[512];
 
-			if (x->allowed || (x->outside_run && !x->forbidden))
+			if (!x->failing)
 				continue;
 			fp_net_subject(x, subj, sizeof(subj));
 			fprintf(f, "  %s%-13s%s %s pid %d\n", red,

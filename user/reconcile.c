@@ -39,68 +39,6 @@ struct fp_recon {
 	struct fp_vec binds; /* struct fp_net_finding */
 };
 
-void *fp_vec_push(struct fp_vec *v, size_t elem)
-{
-	if (v->n == v->cap) {
-		size_t ncap = v->cap ? v->cap * 2 : 16;
-		void *nv = realloc(v->v, ncap * elem);
-
-		if (!nv)
-			return NULL;
-		v->v = nv;
-		v->cap = ncap;
-	}
-	memset((char *)v->v + v->n * elem, 0, elem);
-	return (char *)v->v + v->n++ * elem;
-}
-
-static int dup_bytes(struct fp_bytes *d, const char *s, size_t len)
-{
-	d->data = malloc(len + 1);
-	if (!d->data)
-		return -ENOMEM;
-	if (len)
-		memcpy(d->data, s, len);
-	d->data[len] = '\0';
-	d->len = len;
-	return 0;
-}
-
-static void actor_free(struct fp_actor *a)
-{
-	free(a->exe.data);
-	free(a->argv.data);
-	memset(a, 0, sizeof(*a));
-}
-
-void fp_findings_free(struct fp_findings *f)
-{
-	size_t l, i;
-
-	for (l = 0; l < FP_F_NLISTS; l++) {
-		for (i = 0; i < f->files[l].n; i++) {
-			struct fp_file_finding *x = &FP_FILES(f, l)[i];
-
-			free(x->path.data);
-			actor_free(&x->by);
-			actor_free(&x->created_by);
-			actor_free(&x->removed_by);
-		}
-		free(f->files[l].v);
-	}
-	for (l = 0; l < FP_P_NLISTS; l++) {
-		for (i = 0; i < f->procs[l].n; i++)
-			actor_free(&FP_PROCS(f, l)[i].p);
-		free(f->procs[l].v);
-	}
-	for (l = 0; l < FP_N_NLISTS; l++) {
-		for (i = 0; i < f->net[l].n; i++)
-			free(FP_NETS(f, l)[i].unix_path.data);
-		free(f->net[l].v);
-	}
-	memset(f, 0, sizeof(*f));
-}
-
 struct fp_recon *fp_recon_new(void)
 {
 	return calloc(1, sizeof(struct fp_recon));
@@ -124,10 +62,11 @@ void fp_recon_free(struct fp_recon *r)
 		free_exec(&((struct exec_rec *)r->execs.v)[i]);
 	free(r->execs.v);
 	for (i = 0; i < r->short_lived.n; i++)
-		actor_free(&((struct fp_proc_finding *)r->short_lived.v)[i].p);
+		fp_actor_clear(
+			&((struct fp_proc_finding *)r->short_lived.v)[i].p);
 	free(r->short_lived.v);
 	for (i = 0; i < r->binds.n; i++)
-		free(((struct fp_net_finding *)r->binds.v)[i].unix_path.data);
+		fp_net_finding_clear(&((struct fp_net_finding *)r->binds.v)[i]);
 	free(r->binds.v);
 	free(r);
 }
@@ -172,10 +111,11 @@ static int actor_fill(const struct fp_recon *r, struct fp_actor *a, pid_t pid,
 	if (p)
 		a->ppid = p->ppid;
 	if (exec_idx < 0 || (size_t)exec_idx >= r->execs.n)
-		return dup_bytes(&a->exe, "", 0) ?: dup_bytes(&a->argv, "", 0);
+		return fp_bytes_dup(&a->exe, "", 0) ?:
+			       fp_bytes_dup(&a->argv, "", 0);
 	e = &((const struct exec_rec *)r->execs.v)[exec_idx];
-	return dup_bytes(&a->exe, e->exe.data, e->exe.len) ?:
-		       dup_bytes(&a->argv, e->argv.data, e->argv.len);
+	return fp_bytes_dup(&a->exe, e->exe.data, e->exe.len) ?:
+		       fp_bytes_dup(&a->argv, e->argv.data, e->argv.len);
 }
 
 static struct path_state *path_get(struct fp_recon *r, const struct fp_bytes *p)
@@ -313,8 +253,8 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 	    ev->bind.unix_path.data[0] != '\0') {
 		struct path_state *ps;
 
-		if (dup_bytes(&n->unix_path, ev->bind.unix_path.data,
-			      ev->bind.unix_path.len))
+		if (fp_bytes_dup(&n->unix_path, ev->bind.unix_path.data,
+				 ev->bind.unix_path.len))
 			return -ENOMEM;
 		/* the socket file it created; only absolute names are known */
 		if (n->unix_path.data[0] == '/') {
@@ -342,8 +282,8 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	e->pid = ev->pid;
 	e->ppid = ev->ppid;
 	e->ts_ns = ev->ts_ns;
-	if (dup_bytes(&e->exe, ev->exec.exe.data, ev->exec.exe.len) ||
-	    dup_bytes(&e->argv, ev->exec.argv.data ?: "", ev->exec.argv.len))
+	if (fp_bytes_dup(&e->exe, ev->exec.exe.data, ev->exec.exe.len) ||
+	    fp_bytes_dup(&e->argv, ev->exec.argv.data ?: "", ev->exec.argv.len))
 		return -ENOMEM;
 	p = proc_get(r, ev->pid, true);
 	if (!p)
@@ -454,7 +394,7 @@ static struct fp_file_finding *add_file(struct fp_findings *out,
 {
 	struct fp_file_finding *f = fp_vec_push(&out->files[l], sizeof(*f));
 
-	if (!f || dup_bytes(&f->path, p, len))
+	if (!f || fp_bytes_dup(&f->path, p, len))
 		return NULL;
 	f->what = l;
 	return f;
@@ -664,8 +604,9 @@ static int proc_from_snapshot(struct fp_proc_finding *f,
 {
 	f->p.pid = p->pid;
 	f->p.ppid = p->ppid;
-	return dup_bytes(&f->p.exe, p->exe.data ?: "", p->exe.len) ?:
-		       dup_bytes(&f->p.argv, p->argv.data ?: "", p->argv.len);
+	return fp_bytes_dup(&f->p.exe, p->exe.data ?: "", p->exe.len) ?:
+		       fp_bytes_dup(&f->p.argv, p->argv.data ?: "",
+				    p->argv.len);
 }
 
 static bool is_leftover(const struct fp_recon_input *in, pid_t pid)
@@ -699,8 +640,8 @@ static int compare_procs(const struct fp_recon *r,
 		const struct exec_rec *e = &((struct exec_rec *)r->execs.v)[i];
 
 		f = fp_vec_push(&out->procs[FP_P_EXECUTED], sizeof(*f));
-		if (!f || dup_bytes(&f->p.exe, e->exe.data, e->exe.len) ||
-		    dup_bytes(&f->p.argv, e->argv.data, e->argv.len))
+		if (!f || fp_bytes_dup(&f->p.exe, e->exe.data, e->exe.len) ||
+		    fp_bytes_dup(&f->p.argv, e->argv.data, e->argv.len))
 			return -ENOMEM;
 		f->p.pid = e->pid;
 		f->p.ppid = e->ppid;
@@ -718,8 +659,8 @@ static int compare_procs(const struct fp_recon *r,
 		if (!f)
 			return -ENOMEM;
 		*f = *s;
-		if (dup_bytes(&f->p.exe, s->p.exe.data, s->p.exe.len) ||
-		    dup_bytes(&f->p.argv, s->p.argv.data, s->p.argv.len))
+		if (fp_bytes_dup(&f->p.exe, s->p.exe.data, s->p.exe.len) ||
+		    fp_bytes_dup(&f->p.argv, s->p.argv.data, s->p.argv.len))
 			return -ENOMEM;
 	}
 	for (i = 0; i < in->nleftover; i++) {
@@ -797,8 +738,8 @@ static int compare_net(const struct fp_recon *r,
 		*n = *b;
 		n->unix_path.data = NULL;
 		if (b->unix_path.data &&
-		    dup_bytes(&n->unix_path, b->unix_path.data,
-			      b->unix_path.len))
+		    fp_bytes_dup(&n->unix_path, b->unix_path.data,
+				 b->unix_path.len))
 			return -ENOMEM;
 	}
 	for (i = 0; in->sock_after && in->sock_before && i < in->sock_after->n;

@@ -4,18 +4,9 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "runloop.h"
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * Pass a signal meant for footprint on to the command; one from the
@@ -88,7 +79,7 @@ int fp_trace_until_exit(struct fp_tracer *t, struct fp_child *child, int sigfd,
 		}
 		/* a log killed with the run stays readable up to a second ago */
 		if (log)
-			fp_evlog_tick(&log->w, mono_ms());
+			fp_evlog_tick(&log->w);
 	}
 	close(ep);
 	return ret;
