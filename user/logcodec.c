@@ -103,15 +103,10 @@ void fp_dec_bytes(struct fp_dec *d, struct fp_bytes *out)
 		d->err = -EBADMSG;
 		n = 0;
 	}
-	out->data = malloc(n + 1);
-	if (!out->data) {
+	if (fp_bytes_dup(out, (const char *)d->p + d->pos, n)) {
 		d->err = -ENOMEM;
 		return;
 	}
-	if (n)
-		memcpy(out->data, d->p + d->pos, n);
-	out->data[n] = '\0';
-	out->len = n;
 	d->pos += n;
 }
 

@@ -91,12 +91,8 @@ static struct fp_fentry *add_entry(struct walker *w, const char *path,
 	}
 	e = &s->e[s->n];
 	memset(e, 0, sizeof(*e));
-	e->path.data = malloc(len + 1);
-	if (!e->path.data)
+	if (fp_bytes_dup(&e->path, path, len))
 		return NULL;
-	memcpy(e->path.data, path, len);
-	e->path.data[len] = '\0';
-	e->path.len = len;
 	s->n++;
 	return e;
 }
@@ -309,12 +305,8 @@ static int visit(struct walker *w, int dirfd, const char *name, char *path,
 			e->err = errno;
 			break;
 		}
-		e->target.data = malloc(n + 1);
-		if (!e->target.data)
+		if (fp_bytes_dup(&e->target, target, n))
 			return -ENOMEM;
-		memcpy(e->target.data, target, n);
-		e->target.data[n] = '\0';
-		e->target.len = n;
 		break;
 	}
 	case 'd':
