@@ -2,6 +2,7 @@
 /* footprint replay: re-judge a recorded run offline, without root or BPF. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "logrun.h"
 #include "receipt.h"
 #include "rule_args.h"
+#include "userfile.h"
 #include "run.h"
 
 static void replay_usage(FILE *f)
@@ -39,6 +41,30 @@ static void replay_usage(FILE *f)
 		"for a log cut short); 2 usage error, unreadable or damaged log, or a\n"
 		"log from a newer footprint; 124 the run timed out; 126/127 the command\n"
 		"was not executable / not found.\n");
+}
+
+/* The same rules as run's outputs: a new file, never through a link. */
+static FILE *open_receipt(const char *path)
+{
+	struct fp_outdir d;
+	char err[PATH_MAX + 256];
+	FILE *f = NULL;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	if (fp_outdir_open(&d, NULL, "the receipt", path, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return NULL;
+	}
+	fd = fp_outdir_create(&d, NULL, "the receipt", path, true, err,
+			      sizeof(err));
+	if (fd < 0)
+		fprintf(stderr, "%s\n", err);
+	else if (!(f = fdopen(fd, "w")))
+		close(fd);
+	fp_outdir_close(&d);
+	return f;
 }
 
 int cmd_replay(int argc, char **argv)
@@ -111,7 +137,8 @@ int cmd_replay(int argc, char **argv)
 			argv[optind], run.incomplete_why);
 	/* any rule option replaces the recorded policy as a whole */
 	if (rules.given) {
-		if (fp_rule_args_policy(&rules, &pol, run.roots, run.nroots))
+		if (fp_rule_args_policy(&rules, &pol, NULL, run.roots,
+					run.nroots))
 			goto cleanup;
 	} else if (fp_run_policy(&run, &pol, err, sizeof(err))) {
 		fprintf(stderr, "footprint: %s: the recorded policy: %s\n",
@@ -119,14 +146,9 @@ int cmd_replay(int argc, char **argv)
 		goto cleanup;
 	}
 	if (receipt_path) {
-		out = !strcmp(receipt_path, "-") ? stdout :
-						   fopen(receipt_path, "we");
-		if (!out) {
-			fprintf(stderr,
-				"footprint: cannot write the receipt to %s: %s\n",
-				receipt_path, strerror(errno));
+		out = open_receipt(receipt_path);
+		if (!out)
 			goto cleanup;
-		}
 	}
 	if (fp_run_judge(&run, &pol, &f, &v, &o)) {
 		fprintf(stderr, "footprint: out of memory while reconciling\n");

@@ -2,7 +2,6 @@
 /* footprint run: trace one command in its own cgroup. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -22,6 +21,7 @@
 #include <sys/timerfd.h>
 
 #include "cgroup.h"
+#include "creds.h"
 #include "identity.h"
 #include "cli.h"
 #include "collector.h"
@@ -40,6 +40,7 @@
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
 #include "tracer.h"
+#include "userfile.h"
 
 struct run_opts {
 	const char *events_path;
@@ -61,7 +62,17 @@ struct run_opts {
 	struct fp_rule_args rules;
 };
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };
+
+/* A file footprint writes for the invoking user. */
+struct run_output {
+	const char *what;
+	const char *path; /* NULL: not asked for; "-": stdout */
+	struct fp_outdir dir;
+	int fd; /* once created */
+};
 
 struct run_sink {
 	FILE *events;
@@ -323,47 +334,81 @@ static void progress(void *ctx, uint64_t entries, uint64_t bytes)
 		(unsigned long long)(bytes >> 20));
 }
 
-/* Refuse an output file inside a watched root: it would be a finding. */
-static int check_output(const char *what, const char *path, char *const *roots,
-			size_t nroots)
+/*
+ * Open an output's directory with the invoking user's rights, and refuse
+ * one inside a watched root: the output would be a finding of its own.
+ */
+static int prepare_output(struct run_output *out, const struct fp_creds *c,
+			  char *const *roots, size_t nroots)
 {
-	char *dir, *copy, resolved[PATH_MAX];
+	char err[PATH_MAX + 256];
 	size_t i;
 
-	if (!path || !strcmp(path, "-"))
+	out->fd = -1;
+	out->dir.dirfd = -1;
+	if (!out->path || !strcmp(out->path, "-"))
 		return 0;
-	copy = strdup(path);
-	if (!copy)
-		return FP_EXIT_USAGE;
-	dir = dirname(copy);
-	if (!realpath(dir, resolved)) {
-		fprintf(stderr,
-			"footprint: cannot write %s %s: %s; pick a path in an existing directory\n",
-			what, path, strerror(errno));
-		free(copy);
+	if (fp_outdir_open(&out->dir, c, out->what, out->path, err,
+			   sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
 		return FP_EXIT_USAGE;
 	}
-	free(copy);
 	for (i = 0; i < nroots; i++) {
-		if (fp_path_under(resolved, strlen(resolved), roots[i],
-				  strlen(roots[i]))) {
+		if (fp_path_under(out->dir.real, strlen(out->dir.real),
+				  roots[i], strlen(roots[i]))) {
 			fprintf(stderr,
-				"footprint: the %s %s is inside the watched root %s; write it elsewhere (e.g. /tmp)\n",
-				what, path, roots[i]);
+				"footprint: %s %s is inside the watched root %s; write it elsewhere (e.g. /tmp)\n",
+				out->what, out->path, roots[i]);
 			return FP_EXIT_USAGE;
 		}
 	}
 	return 0;
 }
 
-static int resolve_roots(struct run_opts *o, char **roots)
+/* A new file, created as the invoking user, root's until the run ends. */
+static int create_output(struct run_output *out, const struct fp_creds *c,
+			 bool replace)
+{
+	char err[PATH_MAX + 256];
+
+	out->fd = fp_outdir_create(&out->dir, c, out->what, out->path, replace,
+				   err, sizeof(err));
+	if (out->fd < 0)
+		fprintf(stderr, "%s\n", err);
+	return out->fd;
+}
+
+static FILE *output_stream(struct run_output *out, const struct fp_creds *c)
+{
+	FILE *f;
+
+	if (!strcmp(out->path, "-"))
+		return stdout;
+	if (create_output(out, c, true) < 0)
+		return NULL;
+	f = fdopen(out->fd, "w");
+	if (!f)
+		fprintf(stderr, "footprint: out of memory\n");
+	return f;
+}
+
+/* Roots are the user's to name: resolved with the user's rights. */
+static int resolve_roots(struct run_opts *o, const struct fp_creds *c,
+			 char **roots)
 {
 	size_t i;
+	int e;
 
 	if (!o->nroots)
 		o->roots_arg[o->nroots++] = ".";
 	for (i = 0; i < o->nroots; i++) {
-		roots[i] = realpath(o->roots_arg[i], NULL);
+		e = fp_creds_enter(c);
+		if (!e) {
+			roots[i] = realpath(o->roots_arg[i], NULL);
+			e = errno;
+			fp_creds_leave(c);
+		}
+		errno = e;
 		if (!roots[i]) {
 			fprintf(stderr,
 				"footprint: cannot watch root %s: %s; give an existing directory to --root\n",
@@ -372,34 +417,6 @@ static int resolve_roots(struct run_opts *o, char **roots)
 		}
 	}
 	return 0;
-}
-
-static FILE *open_output(const char *what, const char *path)
-{
-	FILE *f;
-	int fd;
-
-	if (!strcmp(path, "-"))
-		return stdout;
-	/* 0600: a receipt may name files the command's user should not see */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	/* an existing file keeps its owner and mode through O_TRUNC: the
-	 * command must not be able to write what footprint writes */
-	if (fd >= 0 && (fchown(fd, geteuid(), getegid()) || fchmod(fd, 0600))) {
-		fprintf(stderr, "footprint: cannot make %s private: %s\n", path,
-			strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		fprintf(stderr,
-			"footprint: cannot write %s to %s: %s; pick a writable path\n",
-			what, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	}
-	return f;
 }
 
 static int take_snapshot(struct fp_run *run, unsigned int phase,
@@ -509,12 +526,38 @@ static void stop_run(struct fp_cgroup *cg)
 			cg->path);
 }
 
-static void hand_over(int fd, const struct fp_identity *id)
+/*
+ * The outputs go to the invoking user (or, for root, to --user's), once the
+ * run is over. Only files footprint created itself are ever chowned.
+ */
+static void hand_over(struct run_output *outs, size_t n,
+		      const struct fp_creds *c, const struct fp_identity *id)
 {
-	if (fd >= 0 && fchown(fd, id->uid, id->gid))
-		fprintf(stderr,
-			"footprint: cannot give %s its output files: %s\n",
-			id->name, strerror(errno));
+	uid_t uid = c->active ? c->uid : id->uid;
+	gid_t gid = c->active ? c->gid : id->gid;
+	size_t i;
+
+	if (!c->active && !id->drop)
+		return;
+	for (i = 0; i < n; i++) {
+		if (outs[i].fd >= 0 && fchown(outs[i].fd, uid, gid))
+			fprintf(stderr,
+				"footprint: cannot give %s to %s: %s; it stays root's\n",
+				outs[i].path, c->active ? c->name : id->name,
+				strerror(errno));
+	}
+}
+
+/* Under sudo the command runs as the invoking user and nobody else. */
+static int check_identity(const struct fp_identity *id,
+			  const struct fp_creds *c)
+{
+	if (!c->active || (id->drop && id->uid == c->uid))
+		return 0;
+	fprintf(stderr,
+		"footprint: under sudo the command runs as %s, the invoking user; --as-root and --user need a root login (e.g. sudo -i, then footprint run --as-root)\n",
+		c->name);
+	return FP_EXIT_USAGE;
 }
 
 int cmd_run(int argc, char **argv)
@@ -536,6 +579,14 @@ int cmd_run(int argc, char **argv)
 	struct fp_enc enc = { 0 };
 	struct fp_log_sink log = { .w = { .fd = -1 }, .enc = &enc };
 	struct fp_identity id = { 0 };
+	struct fp_creds invoker = { 0 };
+	struct run_output outs[] = {
+		{ .what = "the log", .fd = -1, .dir.dirfd = -1 },
+		{ .what = "the events", .fd = -1, .dir.dirfd = -1 },
+		{ .what = "the receipt", .fd = -1, .dir.dirfd = -1 },
+	};
+	struct run_output *log_out = &outs[0], *events_out = &outs[1],
+			  *receipt_out = &outs[2];
 	struct fp_loop_state ls = { .cg = &cg };
 	int timerfd = -1;
 	FILE *receipt = NULL;
@@ -556,21 +607,25 @@ int cmd_run(int argc, char **argv)
 		fp_run_free(&run);
 		return ret;
 	}
-	rc = resolve_roots(&o, roots);
+	if (fp_creds_invoker(&invoker, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		rc = FP_EXIT_USAGE;
+		goto cleanup;
+	}
+	log_out->path = o.record_path;
+	events_out->path = o.events_path;
+	receipt_out->path = o.receipt_path;
+	rc = resolve_roots(&o, &invoker, roots);
 	if (!rc)
-		rc = fp_rule_args_policy(&o.rules, &pol, roots, o.nroots);
+		rc = fp_rule_args_policy(&o.rules, &pol, &invoker, roots,
+					 o.nroots);
 	/* --leftovers allow is a rule, so that replay judges the same */
 	if (!rc && o.leftovers == LEFTOVERS_ALLOW &&
 	    fp_policy_parse_line(&pol, "allow leftover *", 16, roots, o.nroots,
 				 err, sizeof(err)))
 		rc = FP_EXIT_NOTRACE;
-	if (!rc)
-		rc = check_output("receipt", o.receipt_path, roots, o.nroots);
-	if (!rc)
-		rc = check_output("events file", o.events_path, roots,
-				  o.nroots);
-	if (!rc)
-		rc = check_output("log", o.record_path, roots, o.nroots);
+	for (i = 0; !rc && i < ARRAY_SIZE(outs); i++)
+		rc = prepare_output(&outs[i], &invoker, roots, o.nroots);
 	if (rc)
 		goto cleanup;
 	rc = FP_EXIT_NOTRACE;
@@ -585,20 +640,28 @@ int cmd_run(int argc, char **argv)
 		rc = FP_EXIT_USAGE;
 		goto cleanup;
 	}
+	rc = check_identity(&id, &invoker);
+	if (rc)
+		goto cleanup;
+	rc = FP_EXIT_NOTRACE;
 	/* the log first: it refuses to overwrite, and then nothing else
 	 * may have been truncated */
 	if (o.record_path) {
-		if (fp_evlog_open(&log.w, o.record_path, o.force, err,
+		if (create_output(log_out, &invoker, o.force) < 0) {
+			rc = FP_EXIT_USAGE;
+			goto cleanup;
+		}
+		if (fp_evlog_open(&log.w, log_out->fd, o.record_path, err,
 				  sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
 			rc = FP_EXIT_USAGE;
-			goto cleanup;
+			goto drop_log;
 		}
 		sink.log = &log;
 		sink.log_path = o.record_path;
 	}
 	if (o.events_path) {
-		sink.events = open_output("events", o.events_path);
+		sink.events = output_stream(events_out, &invoker);
 		if (!sink.events) {
 			rc = FP_EXIT_USAGE;
 			goto drop_log;
@@ -606,7 +669,7 @@ int cmd_run(int argc, char **argv)
 		setvbuf(sink.events, NULL, _IOFBF, 1 << 20);
 	}
 	if (o.receipt_path) {
-		receipt = open_output("the receipt", o.receipt_path);
+		receipt = output_stream(receipt_out, &invoker);
 		if (!receipt) {
 			rc = FP_EXIT_USAGE;
 			goto drop_log;
@@ -766,21 +829,18 @@ int cmd_run(int argc, char **argv)
 	rc = fp_run_exit_code(&run, &verdict);
 	goto cleanup;
 drop_log:
-	/* the log of a run that never started would block the next one */
-	if (log.w.fd >= 0) {
-		fp_evlog_close(&log.w);
-		unlink(o.record_path);
+	/* the log of a run that never started would block the next one;
+	 * removed as the user, by its name in the directory it was made in */
+	if (log_out->fd >= 0) {
+		hand_over(log_out, 1, &invoker, &id);
+		if (!fp_creds_enter(&invoker)) {
+			unlinkat(log_out->dir.dirfd, log_out->dir.base, 0);
+			fp_creds_leave(&invoker);
+		}
 	}
 cleanup:
 	/* the invoking user may read what footprint wrote, once it is done */
-	if (id.drop) {
-		if (sink.events && sink.events != stdout)
-			hand_over(fileno(sink.events), &id);
-		if (receipt && receipt != stdout)
-			hand_over(fileno(receipt), &id);
-		if (log.w.fd >= 0)
-			hand_over(log.w.fd, &id);
-	}
+	hand_over(outs, ARRAY_SIZE(outs), &invoker, &id);
 	if (sink.events && fflush(sink.events)) {
 		fprintf(stderr, "footprint: writing events to %s failed: %s\n",
 			o.events_path, strerror(errno));
@@ -800,6 +860,9 @@ cleanup:
 	if (log.w.fd >= 0 && log_failed(&sink, fp_evlog_close(&log.w)) &&
 	    rc == FP_EXIT_OK)
 		rc = FP_EXIT_NOTRACE;
+	for (i = 0; i < ARRAY_SIZE(outs); i++)
+		fp_outdir_close(&outs[i].dir);
+	fp_creds_free(&invoker);
 	if (sink.log_err && rc == FP_EXIT_OK)
 		rc = FP_EXIT_NOTRACE;
 	fp_enc_free(&enc);

@@ -59,46 +59,19 @@ static int write_all(struct fp_evlog_writer *w, const void *buf, size_t len)
 	return 0;
 }
 
-int fp_evlog_open(struct fp_evlog_writer *w, const char *path, bool force,
+int fp_evlog_open(struct fp_evlog_writer *w, int fd, const char *path,
 		  char *err, size_t errlen)
 {
 	unsigned char hdr[FP_LOG_FILE_HDR] = { 0 };
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
 
 	memset(w, 0, sizeof(*w));
-	flags |= force ? O_TRUNC : O_EXCL;
-	/* 0600: the log holds every path and argv the command touched */
-	w->fd = open(path, flags, 0600);
-	if (w->fd < 0) {
-		int e = errno;
-
-		snprintf(
-			err, errlen,
-			e == EEXIST ?
-				"footprint: %s exists; pick another --record path or add --force" :
-				"footprint: cannot write the log %s: %s",
-			path, strerror(e));
-		return -e;
-	}
-	/* O_TRUNC keeps an old file's mode; the log is private */
-	if (fchown(w->fd, geteuid(), getegid()) || fchmod(w->fd, 0600)) {
-		int e = errno;
-
-		snprintf(err, errlen,
-			 "footprint: cannot make the log %s private: %s", path,
-			 strerror(e));
-		close(w->fd);
-		w->fd = -1;
-		return -e;
-	}
+	w->fd = fd;
 	memcpy(hdr, FP_LOG_MAGIC, 8);
 	put_le16(hdr + 8, FP_LOG_VERSION);
 	w->last_flush_ms = mono_ms();
 	if (write_all(w, hdr, sizeof(hdr))) {
 		snprintf(err, errlen, "footprint: cannot write the log %s: %s",
 			 path, strerror(-w->err));
-		close(w->fd);
-		w->fd = -1;
 		return w->err;
 	}
 	return 0;

@@ -47,7 +47,8 @@ struct fp_evlog_writer {
 	int err; /* first write error, sticky */
 };
 
-int fp_evlog_open(struct fp_evlog_writer *w, const char *path, bool force,
+/* Start a log on fd, a new file footprint created (userfile.h); takes fd. */
+int fp_evlog_open(struct fp_evlog_writer *w, int fd, const char *path,
 		  char *err, size_t errlen);
 /* Append one record; frames are written when 64 KiB have gathered. */
 int fp_evlog_put(struct fp_evlog_writer *w, unsigned int type, const void *body,

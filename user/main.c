@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* footprint: what did this command really do? Subcommand dispatch. */
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "creds.h"
 
 struct cmd {
 	const char *name;
@@ -56,6 +59,34 @@ static void usage(FILE *f)
 		"  127     the command was not found\n");
 }
 
+/*
+ * Only run needs root. Run under sudo, every other command becomes the
+ * invoking user for good before it reads or writes anything, so that
+ * nothing it opens could not have been opened by that user.
+ */
+static int drop_to_invoker(void)
+{
+	struct fp_creds c;
+	char err[256];
+	int ret;
+
+	ret = fp_creds_invoker(&c, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s\n", err);
+		return ret;
+	}
+	if (c.active &&
+	    (setgroups(c.ngroups, c.groups) || setresgid(c.gid, c.gid, c.gid) ||
+	     setresuid(c.uid, c.uid, c.uid))) {
+		fprintf(stderr,
+			"footprint: cannot become %s (SUDO_UID): %m; run it without sudo\n",
+			c.name);
+		ret = -1;
+	}
+	fp_creds_free(&c);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -73,8 +104,12 @@ int main(int argc, char **argv)
 		printf("footprint %s\n", FOOTPRINT_VERSION);
 		return FP_EXIT_OK;
 	}
-	for (c = cmds; c->name; c++)
-		if (!strcmp(argv[1], c->name))
-			return c->fn(argc - 1, argv + 1);
+	for (c = cmds; c->name; c++) {
+		if (strcmp(argv[1], c->name))
+			continue;
+		if (c->fn != cmd_run && drop_to_invoker())
+			return FP_EXIT_USAGE;
+		return c->fn(argc - 1, argv + 1);
+	}
 	return fp_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "policy.h"
+#include "userfile.h"
 
 static bool is_glob(const char *s, size_t len)
 {
@@ -352,23 +354,38 @@ cleanup:
 	return ret;
 }
 
-int fp_policy_load(struct fp_policy *p, const char *file, char *const *roots,
-		   size_t nroots, char *err, size_t errlen)
+int fp_policy_load(struct fp_policy *p, const struct fp_creds *creds,
+		   const char *file, char *const *roots, size_t nroots,
+		   char *err, size_t errlen)
 {
-	FILE *f = fopen(file, "re");
 	char *line = NULL, msg[512];
-	size_t cap = 0;
+	size_t cap = 0, total = 0;
 	ssize_t n;
-	int lineno = 0, ret = 0;
+	int fd, lineno = 0, ret = 0;
+	FILE *f;
 
+	fd = fp_input_open(creds, "policy", file, FP_POLICY_MAX_BYTES, err,
+			   errlen);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
 	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "footprint: cannot read policy %s: %s",
-			 file, strerror(errno));
-		return ret;
+		close(fd);
+		snprintf(err, errlen, "footprint: out of memory");
+		return -ENOMEM;
 	}
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		lineno++;
+		/* the file may grow after fstat checked its size */
+		total += n;
+		if (total > FP_POLICY_MAX_BYTES) {
+			snprintf(
+				err, errlen,
+				"footprint: policy %s is larger than %d MiB; split it",
+				file, FP_POLICY_MAX_BYTES >> 20);
+			ret = -EFBIG;
+			break;
+		}
 		msg[0] = '\0';
 		ret = fp_policy_parse_line(p, line, n, roots, nroots, msg,
 					   sizeof(msg));

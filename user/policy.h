@@ -37,8 +37,13 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 		  enum fp_rule_target target, const char *pattern, size_t len,
 		  char *const *roots, size_t nroots, char *err, size_t errlen);
 /* One rule per line; see docs/policy.md. */
-int fp_policy_load(struct fp_policy *p, const char *file, char *const *roots,
-		   size_t nroots, char *err, size_t errlen);
+struct fp_creds;
+/* largest policy file read */
+#define FP_POLICY_MAX_BYTES (1 << 20)
+/* file is opened as creds (NULL: as footprint itself), never via a link */
+int fp_policy_load(struct fp_policy *p, const struct fp_creds *creds,
+		   const char *file, char *const *roots, size_t nroots,
+		   char *err, size_t errlen);
 int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 			 char *const *roots, size_t nroots, char *err,
 			 size_t errlen);

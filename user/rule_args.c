@@ -38,15 +38,16 @@ int fp_rule_args_take(struct fp_rule_args *a, const char *sub, int opt,
 }
 
 int fp_rule_args_policy(const struct fp_rule_args *a, struct fp_policy *pol,
-			char *const *roots, size_t nroots)
+			const struct fp_creds *creds, char *const *roots,
+			size_t nroots)
 {
 	char err[600];
 	size_t i;
 
 	pol->report_noise = a->report_noise;
 	for (i = 0; i < a->npolicies; i++) {
-		if (fp_policy_load(pol, a->policies[i], roots, nroots, err,
-				   sizeof(err))) {
+		if (fp_policy_load(pol, creds, a->policies[i], roots, nroots,
+				   err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
 			return FP_EXIT_USAGE;
 		}

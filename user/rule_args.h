@@ -41,7 +41,9 @@ struct fp_rule_args {
 int fp_rule_args_take(struct fp_rule_args *a, const char *sub, int opt,
 		      const char *arg);
 /* Rules of the --policy files first, then the others; 0 or FP_EXIT_USAGE. */
+/* Policy files are read as creds (NULL: as footprint itself). */
 int fp_rule_args_policy(const struct fp_rule_args *a, struct fp_policy *pol,
-			char *const *roots, size_t nroots);
+			const struct fp_creds *creds, char *const *roots,
+			size_t nroots);
 
 #endif

@@ -204,8 +204,9 @@ class Result:
 
 class Sandbox:
     """One test's directories: base (0755) holding root (0777, the watched
-    tree, writable by the unprivileged user) and out (0700, root's, for
-    receipts, events files and logs). Removed in cleanup."""
+    tree, writable by the unprivileged user) and out (01777 like /tmp, for
+    receipts, events files and logs, which footprint creates with the
+    invoking user's rights). Removed in cleanup."""
 
     def __init__(self, test):
         self.test = test
@@ -216,7 +217,8 @@ class Sandbox:
         os.mkdir(self.root)
         os.chmod(self.root, 0o777)
         self.out = os.path.join(self.base, "out")
-        os.mkdir(self.out, 0o700)
+        os.mkdir(self.out)
+        os.chmod(self.out, 0o1777)
         self.n = 0
         self.procs = []
         test.addCleanup(self.cleanup)

@@ -283,23 +283,36 @@ class TestIdentity(SudoCase):
                 self.assertEqual((e.get("HOME"), e.get("USER")),
                                  (NOBODY.pw_dir, "nobody"))
 
-    def test_user_option_wins_over_sudo_uid(self):
-        if TEST_USER is None:
-            self.skipTest("no test user: " + TEST_USER_WHY)
-        res = self.sb.run(sh("id -u; : > made"),
-                          opts=["--user", "nobody", "--allow", "made"],
-                          env=su.sudo_env(TEST_USER))
-        self.assertRc(res, EXIT_OK)
-        self.assertEqual(lines(res)[0], str(NOBODY.pw_uid), res.describe())
-        self.assertOwner(self.sb.in_root("made"), NOBODY.pw_uid,
-                         NOBODY.pw_gid)
 
-    def test_as_root_keeps_root_under_sudo(self):
+    def test_as_root_and_user_are_refused_under_sudo(self):
+        """The invoking user is not trusted with root's rights (README,
+        docs/security.md): under sudo the command runs as that user, so
+        --as-root, --user root and --user someone-else are usage errors
+        and nothing runs; --user naming the invoking user is fine."""
+        sb = self.sb
+        marker = sb.in_root("ran")
+        for opts in (["--as-root"], ["--user", "root"], ["--user", "0"],
+                     ["--user", "daemon"]):
+            with self.subTest(opts=opts):
+                res = sb.run(sh(": > \"$1\"", marker), opts=opts,
+                             env=su.sudo_env(NOBODY))
+                self.assertRc(res, EXIT_USAGE)
+                self.assertFalse(os.path.lexists(marker), res.describe())
+                self.assertIsNone(res.r, "no receipt for a refused run")
+                self.assertEqual(res.err.count("\n"), 1, res.describe())
+                self.assertIn("footprint: under sudo the command runs as "
+                              "nobody", res.err)
+        res = sb.run(sh("id -u"), opts=["--user", "nobody"],
+                     env=su.sudo_env(NOBODY))
+        self.assertRc(res, EXIT_OK)
+        self.assertEqual(lines(res)[0], str(NOBODY.pw_uid))
+
+    def test_as_root_keeps_root_for_a_root_login(self):
         sb = self.sb
         ev = sb.out_path("events.ndjson")
         res = sb.run(sh("id -u; id -g; : > made"),
                      opts=["--as-root", "--allow", "made", "--events", ev],
-                     env=su.sudo_env(NOBODY))
+                     env=su.base_env())
         self.assertRc(res, EXIT_OK)
         self.assertEqual(lines(res)[:2], ["0", "0"], res.describe())
         self.assertOwner(sb.in_root("made"), 0, 0)
@@ -418,11 +431,11 @@ class TestOutputs(SudoCase):
                          "events file")
 
     def outputs_in_shared_dir(self):
-        """Output paths in a 0755 root-owned directory outside the root:
-        only a file's own owner and mode decide who may open it."""
+        """Output paths in a sticky 01777 directory outside the root, like
+        /tmp: only a file's own owner and mode decide who may open it."""
         d = os.path.join(self.sb.base, "shared")
         os.mkdir(d)
-        os.chmod(d, 0o755)
+        os.chmod(d, 0o1777)
         return {"receipt": os.path.join(d, "r.json"),
                 "events file": os.path.join(d, "events.ndjson"),
                 "log": os.path.join(d, "run.fplog")}
@@ -491,15 +504,17 @@ class TestOutputs(SudoCase):
                          res.describe())
 
     def test_preexisting_output_files_get_mode_0600(self):
-        """An output path that already exists as a 0644 file: footprint
-        truncates it; it must still be 0600 while the command runs (a
-        receipt may name files the command's user should not see)."""
+        """An output path that already exists as the user's 0644 file:
+        footprint replaces it with a new file; that must still be 0600
+        while the command runs (a receipt may name files the command's
+        user should not see)."""
         sb = self.sb
         outs = self.outputs_in_shared_dir()
         for path in outs.values():
             with open(path, "w") as f:
                 f.write("old\n")
             os.chmod(path, 0o644)
+            os.chown(path, NOBODY.pw_uid, NOBODY.pw_gid)
         during = {}
 
         def check():
@@ -696,7 +711,7 @@ class TestLifecycle(SudoCase):
         res = sb.run([script], env=su.sudo_env(NOBODY))
         self.assertRc(res, 126)
         self.assertNotIn("root-only ran", res.out)
-        res = sb.run([script], opts=["--as-root"], env=su.sudo_env(NOBODY))
+        res = sb.run([script], opts=["--as-root"], env=su.base_env())
         self.assertRc(res, EXIT_OK)
         self.assertIn("root-only ran", res.out)
 

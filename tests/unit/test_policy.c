@@ -430,7 +430,7 @@ Test(policy, load_file)
 	cr_assert_eq(write(fd, text, sizeof(text) - 1),
 		     (ssize_t)sizeof(text) - 1);
 	close(fd);
-	ret = fp_policy_load(&P, tmpl, roots1, 1, err, sizeof(err));
+	ret = fp_policy_load(&P, NULL, tmpl, roots1, 1, err, sizeof(err));
 	cr_assert_eq(ret, 0, "%s", err);
 	cr_assert_eq(P.n, 4);
 	cr_assert(P.report_noise);
@@ -442,12 +442,12 @@ Test(policy, load_file)
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, "allow /a\n\nallow\n", 16), 16);
 	close(fd);
-	ret = fp_policy_load(&P, tmpl, roots1, 1, err, sizeof(err));
+	ret = fp_policy_load(&P, NULL, tmpl, roots1, 1, err, sizeof(err));
 	cr_assert_eq(ret, -EINVAL);
 	cr_assert(strstr(err, ":3:"), "line number missing: %s", err);
 	unlink(tmpl);
 
-	ret = fp_policy_load(&P, "/nonexistent/policy", roots1, 1, err,
+	ret = fp_policy_load(&P, NULL, "/nonexistent/policy", roots1, 1, err,
 			     sizeof(err));
 	cr_assert_eq(ret, -ENOENT);
 	cr_assert(strstr(err, "/nonexistent/policy"), "%s", err);
