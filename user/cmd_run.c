@@ -25,6 +25,7 @@
 #include "identity.h"
 #include "cli.h"
 #include "collector.h"
+#include "creds.h"
 #include "event_json.h"
 #include "judge.h"
 #include "logcodec.h"
@@ -113,7 +114,11 @@ static void run_usage(FILE *f)
 		"  -u, --user NAME      run COMMAND as NAME (default under sudo: the\n"
 		"                       invoking user, SUDO_UID; otherwise root)\n"
 		"      --as-root        run COMMAND as root even under sudo\n"
-		"  -t, --timeout DUR    kill the whole run after DUR (30s, 5m, 1h); exit 124\n"
+		"  -t, --timeout DUR    bound the whole run, snapshots included, to DUR\n"
+		"                       (30s, 5m, 1h): the command is killed DUR after\n"
+		"                       footprint started, a snapshot still hashing stops\n"
+		"                       (the after snapshot gets at least min(DUR, 5s));\n"
+		"                       exit 124\n"
 		"      --leftovers MODE processes still running when COMMAND exits:\n"
 		"                       fail (default: reported, verdict fails, then killed),\n"
 		"                       kill (killed before the after-snapshot, still fail\n"
@@ -446,7 +451,14 @@ static int take_snapshot(struct fp_run *run, unsigned int phase,
 				     fo);
 		if (fo->progress)
 			fputs("\r\033[K", stderr);
-		if (ret)
+		if (ret == -ETIMEDOUT)
+			fprintf(stderr,
+				"footprint: the %s snapshot did not finish within --timeout; %s (exit 124)\n",
+				label,
+				phase == FP_PHASE_BEFORE ?
+					"the command was not run" :
+					"the trace is incomplete and the verdict fails");
+		else if (ret)
 			fprintf(stderr, "footprint: %s snapshot failed: %s\n",
 				label, strerror(-ret));
 		else
@@ -515,6 +527,29 @@ static int fill_header(struct fp_run *run, const struct run_opts *o,
 	    !run->cwd || !run->user || !run->run_cgroup)
 		return -ENOMEM;
 	return 0;
+}
+
+/* The after snapshot gets what is left of --timeout, and at least
+ * min(DUR, 5s) when the command used it all up: a receipt of what it did. */
+static int64_t after_deadline_ns(int64_t deadline_ms, int64_t timeout_ms)
+{
+	int64_t least = now_ms() + (timeout_ms < 5000 ? timeout_ms : 5000);
+
+	if (!deadline_ms)
+		return 0;
+	return (deadline_ms > least ? deadline_ms : least) * 1000000;
+}
+
+/* A snapshot past --timeout: the trace is incomplete, and the receipt
+ * says why. */
+static int snapshot_timed_out(struct fp_run *run, const char *why)
+{
+	free(run->incomplete_why);
+	run->incomplete_why = strdup(why);
+	if (run->incomplete_why)
+		return 0;
+	fprintf(stderr, "footprint: out of memory; no receipt was written\n");
+	return -ENOMEM;
 }
 
 static void stop_run(struct fp_cgroup *cg)
@@ -588,7 +623,8 @@ int cmd_run(int argc, char **argv)
 	struct run_output *log_out = &outs[0], *events_out = &outs[1],
 			  *receipt_out = &outs[2];
 	struct fp_loop_state ls = { .cg = &cg };
-	int timerfd = -1;
+	int timerfd = -1, snap_ret = 0;
+	int64_t deadline_ms = 0;
 	FILE *receipt = NULL;
 	char *roots[64] = { 0 };
 	sigset_t fwd, old;
@@ -615,6 +651,8 @@ int cmd_run(int argc, char **argv)
 	log_out->path = o.record_path;
 	events_out->path = o.events_path;
 	receipt_out->path = o.receipt_path;
+	if (o.timeout_ms)
+		deadline_ms = now_ms() + o.timeout_ms;
 	rc = resolve_roots(&o, &invoker, roots);
 	if (!rc)
 		rc = fp_rule_args_policy(&o.rules, &pol, &invoker, roots,
@@ -707,9 +745,23 @@ int cmd_run(int argc, char **argv)
 
 	fo.cross_mounts = o.cross_mounts;
 	fo.rehash_all = o.rehash_all;
+	fo.creds = &invoker;
+	fo.deadline_ns = deadline_ms * 1000000;
 	if (!o.quiet && isatty(STDERR_FILENO))
 		fo.progress = progress;
-	if (take_snapshot(&run, FP_PHASE_BEFORE, &fo, true, true))
+	snap_ret = take_snapshot(&run, FP_PHASE_BEFORE, &fo, true, true);
+	if (snap_ret == -ETIMEDOUT) {
+		rc = FP_EXIT_TIMEOUT;
+		if (!snapshot_timed_out(
+			    &run,
+			    "the before snapshot did not finish within --timeout; the command was not run") &&
+		    receipt &&
+		    !fp_run_judge(&run, &pol, &findings, &verdict, &out))
+			fp_run_receipt(receipt, &run, &findings, &verdict,
+				       &out);
+		goto drop_log;
+	}
+	if (snap_ret)
 		goto cleanup;
 	if (sink.log &&
 	    (log_failed(&sink, fp_log_header(&log, &run)) ||
@@ -735,14 +787,16 @@ int cmd_run(int argc, char **argv)
 	if (sink.events)
 		fflush(sink.events);
 	fflush(stdout);
-	if (o.timeout_ms) {
+	if (deadline_ms) {
+		/* absolute: the before snapshot counts against --timeout */
 		struct itimerspec its = {
-			.it_value = { o.timeout_ms / 1000,
-				      (o.timeout_ms % 1000) * 1000000 },
+			.it_value = { deadline_ms / 1000,
+				      (deadline_ms % 1000) * 1000000 },
 		};
 
 		timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		if (timerfd < 0 || timerfd_settime(timerfd, 0, &its, NULL)) {
+		if (timerfd < 0 ||
+		    timerfd_settime(timerfd, TFD_TIMER_ABSTIME, &its, NULL)) {
 			fprintf(stderr,
 				"footprint: cannot set the timeout: %s\n",
 				strerror(errno));
@@ -795,7 +849,13 @@ int cmd_run(int argc, char **argv)
 	fo.prev = &run.fs[FP_PHASE_BEFORE];
 	fo.touched = fp_recon_touched;
 	fo.touched_ctx = run.recon;
-	if (take_snapshot(&run, FP_PHASE_AFTER, &fo, true, false))
+	fo.deadline_ns = after_deadline_ns(deadline_ms, o.timeout_ms);
+	snap_ret = take_snapshot(&run, FP_PHASE_AFTER, &fo, true, false);
+	if (snap_ret == -ETIMEDOUT &&
+	    snapshot_timed_out(
+		    &run, "the after snapshot did not finish within --timeout"))
+		goto cleanup;
+	if (snap_ret && snap_ret != -ETIMEDOUT)
 		goto cleanup;
 
 	run.events = col->delivered;
@@ -803,7 +863,8 @@ int cmd_run(int argc, char **argv)
 	run.recon_failed = sink.recon_err != 0;
 	run.end_ns = realtime_ns();
 	run.have_trailer = true;
-	if (sink.log &&
+	/* without its after snapshot the log replays as cut short */
+	if (sink.log && !snap_ret &&
 	    (log_failed(&sink, fp_log_snapshot(&log, &run, FP_PHASE_AFTER, true,
 					       true)) ||
 	     log_failed(&sink, fp_log_trailer(&log, &run))))
@@ -827,6 +888,8 @@ int cmd_run(int argc, char **argv)
 		fp_summary_write(stderr, &findings, &verdict,
 				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
 	rc = fp_run_exit_code(&run, &verdict);
+	if (snap_ret == -ETIMEDOUT)
+		rc = FP_EXIT_TIMEOUT;
 	goto cleanup;
 drop_log:
 	/* the log of a run that never started would block the next one;
@@ -862,7 +925,6 @@ cleanup:
 		rc = FP_EXIT_NOTRACE;
 	for (i = 0; i < ARRAY_SIZE(outs); i++)
 		fp_outdir_close(&outs[i].dir);
-	fp_creds_free(&invoker);
 	if (sink.log_err && rc == FP_EXIT_OK)
 		rc = FP_EXIT_NOTRACE;
 	fp_enc_free(&enc);
@@ -884,6 +946,7 @@ cleanup:
 	else if (cg.fd >= 0)
 		close(cg.fd);
 	fp_identity_free(&id);
+	fp_creds_free(&invoker);
 	fp_run_free(&run);
 	fp_policy_free(&pol);
 	for (i = 0; i < 64; i++)

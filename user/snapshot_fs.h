@@ -4,6 +4,13 @@
  * special file, with its SHA-256 for regular files. Symlinks are never
  * followed, FIFOs, sockets and devices never opened, and other mounts not
  * entered unless asked.
+ *
+ * The tree belongs to someone footprint does not trust, who may change it
+ * while it is read: every directory is opened relative to its parent's fd,
+ * every file relative to its root without following any symlink, and a
+ * file is hashed only if it is still the regular file the walk saw (else
+ * it is marked unstable). With opts->creds, all of it is read with the
+ * invoking user's rights. Depth and path length are bounded by memory only.
  */
 #ifndef FP_SNAPSHOT_FS_H
 #define FP_SNAPSHOT_FS_H
@@ -13,6 +20,8 @@
 #include <stdint.h>
 
 #include "event.h"
+
+struct fp_creds;
 
 struct fp_fentry {
 	struct fp_bytes path; /* absolute */
@@ -26,7 +35,8 @@ struct fp_fentry {
 	unsigned char sha256[32];
 	bool hashed;
 	bool reused; /* hash taken from the previous snapshot */
-	bool unstable; /* changed while it was hashed, twice */
+	bool unstable; /* changed while it was hashed, twice, or replaced
+			* between the walk and the hash */
 	bool mount; /* a mountpoint that was not entered */
 	int err; /* errno when the entry or its contents were unreadable */
 };
@@ -51,12 +61,21 @@ struct fp_fs_opts {
 	void *touched_ctx;
 	fp_progress_fn progress;
 	void *progress_ctx;
+	/* read the tree with these rights (every thread enters them) */
+	const struct fp_creds *creds;
+	/* CLOCK_MONOTONIC; past it the snapshot gives up with -ETIMEDOUT;
+	 * 0: no deadline */
+	int64_t deadline_ns;
+	/* tests: called between the walk and the hashing */
+	void (*after_walk)(void *ctx);
+	void *after_walk_ctx;
 };
 
 /* A reused hash must have a ctime this much older than prev->started_ns. */
 #define FP_RACY_MARGIN_NS (2LL * 1000 * 1000 * 1000)
 
-/* roots must be absolute and canonical (realpath) */
+/* roots must be absolute and canonical (realpath). 0, -ENOMEM, -ETIMEDOUT,
+ * or -errno of fp_creds_enter. */
 int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 		   const struct fp_fs_opts *opts);
 void fp_fs_snapshot_free(struct fp_fs_snapshot *s);

@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "creds.h"
 #include "snapshot_fs.h"
 
 static char dir[256];
@@ -605,6 +607,280 @@ Test(snapshot_fs, unreadable_dir_and_file)
 	cr_assert_eq(WEXITSTATUS(status), 0,
 		     "check %d failed in the unprivileged child",
 		     WEXITSTATUS(status));
+}
+
+/* ---- deep and long trees ---- */
+
+/* dir + "/" + name repeated n times, in a buffer of its own */
+static char *repeat_path(const char *name, int n, const char *tail)
+{
+	size_t nl = strlen(name),
+	       len = strlen(dir) + n * (nl + 1) + 2 + (tail ? strlen(tail) : 0);
+	char *p = malloc(len), *q;
+	int i;
+
+	cr_assert_not_null(p);
+	q = p + sprintf(p, "%s", dir);
+	for (i = 0; i < n; i++)
+		q += sprintf(q, "/%s", name);
+	if (tail)
+		sprintf(q, "/%s", tail);
+	return p;
+}
+
+/* n nested directories called name, a file f ("hello\n") at the bottom;
+ * openat all the way, as the path soon exceeds PATH_MAX */
+static void make_chain(const char *name, int n)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), sub, i;
+
+	cr_assert_geq(fd, 0);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(mkdirat(fd, name, 0755), 0, "level %d: %s", i,
+			     strerror(errno));
+		sub = openat(fd, name, O_RDONLY | O_DIRECTORY);
+		cr_assert_geq(sub, 0, "level %d: %s", i, strerror(errno));
+		close(fd);
+		fd = sub;
+	}
+	sub = openat(fd, "f", O_WRONLY | O_CREAT, 0644);
+	cr_assert_geq(sub, 0);
+	cr_assert_eq(write(sub, "hello\n", 6), 6);
+	close(sub);
+	cr_assert_eq(symlinkat("f", fd, "l"), 0);
+	close(fd);
+}
+
+static const struct fp_fentry *need_abs(const struct fp_fs_snapshot *s,
+					const char *p)
+{
+	const struct fp_fentry *e = fp_fs_find(s, p, strlen(p));
+
+	cr_assert_not_null(e, "no entry for a path of %zu bytes", strlen(p));
+	return e;
+}
+
+static int open_fds(void)
+{
+	int fd = open("/dev/null", O_RDONLY), n = fd;
+
+	close(fd);
+	return n;
+}
+
+Test(snapshot_fs, deep_tree_with_few_fds, .timeout = 60)
+{
+	/* the recursive walk crashed at about 1,900 levels */
+	enum { DEPTH = 10000 };
+	struct rlimit rl;
+	char *deepest = repeat_path("d", DEPTH, NULL);
+	char *f = repeat_path("d", DEPTH, "f");
+	char *l = repeat_path("d", DEPTH, "l");
+	int before;
+
+	make_chain("d", DEPTH);
+	/* one fd per level would not fit */
+	before = open_fds();
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_cur = before + 64;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	snap(&S, NULL);
+	cr_assert_eq(S.n, 1 + DEPTH + 2, "%zu entries", S.n);
+	cr_assert_eq(need_abs(&S, deepest)->type, 'd');
+	cr_assert_eq(need_abs(&S, deepest)->err, 0);
+	assert_sha(need_abs(&S, f), hello_sha);
+	cr_assert_str_eq(need_abs(&S, l)->target.data, "f");
+	cr_assert_eq(open_fds(), before, "fds leaked");
+	free(deepest);
+	free(f);
+	free(l);
+}
+
+Test(snapshot_fs, path_longer_than_path_max)
+{
+	char name[251];
+	char *deepest, *f;
+
+	memset(name, 'n', 250);
+	name[250] = '\0';
+	make_chain(name, 24);
+	deepest = repeat_path(name, 24, NULL);
+	f = repeat_path(name, 24, "f");
+	cr_assert_gt(strlen(f), 6000);
+	snap(&S, NULL);
+	cr_assert_eq(S.n, 1 + 24 + 2, "%zu entries", S.n);
+	cr_assert_eq(need_abs(&S, deepest)->type, 'd');
+	assert_sha(need_abs(&S, f), hello_sha);
+	cr_assert_eq(need_abs(&S, f)->path.len, strlen(f));
+	free(deepest);
+	free(f);
+}
+
+/* ---- the tree changes between walk and hash ---- */
+
+static char outside[256];
+
+/* a directory outside the root with what must never be hashed */
+static void make_outside(void)
+{
+	char tmpl[] = "/tmp/fp-outside-XXXXXX", p[512];
+	int fd;
+
+	cr_assert_not_null(mkdtemp(tmpl));
+	strcpy(outside, tmpl);
+	snprintf(p, sizeof(p), "%s/sub", outside);
+	cr_assert_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/sub/f", outside);
+	fd = open(p, O_WRONLY | O_CREAT, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "TOPSECRET\n", 10), 10);
+	close(fd);
+}
+
+static void drop_outside(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", outside);
+	if (outside[0] && system(cmd))
+		cr_log_warn("cleanup of %s failed", outside);
+}
+
+static void swap_dir_for_symlink(void *ctx)
+{
+	char p[512];
+
+	cr_assert_eq(rename(at("sub"), at("sub.old")), 0);
+	snprintf(p, sizeof(p), "%s/sub", outside);
+	cr_assert_eq(symlink(p, at("sub")), 0);
+	snprintf(p, sizeof(p), "%s/sub/f", outside);
+	cr_assert_eq(unlink(at("f")), 0);
+	cr_assert_eq(symlink(p, at("f")), 0);
+	*(int *)ctx += 1;
+}
+
+static void assert_never_hashed(const struct fp_fentry *e)
+{
+	cr_assert_not(e->hashed, "%s was hashed", e->path.data);
+	cr_assert(e->unstable, "%s not marked unstable", e->path.data);
+	/* the walk's stat, not the swapped-in file's */
+	cr_assert_eq(e->type, 'f');
+	cr_assert_eq(e->size, 3, "%s: size %llu", e->path.data,
+		     (unsigned long long)e->size);
+}
+
+Test(snapshot_fs, symlink_swapped_in_between_walk_and_hash)
+{
+	int called = 0;
+	struct fp_fs_opts o = { .after_walk = swap_dir_for_symlink,
+				.after_walk_ctx = &called };
+
+	make_outside();
+	cr_assert_eq(mkdir(at("sub"), 0755), 0);
+	write_file("sub/f", "in\n", 3, 0644);
+	write_file("f", "in\n", 3, 0644);
+	snap(&S, &o);
+	drop_outside();
+	cr_assert_eq(called, 1);
+	assert_never_hashed(need(&S, "sub/f"));
+	assert_never_hashed(need(&S, "f"));
+	cr_assert_eq(S.files_hashed, 0);
+	cr_assert_eq(S.bytes_hashed, 0);
+}
+
+static void swap_file_for_fifo(void *ctx)
+{
+	cr_assert_eq(unlink(at("f")), 0);
+	cr_assert_eq(mkfifo(at("f"), 0666), 0);
+}
+
+Test(snapshot_fs, fifo_swapped_in_between_walk_and_hash, .timeout = 10)
+{
+	struct fp_fs_opts o = { .after_walk = swap_file_for_fifo };
+
+	write_file("f", "in\n", 3, 0644);
+	snap(&S, &o);
+	assert_never_hashed(need(&S, "f"));
+}
+
+/* ---- deadline ---- */
+
+static int64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+Test(snapshot_fs, deadline_stops_hashing_a_huge_sparse_file)
+{
+	struct fp_fs_opts o = { 0 };
+	int fd = open(at("huge"), O_WRONLY | O_CREAT, 0644);
+	int64_t t0;
+
+	/* 100 GiB of hole hashes for about a minute */
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 100LL << 30), 0);
+	close(fd);
+	t0 = mono_ms();
+	o.deadline_ns = (t0 + 300) * 1000000LL;
+	cr_assert_eq(fp_fs_snapshot(&S, roots, 1, &o), -ETIMEDOUT);
+	cr_assert_lt(mono_ms() - t0, 2000, "took %lld ms",
+		     (long long)(mono_ms() - t0));
+	cr_assert_eq(S.n, 0, "a failed snapshot is empty");
+}
+
+Test(snapshot_fs, deadline_already_past_stops_the_walk)
+{
+	struct fp_fs_opts o = { .deadline_ns = 1 };
+
+	write_file("a", "a", 1, 0644);
+	cr_assert_eq(fp_fs_snapshot(&S, roots, 1, &o), -ETIMEDOUT);
+}
+
+/* ---- with the invoking user's rights ---- */
+
+Test(snapshot_fs, reads_with_the_invoking_users_rights)
+{
+	struct fp_creds c;
+	struct fp_fs_opts o = { 0 };
+	char name[32], err[256];
+	int i;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to act as nobody");
+	cr_assert_eq(chmod(dir, 0755), 0);
+	/* enough files for every hashing thread to take some */
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "open%d", i);
+		write_file(name, "hello\n", 6, 0644);
+		snprintf(name, sizeof(name), "secret%d", i);
+		write_file(name, "hello\n", 6, 0600);
+	}
+	cr_assert_eq(mkdir(at("private"), 0700), 0);
+	write_file("private/inner", "x", 1, 0644);
+	cr_assert_eq(setenv("SUDO_UID", "65534", 1), 0);
+	cr_assert_eq(fp_creds_invoker(&c, err, sizeof(err)), 0, "%s", err);
+	cr_assert(c.active);
+	o.creds = &c;
+	snap(&S, &o);
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "open%d", i);
+		assert_sha(need(&S, name), hello_sha);
+		snprintf(name, sizeof(name), "secret%d", i);
+		cr_assert_not(need(&S, name)->hashed, "%s hashed", name);
+		cr_assert_eq(need(&S, name)->err, EACCES, "%s", name);
+	}
+	cr_assert_eq(need(&S, "private")->err, EACCES);
+	cr_assert_null(find(&S, "private/inner"));
+	/* and every thread is root again */
+	snap(&S2, NULL);
+	assert_sha(need(&S2, "secret0"), hello_sha);
+	assert_sha(
+		need(&S2, "private/inner"),
+		"2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881");
+	fp_creds_free(&c);
 }
 
 /* ---- path helpers ---- */
