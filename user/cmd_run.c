@@ -583,6 +583,24 @@ static void hand_over(struct run_output *outs, size_t n,
 	}
 }
 
+/*
+ * Remove an output that holds nothing worth keeping (a run that never
+ * started, a receipt never written), as the user and only if its name
+ * still names the file footprint made.
+ */
+static void discard_output(struct run_output *out, const struct fp_creds *c)
+{
+	struct stat mine, there;
+
+	if (out->fd < 0 || fstat(out->fd, &mine) || fp_creds_enter(c))
+		return;
+	if (!fstatat(out->dir.dirfd, out->dir.base, &there,
+		     AT_SYMLINK_NOFOLLOW) &&
+	    there.st_dev == mine.st_dev && there.st_ino == mine.st_ino)
+		unlinkat(out->dir.dirfd, out->dir.base, 0);
+	fp_creds_leave(c);
+}
+
 /* Under sudo the command runs as the invoking user and nobody else. */
 static int check_identity(const struct fp_identity *id,
 			  const struct fp_creds *c)
@@ -624,6 +642,7 @@ int cmd_run(int argc, char **argv)
 			  *receipt_out = &outs[2];
 	struct fp_loop_state ls = { .cg = &cg };
 	int timerfd = -1, snap_ret = 0;
+	bool receipt_written = false;
 	int64_t deadline_ms = 0;
 	FILE *receipt = NULL;
 	char *roots[64] = { 0 };
@@ -759,6 +778,7 @@ int cmd_run(int argc, char **argv)
 		    !fp_run_judge(&run, &pol, &findings, &verdict, &out))
 			fp_run_receipt(receipt, &run, &findings, &verdict,
 				       &out);
+		receipt_written = receipt != NULL;
 		goto drop_log;
 	}
 	if (snap_ret)
@@ -879,6 +899,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (receipt)
 		fp_run_receipt(receipt, &run, &findings, &verdict, &out);
+	receipt_written = receipt != NULL;
 	if (run.lost)
 		fprintf(stderr,
 			"footprint: %" PRIu64
@@ -894,16 +915,13 @@ int cmd_run(int argc, char **argv)
 drop_log:
 	/* the log of a run that never started would block the next one;
 	 * removed as the user, by its name in the directory it was made in */
-	if (log_out->fd >= 0) {
-		hand_over(log_out, 1, &invoker, &id);
-		if (!fp_creds_enter(&invoker)) {
-			unlinkat(log_out->dir.dirfd, log_out->dir.base, 0);
-			fp_creds_leave(&invoker);
-		}
-	}
+	discard_output(log_out, &invoker);
 cleanup:
 	/* the invoking user may read what footprint wrote, once it is done */
 	hand_over(outs, ARRAY_SIZE(outs), &invoker, &id);
+	/* no receipt at all beats an empty one that looks like a verdict */
+	if (!receipt_written)
+		discard_output(receipt_out, &invoker);
 	if (sink.events && fflush(sink.events)) {
 		fprintf(stderr, "footprint: writing events to %s failed: %s\n",
 			o.events_path, strerror(errno));
