@@ -30,6 +30,8 @@ static void replay_usage(FILE *f)
 		"      --ignore PATTERN, -p, --policy FILE, --report-noise\n"
 		"                       as for 'footprint run' (docs/policy.md)\n"
 		"  -o, --receipt FILE   write the JSON receipt (- for stdout)\n"
+		"      --memory-budget SIZE  instead of the recorded one (a run that\n"
+		"                       ran out of it can be re-judged with more)\n"
 		"  -q, --quiet          no summary on stderr\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -77,12 +79,14 @@ int cmd_replay(int argc, char **argv)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
 		{ "receipt", required_argument, NULL, 'o' },
+		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_rule_args rules = { 0 };
 	const char *receipt_path = NULL;
+	uint64_t budget = 0;
 	bool quiet = false;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
@@ -109,6 +113,14 @@ int cmd_replay(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'B' + 256:
+			if (fp_parse_size(optarg, &budget) ||
+			    budget < (1 << 20))
+				return fp_usage_error(
+					"replay",
+					"--memory-budget wants a size of at least 1M, such as 512M, got '%s'",
+					optarg);
+			break;
 		case 'h':
 			replay_usage(stdout);
 			return FP_EXIT_OK;
@@ -126,6 +138,10 @@ int cmd_replay(int argc, char **argv)
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
+	}
+	if (budget) {
+		run.mem_budget = budget;
+		run.mem_budget_given = true;
 	}
 	ret = fp_log_load(argv[optind], &run, NULL, NULL, err, sizeof(err));
 	if (ret && ret != -ENODATA) {

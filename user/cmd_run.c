@@ -54,6 +54,7 @@ struct run_opts {
 	int leftovers; /* LEFTOVERS_* */
 	size_t ring_bytes;
 	uint64_t max_argv_bytes;
+	uint64_t mem_budget;
 	bool quiet;
 	bool cross_mounts;
 	bool rehash_all;
@@ -129,6 +130,9 @@ static void run_usage(FILE *f)
 		"      --ring-size SIZE ring buffer size, a power of two (default 16M)\n"
 		"      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
 		"                       is counted in argv_dropped\n"
+		"      --memory-budget SIZE  memory for what the events leave to judge\n"
+		"                       (default 128M, at least 1M); past it the run is\n"
+		"                       incomplete and fails, and footprint goes on\n"
 		"  -q, --quiet          no summary on stderr\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -170,6 +174,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 		{ "force", no_argument, NULL, 'F' },
 		{ "ring-size", required_argument, NULL, 'R' },
 		{ "max-argv", required_argument, NULL, 'A' },
+		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -179,6 +184,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 
 	o->ring_bytes = 16 << 20;
 	o->max_argv_bytes = 1 << 20;
+	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh",
@@ -255,6 +261,14 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 					"--max-argv wants a size such as 64K, got '%s'",
 					optarg);
 			o->max_argv_bytes = v;
+			break;
+		case 'B' + 256:
+			if (fp_parse_size(optarg, &v) || v < (1 << 20))
+				return fp_usage_error(
+					"run",
+					"--memory-budget wants a size of at least 1M, such as 512M, got '%s'",
+					optarg);
+			o->mem_budget = v;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -744,6 +758,7 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		goto cleanup;
 	}
+	fp_run_set_budget(&run, o.mem_budget);
 	if (fill_header(&run, &o, roots, &pol, cg.rel)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		goto cleanup;
@@ -905,6 +920,11 @@ int cmd_run(int argc, char **argv)
 			"footprint: %" PRIu64
 			" events were lost; the trace is incomplete (try a larger --ring-size)\n",
 			run.lost);
+	if (fp_recon_unfolded(run.recon))
+		fprintf(stderr,
+			"footprint: the memory budget (--memory-budget, %" PRIu64
+			" MiB) ran out; the trace is incomplete and the verdict fails\n",
+			o.mem_budget >> 20);
 	if (!o.quiet)
 		fp_summary_write(stderr, &findings, &verdict,
 				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));

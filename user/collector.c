@@ -33,6 +33,8 @@ static void release_exec(struct fp_collector *c, struct fp_pending_exec *p)
 	if (p->ev.exec.argv_dropped)
 		c->argv_incomplete++;
 	deliver(c, &p->ev);
+	c->pending_bytes -= p->argv_cap;
+	p->argv_cap = 0;
 	p->used = 0;
 }
 
@@ -62,6 +64,28 @@ static struct fp_pending_exec *new_exec_slot(struct fp_collector *c)
 	return oldest;
 }
 
+/* Make room for p to hold cap bytes, releasing the oldest other execs. */
+static void make_room(struct fp_collector *c, struct fp_pending_exec *p,
+		      size_t cap)
+{
+	while (c->pending_bytes - p->argv_cap + cap >
+	       FP_COLLECTOR_PENDING_BYTES) {
+		struct fp_pending_exec *oldest = NULL;
+		int i;
+
+		for (i = 0; i < FP_COLLECTOR_PENDING_EXECS; i++) {
+			struct fp_pending_exec *q = &c->execs[i];
+
+			if (q->used && q != p && q->argv_cap &&
+			    (!oldest || q->seq < oldest->seq))
+				oldest = q;
+		}
+		if (!oldest)
+			return;
+		release_exec(c, oldest);
+	}
+}
+
 static void add_argv(struct fp_collector *c, const struct fp_argv *a)
 {
 	struct fp_pending_exec *p = find_exec(c, a->hdr.tid);
@@ -81,12 +105,14 @@ static void add_argv(struct fp_collector *c, const struct fp_argv *a)
 
 			while (cap < argv->len + a->len)
 				cap *= 2;
+			make_room(c, p, cap);
 			n = realloc(argv->data, cap);
 			if (!n) {
 				c->malformed++;
 				return;
 			}
 			argv->data = n;
+			c->pending_bytes += cap - p->argv_cap;
 			p->argv_cap = cap;
 		}
 		memcpy(argv->data + argv->len, a->data, a->len);

@@ -15,6 +15,12 @@
 typedef int (*fp_sink_fn)(void *ctx, const struct fp_event *ev);
 
 #define FP_COLLECTOR_PENDING_EXECS 64
+/*
+ * argv held for execs still waiting for their chunks, all together: one
+ * exec may have 2 MiB. Past it the oldest waiting exec goes out with what
+ * it has, and its late chunks are counted as lost.
+ */
+#define FP_COLLECTOR_PENDING_BYTES (16UL << 20)
 #define FP_COLLECTOR_RECENT_EXITS 256
 
 struct fp_pending_exec {
@@ -36,6 +42,7 @@ struct fp_collector {
 		uint64_t start_ns;
 	} recent_exits[FP_COLLECTOR_RECENT_EXITS];
 	unsigned int recent_next;
+	size_t pending_bytes; /* argv_cap of every used slot */
 	/* counters */
 	uint64_t records;
 	uint64_t delivered;

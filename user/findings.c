@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,10 +28,89 @@ void fp_vec_remove(struct fp_vec *v, size_t i, size_t elem)
 	v->n--;
 }
 
+size_t fp_argv_keep_len(const char *argv, size_t len)
+{
+	size_t n = len;
+
+	if (n <= FP_ARGV_KEEP)
+		return n;
+	n = FP_ARGV_KEEP;
+	/* a cut character would turn the whole argv into base64 */
+	while (n > FP_ARGV_KEEP - 3 && ((unsigned char)argv[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+struct fp_cmdline *fp_cmdline_new(const char *exe, size_t exelen,
+				  const char *argv, size_t argvlen, bool cut)
+{
+	struct fp_cmdline *c = calloc(1, sizeof(*c));
+	size_t keep = fp_argv_keep_len(argv, argvlen);
+
+	if (!c)
+		return NULL;
+	if (fp_bytes_dup(&c->exe, exe ?: "", exelen) ||
+	    fp_bytes_dup(&c->argv, argv ?: "", keep)) {
+		free(c->exe.data);
+		free(c);
+		return NULL;
+	}
+	c->argv_cut = cut || keep < argvlen;
+	c->refs = 1;
+	return c;
+}
+
+void fp_cmdline_put(struct fp_cmdline *c)
+{
+	if (!c || --c->refs)
+		return;
+	free(c->exe.data);
+	free(c->argv.data);
+	free(c);
+}
+
+void fp_actor_share(struct fp_actor *a, struct fp_cmdline *c)
+{
+	c->refs++;
+	a->cmd = c;
+	a->exe = c->exe;
+	a->argv = c->argv;
+	a->argv_cut = c->argv_cut;
+}
+
+int fp_actor_own(struct fp_actor *a, const char *exe, size_t exelen,
+		 const char *argv, size_t argvlen)
+{
+	size_t keep = fp_argv_keep_len(argv, argvlen);
+
+	a->cmd = NULL;
+	a->argv_cut = keep < argvlen;
+	return fp_bytes_dup(&a->exe, exe ?: "", exelen) ?:
+		       fp_bytes_dup(&a->argv, argv ?: "", keep);
+}
+
+int fp_actor_copy(struct fp_actor *dst, const struct fp_actor *src)
+{
+	*dst = *src;
+	if (src->cmd) {
+		fp_actor_share(dst, src->cmd);
+		return 0;
+	}
+	dst->exe.data = dst->argv.data = NULL;
+	if (fp_bytes_dup(&dst->exe, src->exe.data ?: "", src->exe.len) ||
+	    fp_bytes_dup(&dst->argv, src->argv.data ?: "", src->argv.len))
+		return -ENOMEM;
+	return 0;
+}
+
 void fp_actor_clear(struct fp_actor *a)
 {
-	free(a->exe.data);
-	free(a->argv.data);
+	if (a->cmd) {
+		fp_cmdline_put(a->cmd);
+	} else {
+		free(a->exe.data);
+		free(a->argv.data);
+	}
 	memset(a, 0, sizeof(*a));
 }
 

@@ -14,12 +14,33 @@
 #include "event.h"
 #include "snapshot_fs.h"
 
+/*
+ * The receipt keeps this much of a command line; argv may be 2 MiB per
+ * exec, and a run may exec thousands of times. The whole argv stays in the
+ * events stream and the log.
+ */
+#define FP_ARGV_KEEP 4096
+
+/*
+ * A process's exe and (capped) argv, kept once per exec and shared by
+ * every finding that names the process, instead of a copy per finding.
+ */
+struct fp_cmdline {
+	unsigned int refs;
+	bool argv_cut;
+	struct fp_bytes exe;
+	struct fp_bytes argv; /* NUL-separated, at most FP_ARGV_KEEP bytes */
+};
+
 /* who did it: a process as its exec showed it */
 struct fp_actor {
 	pid_t pid; /* 0: nobody known */
 	pid_t ppid;
 	struct fp_bytes exe;
 	struct fp_bytes argv; /* NUL-separated */
+	bool argv_cut; /* argv is only the start of the command line */
+	struct fp_cmdline *cmd; /* owns exe and argv when set; else they are
+				   the actor's own */
 };
 
 /* file change bits */
@@ -116,6 +137,20 @@ struct fp_findings {
 /* a zeroed new element at the end, or NULL */
 void *fp_vec_push(struct fp_vec *v, size_t elem);
 void fp_vec_remove(struct fp_vec *v, size_t i, size_t elem);
+/* The cut point of an argv of len bytes: at most FP_ARGV_KEEP, and not
+ * inside a UTF-8 sequence. */
+size_t fp_argv_keep_len(const char *argv, size_t len);
+/* A cmdline with one reference; argv is cut to fp_argv_keep_len(). */
+struct fp_cmdline *fp_cmdline_new(const char *exe, size_t exelen,
+				  const char *argv, size_t argvlen, bool cut);
+void fp_cmdline_put(struct fp_cmdline *c);
+/* a takes a reference to c; exe and argv become views of it */
+void fp_actor_share(struct fp_actor *a, struct fp_cmdline *c);
+/* a gets its own copies, argv cut as a cmdline's is; 0 or -ENOMEM */
+int fp_actor_own(struct fp_actor *a, const char *exe, size_t exelen,
+		 const char *argv, size_t argvlen);
+/* dst shares src's cmdline, or copies src's own strings */
+int fp_actor_copy(struct fp_actor *dst, const struct fp_actor *src);
 void fp_actor_clear(struct fp_actor *a);
 void fp_file_finding_clear(struct fp_file_finding *x);
 void fp_proc_finding_clear(struct fp_proc_finding *x);

@@ -11,6 +11,8 @@
 #include "judge.h"
 
 #define MAX_REASONS 50
+/* each is compared with every other: a run may fail on millions of files */
+#define MAX_SUGGESTIONS 1000
 
 const char *const fp_file_list_names[FP_F_NLISTS] = {
 	"added",	 "removed",	"changed",    "transient",
@@ -42,6 +44,10 @@ static int push_unique(struct fp_vec *v, char *s)
 
 	if (!s)
 		return -ENOMEM;
+	if (v->n >= MAX_SUGGESTIONS) {
+		free(s);
+		return 0;
+	}
 	for (i = 0; i < v->n; i++) {
 		if (!strcmp(((char **)v->v)[i], s)) {
 			free(s);
@@ -117,6 +123,12 @@ static enum fp_decision decide_proc(const struct fp_policy *p,
 	if (!cmd)
 		return d;
 	d2 = fp_policy_decide(p, FP_T_PROCESS, cmd, n, &r2);
+	/* the rest of a cut command line is unknown: it may be forbidden by
+	 * what it shows, never allowed or ignored */
+	if (a->argv_cut && d2 != FP_DEC_FORBID) {
+		d2 = FP_DEC_NONE;
+		r2 = NULL;
+	}
 	if (d2 == FP_DEC_FORBID || d == FP_DEC_NONE) {
 		d = d2;
 		*rule = r2;

@@ -23,6 +23,7 @@ enum {
 	H_POLICY,
 	H_REPORT_NOISE,
 	H_RUN_CGROUP,
+	H_MEM_BUDGET,
 };
 
 /* trailer keys */
@@ -89,6 +90,7 @@ int fp_log_header(struct fp_log_sink *s, const struct fp_run *run)
 		kv_str(e, H_POLICY, run->policy[i]);
 	kv_u64(e, H_REPORT_NOISE, run->report_noise);
 	kv_str(e, H_RUN_CGROUP, run->run_cgroup);
+	kv_u64(e, H_MEM_BUDGET, run->mem_budget);
 	return put(s, FP_REC_HEADER) ?: fp_evlog_flush(&s->w);
 }
 
@@ -190,7 +192,7 @@ static uint64_t val_u64(struct fp_dec *v)
 static int read_header(struct fp_run *run, struct fp_dec *d)
 {
 	size_t argc = 0;
-	uint64_t key;
+	uint64_t key, n;
 	struct fp_dec v;
 	char *s;
 	int ret = 0;
@@ -246,12 +248,20 @@ static int read_header(struct fp_run *run, struct fp_dec *d)
 		case H_RUN_CGROUP:
 			set_str(&run->run_cgroup, &v);
 			break;
+		case H_MEM_BUDGET:
+			n = val_u64(&v);
+			/* a log without one had the default; no run has 0 */
+			if (!run->mem_budget_given && n)
+				run->mem_budget = n;
+			break;
 		}
 		if (v.err)
 			return -EBADMSG;
 	}
 	if (!run->argv)
 		return -EBADMSG;
+	/* the events that follow are folded as the live run folded them */
+	fp_run_set_budget(run, run->mem_budget);
 	return ret;
 }
 

@@ -33,6 +33,8 @@ static void write_actor(struct json_out *j, const char *key,
 	json_field_i64(j, "ppid", a->ppid);
 	json_field_bytes(j, "exe", a->exe.data, a->exe.len);
 	json_field_strv(j, "argv", a->argv.data, a->argv.len);
+	if (a->argv_cut)
+		json_field_bool(j, "argv_truncated", true);
 	json_end_object(j);
 }
 
@@ -145,6 +147,8 @@ static void write_proc(struct json_out *j, enum fp_proc_list l,
 	json_field_i64(j, "ppid", x->p.ppid);
 	json_field_bytes(j, "exe", x->p.exe.data ?: "", x->p.exe.len);
 	json_field_strv(j, "argv", x->p.argv.data, x->p.argv.len);
+	if (x->p.argv_cut)
+		json_field_bool(j, "argv_truncated", true);
 	if (l == FP_P_SHORT_LIVED) {
 		if (x->signal)
 			json_field_i64(j, "signal", x->signal);
@@ -254,6 +258,8 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	json_field_u64(&j, "events", ri->events);
 	json_field_u64(&j, "lost", o->lost);
 	json_field_bool(&j, "complete", o->complete);
+	if (!o->complete && ri->incomplete)
+		json_field_str(&j, "reason", ri->incomplete);
 	json_end_object(&j);
 
 	write_strv(&j, "roots", ri->roots, ri->nroots);

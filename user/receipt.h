@@ -17,6 +17,7 @@ struct fp_receipt_info {
 	uint64_t events;
 	char *const *roots;
 	size_t nroots;
+	const char *incomplete; /* fp_run_incomplete_reason() */
 };
 
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,

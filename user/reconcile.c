@@ -12,7 +12,7 @@
 
 struct exec_rec {
 	pid_t pid, ppid;
-	struct fp_bytes exe, argv;
+	struct fp_cmdline *cmd; /* shared with every actor naming it */
 	uint64_t ts_ns;
 };
 
@@ -37,17 +37,64 @@ struct fp_recon {
 	struct fp_vec execs; /* struct exec_rec */
 	struct fp_vec short_lived; /* struct fp_proc_finding, actor by index */
 	struct fp_vec binds; /* struct fp_net_finding */
+	/* the budget: bytes charged for the state, and events left out */
+	uint64_t budget, used, fed, unfolded;
+	char why[200];
 };
+
+/*
+ * What one piece of state costs, counted the same way live and in replay
+ * (never by asking malloc), so that a replayed run reaches the budget at
+ * the same event. The findings each piece becomes are charged up front.
+ */
+#define MALLOC_OVERHEAD 16
+#define ALLOC(n) ((n) + MALLOC_OVERHEAD)
+/* a map holds at most half its slots, and doubles */
+#define SLOT_COST (4 * sizeof(struct fp_hslot))
+/* a vector doubles */
+#define VEC_COST(elem) (2 * (elem))
 
 struct fp_recon *fp_recon_new(void)
 {
-	return calloc(1, sizeof(struct fp_recon));
+	struct fp_recon *r = calloc(1, sizeof(struct fp_recon));
+
+	if (r)
+		r->budget = FP_RECON_BUDGET_DEFAULT;
+	return r;
+}
+
+void fp_recon_set_budget(struct fp_recon *r, uint64_t bytes)
+{
+	r->budget = bytes;
+}
+
+uint64_t fp_recon_unfolded(const struct fp_recon *r)
+{
+	return r->unfolded;
+}
+
+uint64_t fp_recon_used(const struct fp_recon *r)
+{
+	return r->used;
+}
+
+const char *fp_recon_budget_why(const struct fp_recon *r)
+{
+	return r->unfolded ? r->why : NULL;
+}
+
+/* 0, or -EDQUOT once the budget is spent: then nothing new is kept */
+static int charge(struct fp_recon *r, uint64_t cost)
+{
+	if (r->unfolded || (r->budget && r->used + cost > r->budget))
+		return -EDQUOT;
+	r->used += cost;
+	return 0;
 }
 
 static void free_exec(struct exec_rec *e)
 {
-	free(e->exe.data);
-	free(e->argv.data);
+	fp_cmdline_put(e->cmd);
 }
 
 void fp_recon_free(struct fp_recon *r)
@@ -71,25 +118,30 @@ void fp_recon_free(struct fp_recon *r)
 	free(r);
 }
 
-static struct proc_state *proc_get(struct fp_recon *r, pid_t pid, bool create)
+/* the state of pid, made if new: 0, -ENOMEM or -EDQUOT */
+static int proc_new(struct fp_recon *r, pid_t pid, struct proc_state **out)
 {
 	struct fp_hslot *s;
 	struct proc_state *p;
 
-	if (!create)
-		return fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	*out = fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	if (*out)
+		return 0;
+	if (charge(r, SLOT_COST + ALLOC(sizeof(pid) + 1) + ALLOC(sizeof(*p))))
+		return -EDQUOT;
 	s = fp_hashmap_slot(&r->procs, &pid, sizeof(pid));
 	if (!s)
-		return NULL;
+		return -ENOMEM;
 	if (!s->val) {
 		p = calloc(1, sizeof(*p));
 		if (!p)
-			return NULL;
+			return -ENOMEM;
 		p->pid = pid;
 		p->exec_idx = -1;
 		s->val = p;
 	}
-	return s->val;
+	*out = s->val;
+	return 0;
 }
 
 static long exec_of(const struct fp_recon *r, pid_t pid)
@@ -111,29 +163,58 @@ static int actor_fill(const struct fp_recon *r, struct fp_actor *a, pid_t pid,
 	if (p)
 		a->ppid = p->ppid;
 	if (exec_idx < 0 || (size_t)exec_idx >= r->execs.n)
-		return fp_bytes_dup(&a->exe, "", 0) ?:
-			       fp_bytes_dup(&a->argv, "", 0);
+		return fp_actor_own(a, "", 0, "", 0);
 	e = &((const struct exec_rec *)r->execs.v)[exec_idx];
-	return fp_bytes_dup(&a->exe, e->exe.data, e->exe.len) ?:
-		       fp_bytes_dup(&a->argv, e->argv.data, e->argv.len);
+	fp_actor_share(a, e->cmd);
+	return 0;
 }
 
-static struct path_state *path_get(struct fp_recon *r, const struct fp_bytes *p)
+/* what a path costs: its state, and the finding it may become */
+static uint64_t path_cost(size_t len)
 {
-	struct fp_hslot *s = fp_hashmap_slot(&r->paths, p->data, p->len);
+	return SLOT_COST + ALLOC(len + 1) + ALLOC(sizeof(struct path_state)) +
+	       VEC_COST(sizeof(struct fp_file_finding)) + ALLOC(len + 1);
+}
+
+/* the state of path p, made if new: 0, -ENOMEM or -EDQUOT */
+static int path_get(struct fp_recon *r, const struct fp_bytes *p,
+		    struct path_state **out)
+{
+	struct fp_hslot *s;
 	struct path_state *ps;
 
+	*out = fp_hashmap_get(&r->paths, p->data, p->len);
+	if (*out)
+		return 0;
+	if (charge(r, path_cost(p->len)))
+		return -EDQUOT;
+	s = fp_hashmap_slot(&r->paths, p->data, p->len);
 	if (!s)
-		return NULL;
+		return -ENOMEM;
 	if (!s->val) {
 		ps = calloc(1, sizeof(*ps));
 		if (!ps)
-			return NULL;
+			return -ENOMEM;
 		ps->exists = -1;
 		ps->last_exec = ps->created_exec = ps->removed_exec = -1;
 		s->val = ps;
 	}
-	return s->val;
+	*out = s->val;
+	return 0;
+}
+
+/* read-only opens change nothing and are never kept: a command may make
+ * millions of them */
+static bool changes_nothing(const struct fp_event *ev, const char *kind)
+{
+	uint64_t acc = ev->file.flags & O_ACCMODE;
+
+	if (strcmp(kind, "open"))
+		return false;
+	if (acc == O_RDONLY && !(ev->file.flags & (O_CREAT | O_TRUNC)))
+		return true;
+	/* an unnamed file in that directory */
+	return (ev->file.flags & O_TMPFILE) == O_TMPFILE;
 }
 
 static void touch(struct path_state *ps, const struct fp_event *ev, long ex)
@@ -146,23 +227,19 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 {
 	long ex = exec_of(r, ev->pid);
 	struct path_state *a, *b;
-	uint64_t acc = ev->file.flags & O_ACCMODE;
 	const char *kind = fp_event_kind(ev);
+	int ret;
 
-	if (ev->file.ret < 0 || !ev->file.npaths)
+	if (ev->file.ret < 0 || !ev->file.npaths || changes_nothing(ev, kind))
 		return 0;
 	/* a record from a damaged or crafted log may lack its second path */
 	if ((!strcmp(kind, "rename") || !strcmp(kind, "link")) &&
 	    ev->file.npaths < 2)
 		return 0;
-	a = path_get(r, &ev->file.path[0].path);
-	if (!a)
-		return -ENOMEM;
+	ret = path_get(r, &ev->file.path[0].path, &a);
+	if (ret)
+		return ret;
 	if (!strcmp(kind, "open")) {
-		if (acc == O_RDONLY && !(ev->file.flags & (O_CREAT | O_TRUNC)))
-			return 0;
-		if ((ev->file.flags & O_TMPFILE) == O_TMPFILE)
-			return 0; /* an unnamed file in that directory */
 		a->ops |= FP_OP_WRITTEN;
 		if (ev->file.created) {
 			a->ops |= FP_OP_CREATED;
@@ -182,9 +259,9 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		touch(a, ev, ex);
 	} else if (!strcmp(kind, "link")) {
 		/* a new name for an old file */
-		b = path_get(r, &ev->file.path[1].path);
-		if (!b)
-			return -ENOMEM;
+		ret = path_get(r, &ev->file.path[1].path, &b);
+		if (ret)
+			return ret;
 		b->ops |= FP_OP_CREATED;
 		b->born = true;
 		b->created_pid = ev->pid;
@@ -206,10 +283,9 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 	} else if (!strcmp(kind, "rename")) {
 		struct path_state old;
 
-		b = path_get(r, &ev->file.path[1].path);
-		a = path_get(r, &ev->file.path[0].path);
-		if (!a || !b)
-			return -ENOMEM;
+		ret = path_get(r, &ev->file.path[1].path, &b);
+		if (ret)
+			return ret;
 		old = *a;
 		a->ops |= FP_OP_RENAMED_FROM;
 		b->ops |= FP_OP_RENAMED_TO;
@@ -240,6 +316,10 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 
 	if (ev->bind.ret < 0)
 		return 0;
+	/* kept here, and copied into the findings */
+	if (charge(r, 2 * (VEC_COST(sizeof(*n)) +
+			   ALLOC(ev->bind.unix_path.len + 1))))
+		return -EDQUOT;
 	n = fp_vec_push(&r->binds, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
@@ -258,9 +338,10 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 			return -ENOMEM;
 		/* the socket file it created; only absolute names are known */
 		if (n->unix_path.data[0] == '/') {
-			ps = path_get(r, &n->unix_path);
-			if (!ps)
-				return -ENOMEM;
+			int ret = path_get(r, &n->unix_path, &ps);
+
+			if (ret)
+				return ret;
 			ps->ops |= FP_OP_CREATED;
 			ps->born = true;
 			ps->exists = 1;
@@ -272,22 +353,40 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 	return 0;
 }
 
+/* an exec's record, its cmdline, and its finding in executed */
+static uint64_t exec_cost(const struct fp_event *ev)
+{
+	return VEC_COST(sizeof(struct exec_rec)) +
+	       ALLOC(sizeof(struct fp_cmdline)) + ALLOC(ev->exec.exe.len + 1) +
+	       ALLOC(fp_argv_keep_len(ev->exec.argv.data, ev->exec.argv.len) +
+		     1) +
+	       VEC_COST(sizeof(struct fp_proc_finding));
+}
+
 static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 {
-	struct exec_rec *e = fp_vec_push(&r->execs, sizeof(*e));
+	struct exec_rec *e;
 	struct proc_state *p;
+	int ret = proc_new(r, ev->pid, &p);
 
+	if (ret)
+		return ret;
+	if (charge(r, exec_cost(ev)))
+		return -EDQUOT;
+	e = fp_vec_push(&r->execs, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->pid = ev->pid;
 	e->ppid = ev->ppid;
 	e->ts_ns = ev->ts_ns;
-	if (fp_bytes_dup(&e->exe, ev->exec.exe.data, ev->exec.exe.len) ||
-	    fp_bytes_dup(&e->argv, ev->exec.argv.data ?: "", ev->exec.argv.len))
+	/* only the start of argv: the receipt shows no more */
+	e->cmd = fp_cmdline_new(ev->exec.exe.data, ev->exec.exe.len,
+				ev->exec.argv.data, ev->exec.argv.len,
+				ev->exec.argv_dropped > 0);
+	if (!e->cmd) {
+		r->execs.n--;
 		return -ENOMEM;
-	p = proc_get(r, ev->pid, true);
-	if (!p)
-		return -ENOMEM;
+	}
 	if (p->exited) {
 		/* pid reused */
 		p->exited = false;
@@ -301,10 +400,11 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 static int feed_fork(struct fp_recon *r, const struct fp_event *ev)
 {
 	long parent_exec = exec_of(r, ev->ppid);
-	struct proc_state *p = proc_get(r, ev->pid, true);
+	struct proc_state *p;
+	int ret = proc_new(r, ev->pid, &p);
 
-	if (!p)
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	p->ppid = ev->ppid;
 	p->exec_idx = parent_exec;
 	p->started = true;
@@ -314,11 +414,15 @@ static int feed_fork(struct fp_recon *r, const struct fp_event *ev)
 
 static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
 {
-	struct proc_state *p = proc_get(r, ev->pid, false);
+	struct proc_state *p =
+		fp_hashmap_get(&r->procs, &ev->pid, sizeof(ev->pid));
 	struct fp_proc_finding *f;
 
 	if (!p || !p->started || p->exited)
 		return 0;
+	/* kept here, and copied into the findings */
+	if (charge(r, 2 * VEC_COST(sizeof(*f))))
+		return -EDQUOT;
 	p->exited = true;
 	f = fp_vec_push(&r->short_lived, sizeof(*f));
 	if (!f)
@@ -329,7 +433,7 @@ static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
 	return actor_fill(r, &f->p, ev->pid, p->exec_idx);
 }
 
-int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
+static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 {
 	switch (ev->type) {
 	case FP_EV_EXEC:
@@ -343,6 +447,23 @@ int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
 	case FP_EV_BIND:
 		return feed_bind(r, ev);
 	}
+	return 0;
+}
+
+int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
+{
+	int ret;
+
+	r->fed++;
+	ret = feed_one(r, ev);
+	if (ret != -EDQUOT)
+		return ret;
+	if (!r->unfolded++)
+		snprintf(
+			r->why, sizeof(r->why),
+			"footprint's memory budget of %llu KiB ran out at event %llu; later events were not all kept (raise --memory-budget)",
+			(unsigned long long)(r->budget >> 10),
+			(unsigned long long)r->fed);
 	return 0;
 }
 
@@ -604,9 +725,8 @@ static int proc_from_snapshot(struct fp_proc_finding *f,
 {
 	f->p.pid = p->pid;
 	f->p.ppid = p->ppid;
-	return fp_bytes_dup(&f->p.exe, p->exe.data ?: "", p->exe.len) ?:
-		       fp_bytes_dup(&f->p.argv, p->argv.data ?: "",
-				    p->argv.len);
+	return fp_actor_own(&f->p, p->exe.data, p->exe.len, p->argv.data,
+			    p->argv.len);
 }
 
 static bool is_leftover(const struct fp_recon_input *in, pid_t pid)
@@ -640,9 +760,9 @@ static int compare_procs(const struct fp_recon *r,
 		const struct exec_rec *e = &((struct exec_rec *)r->execs.v)[i];
 
 		f = fp_vec_push(&out->procs[FP_P_EXECUTED], sizeof(*f));
-		if (!f || fp_bytes_dup(&f->p.exe, e->exe.data, e->exe.len) ||
-		    fp_bytes_dup(&f->p.argv, e->argv.data, e->argv.len))
+		if (!f)
 			return -ENOMEM;
+		fp_actor_share(&f->p, e->cmd);
 		f->p.pid = e->pid;
 		f->p.ppid = e->ppid;
 		f->ts_ns = e->ts_ns;
@@ -659,8 +779,7 @@ static int compare_procs(const struct fp_recon *r,
 		if (!f)
 			return -ENOMEM;
 		*f = *s;
-		if (fp_bytes_dup(&f->p.exe, s->p.exe.data, s->p.exe.len) ||
-		    fp_bytes_dup(&f->p.argv, s->p.argv.data, s->p.argv.len))
+		if (fp_actor_copy(&f->p, &s->p))
 			return -ENOMEM;
 	}
 	for (i = 0; i < in->nleftover; i++) {

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "event.h"
@@ -20,10 +21,29 @@
 
 struct fp_recon;
 
+/*
+ * The state folded from events is charged against a budget (bytes, as
+ * counted by reconcile.c, findings included), because a command can make
+ * millions of events. Once it is spent nothing new is kept: the run is
+ * incomplete and fails, but footprint goes on. The count is a function of
+ * the events alone, so replay reaches the budget at the same event.
+ */
+#define FP_RECON_BUDGET_DEFAULT (128ULL << 20)
+
+/* with the default budget */
 struct fp_recon *fp_recon_new(void);
 void fp_recon_free(struct fp_recon *r);
-/* Fold one event in; returns 0 or -ENOMEM. */
+/* bytes; 0 means none. Set it before the first event. */
+void fp_recon_set_budget(struct fp_recon *r, uint64_t bytes);
+/* Fold one event in; returns 0 or -ENOMEM. An event the budget keeps out
+ * is counted, not an error. */
 int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev);
+/* events (partly) left out for the budget; 0 when it was enough */
+uint64_t fp_recon_unfolded(const struct fp_recon *r);
+/* bytes charged so far */
+uint64_t fp_recon_used(const struct fp_recon *r);
+/* why the trace is incomplete because of the budget, or NULL */
+const char *fp_recon_budget_why(const struct fp_recon *r);
 /* Did an event write, create, remove or rename path? (fp_touched_fn) */
 bool fp_recon_touched(void *r, const char *path, size_t len);
 

@@ -13,7 +13,29 @@ int fp_run_init(struct fp_run *run)
 {
 	memset(run, 0, sizeof(*run));
 	run->recon = fp_recon_new();
+	run->mem_budget = FP_RECON_BUDGET_DEFAULT;
 	return run->recon ? 0 : -ENOMEM;
+}
+
+void fp_run_set_budget(struct fp_run *run, uint64_t bytes)
+{
+	run->mem_budget = bytes;
+	fp_recon_set_budget(run->recon, bytes);
+}
+
+const char *fp_run_incomplete_reason(const struct fp_run *run)
+{
+	if (fp_recon_unfolded(run->recon))
+		return "budget";
+	if (run->lost)
+		return "lost";
+	if (run->recon_failed)
+		return "memory";
+	if (!run->have_trailer || run->incomplete_why)
+		return "log";
+	if (!run->have_snap[FP_PHASE_BEFORE] || !run->have_snap[FP_PHASE_AFTER])
+		return "snapshot";
+	return NULL;
 }
 
 /* v is NULL-terminated, as fp_run_add_str keeps it */
@@ -115,12 +137,12 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 	o->timed_out = run->timed_out;
 	o->interrupted = run->interrupted;
 	o->lost = run->lost;
-	o->complete = !run->lost && !run->recon_failed && run->have_trailer &&
-		      run->have_snap[FP_PHASE_BEFORE] &&
-		      run->have_snap[FP_PHASE_AFTER] && !run->incomplete_why;
+	o->complete = !fp_run_incomplete_reason(run);
 	o->incomplete_why = run->incomplete_why;
 	if (!run->have_trailer && !run->incomplete_why)
 		o->incomplete_why = "the log has no trailer";
+	if (fp_recon_budget_why(run->recon))
+		o->incomplete_why = fp_recon_budget_why(run->recon);
 	if (!run->have_trailer)
 		o->exit_code = -1;
 
@@ -152,6 +174,7 @@ void fp_run_receipt(FILE *out, const struct fp_run *run,
 		.events = run->events,
 		.roots = run->roots,
 		.nroots = run->nroots,
+		.incomplete = fp_run_incomplete_reason(run),
 	};
 
 	fp_receipt_write(out, &ri, f, v);

@@ -42,6 +42,8 @@ struct fp_run {
 	struct fp_recon *recon;
 	uint64_t events;
 	bool recon_failed;
+	uint64_t mem_budget; /* for recon; in the log's header */
+	bool mem_budget_given; /* replay: not the recorded one */
 	/* trailer */
 	bool have_trailer;
 	int status; /* wait(2) status */
@@ -71,6 +73,11 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 void fp_run_receipt(FILE *out, const struct fp_run *run,
 		    const struct fp_findings *f, const struct fp_verdict *v,
 		    const struct fp_outcome *o);
+/* Set the budget of the recon (before any event). */
+void fp_run_set_budget(struct fp_run *run, uint64_t bytes);
+/* "budget", "lost", "memory", "log" or "snapshot": why the trace is
+ * incomplete; NULL when it is complete */
+const char *fp_run_incomplete_reason(const struct fp_run *run);
 /* 0 ok, 1 failed, 124 timed out, 126/127 exec failed */
 int fp_run_exit_code(const struct fp_run *run, const struct fp_verdict *v);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "findings.h"
 #include "snapshot_proc.h"
 
 /* include/linux/sched.h; not exported to user space */
@@ -40,11 +41,16 @@ static int set_bytes(struct fp_bytes *b, const char *s, size_t len)
 	return 0;
 }
 
+/* the receipt keeps FP_ARGV_KEEP bytes of a command line; one more shows
+ * that it was cut. A command may start many processes with 2 MiB each. */
+#define CMDLINE_MAX (FP_ARGV_KEEP + 1)
+
 /*
  * /proc files report a size of 0 and may be longer than a page, so read to
- * EOF into a growing buffer.
+ * EOF (or max bytes) into a growing buffer.
  */
-static int read_at(int dirfd, const char *name, struct fp_bytes *out)
+static int read_at(int dirfd, const char *name, struct fp_bytes *out,
+		   size_t max)
 {
 	size_t cap = 4096, len = 0;
 	char *buf = NULL, *nb;
@@ -69,7 +75,8 @@ static int read_at(int dirfd, const char *name, struct fp_bytes *out)
 			buf = nb;
 			cap *= 2;
 		}
-		n = read(fd, buf + len, cap - len - 1);
+		n = read(fd, buf + len,
+			 cap - len - 1 < max - len ? cap - len - 1 : max - len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -79,6 +86,8 @@ static int read_at(int dirfd, const char *name, struct fp_bytes *out)
 		if (n == 0)
 			break;
 		len += n;
+		if (len >= max)
+			break;
 	}
 	buf[len] = '\0';
 	free(out->data);
@@ -258,7 +267,7 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p)
 		return gone(ret) || ret == -EACCES || ret == -EPERM ? 1 : ret;
 	}
 
-	ret = read_at(dirfd, "stat", &buf);
+	ret = read_at(dirfd, "stat", &buf, SIZE_MAX);
 	if (!ret)
 		ret = parse_stat(p, &buf, &flags);
 	/* without stat there is no identity to report */
@@ -266,18 +275,18 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p)
 		goto cleanup;
 	p->kernel_thread = flags & PF_KTHREAD;
 
-	ret = read_at(dirfd, "status", &buf);
+	ret = read_at(dirfd, "status", &buf, SIZE_MAX);
 	if (!ret)
 		parse_status(p, buf.data);
 	ret = tolerate(ret);
 	if (ret)
 		goto cleanup;
 
-	ret = tolerate(read_at(dirfd, "cmdline", &p->argv));
+	ret = tolerate(read_at(dirfd, "cmdline", &p->argv, CMDLINE_MAX));
 	if (ret)
 		goto cleanup;
 
-	ret = read_at(dirfd, "cgroup", &buf);
+	ret = read_at(dirfd, "cgroup", &buf, SIZE_MAX);
 	if (!ret)
 		ret = parse_cgroup(p, &buf);
 	ret = tolerate(ret);
@@ -292,7 +301,7 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p)
 		goto cleanup;
 	/* still there (a zombie, a kthread), or did it just exit? */
 	if (gone(exe_err) || gone(cwd_err))
-		ret = tolerate(read_at(dirfd, "stat", &buf));
+		ret = tolerate(read_at(dirfd, "stat", &buf, SIZE_MAX));
 
 cleanup:
 	free(buf.data);

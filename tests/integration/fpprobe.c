@@ -68,7 +68,8 @@ static void usage(void)
 		"       bind4 ADDR PORT | bind6 ADDR PORT | bind-unix PATH |\n"
 		"       bind-abstract NAME | open-missing PATH |\n"
 		"       fork-noexec PATH | thread-exit PATH | thread-exec |\n"
-		"       exit N | kill-self SIG | busy N PATH\n",
+		"       exit N | kill-self SIG | busy N PATH |\n"
+		"       exec-many N BYTES PROG | open-many DIR K\n",
 		prog);
 	exit(2);
 }
@@ -442,6 +443,67 @@ static int do_busy(const char *count, const char *path)
 	return 0;
 }
 
+/*
+ * N children, one after the other, each exec PROG with about BYTES of
+ * arguments (in pieces under MAX_ARG_STRLEN) and exit.
+ */
+static int do_exec_many(const char *count, const char *bytes, const char *prog)
+{
+	long n = number(count), size = number(bytes), i, npad;
+	const long piece = 100000;
+	char **args, *pad;
+	int status;
+	pid_t pid;
+
+	npad = (size + piece - 1) / piece;
+	args = calloc(npad + 2, sizeof(*args));
+	pad = malloc(piece + 1);
+	if (!args || !pad)
+		fail("malloc");
+	memset(pad, 'x', piece);
+	pad[piece] = '\0';
+	args[0] = (char *)prog;
+	for (i = 0; i < npad; i++)
+		args[i + 1] = pad;
+	report("");
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			fail("fork");
+		if (pid == 0) {
+			syscall(SYS_execve, prog, args, environ);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			fail("exec-many child");
+	}
+	return 0;
+}
+
+/*
+ * K*K read-only opens of DIR/lI/lJ/f, distinct names of one file: the test
+ * makes DIR/f and the symlinks DIR/l0 .. DIR/l<K-1> to ".".
+ */
+static int do_open_many(const char *dir, const char *count)
+{
+	long k = number(count), i, j, fd;
+	char path[4096];
+
+	report("");
+	for (i = 0; i < k; i++) {
+		for (j = 0; j < k; j++) {
+			snprintf(path, sizeof(path), "%s/l%ld/l%ld/f", dir, i,
+				 j);
+			fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+			if (fd < 0)
+				fail("openat");
+			close(fd);
+		}
+	}
+	return 0;
+}
+
 /* cmd is NAME; its argument count must be within [nmin, nmax]. */
 static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
 {
@@ -506,6 +568,10 @@ int main(int argc, char **argv)
 		return do_thread_exec();
 	if (is(c, "busy", n, 2, 2))
 		return do_busy(argv[0], argv[1]);
+	if (is(c, "exec-many", n, 3, 3))
+		return do_exec_many(argv[0], argv[1], argv[2]);
+	if (is(c, "open-many", n, 2, 2))
+		return do_open_many(argv[0], argv[1]);
 	usage();
 	return 2;
 }

@@ -552,3 +552,51 @@ Test(collector, garbage)
 	cr_assert_eq(coll.records, 20000);
 	cr_assert_leq(coll.malformed + coll.duplicate_exits, coll.records);
 }
+
+/*
+ * Execs waiting for their argv may not hold more than
+ * FP_COLLECTOR_PENDING_BYTES together, however many there are and however
+ * their chunks interleave; the oldest go out cut, and the chunks that come
+ * for them after that are counted as lost.
+ */
+Test(collector, pending_argv_bytes_are_bounded)
+{
+	const uint32_t n = 16, chunks = FP_ARGV_MAX_CHUNKS;
+	const uint32_t total = chunks * FP_ARGV_CHUNK;
+	static char chunk[FP_ARGV_CHUNK];
+	int count[16] = { 0 };
+	uint32_t i, k, whole = 0;
+
+	memset(chunk, 'x', sizeof(chunk));
+	cr_assert_gt((uint64_t)n * total, FP_COLLECTOR_PENDING_BYTES);
+	for (i = 0; i < n; i++)
+		feed_exec(3000 + i, total, chunks);
+	for (k = 0; k < chunks; k++) {
+		for (i = 0; i < n; i++) {
+			feed_argv(3000 + i, k, k * FP_ARGV_CHUNK, chunk,
+				  FP_ARGV_CHUNK);
+			cr_assert_leq(coll.pending_bytes,
+				      FP_COLLECTOR_PENDING_BYTES,
+				      "%zu bytes pending", coll.pending_bytes);
+		}
+	}
+	fp_collector_flush(&coll);
+	cr_assert_eq(coll.pending_bytes, 0);
+	cr_assert_eq(snk.n, n);
+	for (i = 0; i < snk.n; i++) {
+		count[snk.ev[i].tid - 3000]++;
+		cr_assert_eq(snk.ev[i].argv_len + snk.ev[i].argv_dropped,
+			     total);
+		if (!snk.ev[i].argv_dropped)
+			whole++;
+	}
+	for (i = 0; i < n; i++)
+		cr_assert_eq(count[i], 1, "tid %u delivered %d times", 3000 + i,
+			     count[i]);
+	/* some made it whole; the cut ones' late chunks are not dropped
+	 * silently */
+	cr_assert_gt(whole, 0);
+	cr_assert_lt(whole, n);
+	cr_assert_eq(coll.argv_incomplete, n - whole);
+	cr_assert_gt(coll.malformed, 0);
+}

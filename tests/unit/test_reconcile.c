@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "judge.h"
+#include "policy.h"
 #include "reconcile.h"
 
 static struct fp_recon *R;
@@ -1484,4 +1486,278 @@ Test(reconcile, same_input_same_output_across_feed_order_of_unrelated)
 		cr_assert_str_eq(FP_FILES(&g, FP_F_OUTSIDE)[i].path.data,
 				 FP_FILES(&F, FP_F_OUTSIDE)[i].path.data);
 	fp_findings_free(&g);
+}
+
+/* ---- bounds: what a command's activity may make footprint keep ---- */
+
+/* an argv of len bytes: 'a's in arguments of 100000 bytes */
+static char *big_argv(size_t len)
+{
+	char *a = malloc(len);
+	size_t i;
+
+	cr_assert_not_null(a);
+	memset(a, 'a', len);
+	for (i = 99999; i < len; i += 100000)
+		a[i] = '\0';
+	a[len - 1] = '\0';
+	return a;
+}
+
+Test(reconcile, read_only_opens_are_not_kept)
+{
+	char p[64];
+	int i;
+
+	both("/r", 'd');
+	for (i = 0; i < 20000; i++) {
+		snprintf(p, sizeof(p), "/usr/lib/x/%d", i);
+		ev_file(1, FP_SYS_OPENAT, p, NULL, O_RDONLY, false, 3);
+	}
+	cr_assert_eq(fp_recon_used(R), 0, "read-only opens cost %llu bytes",
+		     (unsigned long long)fp_recon_used(R));
+	cr_assert_eq(fp_recon_unfolded(R), 0);
+	ev_write(1, "/tmp/w");
+	cr_assert_gt(fp_recon_used(R), 0);
+	reconcile();
+	cr_assert_eq(nfiles(FP_F_OUTSIDE), 1);
+	assert_str(&file_at(FP_F_OUTSIDE, 0)->path, "/tmp/w");
+}
+
+Test(reconcile, argv_is_kept_once_and_capped)
+{
+	const size_t len = 1 << 20;
+	char *argv = big_argv(len);
+	const struct fp_proc_finding *e, *s;
+	const struct fp_file_finding *o;
+	pid_t pid;
+	size_t i;
+
+	both("/r", 'd');
+	for (pid = 10; pid < 410; pid++) {
+		ev_fork(pid, 1);
+		ev_exec(pid, 1, "/bin/true", argv, len);
+		if (pid == 10)
+			ev_create(pid, "/tmp/o");
+		ev_exit(pid, 0, 0);
+	}
+	/* 400 MiB of argv came in; a few KiB per exec stay */
+	cr_assert_lt(fp_recon_used(R), 400 * 8192, "%llu bytes kept",
+		     (unsigned long long)fp_recon_used(R));
+	cr_assert_eq(fp_recon_unfolded(R), 0);
+	reconcile();
+	cr_assert_eq(F.procs[FP_P_EXECUTED].n, 400);
+	cr_assert_eq(F.procs[FP_P_SHORT_LIVED].n, 400);
+	for (i = 0; i < 400; i++) {
+		e = proc_at(FP_P_EXECUTED, i);
+		s = proc_at(FP_P_SHORT_LIVED, i);
+		cr_assert_eq(e->p.pid, s->p.pid);
+		assert_bytes(&e->p.argv, argv, FP_ARGV_KEEP);
+		cr_assert(e->p.argv_cut);
+		/* the exiting child names the exec's copy: no copy of its own */
+		cr_assert_not_null(e->p.cmd);
+		cr_assert_eq(s->p.cmd, e->p.cmd);
+		cr_assert_eq(s->p.argv.data, e->p.argv.data);
+		cr_assert(s->p.argv_cut);
+	}
+	o = file_at(FP_F_OUTSIDE, 0);
+	cr_assert_eq(o->by.cmd, proc_at(FP_P_EXECUTED, 0)->p.cmd);
+	free(argv);
+}
+
+Test(reconcile, short_argv_is_whole)
+{
+	both("/r", 'd');
+	ev_exec(10, 1, "/bin/echo", "echo\0hi\0", 8);
+	reconcile();
+	assert_bytes(&proc_at(FP_P_EXECUTED, 0)->p.argv, "echo\0hi\0", 8);
+	cr_assert_not(proc_at(FP_P_EXECUTED, 0)->p.argv_cut);
+}
+
+Test(reconcile, argv_dropped_by_the_kernel_side_is_cut)
+{
+	struct fp_event ev = {
+		.type = FP_EV_EXEC, .pid = 10, .tid = 10, .ppid = 1
+	};
+
+	both("/r", 'd');
+	ev.exec.exe = str("/bin/echo");
+	ev.exec.filename = str("/bin/echo");
+	ev.exec.argv = bytes("echo\0hi\0", 8);
+	ev.exec.argv_total = 100;
+	ev.exec.argv_dropped = 92;
+	feed(&ev);
+	reconcile();
+	cr_assert(proc_at(FP_P_EXECUTED, 0)->p.argv_cut);
+}
+
+Test(reconcile, argv_cut_keeps_utf8_characters_whole)
+{
+	char a[FP_ARGV_KEEP + 8];
+
+	memset(a, 'a', sizeof(a));
+	cr_assert_eq(fp_argv_keep_len(a, 10), 10);
+	cr_assert_eq(fp_argv_keep_len(a, sizeof(a)), FP_ARGV_KEEP);
+	/* "é" is c3 a9: a cut between them would leave invalid UTF-8 */
+	a[FP_ARGV_KEEP - 1] = (char)0xc3;
+	a[FP_ARGV_KEEP] = (char)0xa9;
+	cr_assert_eq(fp_argv_keep_len(a, sizeof(a)), FP_ARGV_KEEP - 1);
+	/* a 4-byte character cut after its first byte */
+	a[FP_ARGV_KEEP - 1] = (char)0xf0;
+	a[FP_ARGV_KEEP] = a[FP_ARGV_KEEP + 1] = a[FP_ARGV_KEEP + 2] =
+		(char)0x9f;
+	cr_assert_eq(fp_argv_keep_len(a, sizeof(a)), FP_ARGV_KEEP - 1);
+}
+
+Test(reconcile, snapshot_command_lines_are_capped)
+{
+	const size_t len = 1 << 20;
+	char *argv = big_argv(len);
+	struct fp_proc *p;
+	const struct fp_proc_finding *f;
+
+	both("/r", 'd');
+	have_procs = true;
+	PA.procs = calloc(1, sizeof(*PA.procs));
+	cr_assert_not_null(PA.procs);
+	PA.n = 1;
+	p = &PA.procs[0];
+	p->pid = 77;
+	p->ppid = 1;
+	p->exe = str("/bin/sleep");
+	p->argv = bytes(argv, len);
+	leftover[0] = 77;
+	nleftover = 1;
+	reconcile();
+	f = proc_at(FP_P_LEFTOVER, 0);
+	assert_bytes(&f->p.argv, argv, FP_ARGV_KEEP);
+	cr_assert(f->p.argv_cut);
+	nleftover = 0;
+	have_procs = false;
+	fp_proc_table_free(&PA);
+	free(argv);
+}
+
+static void write_many(pid_t pid, int n)
+{
+	char p[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "/tmp/o/%d", i);
+		ev_create(pid, p);
+	}
+}
+
+Test(reconcile, budget_stops_growth_and_is_counted)
+{
+	const uint64_t budget = 64 << 10;
+
+	fp_recon_set_budget(R, budget);
+	both("/r", 'd');
+	ev_exec(10, 1, "/bin/sh", "sh\0", 3);
+	write_many(10, 10000);
+	cr_assert_leq(fp_recon_used(R), budget);
+	cr_assert_gt(fp_recon_unfolded(R), 0);
+	cr_assert_not_null(fp_recon_budget_why(R));
+	cr_assert_not_null(strstr(fp_recon_budget_why(R), "--memory-budget"));
+	reconcile();
+	cr_assert_gt(nfiles(FP_F_OUTSIDE), 0);
+	cr_assert_lt(nfiles(FP_F_OUTSIDE), 10000);
+}
+
+Test(reconcile, no_budget_note_when_it_is_enough)
+{
+	both("/r", 'd');
+	write_many(10, 1000);
+	cr_assert_eq(fp_recon_unfolded(R), 0);
+	cr_assert_null(fp_recon_budget_why(R));
+}
+
+/* live and replay fold the same events: they must stop at the same one */
+Test(reconcile, budget_runs_out_at_the_same_event)
+{
+	uint64_t used, unfolded;
+	char why[256];
+
+	fp_recon_set_budget(R, 1 << 20);
+	write_many(10, 20000);
+	used = fp_recon_used(R);
+	unfolded = fp_recon_unfolded(R);
+	cr_assert_gt(unfolded, 0);
+	snprintf(why, sizeof(why), "%s", fp_recon_budget_why(R));
+	fp_recon_free(R);
+	R = fp_recon_new();
+	fp_recon_set_budget(R, 1 << 20);
+	write_many(10, 20000);
+	cr_assert_eq(fp_recon_used(R), used);
+	cr_assert_eq(fp_recon_unfolded(R), unfolded);
+	cr_assert_str_eq(fp_recon_budget_why(R), why);
+}
+
+/* past the budget nothing new is kept, but what is kept stays right */
+Test(reconcile, budget_still_updates_what_is_kept)
+{
+	fp_recon_set_budget(R, 16 << 10);
+	both("/r", 'd');
+	ev_create(10, "/tmp/early");
+	write_many(10, 1000);
+	cr_assert_gt(fp_recon_unfolded(R), 0);
+	ev_unlink(10, "/tmp/early");
+	reconcile();
+	cr_assert_not_null(find_file(FP_F_TRANSIENT, "/tmp/early"));
+}
+
+/* execs, forks and exits are charged too: a fork bomb hits the budget */
+Test(reconcile, budget_bounds_processes)
+{
+	pid_t pid;
+
+	fp_recon_set_budget(R, 1 << 20);
+	for (pid = 2; pid < 100000; pid++) {
+		ev_fork(pid, 1);
+		ev_exit(pid, 0, 0);
+	}
+	cr_assert_leq(fp_recon_used(R), 1 << 20);
+	cr_assert_gt(fp_recon_unfolded(R), 0);
+}
+
+/* the tail of a cut command line is unknown: no rule may allow it by it */
+Test(reconcile, cut_command_line_is_never_allowed_by_it)
+{
+	const size_t len = 1 << 20;
+	char *argv = big_argv(len);
+	struct fp_policy pol = { 0 };
+	struct fp_outcome o = { .complete = true };
+	struct fp_verdict v = { 0 };
+	const char *allow = "allow leftover \"sleep *\"";
+	char err[256];
+
+	memcpy(argv, "sleep\0", 6);
+	cr_assert_eq(fp_policy_parse_line(&pol, allow, strlen(allow), roots, 1,
+					  err, sizeof(err)),
+		     0, "%s", err);
+	both("/r", 'd');
+	ev_exec(10, 1, "/bin/sleep", argv, len);
+	ev_exec(11, 1, "/bin/sleep",
+		"sleep\0"
+		"30\0",
+		9);
+	leftover[0] = 10;
+	leftover[1] = 11;
+	nleftover = 2;
+	reconcile();
+	cr_assert_eq(fp_judge(&pol, &F, &o, &v), 0);
+	cr_assert_eq(F.procs[FP_P_LEFTOVER].n, 2);
+	cr_assert(proc_at(FP_P_LEFTOVER, 0)->p.argv_cut);
+	cr_assert_not(proc_at(FP_P_LEFTOVER, 0)->allowed);
+	cr_assert_null(proc_at(FP_P_LEFTOVER, 0)->rule);
+	cr_assert(proc_at(FP_P_LEFTOVER, 0)->failing);
+	cr_assert(proc_at(FP_P_LEFTOVER, 1)->allowed);
+	cr_assert_eq(v.failing, 1);
+	cr_assert_not(v.ok);
+	nleftover = 0;
+	fp_verdict_free(&v);
+	fp_policy_free(&pol);
+	free(argv);
 }
