@@ -130,9 +130,11 @@ static void run_usage(FILE *f)
 		"      --ring-size SIZE ring buffer size, a power of two (default 16M)\n"
 		"      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
 		"                       is counted in argv_dropped\n"
-		"      --memory-budget SIZE  memory for what the events leave to judge\n"
+		"      --memory-budget SIZE  memory for what the events leave to judge,\n"
+		"                       and for each snapshot of the watched trees\n"
 		"                       (default 128M, at least 1M); past it the run is\n"
-		"                       incomplete and fails, and footprint goes on\n"
+		"                       incomplete and fails, and footprint goes on (a\n"
+		"                       before snapshot past it: exit 2, nothing runs)\n"
 		"  -q, --quiet          no summary on stderr\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -465,7 +467,15 @@ static int take_snapshot(struct fp_run *run, unsigned int phase,
 				     fo);
 		if (fo->progress)
 			fputs("\r\033[K", stderr);
-		if (ret == -ETIMEDOUT)
+		if (ret == -E2BIG)
+			fprintf(stderr,
+				"footprint: the %s snapshot holds more than --memory-budget (%" PRIu64
+				" MiB) allows; %s\n",
+				label, fo->max_bytes >> 20,
+				phase == FP_PHASE_BEFORE ?
+					"watch a smaller --root or raise --memory-budget; the command was not run" :
+					"the trace is incomplete and the verdict fails");
+		else if (ret == -ETIMEDOUT)
 			fprintf(stderr,
 				"footprint: the %s snapshot did not finish within --timeout; %s (exit 124)\n",
 				label,
@@ -554,9 +564,9 @@ static int64_t after_deadline_ns(int64_t deadline_ms, int64_t timeout_ms)
 	return (deadline_ms > least ? deadline_ms : least) * 1000000;
 }
 
-/* A snapshot past --timeout: the trace is incomplete, and the receipt
- * says why. */
-static int snapshot_timed_out(struct fp_run *run, const char *why)
+/* A snapshot past --timeout or its memory budget: the trace is
+ * incomplete, and the receipt says why. */
+static int snapshot_incomplete(struct fp_run *run, const char *why)
 {
 	free(run->incomplete_why);
 	run->incomplete_why = strdup(why);
@@ -781,12 +791,13 @@ int cmd_run(int argc, char **argv)
 	fo.rehash_all = o.rehash_all;
 	fo.creds = &invoker;
 	fo.deadline_ns = deadline_ms * 1000000;
+	fo.max_bytes = o.mem_budget;
 	if (!o.quiet && isatty(STDERR_FILENO))
 		fo.progress = progress;
 	snap_ret = take_snapshot(&run, FP_PHASE_BEFORE, &fo, true, true);
 	if (snap_ret == -ETIMEDOUT) {
 		rc = FP_EXIT_TIMEOUT;
-		if (!snapshot_timed_out(
+		if (!snapshot_incomplete(
 			    &run,
 			    "the before snapshot did not finish within --timeout; the command was not run") &&
 		    receipt &&
@@ -796,6 +807,8 @@ int cmd_run(int argc, char **argv)
 		receipt_written = receipt != NULL;
 		goto drop_log;
 	}
+	if (snap_ret == -E2BIG)
+		rc = FP_EXIT_USAGE;
 	if (snap_ret)
 		goto cleanup;
 	if (sink.log &&
@@ -887,10 +900,15 @@ int cmd_run(int argc, char **argv)
 	fo.deadline_ns = after_deadline_ns(deadline_ms, o.timeout_ms);
 	snap_ret = take_snapshot(&run, FP_PHASE_AFTER, &fo, true, false);
 	if (snap_ret == -ETIMEDOUT &&
-	    snapshot_timed_out(
+	    snapshot_incomplete(
 		    &run, "the after snapshot did not finish within --timeout"))
 		goto cleanup;
-	if (snap_ret && snap_ret != -ETIMEDOUT)
+	if (snap_ret == -E2BIG &&
+	    snapshot_incomplete(
+		    &run,
+		    "the after snapshot holds more than the memory budget allows"))
+		goto cleanup;
+	if (snap_ret && snap_ret != -ETIMEDOUT && snap_ret != -E2BIG)
 		goto cleanup;
 
 	run.events = col->delivered;

@@ -59,6 +59,7 @@ struct walker {
 	struct fp_fs_snapshot *s;
 	const struct fp_fs_opts *o;
 	size_t cap;
+	uint64_t used; /* bytes the entries take, against o->max_bytes */
 	struct frame *stack;
 	size_t depth, stack_cap;
 	char *dents; /* getdents64 buffer */
@@ -152,16 +153,25 @@ static struct fp_fentry *add_entry(struct walker *w, char *path, size_t len)
 	struct fp_fs_snapshot *s = w->s;
 	struct fp_fentry *e;
 
+	/* the table, as allocated, and every path: what the tree costs us */
+	w->used += len + 1;
 	if (s->n == w->cap) {
 		size_t ncap = w->cap ? w->cap * 2 : 1024;
-		struct fp_fentry *ne = realloc(s->e, ncap * sizeof(*ne));
+		struct fp_fentry *ne = NULL;
 
+		w->used += (ncap - w->cap) * sizeof(*ne);
+		if (!w->o->max_bytes || w->used <= w->o->max_bytes)
+			ne = realloc(s->e, ncap * sizeof(*ne));
 		if (!ne) {
 			free(path);
 			return NULL;
 		}
 		s->e = ne;
 		w->cap = ncap;
+	}
+	if (w->o->max_bytes && w->used > w->o->max_bytes) {
+		free(path);
+		return NULL;
 	}
 	e = &s->e[s->n++];
 	memset(e, 0, sizeof(*e));
@@ -240,6 +250,7 @@ static int read_link(struct walker *w, int dirfd, const char *name,
 		if (n < (ssize_t)w->link_cap)
 			break;
 	}
+	w->used += n + 1;
 	return fp_bytes_dup(&e->target, w->link, n) ? -ENOMEM : 0;
 }
 
@@ -885,6 +896,8 @@ int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 	if (ret)
 		goto cleanup;
 	ret = walk_roots(&w, r, nroots);
+	if (ret == -ENOMEM && o->max_bytes && w.used > o->max_bytes)
+		ret = -E2BIG;
 	if (!ret) {
 		sort_entries(s);
 		if (o->after_walk)

@@ -66,6 +66,9 @@ struct fp_fs_opts {
 	/* CLOCK_MONOTONIC; past it the snapshot gives up with -ETIMEDOUT;
 	 * 0: no deadline */
 	int64_t deadline_ns;
+	/* the entries and their paths may take at most this many bytes;
+	 * past it the snapshot gives up with -E2BIG. 0: no bound */
+	uint64_t max_bytes;
 	/* tests: called between the walk and the hashing */
 	void (*after_walk)(void *ctx);
 	void *after_walk_ctx;
@@ -75,6 +78,7 @@ struct fp_fs_opts {
 #define FP_RACY_MARGIN_NS (2LL * 1000 * 1000 * 1000)
 
 /* roots must be absolute and canonical (realpath). 0, -ENOMEM, -ETIMEDOUT,
+ * -E2BIG,
  * or -errno of fp_creds_enter. */
 int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 		   const struct fp_fs_opts *opts);

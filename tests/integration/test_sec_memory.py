@@ -227,6 +227,40 @@ class SecMemoryTest(unittest.TestCase):
             self.assertEqual(p.returncode, su.EXIT_OK, p.stderr)
             self.assertTrue(r["trace"]["complete"], r["reasons"])
 
+    def test_tree_snapshots_are_bounded_too(self):
+        """The after snapshot grows with what the command creates under a
+        root: past --memory-budget it gives up, the run is incomplete and
+        fails (exit 1, never a crash); a before snapshot past it is a
+        usage error and nothing runs."""
+        # one rename brings 30,000 files into the root: the events stay
+        # few, the after snapshot does not
+        outside = self.sb.out_path("outside")
+        os.mkdir(outside, 0o755)
+        os.chown(outside, self.nobody.pw_uid, self.nobody.pw_gid)
+        for i in range(30000):
+            open(os.path.join(outside, "f%06d" % i), "w").close()
+        res = self.run_fp(["mv", outside, os.path.join(self.sb.root, "in")],
+                          opts=["--memory-budget", "2M"])
+        self.assert_bounded(res)
+        self.assertEqual(res.rc, su.EXIT_VERDICT, res.describe())
+        self.assertEqual(res.r["command"]["exit_code"], 0, res.describe())
+        self.assertFalse(res.r["ok"])
+        self.assertFalse(res.r["trace"]["complete"])
+        self.assertIn("the after snapshot holds more than the memory "
+                      "budget allows", " ".join(res.r["reasons"]),
+                      res.describe())
+        self.assertIn("footprint: the after snapshot holds more than "
+                      "--memory-budget", res.err)
+
+        marker = os.path.join(self.sb.base, "ran")
+        res = self.run_fp(["touch", marker], opts=["--memory-budget", "2M"])
+        self.assertEqual(res.rc, su.EXIT_USAGE, res.describe())
+        self.assertFalse(os.path.exists(marker), "the command ran")
+        self.assertIsNone(res.r, "a receipt for a run that never started")
+        self.assertIn("footprint: the before snapshot holds more than "
+                      "--memory-budget (2 MiB) allows; watch a smaller "
+                      "--root or raise --memory-budget", res.err)
+
     def test_memory_budget_usage_errors(self):
         for bad in ("0", "1023K", "lots", ""):
             argv, _ = self.sb.argv([TRUE], ["--memory-budget", bad],
