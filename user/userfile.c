@@ -118,9 +118,16 @@ static int create_as_user(struct fp_outdir *d, bool replace)
 	unsigned int r, tries;
 	int fd;
 
+	struct stat st;
+
 	fd = openat(d->dirfd, d->base, flags, 0600);
 	if (fd >= 0 || errno != EEXIST || !replace)
 		return fd >= 0 ? fd : -errno;
+	/* a file or a link is replaced; /dev/null or a FIFO never is */
+	if (fstatat(d->dirfd, d->base, &st, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return -ENOTSUP;
 	/* rename replaces what is there, link or file, without following it */
 	for (tries = 0; tries < 16; tries++) {
 		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
@@ -166,7 +173,12 @@ int fp_outdir_create(struct fp_outdir *d, const struct fp_creds *c,
 	}
 	return fd;
 fail:
-	if (ret == -EEXIST)
+	if (ret == -ENOTSUP)
+		snprintf(
+			err, errlen,
+			"footprint: %s exists and is not a regular file; give a file path for %s, or - for stdout",
+			path, what);
+	else if (ret == -EEXIST)
 		snprintf(
 			err, errlen,
 			"footprint: %s exists; pick another path for %s or add --force",

@@ -151,6 +151,26 @@ class TestOutputs(OutputCase):
                 self.assertEqual((st.st_ino, st.st_uid, st.st_size),
                                  (ino, 0, len(SECRET)), res.describe())
 
+    def test_special_files_are_never_replaced(self):
+        """A device or FIFO at an output path is refused, even for root
+        (`--receipt /dev/null` must not turn /dev/null into a file): a
+        private null device and a FIFO stand in for the real ones."""
+        dev = os.path.join(self.home, "null")
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        fifo = os.path.join(self.home, "fifo")
+        os.mkfifo(fifo, 0o666)
+        for env in (su.sudo_env(NOBODY), su.base_env()):
+            for path in (dev, fifo):
+                with self.subTest(path=path, sudo="SUDO_UID" in env):
+                    res = self.sb.run(["true"], opts=["--receipt", path],
+                                      receipt=False, env=env,
+                                      cwd=self.home)
+                    self.assertRefused(res, "not a regular file")
+                    st = os.lstat(path)
+                    self.assertFalse(stat.S_ISREG(st.st_mode))
+        self.assertTrue(stat.S_ISCHR(os.lstat(dev).st_mode))
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
     def test_hard_link_elsewhere_keeps_its_content(self):
         """A file of the user's with a second name elsewhere: footprint
         writes a new inode, so the other name keeps the old bytes (it
