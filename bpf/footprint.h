@@ -76,6 +76,9 @@ enum fp_sys {
 #define FP_PATH_BASE_DETACHED (1U << 3) /* walk ended off the task's root */
 #define FP_PATH_RAW_FAULT (1U << 4) /* the user pointer was unreadable */
 #define FP_PATH_FROM_FD (1U << 5) /* no string: the path of an open fd */
+#define FP_PATH_OPENED (1U << 6) /* the file an open returned (path[1]) */
+#define FP_PATH_ANON (1U << 7) /* the fd's file has no name: pipe, socket */
+#define FP_PATH_PROCFS (1U << 8) /* the fd's file is on procfs */
 
 struct fp_hdr {
 	__u32 type;
@@ -104,6 +107,11 @@ struct fp_path {
 	__s32 dirfd; /* AT_FDCWD (-100) when relative to the cwd */
 };
 
+/*
+ * A successful open carries two paths: path[0] as named, path[1] the file
+ * behind the returned fd (FP_PATH_FROM_FD | FP_PATH_OPENED), which differs
+ * when the name went through a symlink or a /proc magic link.
+ */
 struct fp_file {
 	struct fp_hdr hdr;
 	__s64 ret;

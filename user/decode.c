@@ -54,8 +54,57 @@ static int decode_path(struct fp_event_path *out, const struct fp_path *in,
 	/* without its directory a relative path stays relative */
 	if (out->unresolved || (out->base_unknown && !out->from_fd))
 		return fp_bytes_dup(&out->path, raw, raw_len);
-	return fp_path_join(&out->path, raw, raw_len, raw + in->raw_len,
-			    base_len);
+	return fp_path_join_magic(&out->path, raw, raw_len, raw + in->raw_len,
+				  base_len, &out->magic);
+}
+
+static bool is_open(uint32_t sys)
+{
+	return sys >= FP_SYS_OPEN && sys <= FP_SYS_CREAT;
+}
+
+/* The file an open reached has a usable name (not a pipe, not lost). */
+static bool opened_known(const struct fp_event_path *o, uint32_t kflags)
+{
+	if (kflags & FP_PATH_ANON)
+		return false;
+	/* a walk that found no name at all did not reach a real path */
+	return !(kflags & (FP_PATH_BASE_UNKNOWN | FP_PATH_BASE_DETACHED)) ||
+	       o->path.len > 1;
+}
+
+/*
+ * An open reports the file it reached as path[0] and, when that differs,
+ * the name it was given as path[1] ("named"). Kept as named: a pipe or
+ * socket (nothing on disk changes through it), a file the walk could not
+ * name, and a procfs file named under /proc, so that /proc/self/... keeps
+ * the name the default noise rules know.
+ */
+static void settle_open(struct fp_event *ev, uint32_t kflags)
+{
+	struct fp_event_path *named = &ev->file.path[0],
+			     *got = &ev->file.path[1];
+	bool keep = !opened_known(got, kflags) ||
+		    ((kflags & FP_PATH_PROCFS) && named->path.len >= 6 &&
+		     !memcmp(named->path.data, "/proc/", 6)) ||
+		    (named->path.len == got->path.len &&
+		     !memcmp(named->path.data, got->path.data, got->path.len));
+	struct fp_event_path tmp;
+
+	named->anonymous = kflags & FP_PATH_ANON;
+	if (keep) {
+		free(got->path.data);
+		memset(got, 0, sizeof(*got));
+		ev->file.npaths = 1;
+		return;
+	}
+	got->from_fd = false;
+	got->base_unknown = false;
+	got->dirfd = -100; /* AT_FDCWD: absolute, relative to nothing */
+	named->named = true;
+	tmp = *named;
+	*named = *got;
+	*got = tmp;
 }
 
 static int decode_file(const void *rec, size_t size, struct fp_event *ev)
@@ -82,6 +131,9 @@ static int decode_file(const void *rec, size_t size, struct fp_event *ev)
 		if (err)
 			return err;
 	}
+	if (is_open(f->sys) && f->npaths == 2 &&
+	    (f->path[1].flags & FP_PATH_OPENED))
+		settle_open(ev, f->path[1].flags);
 	return 0;
 }
 

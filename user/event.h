@@ -28,6 +28,9 @@ struct fp_event_path {
 	bool base_unknown; /* relative to a dirfd that named nothing */
 	bool from_fd; /* fchmod, fchown, ftruncate: dirfd is the fd itself */
 	bool unresolved; /* a symlink target: raw, as given */
+	bool magic; /* went through a /proc magic link (path.h) */
+	bool anonymous; /* open: the fd's file has no name (pipe, socket) */
+	bool named; /* open: the name given; path[0] is the file reached */
 };
 
 struct fp_event {

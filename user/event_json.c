@@ -114,6 +114,14 @@ static void write_path(struct json_out *j, const char *key,
 		snprintf(k, sizeof(k), "%s_base_unknown", key);
 		json_field_bool(j, k, true);
 	}
+	if (p->magic) {
+		snprintf(k, sizeof(k), "%s_magic", key);
+		json_field_bool(j, k, true);
+	}
+	if (p->anonymous) {
+		snprintf(k, sizeof(k), "%s_anonymous", key);
+		json_field_bool(j, k, true);
+	}
 }
 
 static void write_file(struct json_out *j, const struct fp_event *ev)
@@ -144,6 +152,8 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 		json_field_str(j, "flags_text", text);
 	} else if (!strcmp(kind, "open")) {
 		write_path(j, "path", &ev->file.path[0]);
+		if (ev->file.npaths == 2 && ev->file.path[1].named)
+			write_path(j, "named_path", &ev->file.path[1]);
 		json_field_u64(j, "flags", ev->file.flags);
 		fp_open_flags_text(text, sizeof(text), ev->file.flags);
 		json_field_str(j, "flags_text", text);

@@ -50,7 +50,7 @@ struct fp_actor {
 #define FP_CH_TYPE (1U << 3)
 #define FP_CH_TARGET (1U << 4)
 
-/* outside_roots operations */
+/* outside_roots, cut and magic_link operations */
 #define FP_OP_CREATED (1U << 0)
 #define FP_OP_WRITTEN (1U << 1)
 #define FP_OP_REMOVED (1U << 2)
@@ -66,6 +66,8 @@ enum fp_file_list {
 	FP_F_OUTSIDE,
 	FP_F_UNEXPLAINED,
 	FP_F_UNREADABLE,
+	FP_F_CUT, /* a path cut at PATH_MAX: only its end is known */
+	FP_F_MAGIC, /* a change through a /proc magic link */
 	FP_F_NLISTS,
 };
 

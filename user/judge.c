@@ -15,8 +15,8 @@
 #define MAX_SUGGESTIONS 1000
 
 const char *const fp_file_list_names[FP_F_NLISTS] = {
-	"added",	 "removed",	"changed",    "transient",
-	"outside_roots", "unexplained", "unreadable",
+	"added",       "removed",    "changed", "transient",  "outside_roots",
+	"unexplained", "unreadable", "cut",	"magic_link",
 };
 const char *const fp_proc_list_names[FP_P_NLISTS] = {
 	"executed", "short_lived", "leftover", "new_outside", "disappeared",
@@ -182,6 +182,29 @@ static int fail(struct fp_verdict *v, char *reason)
 	return push_str(&v->reasons, reason);
 }
 
+/*
+ * A cut path is only the end of a longer one, and a path through a /proc
+ * magic link does not say which file it reached: whatever a rule says of
+ * such a name, it says of some other file. Only forbid applies to them
+ * (a forbidden one fails anyway); nothing allows, ignores or expects them.
+ */
+static bool unresolved_list(size_t l)
+{
+	return l == FP_F_CUT || l == FP_F_MAGIC;
+}
+
+static char *unresolved_reason(size_t l, const char *q, bool forbidden)
+{
+	return fmt(
+		"files.%s: %s%s%s", fp_file_list_names[l],
+		l == FP_F_CUT ? "..." : "", q,
+		forbidden ?
+			" (forbidden)" :
+		l == FP_F_CUT ?
+			" (path longer than PATH_MAX, cut; no rule can allow it)" :
+			" (through a /proc magic link; no rule can allow it)");
+}
+
 static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 		       struct fp_verdict *v)
 {
@@ -194,10 +217,29 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 		for (i = 0; i < vec->n && !ret;) {
 			struct fp_file_finding *x = &FP_FILES(f, l)[i];
 			const struct fp_rule *rule;
-			enum fp_decision d = fp_policy_decide(
-				p, FP_T_PATH, x->path.data, x->path.len, &rule);
+			enum fp_decision d =
+				unresolved_list(l) ?
+					fp_policy_forbids(p, FP_T_PATH,
+							  x->path.data,
+							  x->path.len, &rule) :
+					fp_policy_decide(p, FP_T_PATH,
+							 x->path.data,
+							 x->path.len, &rule);
 			char *q;
 
+			if (unresolved_list(l)) {
+				x->rule = rule ? rule->text : NULL;
+				x->forbidden = d == FP_DEC_FORBID;
+				x->failing = true;
+				i++;
+				q = fp_policy_quote_dup(x->path.data,
+							x->path.len, false);
+				ret = fail(v, q ? unresolved_reason(
+							  l, q, x->forbidden) :
+						  NULL);
+				free(q);
+				continue;
+			}
 			if (d == FP_DEC_IGNORE) {
 				drop_file(vec, i);
 				continue;

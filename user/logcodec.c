@@ -126,7 +126,8 @@ static void enc_path(struct fp_enc *e, const struct fp_event_path *p)
 	fp_enc_bytes(e, p->path.data, p->path.len);
 	fp_enc_i64(e, p->dirfd);
 	fp_enc_u64(e, p->truncated | p->base_unknown << 1 | p->from_fd << 2 |
-			      p->unresolved << 3);
+			      p->unresolved << 3 | p->magic << 4 |
+			      p->anonymous << 5 | p->named << 6);
 }
 
 static void dec_path(struct fp_dec *d, struct fp_event_path *p)
@@ -140,6 +141,9 @@ static void dec_path(struct fp_dec *d, struct fp_event_path *p)
 	p->base_unknown = f & 2;
 	p->from_fd = f & 4;
 	p->unresolved = f & 8;
+	p->magic = f & 16;
+	p->anonymous = f & 32;
+	p->named = f & 64;
 }
 
 void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,

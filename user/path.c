@@ -10,6 +10,44 @@ struct comp {
 	size_t len;
 };
 
+static bool comp_is(const struct comp *c, const char *s)
+{
+	return c->len == strlen(s) && !memcmp(c->s, s, c->len);
+}
+
+static bool comp_number(const struct comp *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (c->s[i] < '0' || c->s[i] > '9')
+			return false;
+	return c->len > 0;
+}
+
+/*
+ * Do the n components name a /proc magic link: /proc/P/{cwd,root,exe},
+ * /proc/P/{fd,map_files}/N, also under /proc/P/task/T/, with P a pid,
+ * "self" or "thread-self"? The kernel follows these to a file it does not
+ * name, so no lexical path says where they lead.
+ */
+static bool magic_at(const struct comp *v, size_t n)
+{
+	size_t k = 2;
+
+	if (n < 3 || !comp_is(&v[0], "proc") ||
+	    !(comp_number(&v[1]) || comp_is(&v[1], "self") ||
+	      comp_is(&v[1], "thread-self")))
+		return false;
+	if (n >= 5 && comp_is(&v[2], "task") && comp_number(&v[3]))
+		k = 4;
+	if (n == k + 1)
+		return comp_is(&v[k], "cwd") || comp_is(&v[k], "root") ||
+		       comp_is(&v[k], "exe");
+	return n == k + 2 &&
+	       (comp_is(&v[k], "fd") || comp_is(&v[k], "map_files"));
+}
+
 static int push(struct comp **v, size_t *n, size_t *cap, const char *s,
 		size_t len)
 {
@@ -34,8 +72,19 @@ static int push(struct comp **v, size_t *n, size_t *cap, const char *s,
 	return 0;
 }
 
+/* push, noting whether the path so far passed through a magic link */
+static int push_m(struct comp **v, size_t *n, size_t *cap, const char *s,
+		  size_t len, bool *magic)
+{
+	int err = push(v, n, cap, s, len);
+
+	if (!err && magic_at(*v, *n))
+		*magic = true;
+	return err;
+}
+
 static int push_split(struct comp **v, size_t *n, size_t *cap, const char *s,
-		      size_t len)
+		      size_t len, bool *magic)
 {
 	size_t i = 0;
 
@@ -44,15 +93,15 @@ static int push_split(struct comp **v, size_t *n, size_t *cap, const char *s,
 
 		while (j < len && s[j] != '/')
 			j++;
-		if (push(v, n, cap, s + i, j - i))
+		if (push_m(v, n, cap, s + i, j - i, magic))
 			return -ENOMEM;
 		i = j + 1;
 	}
 	return 0;
 }
 
-int fp_path_join(struct fp_bytes *out, const char *raw, size_t raw_len,
-		 const char *base, size_t base_len)
+int fp_path_join_magic(struct fp_bytes *out, const char *raw, size_t raw_len,
+		       const char *base, size_t base_len, bool *magic)
 {
 	struct comp *v = NULL;
 	size_t n = 0, cap = 0, total = 0, i;
@@ -68,12 +117,13 @@ int fp_path_join(struct fp_bytes *out, const char *raw, size_t raw_len,
 
 			while (start > 0 && base[start - 1] != '\0')
 				start--;
-			if (push(&v, &n, &cap, base + start, end - 1 - start))
+			if (push_m(&v, &n, &cap, base + start, end - 1 - start,
+				   magic))
 				goto cleanup;
 			end = start;
 		}
 	}
-	if (push_split(&v, &n, &cap, raw, raw_len))
+	if (push_split(&v, &n, &cap, raw, raw_len, magic))
 		goto cleanup;
 
 	for (i = 0; i < n; i++)
@@ -95,4 +145,25 @@ int fp_path_join(struct fp_bytes *out, const char *raw, size_t raw_len,
 cleanup:
 	free(v);
 	return err;
+}
+
+int fp_path_join(struct fp_bytes *out, const char *raw, size_t raw_len,
+		 const char *base, size_t base_len)
+{
+	bool magic = false;
+
+	return fp_path_join_magic(out, raw, raw_len, base, base_len, &magic);
+}
+
+bool fp_path_magic(const char *p, size_t len)
+{
+	struct comp *v = NULL;
+	size_t n = 0, cap = 0;
+	bool magic = false;
+
+	/* out of memory: say yes, the caller then fails closed */
+	if (push_split(&v, &n, &cap, p, len, &magic))
+		magic = true;
+	free(v);
+	return magic;
 }

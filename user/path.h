@@ -2,6 +2,7 @@
 #ifndef FP_PATH_H
 #define FP_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "event.h"
@@ -14,5 +15,16 @@
  */
 int fp_path_join(struct fp_bytes *out, const char *raw, size_t raw_len,
 		 const char *base, size_t base_len);
+/*
+ * The same; *magic is set when the path, at any point of the walk, was
+ * at a /proc magic link (/proc/PID/fd/N, cwd, root, exe, map_files/N, and
+ * the same under task/TID/), whose target no name tells:
+ * "/proc/self/fd/3/../../self/x" is "/proc/self/self/x" lexically, but the
+ * kernel goes from fd 3's file, wherever that is.
+ */
+int fp_path_join_magic(struct fp_bytes *out, const char *raw, size_t raw_len,
+		       const char *base, size_t base_len, bool *magic);
+/* Does the absolute path p pass through a /proc magic link? */
+bool fp_path_magic(const char *p, size_t len);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "policy.h"
 #include "userfile.h"
 
@@ -446,6 +447,27 @@ enum fp_decision fp_policy_decide(const struct fp_policy *p,
 	return ignore ? FP_DEC_IGNORE : allow ? FP_DEC_ALLOW : FP_DEC_NONE;
 }
 
+enum fp_decision fp_policy_forbids(const struct fp_policy *p,
+				   enum fp_rule_target target, const char *s,
+				   size_t len, const struct fp_rule **rule)
+{
+	size_t i;
+
+	if (rule)
+		*rule = NULL;
+	for (i = 0; i < p->n; i++) {
+		const struct fp_rule *r = &p->rules[i];
+
+		if (r->target == target && r->kind == FP_FORBID &&
+		    fp_rule_matches(r, s, len)) {
+			if (rule)
+				*rule = r;
+			return FP_DEC_FORBID;
+		}
+	}
+	return FP_DEC_NONE;
+}
+
 bool fp_policy_is_noise(const char *path, size_t len)
 {
 	static const char *const noise[] = {
@@ -463,6 +485,9 @@ bool fp_policy_is_noise(const char *path, size_t len)
 	};
 	size_t i;
 
+	/* /proc/self/fd/3 is whatever fd 3 is: that is not noise */
+	if (fp_path_magic(path, len))
+		return false;
 	for (i = 0; i < sizeof(noise) / sizeof(noise[0]); i++)
 		if (fp_glob_match(noise[i], strlen(noise[i]), path, len, true))
 			return true;

@@ -56,7 +56,17 @@ bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len);
 enum fp_decision fp_policy_decide(const struct fp_policy *p,
 				  enum fp_rule_target target, const char *s,
 				  size_t len, const struct fp_rule **rule);
-/* Is path one of the default noise paths (/dev/null, /dev/tty*, ...)? */
+/*
+ * Only the forbid rules: FP_DEC_FORBID or FP_DEC_NONE. For subjects that
+ * no rule may allow or ignore (a cut path, a path through a magic link).
+ */
+enum fp_decision fp_policy_forbids(const struct fp_policy *p,
+				   enum fp_rule_target target, const char *s,
+				   size_t len, const struct fp_rule **rule);
+/*
+ * Is path one of the default noise paths (/dev/null, /dev/tty*,
+ * /proc/self/...)? Never one that goes through a /proc magic link.
+ */
 bool fp_policy_is_noise(const char *path, size_t len);
 /* Write s as a policy-file token: bare if safe, else quoted and escaped. */
 void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,

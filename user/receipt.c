@@ -122,6 +122,8 @@ static void write_file(struct json_out *j, enum fp_file_list l,
 		write_actor(j, "removed_by", &x->removed_by);
 		break;
 	case FP_F_OUTSIDE:
+	case FP_F_CUT:
+	case FP_F_MAGIC:
 		write_names(j, "ops", x->changes, op_names, 6);
 		write_actor(j, "by", &x->by);
 		break;
@@ -390,8 +392,8 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 
 			if (!x->failing)
 				continue;
-			fprintf(f, "  %s%-13s%s ", red, fp_file_list_names[l],
-				off);
+			fprintf(f, "  %s%-13s%s %s", red, fp_file_list_names[l],
+				off, l == FP_F_CUT ? "..." : "");
 			safe_path(f, &x->path);
 			if (l == FP_F_TRANSIENT)
 				who(f, &x->created_by);

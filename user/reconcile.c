@@ -223,6 +223,74 @@ static void touch(struct path_state *ps, const struct fp_event *ev, long ex)
 	ps->last_exec = ex;
 }
 
+/* What a successful event did to its i-th path, as outside_roots says. */
+static unsigned int ops_of(const struct fp_event *ev, unsigned int i)
+{
+	const char *kind = fp_event_kind(ev);
+
+	if (!strcmp(kind, "open"))
+		return i		? 0 :
+		       ev->file.created ? FP_OP_CREATED | FP_OP_WRITTEN :
+					  FP_OP_WRITTEN;
+	if (!strcmp(kind, "unlink"))
+		return i ? 0 : FP_OP_REMOVED;
+	if (!strcmp(kind, "rename"))
+		return i ? FP_OP_RENAMED_TO : FP_OP_RENAMED_FROM;
+	/* a link's old name is not changed: linking an O_TMPFILE through
+	 * /proc/self/fd/N is how such a file gets a name */
+	if (!strcmp(kind, "link"))
+		return i ? FP_OP_CREATED : 0;
+	/* a symlink's second path is its target, which is not touched */
+	if (!strcmp(kind, "symlink") || !strcmp(kind, "mkdir") ||
+	    !strcmp(kind, "mknod"))
+		return i ? 0 : FP_OP_CREATED;
+	if (!strcmp(kind, "chmod") || !strcmp(kind, "chown"))
+		return i ? 0 : FP_OP_ATTRS;
+	return i ? 0 : FP_OP_WRITTEN; /* truncate */
+}
+
+/*
+ * A changed path that was cut at PATH_MAX, or that went through a /proc
+ * magic link (which the kernel side resolves for opens only), does not
+ * say which file changed. It explains nothing and is kept apart, under a
+ * key no real path has (a NUL first), as a cut or magic_link finding.
+ * Returns 1 when the event was such a one.
+ */
+static int feed_unresolved(struct fp_recon *r, const struct fp_event *ev,
+			   long ex)
+{
+	char key[2 + 4096];
+	unsigned int i, ops, n = ev->file.npaths < 2 ? ev->file.npaths : 2;
+	int found = 0, ret;
+
+	for (i = 0; i < n; i++) {
+		const struct fp_event_path *p = &ev->file.path[i];
+		struct fp_bytes k = { key, 0 };
+		struct path_state *ps;
+
+		ops = ops_of(ev, i);
+		if (!ops || p->named || !(p->truncated || p->magic))
+			continue;
+		found = 1;
+		if (p->path.len > sizeof(key) - 2)
+			k.data = malloc(p->path.len + 2);
+		if (!k.data)
+			return -ENOMEM;
+		k.data[0] = '\0';
+		k.data[1] = p->truncated ? 'c' : 'm';
+		memcpy(k.data + 2, p->path.data, p->path.len);
+		k.len = p->path.len + 2;
+		ret = path_get(r, &k, &ps);
+		if (k.data != key)
+			free(k.data);
+		if (ret)
+			return ret;
+		ps->ops |= ops;
+		touch(ps, ev, ex);
+	}
+	return found;
+}
+
 static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 {
 	long ex = exec_of(r, ev->pid);
@@ -236,6 +304,12 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 	if ((!strcmp(kind, "rename") || !strcmp(kind, "link")) &&
 	    ev->file.npaths < 2)
 		return 0;
+	/* a pipe or socket reached through /dev/stdout: not a file */
+	if (!strcmp(kind, "open") && ev->file.path[0].anonymous)
+		return 0;
+	ret = feed_unresolved(r, ev, ex);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	ret = path_get(r, &ev->file.path[0].path, &a);
 	if (ret)
 		return ret;
@@ -697,6 +771,16 @@ static int path_findings(const struct fp_recon *r,
 
 		if (!s->key || !ps->ops)
 			continue;
+		if (s->len >= 2 && s->key[0] == '\0') {
+			f = add_file(out,
+				     s->key[1] == 'c' ? FP_F_CUT : FP_F_MAGIC,
+				     s->key + 2, s->len - 2);
+			if (!f ||
+			    actor_fill(r, &f->by, ps->last_pid, ps->last_exec))
+				return -ENOMEM;
+			f->changes = ps->ops;
+			continue;
+		}
 		if (ps->born && ps->exists == 0 && (ps->ops & FP_OP_REMOVED)) {
 			f = add_file(out, FP_F_TRANSIENT, s->key, s->len);
 			if (!f ||

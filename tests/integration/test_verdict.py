@@ -977,6 +977,11 @@ class SchemaTest(unittest.TestCase):
                              "rule": "allow b", "finding": "removed"}],
             "unreadable": [{"path": "/r/d", "allowed": False,
                             "errno": "EACCES"}],
+            "cut": [{"path": "/d/d/f", "allowed": False,
+                     "ops": ["created", "written"], "by": ACTOR}],
+            "magic_link": [{"path": "/proc/self/fd/3", "allowed": False,
+                            "forbidden": True, "rule": "forbid /proc/**",
+                            "ops": ["attrs"], "by": None}],
         },
         "processes": {
             "executed": [dict(ACTOR, allowed=False)],

@@ -199,6 +199,171 @@ Test(decode, file_two_paths_and_flags)
 	free(f);
 }
 
+/* path[1] of an open: the file behind the fd, leaf-first names, no raw */
+#define OPENED(base, flags)                                           \
+	{                                                             \
+		"", 0, base, sizeof(base) - 1,                        \
+			FP_PATH_FROM_FD | FP_PATH_OPENED | (flags), 4 \
+	}
+
+static void decode_open(struct path_spec *ps, uint32_t flags,
+			struct fp_event *ev)
+{
+	size_t size;
+	struct fp_file *f = make_file(FP_SYS_OPENAT, 2, ps, &size);
+
+	f->flags = flags;
+	f->ret = 4;
+	cr_assert_eq(fp_decode(f, size, ev), 0);
+	free(f);
+}
+
+/* a write through /proc/self/fd/3 is reported under the file it reached */
+Test(decode, open_reports_the_file_reached)
+{
+	struct path_spec ps[] = {
+		PATH("/proc/self/fd/3", "", 0, -100),
+		OPENED("f\0u\0home\0", 0),
+	};
+	struct fp_event ev;
+
+	decode_open(ps, 01 /* O_WRONLY */, &ev);
+	cr_assert_eq(ev.file.npaths, 2);
+	CHECK_BYTES(&ev.file.path[0].path, "/home/u/f");
+	cr_assert_not(ev.file.path[0].magic);
+	cr_assert_not(ev.file.path[0].named);
+	cr_assert_not(ev.file.path[0].from_fd);
+	cr_assert_not(ev.file.path[0].truncated);
+	cr_assert_eq(ev.file.path[0].dirfd, -100);
+	CHECK_BYTES(&ev.file.path[1].path, "/proc/self/fd/3");
+	cr_assert(ev.file.path[1].named);
+	cr_assert(ev.file.path[1].magic);
+	fp_event_free(&ev);
+}
+
+Test(decode, open_of_the_same_path_keeps_one)
+{
+	struct path_spec ps[] = {
+		PATH("f", "d\0", 0, 7),
+		OPENED("f\0d\0", 0),
+	};
+	struct fp_event ev;
+
+	decode_open(ps, 0, &ev);
+	cr_assert_eq(ev.file.npaths, 1);
+	CHECK_BYTES(&ev.file.path[0].path, "/d/f");
+	cr_assert_eq(ev.file.path[0].dirfd, 7);
+	cr_assert_not(ev.file.path[0].named);
+	cr_assert_null(ev.file.path[1].path.data);
+	fp_event_free(&ev);
+}
+
+/* echo > /dev/stdout into a pipe: the pipe has no name; keep the given one */
+Test(decode, open_of_a_pipe_keeps_the_name_and_says_so)
+{
+	struct path_spec ps[] = {
+		PATH("/dev/stdout", "", 0, -100),
+		OPENED("", FP_PATH_ANON | FP_PATH_BASE_DETACHED),
+	};
+	struct fp_event ev;
+
+	decode_open(ps, 01, &ev);
+	cr_assert_eq(ev.file.npaths, 1);
+	CHECK_BYTES(&ev.file.path[0].path, "/dev/stdout");
+	cr_assert(ev.file.path[0].anonymous);
+	fp_event_free(&ev);
+}
+
+/* a walk that found no name (a detached mount's root): keep the name */
+Test(decode, open_reaching_no_name_keeps_the_given_one)
+{
+	struct path_spec ps[] = {
+		PATH("/proc/self/fd/5", "", 0, -100),
+		OPENED("", FP_PATH_BASE_DETACHED),
+	};
+	struct fp_event ev;
+
+	decode_open(ps, 01, &ev);
+	cr_assert_eq(ev.file.npaths, 1);
+	CHECK_BYTES(&ev.file.path[0].path, "/proc/self/fd/5");
+	cr_assert(ev.file.path[0].magic);
+	cr_assert_not(ev.file.path[0].anonymous);
+	fp_event_free(&ev);
+}
+
+/* /proc/self/uid_map stays /proc/self/uid_map, not /proc/PID/uid_map */
+Test(decode, open_of_a_proc_file_named_in_proc_keeps_the_name)
+{
+	struct path_spec ps[] = {
+		PATH("/proc/self/uid_map", "", 0, -100),
+		OPENED("uid_map\0"
+		       "123\0"
+		       "proc\0",
+		       FP_PATH_PROCFS),
+	};
+	struct fp_event ev;
+
+	decode_open(ps, 01, &ev);
+	cr_assert_eq(ev.file.npaths, 1);
+	CHECK_BYTES(&ev.file.path[0].path, "/proc/self/uid_map");
+	fp_event_free(&ev);
+}
+
+/* a symlink elsewhere that leads into /proc: the proc file is named */
+Test(decode, open_of_a_proc_file_through_a_symlink_names_it)
+{
+	struct path_spec ps[] = {
+		PATH("/home/u/l", "", 0, -100),
+		OPENED("mem\0"
+		       "123\0"
+		       "proc\0",
+		       FP_PATH_PROCFS),
+	};
+	struct fp_event ev;
+
+	decode_open(ps, 02, &ev);
+	cr_assert_eq(ev.file.npaths, 2);
+	CHECK_BYTES(&ev.file.path[0].path, "/proc/123/mem");
+	CHECK_BYTES(&ev.file.path[1].path, "/home/u/l");
+	fp_event_free(&ev);
+}
+
+/* the file reached is deeper than the walk: its path is cut */
+Test(decode, open_reaching_a_cut_path_is_cut)
+{
+	struct path_spec ps[] = {
+		PATH("/proc/self/fd/3", "", 0, -100),
+		OPENED("f\0scratch\0tmp\0", FP_PATH_BASE_TRUNC),
+	};
+	struct fp_event ev;
+
+	decode_open(ps, 01, &ev);
+	cr_assert_eq(ev.file.npaths, 2);
+	CHECK_BYTES(&ev.file.path[0].path, "/tmp/scratch/f");
+	cr_assert(ev.file.path[0].truncated);
+	fp_event_free(&ev);
+}
+
+/* only opens carry a reached file: the flag means nothing elsewhere */
+Test(decode, opened_flag_ignored_on_other_syscalls)
+{
+	struct path_spec ps[] = {
+		PATH("/a", "", 0, -100),
+		OPENED("b\0", 0),
+	};
+	struct fp_event ev;
+	size_t size;
+	struct fp_file *f = make_file(FP_SYS_RENAME, 2, ps, &size);
+
+	cr_assert_eq(fp_decode(f, size, &ev), 0);
+	cr_assert_eq(ev.file.npaths, 2);
+	CHECK_BYTES(&ev.file.path[0].path, "/a");
+	CHECK_BYTES(&ev.file.path[1].path, "/b");
+	cr_assert_not(ev.file.path[1].named);
+	fp_event_free(&ev);
+	free(f);
+}
+
 Test(decode, file_truncation_flags)
 {
 	static const uint32_t trunc[] = { FP_PATH_RAW_TRUNC, FP_PATH_BASE_TRUNC,

@@ -193,10 +193,16 @@ Test(judge, every_file_list_fails_by_default)
 	cr_assert_not(V.ok);
 	cr_assert_eq(V.failing, FP_F_NLISTS);
 	for (l = 0; l < FP_F_NLISTS; l++) {
+		if (l == FP_F_CUT || l == FP_F_MAGIC)
+			continue;
 		snprintf(want, sizeof(want), "files.%s: /root/%s",
 			 fp_file_list_names[l], fp_file_list_names[l]);
 		assert_reason(want);
 	}
+	assert_reason("files.cut: .../root/cut (path longer than PATH_MAX, "
+		      "cut; no rule can allow it)");
+	assert_reason("files.magic_link: /root/magic_link (through a /proc "
+		      "magic link; no rule can allow it)");
 	assert_reason("files.outside_roots: /root/outside_roots");
 	assert_reason("files.unexplained: /root/unexplained");
 }
@@ -300,7 +306,7 @@ Test(judge, noise_dropped_unless_noise_off)
 {
 	file(FP_F_OUTSIDE, "/dev/null");
 	file(FP_F_OUTSIDE, "/dev/pts/3");
-	file(FP_F_OUTSIDE, "/proc/self/fd/1");
+	file(FP_F_OUTSIDE, "/proc/self/uid_map");
 	judge();
 	cr_assert(V.ok);
 	cr_assert_eq(F.files[FP_F_OUTSIDE].n, 0);
@@ -313,6 +319,80 @@ Test(judge, noise_dropped_unless_noise_off)
 	cr_assert_eq(V.failing, 2);
 	assert_reason("files.outside_roots: /dev/null");
 	assert_reason("files.outside_roots: /dev/sda");
+}
+
+/* /proc/self/fd/3 is whatever fd 3 is: never noise */
+Test(judge, magic_link_path_is_not_noise)
+{
+	file(FP_F_OUTSIDE, "/proc/self/fd/3");
+	file(FP_F_OUTSIDE, "/proc/thread-self/cwd/x");
+	judge();
+	cr_assert_not(V.ok);
+	cr_assert_eq(V.failing, 2);
+	assert_reason("files.outside_roots: /proc/self/fd/3");
+	assert_reason("files.outside_roots: /proc/thread-self/cwd/x");
+}
+
+/*
+ * The tail of a deep path can look like anything: no allow, ignore, expect
+ * or noise rule applies to a cut path, and it is never suggested.
+ */
+Test(judge, cut_path_matches_no_allow_ignore_or_expect)
+{
+	struct fp_file_finding *x = file(FP_F_CUT, "/tmp/scratch/x");
+
+	file(FP_F_CUT, "/dev/null");
+	rule("allow /tmp/scratch/");
+	rule("allow /dev/null");
+	rule("ignore /tmp/**");
+	rule("expect /tmp/scratch/x");
+	rule("allow /");
+	judge();
+	cr_assert_not(V.ok);
+	cr_assert_eq(F.files[FP_F_CUT].n, 2, "cut findings were dropped");
+	x = &FP_FILES(&F, FP_F_CUT)[0];
+	cr_assert_not(x->allowed);
+	cr_assert(x->failing);
+	cr_assert_null(x->rule);
+	assert_reason("files.cut: .../tmp/scratch/x (path longer than "
+		      "PATH_MAX, cut; no rule can allow it)");
+	assert_reason("files.cut: .../dev/null (path longer than PATH_MAX, "
+		      "cut; no rule can allow it)");
+	/* the expect rule was not met by the cut path */
+	assert_reason("expected change missing: expect /tmp/scratch/x");
+	cr_assert_not(has(&V.suggestions, "allow /tmp/scratch/x"));
+	cr_assert_not(has(&V.suggestions, "allow /dev/null"));
+}
+
+Test(judge, cut_path_can_be_forbidden)
+{
+	struct fp_file_finding *x = file(FP_F_CUT, "/etc/passwd");
+
+	rule("allow /etc/");
+	rule("forbid /etc/**");
+	judge();
+	cr_assert_not(V.ok);
+	x = &FP_FILES(&F, FP_F_CUT)[0];
+	cr_assert(x->forbidden);
+	cr_assert(x->failing);
+	cr_assert_str_eq(x->rule, "forbid /etc/**");
+	assert_reason("files.cut: .../etc/passwd (forbidden)");
+}
+
+Test(judge, magic_link_finding_matches_no_allow)
+{
+	struct fp_file_finding *x = file(FP_F_MAGIC, "/proc/self/fd/3/x");
+
+	rule("allow /proc/");
+	rule("ignore /proc/**");
+	judge();
+	cr_assert_not(V.ok);
+	cr_assert_eq(V.failing, 1);
+	x = &FP_FILES(&F, FP_F_MAGIC)[0];
+	cr_assert_not(x->allowed);
+	cr_assert_eq(V.suggestions.n, 0);
+	assert_reason("files.magic_link: /proc/self/fd/3/x (through a /proc "
+		      "magic link; no rule can allow it)");
 }
 
 Test(judge, expect_met)

@@ -164,3 +164,69 @@ Test(path, long_base_and_long_name)
 	free(raw);
 	free(want);
 }
+
+static bool join_magic(const char *raw, const char *base, size_t base_len,
+		       const char *want)
+{
+	struct fp_bytes out = { 0 };
+	bool magic = false;
+	int rc = fp_path_join_magic(&out, raw, strlen(raw), base, base_len,
+				    &magic);
+
+	cr_assert_eq(rc, 0);
+	cr_assert_str_eq(out.data, want);
+	free(out.data);
+	return magic;
+}
+
+#define MAGIC(raw, base, want) join_magic(raw, base, sizeof(base) - 1, want)
+
+Test(path, magic_links_are_flagged)
+{
+	cr_assert(MAGIC("/proc/self/fd/3", "", "/proc/self/fd/3"));
+	cr_assert(MAGIC("/proc/123/fd/3/x", "", "/proc/123/fd/3/x"));
+	cr_assert(
+		MAGIC("/proc/thread-self/fd/0", "", "/proc/thread-self/fd/0"));
+	cr_assert(MAGIC("/proc/self/cwd", "", "/proc/self/cwd"));
+	cr_assert(MAGIC("/proc/self/root/etc/passwd", "",
+			"/proc/self/root/etc/passwd"));
+	cr_assert(MAGIC("/proc/self/exe", "", "/proc/self/exe"));
+	cr_assert(
+		MAGIC("/proc/self/task/9/fd/1", "", "/proc/self/task/9/fd/1"));
+	cr_assert(MAGIC("/proc/self/map_files/1-2", "",
+			"/proc/self/map_files/1-2"));
+	/* relative to a directory in /proc: the walk gives the pid */
+	cr_assert(MAGIC("3",
+			"fd\0"
+			"77\0"
+			"proc\0",
+			"/proc/77/fd/3"));
+}
+
+/* ".." after a magic link leaves no mark in the lexical result */
+Test(path, magic_link_then_dotdot_is_still_flagged)
+{
+	cr_assert(
+		MAGIC("/proc/self/fd/3/../../self/x", "", "/proc/self/self/x"));
+	cr_assert(MAGIC("/proc/self/cwd/../../../tmp/x", "", "/tmp/x"));
+}
+
+Test(path, ordinary_proc_paths_are_not_magic)
+{
+	cr_assert_not(MAGIC("/proc/self/status", "", "/proc/self/status"));
+	cr_assert_not(MAGIC("/proc/self/fd", "", "/proc/self/fd"));
+	cr_assert_not(MAGIC("/proc/self/ns/net", "", "/proc/self/ns/net"));
+	cr_assert_not(MAGIC("/proc/sys/fd/3", "", "/proc/sys/fd/3"));
+	cr_assert_not(MAGIC("/tmp/proc/self/fd/3", "", "/tmp/proc/self/fd/3"));
+	cr_assert_not(MAGIC("/proc/12a/fd/3", "", "/proc/12a/fd/3"));
+	cr_assert_not(MAGIC("/proc/self/fdx/3", "", "/proc/self/fdx/3"));
+}
+
+Test(path, fp_path_magic_on_strings)
+{
+	cr_assert(fp_path_magic("/proc/self/fd/3", 15));
+	cr_assert(fp_path_magic("/proc/1/root", 12));
+	cr_assert_not(fp_path_magic("/proc/1/rootx", 13));
+	cr_assert_not(
+		fp_path_magic("/proc/self/fd/3", 13)); /* "/proc/self/fd" */
+}

@@ -520,14 +520,43 @@ Test(policy, noise_list)
 	cr_assert(noise("/dev/tty1"));
 	cr_assert(noise("/dev/pts/3"));
 	cr_assert(noise("/dev/ptmx"));
-	cr_assert(noise("/proc/self/fd/1"));
-	cr_assert(noise("/proc/thread-self/fd/2"));
+	cr_assert(noise("/proc/self/status"));
+	cr_assert(noise("/proc/self/uid_map"));
+	cr_assert(noise("/proc/thread-self/comm"));
+	/* magic links lead anywhere: a write through them is never noise */
+	cr_assert_not(noise("/proc/self/fd/1"));
+	cr_assert_not(noise("/proc/thread-self/fd/2"));
+	cr_assert_not(noise("/proc/self/cwd/x"));
+	cr_assert_not(noise("/proc/self/root/etc/passwd"));
+	cr_assert_not(noise("/proc/self/task/12/fd/3"));
+	cr_assert_not(noise("/proc/self/map_files/1000-2000"));
 	cr_assert_not(noise("/dev/sda"));
 	cr_assert_not(noise("/dev/null2"));
 	cr_assert_not(noise("/dev/pts/3/x"));
 	cr_assert_not(noise("/proc/1/fd/1"));
 	cr_assert_not(noise("/tmp/dev/null"));
 	cr_assert_not(noise("/dev"));
+}
+
+Test(policy, forbids_sees_only_forbid_rules)
+{
+	const struct fp_rule *r = (void *)1;
+
+	parse("allow /tmp/", roots1, 1);
+	parse("ignore /tmp/**", roots1, 1);
+	cr_assert_eq(fp_policy_forbids(&P, FP_T_PATH, "/tmp/x", 6, &r),
+		     FP_DEC_NONE);
+	cr_assert_null(r);
+	/* noise is not consulted either */
+	cr_assert_eq(fp_policy_forbids(&P, FP_T_PATH, "/dev/null", 9, &r),
+		     FP_DEC_NONE);
+	parse("forbid /tmp/x", roots1, 1);
+	cr_assert_eq(fp_policy_forbids(&P, FP_T_PATH, "/tmp/x", 6, &r),
+		     FP_DEC_FORBID);
+	cr_assert_str_eq(r->text, "forbid /tmp/x");
+	cr_assert_eq(fp_policy_forbids(&P, FP_T_PROCESS, "/tmp/x", 6, &r),
+		     FP_DEC_NONE);
+	fp_policy_free(&P);
 }
 
 Test(policy, noise_decisions)
