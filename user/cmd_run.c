@@ -40,6 +40,7 @@
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
 #include "tracer.h"
+#include "watchdog.h"
 
 struct run_opts {
 	const char *events_path;
@@ -537,6 +538,7 @@ int cmd_run(int argc, char **argv)
 	struct fp_log_sink log = { .w = { .fd = -1 }, .enc = &enc };
 	struct fp_identity id = { 0 };
 	struct fp_loop_state ls = { .cg = &cg };
+	struct fp_watchdog wd = FP_WATCHDOG_INIT;
 	int timerfd = -1;
 	FILE *receipt = NULL;
 	char *roots[64] = { 0 };
@@ -620,7 +622,8 @@ int cmd_run(int argc, char **argv)
 	sink.recon = run.recon;
 	fp_collector_init(col, sink_event, &sink);
 
-	if (fp_cgroup_create(&cg, err, sizeof(err))) {
+	if (fp_cgroup_create(&cg, err, sizeof(err)) ||
+	    fp_watchdog_start(&wd, &cg, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		goto cleanup;
 	}
@@ -818,8 +821,11 @@ cleanup:
 		stop_run(&cg);
 	if (cg.fd >= 0 && fp_cgroup_populated(&cg) != 1)
 		fp_cgroup_remove(&cg);
+	else if (cg.fd >= 0 && o.leftovers == LEFTOVERS_ALLOW)
+		fp_cgroup_release(&cg);
 	else if (cg.fd >= 0)
 		close(cg.fd);
+	fp_watchdog_disarm(&wd);
 	fp_identity_free(&id);
 	fp_run_free(&run);
 	fp_policy_free(&pol);
