@@ -195,18 +195,39 @@ static void reap_entry(const char *parent, const char *name)
 	close(cg.fd);
 }
 
-/* Before a run: clean up after footprints that are gone. */
+/*
+ * Before a run: clean up after footprints that are gone. The names are
+ * read first: removing entries while reading cgroupfs skips others.
+ */
 static void reap_stale(const char *parent)
 {
 	DIR *d = opendir(parent);
 	struct dirent *de;
+	char **names = NULL, **grown;
+	size_t n = 0, cap = 0, i;
 
 	if (!d)
 		return;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "run-", 4))
-			reap_entry(parent, de->d_name);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "run-", 4))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(names, cap * sizeof(*names));
+			if (!grown)
+				break;
+			names = grown;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
 	closedir(d);
+	for (i = 0; i < n; i++) {
+		reap_entry(parent, names[i]);
+		free(names[i]);
+	}
+	free(names);
 }
 
 int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
