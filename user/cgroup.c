@@ -104,20 +104,36 @@ int fp_proc_starttime(pid_t pid, char *state, unsigned long long *start)
 	return fp_proc_stat_parse(buf, state, start);
 }
 
-int fp_cgroup_parse_owner(const char *s, size_t len, pid_t *pid,
-			  unsigned long long *start)
+int fp_cgroup_parse_owner(const char *s, size_t len, struct fp_owner *o)
 {
-	char buf[64];
+	char buf[96];
 	int p, end = 0;
 
 	if (!len || len >= sizeof(buf))
 		return -EINVAL;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	if (sscanf(buf, "%d %llu%n", &p, start, &end) != 2 || end != (int)len ||
-	    p <= 0)
+	if (sscanf(buf, "%d %llu %llu%n", &p, &o->start, &o->pidns, &end) !=
+		    3 ||
+	    end != (int)len || p <= 0)
 		return -EINVAL;
-	*pid = p;
+	o->pid = p;
+	return 0;
+}
+
+int fp_owner_self(struct fp_owner *o)
+{
+	struct stat st;
+	char state;
+	int ret;
+
+	o->pid = getpid();
+	ret = fp_proc_starttime(o->pid, &state, &o->start);
+	if (ret)
+		return ret;
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	o->pidns = st.st_ino;
 	return 0;
 }
 
@@ -125,13 +141,13 @@ int fp_cgroup_parse_owner(const char *s, size_t len, pid_t *pid,
  * The same pid with the same start time is the very same process; a zombie
  * (its parent has not reaped it yet) has already closed its BPF links.
  */
-static bool owner_alive(pid_t pid, unsigned long long start)
+static bool owner_alive(const struct fp_owner *o)
 {
 	unsigned long long now;
 	char state;
 
-	return fp_proc_starttime(pid, &state, &now) == 0 && now == start &&
-	       state != 'Z' && state != 'X';
+	return fp_proc_starttime(o->pid, &state, &now) == 0 &&
+	       now == o->start && state != 'Z' && state != 'X';
 }
 
 static bool has_xattr(int fd, const char *name)
@@ -169,11 +185,12 @@ static void reap_dead_run(const struct fp_cgroup *cg, pid_t pid)
 	remove_tree(cg->path, 0);
 }
 
-static void reap_entry(const char *parent, const char *name)
+static void reap_entry(const char *parent, const char *name,
+		       const struct fp_owner *self)
 {
 	struct fp_cgroup cg;
-	unsigned long long start;
-	char owner[64];
+	struct fp_owner o;
+	char owner[96];
 	ssize_t len;
 	pid_t pid;
 
@@ -184,9 +201,10 @@ static void reap_entry(const char *parent, const char *name)
 	if (cg.fd < 0)
 		return;
 	len = fgetxattr(cg.fd, FP_XATTR_OWNER, owner, sizeof(owner));
-	if (len > 0 && !fp_cgroup_parse_owner(owner, len, &pid, &start)) {
-		if (!owner_alive(pid, start))
-			reap_dead_run(&cg, pid);
+	if (len > 0 && !fp_cgroup_parse_owner(owner, len, &o)) {
+		/* pids of another pid namespace cannot be judged from here */
+		if (o.pidns == self->pidns && !owner_alive(&o))
+			reap_dead_run(&cg, o.pid);
 	} else if (sscanf(name, "run-%d-", &pid) == 1 && pid > 0 &&
 		   kill(pid, 0) && errno == ESRCH) {
 		/* no owner recorded (an older footprint): empty ones only */
@@ -199,7 +217,7 @@ static void reap_entry(const char *parent, const char *name)
  * Before a run: clean up after footprints that are gone. The names are
  * read first: removing entries while reading cgroupfs skips others.
  */
-static void reap_stale(const char *parent)
+static void reap_stale(const char *parent, const struct fp_owner *self)
 {
 	DIR *d = opendir(parent);
 	struct dirent *de;
@@ -224,7 +242,7 @@ static void reap_stale(const char *parent)
 	}
 	closedir(d);
 	for (i = 0; i < n; i++) {
-		reap_entry(parent, names[i]);
+		reap_entry(parent, names[i], self);
 		free(names[i]);
 	}
 	free(names);
@@ -232,9 +250,8 @@ static void reap_stale(const char *parent)
 
 int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 {
-	char mnt[PATH_MAX], parent[PATH_MAX + 16], owner[64];
-	unsigned long long start;
-	char state;
+	char mnt[PATH_MAX], parent[PATH_MAX + 16], owner[96];
+	struct fp_owner self;
 	int ret, n;
 
 	cg->fd = -1;
@@ -254,17 +271,18 @@ int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 			parent, strerror(errno));
 		return ret;
 	}
-	reap_stale(parent);
 	/* pid and start time name this footprint for as long as it lives */
-	ret = fp_proc_starttime(getpid(), &state, &start);
+	ret = fp_owner_self(&self);
 	if (ret) {
-		snprintf(err, errlen,
-			 "footprint: cannot read /proc/self/stat: %s",
-			 strerror(-ret));
+		snprintf(
+			err, errlen,
+			"footprint: cannot read /proc/self/stat or /proc/self/ns/pid: %s; mount /proc",
+			strerror(-ret));
 		return ret;
 	}
+	reap_stale(parent, &self);
 	snprintf(cg->path, sizeof(cg->path), "%s/run-%d-%llu", parent,
-		 (int)getpid(), start);
+		 (int)self.pid, self.start);
 	cg->rel = cg->path + strlen(mnt);
 	if (!strcmp(mnt, "/"))
 		cg->rel = cg->path;
@@ -285,7 +303,8 @@ int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 		return ret;
 	}
 	/* trusted.*: only root can write it, so no user can fake an owner */
-	n = snprintf(owner, sizeof(owner), "%d %llu", (int)getpid(), start);
+	n = snprintf(owner, sizeof(owner), "%d %llu %llu", (int)self.pid,
+		     self.start, self.pidns);
 	if (fsetxattr(cg->fd, FP_XATTR_OWNER, owner, n, 0))
 		fprintf(stderr,
 			"footprint: cannot mark cgroup %s with its owner: %s; a later footprint will not clean up after this run if it dies\n",

@@ -9,8 +9,9 @@
 #include <sys/types.h>
 
 /*
- * On the run's cgroup directory: "PID STARTTIME" of the footprint that made
- * it (STARTTIME as in /proc/PID/stat), and, once that footprint has ended
+ * On the run's cgroup directory: "PID STARTTIME PIDNS" of the footprint that
+ * made it (STARTTIME as in /proc/PID/stat, PIDNS the inode of its pid
+ * namespace), and, once that footprint has ended
  * with leftovers allowed, "released". A run whose owner is gone and that
  * was not released died mid-trace: the next footprint kills what is left.
  */
@@ -43,8 +44,15 @@ void fp_cgroup_release(struct fp_cgroup *cg);
 int fp_proc_stat_parse(const char *stat, char *state,
 		       unsigned long long *start);
 int fp_proc_starttime(pid_t pid, char *state, unsigned long long *start);
+/* who made a run cgroup: FP_XATTR_OWNER is "PID STARTTIME PIDNS_INODE" */
+struct fp_owner {
+	pid_t pid;
+	unsigned long long start;
+	unsigned long long pidns;
+};
+
+int fp_owner_self(struct fp_owner *o);
 /* the FP_XATTR_OWNER value (not NUL-terminated, len bytes) */
-int fp_cgroup_parse_owner(const char *s, size_t len, pid_t *pid,
-			  unsigned long long *start);
+int fp_cgroup_parse_owner(const char *s, size_t len, struct fp_owner *o);
 
 #endif

@@ -291,7 +291,12 @@ class WatchdogTest(unittest.TestCase):
         self.assertTrue(su.pgrep_exact(["sleep", secs_dead]),
                         "the stopped watchdog still killed the run: the "
                         "test proves nothing")
-        reused_cg, reused = self.fake_run_with_reused_pid()
+        # this test's pid with another start time: the pid was reused
+        start = int(read("/proc/self/stat").rsplit(")", 1)[1].split()[19])
+        pidns = os.stat("/proc/self/ns/pid").st_ino
+        reused_cg, reused = self.fake_run(os.getpid(), start + 1, pidns)
+        # a pid of another pid namespace cannot be judged: left alone
+        other_cg, other = self.fake_run(dead.pid, 1, pidns + 1)
 
         res = self.sb.run(["true"], env=su.sudo_env(NOBODY))
         self.assertEqual(res.rc, EXIT_OK, res.describe())
@@ -309,6 +314,8 @@ class WatchdogTest(unittest.TestCase):
         self.assertFalse(os.path.exists(dead_cg))
         self.assertEqual(reused.wait(5), -signal.SIGKILL)
         self.assertFalse(os.path.exists(reused_cg))
+        self.assertIsNone(other.poll())
+        self.assertTrue(os.path.isdir(other_cg))
         # the live run is untouched
         self.assertEqual(su.pgrep_exact(["sleep", secs_live]), live_pids)
         self.assertTrue(os.path.isdir(live_cg))
@@ -326,17 +333,15 @@ class WatchdogTest(unittest.TestCase):
         self.assertEqual(res.rc, EXIT_VERDICT, res.describe())
         self.assertNotIn("killed", res.err)
 
-    def fake_run_with_reused_pid(self):
-        """A run cgroup whose owner pid lives on as another process: this
-        test's pid with another start time. A sleep of root's runs in it."""
-        stat = read("/proc/self/stat")
-        start = int(stat.rsplit(")", 1)[1].split()[19]) + 1
-        cg = "%s/footprint/run-%d-%d" % (self.mnt, os.getpid(), start)
+    def fake_run(self, pid, start, pidns):
+        """A run cgroup made the way footprint makes them, owned by
+        (pid, start, pidns), with a sleep of root's in it."""
+        cg = "%s/footprint/run-%d-%d" % (self.mnt, pid, start)
         os.makedirs(os.path.dirname(cg), exist_ok=True)
         os.mkdir(cg)
         self.addCleanup(self.remove_cgroup, cg)
         os.setxattr(cg, "trusted.footprint.owner",
-                    b"%d %d" % (os.getpid(), start))
+                    b"%d %d %d" % (pid, start, pidns))
         secs = su.unique_seconds(43)
         proc = subprocess.Popen(["sleep", secs])
         # cleanups run last-in first-out: kill, then reap

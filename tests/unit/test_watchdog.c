@@ -294,15 +294,30 @@ Test(proc_stat, this_process_is_itself)
 
 Test(cgroup_owner, parses_only_the_exact_form)
 {
-	unsigned long long start;
-	pid_t pid;
+	struct fp_owner o;
 
-	cr_assert_eq(fp_cgroup_parse_owner("123 456", 7, &pid, &start), 0);
-	cr_assert_eq(pid, 123);
-	cr_assert_eq(start, 456ULL);
-	cr_assert_neq(fp_cgroup_parse_owner("123 456x", 8, &pid, &start), 0);
-	cr_assert_neq(fp_cgroup_parse_owner("123", 3, &pid, &start), 0);
-	cr_assert_neq(fp_cgroup_parse_owner("-1 456", 6, &pid, &start), 0);
-	cr_assert_neq(fp_cgroup_parse_owner("0 456", 5, &pid, &start), 0);
-	cr_assert_neq(fp_cgroup_parse_owner("", 0, &pid, &start), 0);
+	cr_assert_eq(fp_cgroup_parse_owner("123 456 789", 11, &o), 0);
+	cr_assert_eq(o.pid, 123);
+	cr_assert_eq(o.start, 456ULL);
+	cr_assert_eq(o.pidns, 789ULL);
+	cr_assert_neq(fp_cgroup_parse_owner("123 456 789x", 12, &o), 0);
+	cr_assert_neq(fp_cgroup_parse_owner("123 456", 7, &o), 0);
+	cr_assert_neq(fp_cgroup_parse_owner("-1 456 789", 10, &o), 0);
+	cr_assert_neq(fp_cgroup_parse_owner("0 456 789", 9, &o), 0);
+	cr_assert_neq(fp_cgroup_parse_owner("", 0, &o), 0);
+}
+
+Test(cgroup_owner, self_is_this_process)
+{
+	struct fp_owner o;
+	unsigned long long start;
+	struct stat st;
+	char state;
+
+	cr_assert_eq(fp_owner_self(&o), 0);
+	cr_assert_eq(o.pid, getpid());
+	cr_assert_eq(fp_proc_starttime(getpid(), &state, &start), 0);
+	cr_assert_eq(o.start, start);
+	cr_assert_eq(stat("/proc/self/ns/pid", &st), 0);
+	cr_assert_eq(o.pidns, (unsigned long long)st.st_ino);
 }
