@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -119,6 +120,7 @@ static void detach(void)
 				    SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU,
 				    SIGUSR1, SIGUSR2, SIGALRM };
 	struct sigaction sa = { .sa_handler = SIG_IGN };
+	struct sched_param rt = { .sched_priority = 1 };
 	sigset_t none;
 	unsigned int i;
 	ssize_t w;
@@ -131,7 +133,9 @@ static void detach(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_NAME, FP_WATCHDOG_NAME, 0, 0, 0);
 	rename_cmdline();
-	setpriority(PRIO_PROCESS, 0, -20);
+	/* it sleeps until it must act, then acts in a few system calls */
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &rt))
+		setpriority(PRIO_PROCESS, 0, -20);
 	/* best effort: only a unit test runs this without root */
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
