@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,34 +62,197 @@ static void remove_tree(const char *dir, int depth)
 	rmdir(dir);
 }
 
+int fp_proc_stat_parse(const char *stat, char *state, unsigned long long *start)
+{
+	/* comm may hold spaces and parentheses: fields resume after the last ) */
+	const char *p = strrchr(stat, ')');
+	int field;
+
+	if (!p || p[1] != ' ' || !p[2])
+		return -EINVAL;
+	*state = p[2];
+	p++;
+	/* ") S ppid ..." : state is field 3, starttime field 22 */
+	for (field = 2; field < 22; field++) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			return -EINVAL;
+		if (field == 21)
+			return sscanf(p, "%llu", start) == 1 ? 0 : -EINVAL;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return -EINVAL;
+}
+
+int fp_proc_starttime(pid_t pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ESRCH;
+	buf[n] = '\0';
+	return fp_proc_stat_parse(buf, state, start);
+}
+
+int fp_cgroup_parse_owner(const char *s, size_t len, struct fp_owner *o)
+{
+	char buf[96];
+	int p, end = 0;
+
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (sscanf(buf, "%d %llu %llu%n", &p, &o->start, &o->pidns, &end) !=
+		    3 ||
+	    end != (int)len || p <= 0)
+		return -EINVAL;
+	o->pid = p;
+	return 0;
+}
+
+int fp_owner_self(struct fp_owner *o)
+{
+	struct stat st;
+	char state;
+	int ret;
+
+	o->pid = getpid();
+	ret = fp_proc_starttime(o->pid, &state, &o->start);
+	if (ret)
+		return ret;
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	o->pidns = st.st_ino;
+	return 0;
+}
+
 /*
- * A footprint that was killed leaves its run cgroup behind. Remove the
- * empty ones whose footprint is gone; rmdir fails on a populated one.
+ * The same pid with the same start time is the very same process; a zombie
+ * (its parent has not reaped it yet) has already closed its BPF links.
  */
-static void reap_stale(const char *parent)
+static bool owner_alive(const struct fp_owner *o)
+{
+	unsigned long long now;
+	char state;
+
+	return fp_proc_starttime(o->pid, &state, &now) == 0 &&
+	       now == o->start && state != 'Z' && state != 'X';
+}
+
+static bool has_xattr(int fd, const char *name)
+{
+	char v[8];
+
+	return fgetxattr(fd, name, v, sizeof(v)) >= 0;
+}
+
+/*
+ * The runs of a footprint that died: kill what they left running (that
+ * ran on untraced once footprint was gone) and say so. A run that ended
+ * with leftovers allowed (FP_XATTR_RELEASED) keeps them.
+ */
+static void reap_dead_run(const struct fp_cgroup *cg, pid_t pid)
+{
+	pid_t *pids;
+	int n;
+
+	if (!has_xattr(cg->fd, FP_XATTR_RELEASED) &&
+	    fp_cgroup_populated(cg) == 1) {
+		fp_cgroup_freeze(cg);
+		n = fp_cgroup_pids(cg, &pids);
+		if (n >= 0)
+			free(pids);
+		fp_cgroup_kill(cg);
+		if (fp_cgroup_wait_empty(cg, 2000))
+			fprintf(stderr,
+				"footprint: processes in %s survived SIGKILL\n",
+				cg->path);
+		fprintf(stderr,
+			"footprint: killed %d processes left running by an earlier footprint (pid %d) that died; they ran untraced after it died\n",
+			n > 0 ? n : 0, (int)pid);
+	}
+	remove_tree(cg->path, 0);
+}
+
+static void reap_entry(const char *parent, const char *name,
+		       const struct fp_owner *self)
+{
+	struct fp_cgroup cg;
+	struct fp_owner o;
+	char owner[96];
+	ssize_t len;
+	pid_t pid;
+
+	len = snprintf(cg.path, sizeof(cg.path), "%s/%s", parent, name);
+	if (len < 0 || (size_t)len >= sizeof(cg.path))
+		return;
+	cg.fd = open(cg.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cg.fd < 0)
+		return;
+	len = fgetxattr(cg.fd, FP_XATTR_OWNER, owner, sizeof(owner));
+	if (len > 0 && !fp_cgroup_parse_owner(owner, len, &o)) {
+		/* pids of another pid namespace cannot be judged from here */
+		if (o.pidns == self->pidns && !owner_alive(&o))
+			reap_dead_run(&cg, o.pid);
+	} else if (sscanf(name, "run-%d-", &pid) == 1 && pid > 0 &&
+		   kill(pid, 0) && errno == ESRCH) {
+		/* no owner recorded (an older footprint): empty ones only */
+		remove_tree(cg.path, 0);
+	}
+	close(cg.fd);
+}
+
+/*
+ * Before a run: clean up after footprints that are gone. The names are
+ * read first: removing entries while reading cgroupfs skips others.
+ */
+static void reap_stale(const char *parent, const struct fp_owner *self)
 {
 	DIR *d = opendir(parent);
 	struct dirent *de;
-	char path[PATH_MAX + 300];
-	int pid;
+	char **names = NULL, **grown;
+	size_t n = 0, cap = 0, i;
 
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		if (sscanf(de->d_name, "run-%d-", &pid) != 1 || pid <= 0 ||
-		    kill(pid, 0) == 0 || errno != ESRCH)
+		if (strncmp(de->d_name, "run-", 4))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
-		remove_tree(path, 0);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(names, cap * sizeof(*names));
+			if (!grown)
+				break;
+			names = grown;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
 	}
 	closedir(d);
+	for (i = 0; i < n; i++) {
+		reap_entry(parent, names[i], self);
+		free(names[i]);
+	}
+	free(names);
 }
 
 int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 {
-	char mnt[PATH_MAX], parent[PATH_MAX + 16];
-	struct timespec ts;
-	int ret;
+	char mnt[PATH_MAX], parent[PATH_MAX + 16], owner[96];
+	struct fp_owner self;
+	int ret, n;
 
 	cg->fd = -1;
 	ret = fp_cgroup_mountpoint(mnt, sizeof(mnt));
@@ -107,10 +271,18 @@ int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 			parent, strerror(errno));
 		return ret;
 	}
-	reap_stale(parent);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(cg->path, sizeof(cg->path), "%s/run-%d-%lld", parent,
-		 (int)getpid(), (long long)ts.tv_nsec);
+	/* pid and start time name this footprint for as long as it lives */
+	ret = fp_owner_self(&self);
+	if (ret) {
+		snprintf(
+			err, errlen,
+			"footprint: cannot read /proc/self/stat or /proc/self/ns/pid: %s; mount /proc",
+			strerror(-ret));
+		return ret;
+	}
+	reap_stale(parent, &self);
+	snprintf(cg->path, sizeof(cg->path), "%s/run-%d-%llu", parent,
+		 (int)self.pid, self.start);
 	cg->rel = cg->path + strlen(mnt);
 	if (!strcmp(mnt, "/"))
 		cg->rel = cg->path;
@@ -130,7 +302,38 @@ int fp_cgroup_create(struct fp_cgroup *cg, char *err, size_t errlen)
 		rmdir(cg->path);
 		return ret;
 	}
+	/* trusted.*: only root can write it, so no user can fake an owner */
+	n = snprintf(owner, sizeof(owner), "%d %llu %llu", (int)self.pid,
+		     self.start, self.pidns);
+	if (fsetxattr(cg->fd, FP_XATTR_OWNER, owner, n, 0))
+		fprintf(stderr,
+			"footprint: cannot mark cgroup %s with its owner: %s; a later footprint will not clean up after this run if it dies\n",
+			cg->path, strerror(errno));
 	return 0;
+}
+
+int fp_cgroup_freeze(const struct fp_cgroup *cg)
+{
+	int fd = openat(cg->fd, "cgroup.freeze", O_WRONLY | O_CLOEXEC);
+	ssize_t w;
+
+	if (fd < 0)
+		return -errno;
+	w = write(fd, "1", 1);
+	close(fd);
+	return w == 1 ? 0 : -errno;
+}
+
+void fp_cgroup_release(struct fp_cgroup *cg)
+{
+	if (cg->fd < 0)
+		return;
+	if (fsetxattr(cg->fd, FP_XATTR_RELEASED, "1", 1, 0))
+		fprintf(stderr,
+			"footprint: cannot mark cgroup %s as released: %s; the next footprint will kill what is left in it\n",
+			cg->path, strerror(errno));
+	close(cg->fd);
+	cg->fd = -1;
 }
 
 int fp_cgroup_populated(const struct fp_cgroup *cg)

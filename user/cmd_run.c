@@ -42,6 +42,7 @@
 #include "snapshot_proc.h"
 #include "tracer.h"
 #include "userfile.h"
+#include "watchdog.h"
 
 struct run_opts {
 	const char *events_path;
@@ -665,6 +666,7 @@ int cmd_run(int argc, char **argv)
 	struct run_output *log_out = &outs[0], *events_out = &outs[1],
 			  *receipt_out = &outs[2];
 	struct fp_loop_state ls = { .cg = &cg };
+	struct fp_watchdog wd = FP_WATCHDOG_INIT;
 	int timerfd = -1, snap_ret = 0;
 	bool receipt_written = false;
 	int64_t deadline_ms = 0;
@@ -764,7 +766,8 @@ int cmd_run(int argc, char **argv)
 	sink.recon = run.recon;
 	fp_collector_init(col, sink_event, &sink);
 
-	if (fp_cgroup_create(&cg, err, sizeof(err))) {
+	if (fp_cgroup_create(&cg, err, sizeof(err)) ||
+	    fp_watchdog_start(&wd, &cg, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		goto cleanup;
 	}
@@ -999,8 +1002,11 @@ cleanup:
 		stop_run(&cg);
 	if (cg.fd >= 0 && fp_cgroup_populated(&cg) != 1)
 		fp_cgroup_remove(&cg);
+	else if (cg.fd >= 0 && o.leftovers == LEFTOVERS_ALLOW)
+		fp_cgroup_release(&cg);
 	else if (cg.fd >= 0)
 		close(cg.fd);
+	fp_watchdog_disarm(&wd);
 	fp_identity_free(&id);
 	fp_creds_free(&invoker);
 	fp_run_free(&run);

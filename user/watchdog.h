@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The run's watchdog: a small root process, outside the run's cgroup, that
+ * outlives footprint only to kill the run when footprint dies mid-trace
+ * (SIGKILL, the OOM killer, a crash), so that the command never goes on
+ * untraced. It waits on a socket whose other end only footprint holds: the
+ * kernel closes that end whenever and however footprint ends, and the
+ * watchdog then freezes and kills the cgroup, waits until it is empty,
+ * removes it and exits. footprint disarms it at the end of a run.
+ */
+#ifndef FP_WATCHDOG_H
+#define FP_WATCHDOG_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+
+struct fp_watchdog {
+	pid_t pid;
+	int sock; /* footprint's end: closed without a word, the watchdog fires */
+	int pidfd;
+};
+
+#define FP_WATCHDOG_INIT                           \
+	{                                          \
+		.pid = -1, .sock = -1, .pidfd = -1 \
+	}
+
+/* The name the watchdog shows in ps, as comm and as its command line. */
+#define FP_WATCHDOG_NAME "fp-watchdog"
+
+/*
+ * Returns once the watchdog holds everything it needs to kill cg (open
+ * files of the cgroup, oom_score_adj -1000), or an error in err: then no
+ * watchdog runs and the command must not be started.
+ */
+int fp_watchdog_start(struct fp_watchdog *wd, const struct fp_cgroup *cg,
+		      char *err, size_t errlen);
+/* The run is over: the watchdog exits without touching the cgroup. */
+void fp_watchdog_disarm(struct fp_watchdog *wd);
+
+#endif
