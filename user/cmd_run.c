@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -679,6 +680,9 @@ int cmd_run(int argc, char **argv)
 	int64_t t0;
 	size_t i;
 
+	/* no core dump: it would hold the trace's data, and footprint's fds
+	 * (so the watchdog's trigger) open for as long as it is written */
+	prctl(PR_SET_DUMPABLE, 0);
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
