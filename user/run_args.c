@@ -153,6 +153,11 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			o->record_path = optarg;
 			break;
 		case 'u':
+			/* getpwnam("") fails, and "" then read as uid 0 is root */
+			if (!*optarg)
+				return fp_usage_error(
+					"run",
+					"--user wants a user name or uid; leave it out to run as the invoking user");
 			o->user = optarg;
 			break;
 		case 'R' + 256:
