@@ -296,6 +296,23 @@ cleanup:
 	return ret;
 }
 
+/* "process", "leftover", "exec" or "bind": a target, not a pattern */
+static bool is_target_word(const char *s, size_t len,
+			   enum fp_rule_target *target)
+{
+	static const char *const words[] = { "process", "leftover", "exec",
+					     "bind" };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
+			*target = i == 3 ? FP_T_BIND : FP_T_PROCESS;
+			return true;
+		}
+	}
+	return false;
+}
+
 static int unquote(const char *s, size_t len, char *out, size_t *outlen,
 		   const char **end)
 {
@@ -388,15 +405,8 @@ int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 	wl = w - s;
 	/* a bare target word is a rule without a pattern; quote a file
 	 * that has such a name */
-	if ((wl == 7 && !memcmp(s, "process", 7)) ||
-	    (wl == 8 && !memcmp(s, "leftover", 8)) ||
-	    (wl == 4 && !memcmp(s, "exec", 4))) {
-		target = FP_T_PROCESS;
+	if (is_target_word(s, wl, &target))
 		s = w;
-	} else if (wl == 4 && !memcmp(s, "bind", 4)) {
-		target = FP_T_BIND;
-		s = w;
-	}
 	while (s < e && isspace((unsigned char)*s))
 		s++;
 	if (s == e) {
@@ -529,7 +539,9 @@ void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,
 		     bool escape_glob)
 {
 	size_t i, o = 0;
-	bool bare = len > 0 && s[0] != '"';
+	enum fp_rule_target t;
+	/* a pattern that reads as a target word must stay a pattern */
+	bool bare = len > 0 && s[0] != '"' && !is_target_word(s, len, &t);
 
 	for (i = 0; i < len && bare; i++) {
 		unsigned char c = s[i];

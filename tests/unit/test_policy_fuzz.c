@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * policy.c: what tests/fuzz/fuzz_policy.c and fuzz_cli.c found. The glob
- * matcher took exponential time (and stack) in the number of stars.
+ * matcher took exponential time (and stack) in the number of stars, and a
+ * pattern named like a target word did not survive the trip through its
+ * rule text that a recorded run makes.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -9,6 +11,9 @@
 #include <string.h>
 
 #include "policy.h"
+
+static char root[] = "/r";
+static char *roots[] = { root };
 
 static char *repeat(const char *piece, size_t n, const char *tail)
 {
@@ -75,4 +80,37 @@ Test(policy_fuzz, semantics_kept)
 	cr_assert(glob("a?b", "a/b", false));
 	cr_assert(glob("", "", true));
 	cr_assert_not(glob("", "x", true));
+}
+
+/*
+ * A rule's text is what a recorded run keeps and replay parses again: a
+ * path rule for a file named "process" was written "allow process" and
+ * came back as a process rule without a pattern, so replay failed.
+ */
+Test(policy_fuzz, target_words_stay_patterns)
+{
+	static const char *const words[] = { "process", "leftover", "exec",
+					     "bind" };
+	struct fp_policy p = { 0 }, again = { 0 };
+	char err[600];
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		fp_policy_free(&p);
+		fp_policy_free(&again);
+		cr_assert_eq(fp_policy_add(&p, FP_ALLOW, FP_T_PATH, words[i],
+					   strlen(words[i]), roots, 1, err,
+					   sizeof(err)),
+			     0, "%s", err);
+		cr_assert_eq(fp_policy_parse_line(&again, p.rules[0].text,
+						  strlen(p.rules[0].text),
+						  roots, 1, err, sizeof(err)),
+			     0, "'%s': %s", p.rules[0].text, err);
+		cr_assert_eq(again.n, 1);
+		cr_assert_eq(again.rules[0].target, FP_T_PATH, "%s",
+			     p.rules[0].text);
+		cr_assert_str_eq(again.rules[0].pattern, p.rules[0].pattern);
+	}
+	fp_policy_free(&p);
+	fp_policy_free(&again);
 }
