@@ -11,6 +11,7 @@
 #include "event_json.h"
 #include "logrun.h"
 #include "run.h"
+#include "run_args.h"
 
 struct filter {
 	long pid;
@@ -75,60 +76,30 @@ static int show(void *ctx, const struct fp_event *ev)
 
 int cmd_events(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'P' },
-		{ "type", required_argument, NULL, 'T' },
-		{ "path-prefix", required_argument, NULL, 'X' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct filter f = { .pid = -1 };
+	struct fp_events_opts args = { 0 };
+	struct filter f;
 	struct fp_run run;
-	char err[600], *end;
-	int c, ret, rc = FP_EXIT_USAGE;
+	char err[600];
+	int ret, rc = FP_EXIT_USAGE;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'P':
-			errno = 0;
-			f.pid = strtol(optarg, &end, 10);
-			if (errno || *end || f.pid < 0)
-				return fp_usage_error(
-					"events",
-					"--pid wants a number, got '%s'",
-					optarg);
-			break;
-		case 'T':
-			f.type = optarg;
-			break;
-		case 'X':
-			f.prefix = optarg;
-			f.prefix_len = strlen(optarg);
-			break;
-		case 'h':
-			events_usage(stdout);
-			return FP_EXIT_OK;
-		case ':':
-			return fp_usage_error("events",
-					      "option '%s' needs a value",
-					      argv[optind - 1]);
-		default:
-			return fp_usage_error("events", "unknown option '%s'",
-					      argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return fp_usage_error("events", "give exactly one LOG file");
+	ret = fp_events_args_parse(argc, argv, &args);
+	if (ret == FP_ARGS_HELP)
+		events_usage(stdout);
+	if (ret)
+		return ret == FP_ARGS_HELP ? FP_EXIT_OK : ret;
+	f = (struct filter){ .pid = args.pid,
+			     .type = args.type,
+			     .prefix = args.prefix,
+			     .prefix_len =
+				     args.prefix ? strlen(args.prefix) : 0 };
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
 	}
-	ret = fp_log_load(argv[optind], &run, show, &f, err, sizeof(err));
+	ret = fp_log_load(args.log, &run, show, &f, err, sizeof(err));
 	fflush(stdout);
 	if (ret == -ENODATA) {
-		fprintf(stderr, "footprint: %s: %s\n", argv[optind],
+		fprintf(stderr, "footprint: %s: %s\n", args.log,
 			run.incomplete_why);
 		rc = FP_EXIT_VERDICT;
 	} else if (ret) {

@@ -14,6 +14,7 @@
 #include "rule_args.h"
 #include "userfile.h"
 #include "run.h"
+#include "run_args.h"
 
 static void replay_usage(FILE *f)
 {
@@ -71,23 +72,8 @@ static FILE *open_receipt(const char *path)
 
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "allow", required_argument, NULL, 'a' },
-		{ "forbid", required_argument, NULL, 'f' },
-		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
-		{ "receipt", required_argument, NULL, 'o' },
-		{ "memory-budget", required_argument, NULL, 'B' + 256 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct fp_rule_args rules = { 0 };
-	const char *receipt_path = NULL;
-	uint64_t budget = 0;
-	bool quiet = false;
+	struct fp_replay_opts args = { 0 };
+	const char *receipt_path, *log;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
 	struct fp_findings f = { 0 };
@@ -95,70 +81,41 @@ int cmd_replay(int argc, char **argv)
 	struct fp_outcome o;
 	FILE *out = NULL;
 	char err[600];
-	int c, ret, rc = FP_EXIT_USAGE;
+	int ret, rc = FP_EXIT_USAGE;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:a:f:x:p:o:qh", longopts,
-				NULL)) != -1) {
-		ret = fp_rule_args_take(&rules, "replay", c, optarg);
-		if (ret < 0)
-			return -ret;
-		if (ret)
-			continue;
-		switch (c) {
-		case 'o':
-			receipt_path = optarg;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'B' + 256:
-			if (fp_parse_size(optarg, &budget) ||
-			    budget < (1 << 20))
-				return fp_usage_error(
-					"replay",
-					"--memory-budget wants a size of at least 1M, such as 512M, got '%s'",
-					optarg);
-			break;
-		case 'h':
-			replay_usage(stdout);
-			return FP_EXIT_OK;
-		case ':':
-			return fp_usage_error("replay",
-					      "option '%s' needs a value",
-					      argv[optind - 1]);
-		default:
-			return fp_usage_error("replay", "unknown option '%s'",
-					      argv[optind - 1]);
-		}
+	ret = fp_replay_args_parse(argc, argv, &args);
+	if (ret == FP_ARGS_HELP) {
+		replay_usage(stdout);
+		return FP_EXIT_OK;
 	}
-	if (optind != argc - 1)
-		return fp_usage_error("replay", "give exactly one LOG file");
+	if (ret)
+		return ret;
+	receipt_path = args.receipt_path;
+	log = args.log;
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
 	}
-	if (budget) {
-		run.mem_budget = budget;
+	if (args.mem_budget) {
+		run.mem_budget = args.mem_budget;
 		run.mem_budget_given = true;
 	}
-	ret = fp_log_load(argv[optind], &run, NULL, NULL, err, sizeof(err));
+	ret = fp_log_load(log, &run, NULL, NULL, err, sizeof(err));
 	if (ret && ret != -ENODATA) {
 		fprintf(stderr, "%s\n", err);
 		goto cleanup;
 	}
 	if (ret == -ENODATA)
-		fprintf(stderr, "footprint: %s: %s; the verdict fails\n",
-			argv[optind], run.incomplete_why);
+		fprintf(stderr, "footprint: %s: %s; the verdict fails\n", log,
+			run.incomplete_why);
 	/* any rule option replaces the recorded policy as a whole */
-	if (rules.given) {
-		if (fp_rule_args_policy(&rules, &pol, NULL, run.roots,
+	if (args.rules.given) {
+		if (fp_rule_args_policy(&args.rules, &pol, NULL, run.roots,
 					run.nroots))
 			goto cleanup;
 	} else if (fp_run_policy(&run, &pol, err, sizeof(err))) {
-		fprintf(stderr, "footprint: %s: the recorded policy: %s\n",
-			argv[optind], err);
+		fprintf(stderr, "footprint: %s: the recorded policy: %s\n", log,
+			err);
 		goto cleanup;
 	}
 	if (receipt_path) {
@@ -173,7 +130,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (out)
 		fp_run_receipt(out, &run, &f, &v, &o);
-	if (!quiet)
+	if (!args.quiet)
 		fp_summary_write(stderr, &f, &v,
 				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
 	rc = fp_run_exit_code(&run, &v);

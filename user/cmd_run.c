@@ -37,6 +37,7 @@
 #include "receipt.h"
 #include "reconcile.h"
 #include "rule_args.h"
+#include "run_args.h"
 #include "runloop.h"
 #include "snapshot_fs.h"
 #include "snapshot_net.h"
@@ -45,30 +46,7 @@
 #include "userfile.h"
 #include "watchdog.h"
 
-struct run_opts {
-	const char *events_path;
-	const char *receipt_path;
-	const char *record_path;
-	bool force;
-	const char *user;
-	bool as_root;
-	int64_t timeout_ms;
-	int leftovers; /* LEFTOVERS_* */
-	size_t ring_bytes;
-	uint64_t max_argv_bytes;
-	uint64_t mem_budget;
-	bool quiet;
-	bool cross_mounts;
-	bool rehash_all;
-	char **argv;
-	const char *roots_arg[64];
-	size_t nroots;
-	struct fp_rule_args rules;
-};
-
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };
 
 /* A file footprint writes for the invoking user. */
 struct run_output {
@@ -86,215 +64,6 @@ struct run_sink {
 	const char *log_path;
 	int log_err;
 };
-
-static void run_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: footprint run [OPTIONS] -- COMMAND [ARG...]\n"
-		"\n"
-		"Snapshot the watched trees, the process table and the listening\n"
-		"sockets; run COMMAND in a new cgroup and trace, in the kernel, every\n"
-		"exec, fork, exit, open, unlink, rename and bind it and its descendants\n"
-		"make; snapshot again; reconcile, and judge the result against a policy.\n"
-		"By default everything unexpected fails. COMMAND's stdin, stdout and\n"
-		"stderr pass through untouched.\n"
-		"\n"
-		"Options:\n"
-		"  -r, --root DIR       watch DIR (repeatable; default: the current directory)\n"
-		"  -a, --allow PATTERN  a change to PATTERN is expected and fine\n"
-		"  -f, --forbid PATTERN a change to PATTERN always fails (wins over allow)\n"
-		"  -x, --expect PATTERN PATTERN must change, or the run fails\n"
-		"      --ignore PATTERN do not even report changes to PATTERN\n"
-		"  -p, --policy FILE    read rules from FILE (docs/policy.md)\n"
-		"                       PATTERN: exact path, DIR/ prefix, or glob (* ? ** [..]),\n"
-		"                       relative to each root unless absolute\n"
-		"  -o, --receipt FILE   write the JSON receipt (docs/receipt.schema.json)\n"
-		"  -e, --events FILE    write every event as NDJSON to FILE (- for stdout);\n"
-		"                       fields are described in docs/events.md\n"
-		"  -w, --record FILE    record snapshots and events to a compressed log\n"
-		"                       (0600) that 'footprint replay' re-judges offline\n"
-		"      --force          overwrite an existing --record FILE\n"
-		"  -u, --user NAME      run COMMAND as NAME (default under sudo: the\n"
-		"                       invoking user, SUDO_UID; otherwise root)\n"
-		"      --as-root        run COMMAND as root even under sudo\n"
-		"  -t, --timeout DUR    bound the whole run, snapshots included, to DUR\n"
-		"                       (30s, 5m, 1h): the command is killed DUR after\n"
-		"                       footprint started, a snapshot still hashing stops\n"
-		"                       (the after snapshot gets at least min(DUR, 5s));\n"
-		"                       exit 124\n"
-		"      --leftovers MODE processes still running when COMMAND exits:\n"
-		"                       fail (default: reported, verdict fails, then killed),\n"
-		"                       kill (killed before the after-snapshot, still fail\n"
-		"                       unless allowed), allow (allowed and left running)\n"
-		"      --cross-mounts   descend into other filesystems under a root\n"
-		"      --rehash-all     re-hash every file after the run\n"
-		"      --report-noise   report /dev/null, /dev/tty*, /proc/self/... too\n"
-		"      --ring-size SIZE ring buffer size, a power of two (default 16M)\n"
-		"      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
-		"                       is counted in argv_dropped\n"
-		"      --memory-budget SIZE  memory for what the events leave to judge,\n"
-		"                       and for each snapshot of the watched trees\n"
-		"                       (default 128M, at least 1M); past it the run is\n"
-		"                       incomplete and fails, and footprint goes on (a\n"
-		"                       before snapshot past it: exit 2, nothing runs)\n"
-		"  -q, --quiet          no summary on stderr\n"
-		"  -h, --help           show this help\n"
-		"\n"
-		"Examples:\n"
-		"  sudo footprint run -- ./generated_script.sh\n"
-		"  sudo footprint run --allow .cache/ --allow logs/run.log -- ./gen.sh\n"
-		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
-		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
-		"\n"
-		"Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed to COMMAND; a\n"
-		"second one kills the whole run. The receipt is still written, marked\n"
-		"interrupted.\n"
-		"\n"
-		"Exit status: 0 ok; 1 the verdict failed (including a command that\n"
-		"exited non-zero or an interrupted run); 2 usage or input error; 124\n"
-		"timed out; 125 footprint could not trace (COMMAND is then never run);\n"
-		"126 COMMAND is not executable; 127 COMMAND was not found.\n");
-}
-
-static int parse_run(int argc, char **argv, struct run_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "forbid", required_argument, NULL, 'f' },
-		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "receipt", required_argument, NULL, 'o' },
-		{ "cross-mounts", no_argument, NULL, 'C' },
-		{ "rehash-all", no_argument, NULL, 'H' },
-		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
-		{ "events", required_argument, NULL, 'e' },
-		{ "record", required_argument, NULL, 'w' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "as-root", no_argument, NULL, 'R' + 256 },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "leftovers", required_argument, NULL, 'L' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "ring-size", required_argument, NULL, 'R' },
-		{ "max-argv", required_argument, NULL, 'A' },
-		{ "memory-budget", required_argument, NULL, 'B' + 256 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t v;
-	int c, taken;
-
-	o->ring_bytes = 16 << 20;
-	o->max_argv_bytes = 1 << 20;
-	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh",
-				longopts, NULL)) != -1) {
-		taken = fp_rule_args_take(&o->rules, "run", c, optarg);
-		if (taken < 0)
-			return -taken;
-		if (taken)
-			continue;
-		switch (c) {
-		case 'r':
-			if (o->nroots == 64)
-				return fp_usage_error("run", "too many --root");
-			o->roots_arg[o->nroots++] = optarg;
-			break;
-		case 'o':
-			o->receipt_path = optarg;
-			break;
-		case 'C':
-			o->cross_mounts = true;
-			break;
-		case 'w':
-			o->record_path = optarg;
-			break;
-		case 'u':
-			o->user = optarg;
-			break;
-		case 'R' + 256:
-			o->as_root = true;
-			break;
-		case 't':
-			o->timeout_ms = fp_parse_duration_ms(optarg);
-			if (o->timeout_ms <= 0)
-				return fp_usage_error(
-					"run",
-					"--timeout wants a duration such as 30s, 5m or 1h, got '%s'",
-					optarg);
-			break;
-		case 'L':
-			if (!strcmp(optarg, "fail"))
-				o->leftovers = LEFTOVERS_FAIL;
-			else if (!strcmp(optarg, "kill"))
-				o->leftovers = LEFTOVERS_KILL;
-			else if (!strcmp(optarg, "allow"))
-				o->leftovers = LEFTOVERS_ALLOW;
-			else
-				return fp_usage_error(
-					"run",
-					"--leftovers wants fail, kill or allow, got '%s'",
-					optarg);
-			break;
-		case 'F':
-			o->force = true;
-			break;
-		case 'H':
-			o->rehash_all = true;
-			break;
-		case 'e':
-			o->events_path = optarg;
-			break;
-		case 'R':
-			if (fp_parse_size(optarg, &v) || v < 4096 ||
-			    (v & (v - 1)) || v > (1ULL << 30))
-				return fp_usage_error(
-					"run",
-					"--ring-size wants a power of two between 4K and 1G, got '%s'",
-					optarg);
-			o->ring_bytes = v;
-			break;
-		case 'A':
-			if (fp_parse_size(optarg, &v))
-				return fp_usage_error(
-					"run",
-					"--max-argv wants a size such as 64K, got '%s'",
-					optarg);
-			o->max_argv_bytes = v;
-			break;
-		case 'B' + 256:
-			if (fp_parse_size(optarg, &v) || v < (1 << 20))
-				return fp_usage_error(
-					"run",
-					"--memory-budget wants a size of at least 1M, such as 512M, got '%s'",
-					optarg);
-			o->mem_budget = v;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			run_usage(stdout);
-			exit(0);
-		case ':':
-			return fp_usage_error("run",
-					      "option '%s' needs a value",
-					      argv[optind - 1]);
-		default:
-			return fp_usage_error("run", "unknown option '%s'",
-					      argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return fp_usage_error("run",
-				      "no command given; put it after '--'");
-	o->argv = argv + optind;
-	return 0;
-}
 
 static int log_failed(struct run_sink *s, int ret)
 {
@@ -687,10 +456,13 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
 	}
-	ret = parse_run(argc, argv, &o);
+	ret = fp_run_args_parse(argc, argv, &o);
 	if (ret) {
 		fp_run_free(&run);
-		return ret;
+		if (ret != FP_ARGS_HELP)
+			return ret;
+		fp_run_usage(stdout);
+		return FP_EXIT_OK;
 	}
 	if (fp_creds_invoker(&invoker, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);

@@ -466,17 +466,16 @@ int fp_log_load(const char *path, struct fp_run *run, fp_log_event_fn fn,
 		goto cleanup;
 	}
 	for (;;) {
-		uint64_t at = r.frame_offset;
-
 		ret = fp_evlog_next(&r, &type, &body, &len);
 		if (ret <= 0)
 			break;
 		ret = load_record(&l, type, body, len);
+		/* frame_offset only after next(): it may have read a frame */
 		if (ret == -EBADMSG) {
 			snprintf(
 				err, errlen,
 				"footprint: %s: a damaged record in the frame at offset %llu",
-				path, (unsigned long long)at);
+				path, (unsigned long long)r.frame_offset);
 			goto cleanup;
 		}
 		if (ret < 0) {

@@ -51,60 +51,133 @@ static size_t match_class(const char *p, size_t plen, unsigned char c,
 	return i + 1;
 }
 
+/* One pattern element: a byte, ?, a [class], * or **. */
+struct glob_tok {
+	enum { G_BYTE, G_ANY, G_CLASS, G_STAR, G_STARS } kind;
+	unsigned char c; /* G_BYTE */
+	size_t at; /* G_CLASS: offset of the '[' in the pattern */
+};
+
+static size_t glob_compile(const char *p, size_t plen, bool slash_special,
+			   bool classes, struct glob_tok *t)
+{
+	size_t pi = 0, n = 0, k;
+	bool hit;
+
+	while (pi < plen) {
+		struct glob_tok *g = &t[n++];
+
+		g->kind = G_BYTE;
+		g->c = p[pi];
+		if (p[pi] == '*') {
+			/* "**" crosses '/', and so does any star without
+			 * slash_special */
+			g->kind = G_STAR;
+			if (!slash_special ||
+			    (pi + 1 < plen && p[pi + 1] == '*')) {
+				g->kind = G_STARS;
+				pi += pi + 1 < plen && p[pi + 1] == '*';
+			}
+		} else if (p[pi] == '?') {
+			g->kind = G_ANY;
+		} else if (p[pi] == '[' && classes &&
+			   (k = match_class(p + pi, plen - pi, 0, &hit))) {
+			g->kind = G_CLASS;
+			g->at = pi;
+			pi += k - 1;
+		} else if (p[pi] == '\\' && pi + 1 < plen) {
+			g->c = p[++pi];
+		}
+		pi++;
+	}
+	return n;
+}
+
+/* Can token g take byte c (and move on, or stay for a star)? */
+static bool glob_takes(const struct glob_tok *g, const char *p, size_t plen,
+		       unsigned char c, bool slash_special)
+{
+	bool hit = false;
+
+	switch (g->kind) {
+	case G_BYTE:
+		return c == g->c;
+	case G_CLASS:
+		match_class(p + g->at, plen - g->at, c, &hit);
+		return hit && !(slash_special && c == '/');
+	case G_STARS:
+		return true;
+	default: /* G_ANY, G_STAR */
+		return !(slash_special && c == '/');
+	}
+}
+
+/* Every state reachable from the live ones without reading a byte. */
+static void glob_close(const struct glob_tok *t, size_t n, unsigned char *on)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (on[i] && (t[i].kind == G_STAR || t[i].kind == G_STARS))
+			on[i + 1] = 1;
+}
+
+/*
+ * The pattern run as an automaton over the subject, one set of live
+ * states per byte: time plen * slen at worst, never exponential, and no
+ * recursion, however many stars a pattern holds (the subject comes from
+ * the traced command, the pattern from the user).
+ */
 static bool glob_match(const char *p, size_t plen, const char *s, size_t slen,
 		       bool slash_special, bool classes)
 {
-	size_t pi = 0, si = 0;
+	struct glob_tok small[64], *t = small;
+	unsigned char on_small[2 * 65], *buf = on_small, *on, *next;
+	size_t n, i, si;
+	bool live = true, ret;
 
-	while (pi < plen) {
-		char c = p[pi];
-
-		if (c == '*') {
-			bool any = pi + 1 < plen && p[pi + 1] == '*';
-			size_t rest = pi + (any ? 2 : 1), k;
-
-			if (!slash_special)
-				any = true;
-			/* try every split; the pattern is short, paths are too */
-			for (k = si; k <= slen; k++) {
-				if (glob_match(p + rest, plen - rest, s + k,
-					       slen - k, slash_special,
-					       classes))
-					return true;
-				if (k < slen && s[k] == '/' && !any)
-					return false;
-			}
+	if (plen > 64) {
+		t = malloc(plen * sizeof(*t));
+		buf = malloc(2 * (plen + 1));
+		if (!t || !buf) {
+			free(t);
+			free(buf);
 			return false;
 		}
-		if (si >= slen)
-			return false;
-		if (c == '?') {
-			if (slash_special && s[si] == '/')
-				return false;
-		} else if (c == '[' && classes) {
-			bool hit = false;
-			size_t n = match_class(p + pi, plen - pi,
-					       (unsigned char)s[si], &hit);
-
-			if (n) {
-				if (!hit || (slash_special && s[si] == '/'))
-					return false;
-				pi += n;
-				si++;
-				continue;
-			}
-			if (s[si] != '[')
-				return false;
-		} else {
-			if (c == '\\' && pi + 1 < plen)
-				c = p[++pi];
-			if (s[si] != c)
-				return false;
-		}
-		pi++;
-		si++;
 	}
-	return si == slen;
+	on = buf;
+	next = buf + plen + 1;
+	n = glob_compile(p, plen, slash_special, classes, t);
+	memset(on, 0, n + 1);
+	on[0] = 1;
+	glob_close(t, n, on);
+	for (si = 0; si < slen && live; si++) {
+		unsigned char *tmp;
+
+		memset(next, 0, n + 1);
+		live = false;
+		for (i = 0; i < n; i++) {
+			if (!on[i] ||
+			    !glob_takes(&t[i], p, plen, (unsigned char)s[si],
+					slash_special))
+				continue;
+			if (t[i].kind == G_STAR || t[i].kind == G_STARS)
+				next[i] = 1;
+			else
+				next[i + 1] = 1;
+			live = true;
+		}
+		glob_close(t, n, next);
+		tmp = on;
+		on = next;
+		next = tmp;
+	}
+	ret = live && on[n];
+	if (t != small) {
+		free(t);
+		free(buf);
+	}
+	return ret;
 }
 
 bool fp_glob_match(const char *p, size_t plen, const char *s, size_t slen,
@@ -226,6 +299,23 @@ cleanup:
 	return ret;
 }
 
+/* "process", "leftover", "exec" or "bind": a target, not a pattern */
+static bool is_target_word(const char *s, size_t len,
+			   enum fp_rule_target *target)
+{
+	static const char *const words[] = { "process", "leftover", "exec",
+					     "bind" };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
+			*target = i == 3 ? FP_T_BIND : FP_T_PROCESS;
+			return true;
+		}
+	}
+	return false;
+}
+
 static int unquote(const char *s, size_t len, char *out, size_t *outlen,
 		   const char **end)
 {
@@ -318,15 +408,8 @@ int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 	wl = w - s;
 	/* a bare target word is a rule without a pattern; quote a file
 	 * that has such a name */
-	if ((wl == 7 && !memcmp(s, "process", 7)) ||
-	    (wl == 8 && !memcmp(s, "leftover", 8)) ||
-	    (wl == 4 && !memcmp(s, "exec", 4))) {
-		target = FP_T_PROCESS;
+	if (is_target_word(s, wl, &target))
 		s = w;
-	} else if (wl == 4 && !memcmp(s, "bind", 4)) {
-		target = FP_T_BIND;
-		s = w;
-	}
 	while (s < e && isspace((unsigned char)*s))
 		s++;
 	if (s == e) {
@@ -498,7 +581,9 @@ void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,
 		     bool escape_glob)
 {
 	size_t i, o = 0;
-	bool bare = len > 0 && s[0] != '"';
+	enum fp_rule_target t;
+	/* a pattern that reads as a target word must stay a pattern */
+	bool bare = len > 0 && s[0] != '"' && !is_target_word(s, len, &t);
 
 	for (i = 0; i < len && bare; i++) {
 		unsigned char c = s[i];

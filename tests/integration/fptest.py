@@ -57,6 +57,23 @@ def check_binaries():
             cannot_test("%s is not built; run scripts/build" % path)
 
 
+def world_readable_copy(test, path, mode=None):
+    """A copy of path in a fresh 0755 directory under /tmp, removed when
+    test ends, for what an unprivileged process must run or read: the
+    checkout and the build directory may be where that user cannot go (a
+    clone in a 0700 directory, as mktemp -d makes, or a CI checkout under
+    /root). mode: 0755 for an executable, else 0644."""
+    d = os.path.realpath(tempfile.mkdtemp(prefix="fppublic-", dir="/tmp"))
+    test.addCleanup(shutil.rmtree, d, True)
+    os.chmod(d, 0o755)
+    dst = os.path.join(d, os.path.basename(path))
+    shutil.copyfile(path, dst)
+    if mode is None:
+        mode = 0o755 if os.access(path, os.X_OK) else 0o644
+    os.chmod(dst, mode)
+    return dst
+
+
 def field_bytes(ev, key):
     """The exact bytes of a string field: <key>_b64 when present."""
     if key + "_b64" in ev:

@@ -35,6 +35,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
 import verdict_util as vu  # noqa: E402
 from verdict_util import (EXIT_OK, EXIT_VERDICT, EXIT_USAGE,  # noqa: E402
                           FOOTPRINT, TOP)
@@ -89,9 +90,10 @@ def as_user(uid, gid):
     return drop
 
 
-def footprint(*args, user=None, cwd=None, timeout=60):
-    """footprint ARGS (replay, events, ...): CompletedProcess, bytes."""
-    return subprocess.run([FOOTPRINT] + list(args), cwd=cwd,
+def footprint(*args, user=None, cwd=None, timeout=60, binary=FOOTPRINT):
+    """footprint ARGS (replay, events, ...): CompletedProcess, bytes. As
+    another user, binary is a copy that user can reach (public_binary)."""
+    return subprocess.run([binary] + list(args), cwd=cwd,
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, timeout=timeout,
                           preexec_fn=as_user(*user) if user else None)
@@ -150,14 +152,15 @@ class ReplayTest(unittest.TestCase):
         return res, log
 
     def public_copy(self, log):
-        """A 0644 copy of log in /tmp, outside the 0700 test directory."""
-        fd, path = tempfile.mkstemp(prefix="fpreplay-", suffix=".fplog",
-                                    dir="/tmp")
-        os.close(fd)
-        self.addCleanup(os.unlink, path)
-        shutil.copyfile(log, path)
-        os.chmod(path, 0o644)
-        return path
+        """A 0644 copy of log outside the 0700 test directory."""
+        return fptest.world_readable_copy(self, log, 0o644)
+
+    def as_nobody(self, *args):
+        """footprint ARGS as nobody, from a copy of the binary nobody can
+        reach wherever the build directory is."""
+        if not getattr(self, "public_binary", None):
+            self.public_binary = fptest.world_readable_copy(self, FOOTPRINT)
+        return footprint(*args, user=nobody(), binary=self.public_binary)
 
     def nobody_dir(self):
         uid, gid = nobody()
@@ -170,8 +173,7 @@ class ReplayTest(unittest.TestCase):
         """footprint replay RULES --receipt R LOG as nobody: (proc, parsed
         receipt); the receipt's bytes are in self.last_receipt."""
         out = os.path.join(self.nobody_dir(), "replay.json")
-        p = footprint("replay", *rules, "--receipt", out, log,
-                      user=nobody())
+        p = self.as_nobody("replay", *rules, "--receipt", out, log)
         doc = self.last_receipt = None
         if os.path.exists(out):
             self.assertEqual(os.stat(out).st_uid, nobody()[0])
@@ -251,7 +253,7 @@ class ReplayTest(unittest.TestCase):
         # the 0600 log itself is not readable to nobody: exit 2, one line
         os.chmod(self.env.base, 0o755)
         os.chmod(self.env.out, 0o755)
-        p = footprint("replay", log, user=nobody())
+        p = self.as_nobody("replay", log)
         self.assert_one_error_line(p, EXIT_USAGE, log)
 
     # events ---------------------------------------------------------------

@@ -342,6 +342,8 @@ class TestIdentity(SudoCase):
              su.base_env()),
             ("SUDO_UID", [], su.base_env(SUDO_UID="3999999", SUDO_GID="1",
                                          SUDO_USER="gone")),
+            # "" used to be read as uid 0: the command ran as root
+            ("--user ''", ["--user", ""], su.sudo_env(NOBODY)),
         )
         for name, opts, env in cases:
             with self.subTest(case=name):

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include "evlog.h"
 #include "logrun.h"
 #include "run.h"
 
@@ -213,4 +215,77 @@ Test(replay, newer_version_refused)
 	cr_assert_eq(load_bytes(buf, len, why, sizeof(why)), -EPROTO);
 	cr_assert(strstr(why, "upgrade footprint"), "%s", why);
 	free(buf);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+/*
+ * Append to buf (at *len) a frame, with good CRCs, holding one record of
+ * the given type and an empty body; returns the frame's offset.
+ */
+static size_t add_frame(char *buf, size_t *len, unsigned char type)
+{
+	unsigned char raw[2] = { type, 0 }, *h = (unsigned char *)buf + *len;
+	uLongf zlen = compressBound(sizeof(raw));
+	size_t at = *len;
+
+	cr_assert_eq(compress2(h + FP_FRAME_HDR, &zlen, raw, sizeof(raw), 1),
+		     Z_OK);
+	put32(h, FP_FRAME_SYNC);
+	put32(h + 4, FP_FRAME_RECORDS);
+	put32(h + 8, zlen);
+	put32(h + 12, sizeof(raw));
+	put32(h + 16, crc32(crc32(0, h, 16), h + FP_FRAME_HDR, zlen));
+	put32(h + 20, crc32(0, h, 20));
+	*len += FP_FRAME_HDR + zlen;
+	return at;
+}
+
+static void assert_damaged_at(const char *buf, size_t len, size_t at)
+{
+	char why[600], want[80];
+	size_t wl, n;
+
+	cr_assert_eq(load_bytes(buf, len, why, sizeof(why)), -EBADMSG);
+	wl = snprintf(want, sizeof(want),
+		      ": a damaged record in the frame at offset %zu", at);
+	n = strlen(why);
+	cr_assert(n >= wl && !strcmp(why + n - wl, want), "'%s', want '...%s'",
+		  why, want);
+}
+
+/* The first frame follows the file header: its offset is 16, not 0. */
+Test(replay, damaged_first_frame_names_its_offset)
+{
+	char buf[256] = FP_LOG_MAGIC;
+	size_t len = FP_LOG_FILE_HDR, at;
+
+	buf[8] = FP_LOG_VERSION;
+	/* a snapshot record before the header record is damage */
+	at = add_frame(buf, &len, FP_REC_FS);
+	cr_assert_eq(at, 16);
+	assert_damaged_at(buf, len, at);
+}
+
+/* Not the offset of the frame read before it. */
+Test(replay, damaged_later_frame_names_its_offset)
+{
+	size_t len, at;
+	char *log = slurp(data_path("clean.fplog"), &len), *buf;
+
+	len = first_frame_end(log);
+	buf = malloc(len + 256);
+	memcpy(buf, log, len);
+	/* a second header record is damage */
+	at = add_frame(buf, &len, FP_REC_HEADER);
+	cr_assert_gt(at, FP_LOG_FILE_HDR);
+	assert_damaged_at(buf, len, at);
+	free(buf);
+	free(log);
 }

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The argument parsers of run, replay and events. They only fill a struct
+ * and return a code (a usage error also prints its one line on stderr):
+ * no exit(), no file is opened, so tests/fuzz/fuzz_cli.c can call them
+ * again and again.
+ */
+#ifndef FP_RUN_ARGS_H
+#define FP_RUN_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rule_args.h"
+
+/* returned for -h/--help: the caller prints the usage and exits 0 */
+#define FP_ARGS_HELP (-1)
+
+struct run_opts {
+	const char *events_path;
+	const char *receipt_path;
+	const char *record_path;
+	bool force;
+	const char *user;
+	bool as_root;
+	int64_t timeout_ms;
+	int leftovers; /* LEFTOVERS_* */
+	size_t ring_bytes;
+	uint64_t max_argv_bytes;
+	uint64_t mem_budget;
+	bool quiet;
+	bool cross_mounts;
+	bool rehash_all;
+	char **argv;
+	const char *roots_arg[64];
+	size_t nroots;
+	struct fp_rule_args rules;
+};
+
+enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };
+
+struct fp_replay_opts {
+	struct fp_rule_args rules;
+	const char *receipt_path;
+	uint64_t mem_budget; /* 0: the recorded one */
+	bool quiet;
+	const char *log;
+};
+
+struct fp_events_opts {
+	long pid; /* -1: every process */
+	const char *type;
+	const char *prefix;
+	const char *log;
+};
+
+void fp_run_usage(FILE *f);
+/*
+ * 0 with *o filled (o zeroed by the caller), FP_ARGS_HELP, or
+ * FP_EXIT_USAGE after one line on stderr. The strings in *o point into
+ * argv.
+ */
+int fp_run_args_parse(int argc, char **argv, struct run_opts *o);
+int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o);
+int fp_events_args_parse(int argc, char **argv, struct fp_events_opts *o);
+
+#endif
