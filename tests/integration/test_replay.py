@@ -69,17 +69,6 @@ def nobody():
     return pw.pw_uid, pw.pw_gid
 
 
-def cgroup2_mount():
-    """Where cgroup v2 is mounted (as footprint picks it), or None."""
-    found = None
-    with open("/proc/mounts") as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) > 2 and fields[2] == "cgroup2":
-                found = fields[1]
-                if found == "/sys/fs/cgroup":
-                    break
-    return found
 
 
 def as_user(uid, gid):
@@ -471,7 +460,7 @@ class ReplayTest(unittest.TestCase):
              "--"] + sh(script), cwd=root, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         cgroups = set()
-        cgmnt = cgroup2_mount()
+        cgmnt = fptest.cgroup2_mount()
         self.assertTrue(cgmnt, "no cgroup2 mount, yet footprint ran")
 
         def left_pids():

@@ -23,6 +23,8 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from fptest import cgroup2_mount  # noqa: E402
+
 import sudo_util as su  # noqa: E402
 from sudo_util import EXIT_OK, EXIT_VERDICT, Sandbox  # noqa: E402
 
@@ -36,18 +38,6 @@ def sh(script, *args):
     return ["sh", "-c", script, "sh"] + list(args)
 
 
-def cgroup2_mount():
-    """Where cgroup v2 is mounted, as footprint picks it."""
-    found = None
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            left, _, right = line.partition(" - ")
-            if right.split()[:1] != ["cgroup2"]:
-                continue
-            found = left.split()[4]
-            if found == "/sys/fs/cgroup":
-                break
-    return found
 
 
 def cgroup_of(pid):

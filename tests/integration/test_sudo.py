@@ -38,6 +38,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from fptest import cgroup2_mount  # noqa: E402
+
 import sudo_util as su  # noqa: E402
 from sudo_util import (EXIT_OK, EXIT_VERDICT, EXIT_USAGE,  # noqa: E402
                        EXIT_TIMEOUT, EXIT_NOTRACE, PY, Sandbox)
@@ -740,13 +742,6 @@ echo "cgroup $before -> $after"
         self.assertIn("footprint", m.group(1))
 
 
-def cgroup2_mount():
-    with open("/proc/self/mounts") as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) > 2 and parts[2] == "cgroup2":
-                return parts[1]
-    return None
 
 
 # --------------------------------------------------------------------------
