@@ -89,4 +89,11 @@ const char *fp_sys_name(uint32_t sys);
  * "chmod", "chown", "truncate", "bind", "exec", "fork", "exit" */
 const char *fp_event_kind(const struct fp_event *ev);
 
+/*
+ * The receipt keeps this much of a command line; argv may be 2 MiB per
+ * exec, and a run may exec thousands of times. The whole argv stays in the
+ * events stream and the log.
+ */
+#define FP_ARGV_KEEP 4096
+
 #endif

@@ -14,12 +14,6 @@
 #include "event.h"
 #include "snapshot_fs.h"
 
-/*
- * The receipt keeps this much of a command line; argv may be 2 MiB per
- * exec, and a run may exec thousands of times. The whole argv stays in the
- * events stream and the log.
- */
-#define FP_ARGV_KEEP 4096
 
 /*
  * A process's exe and (capped) argv, kept once per exec and shared by

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "findings.h"
 #include "snapshot_proc.h"
 
 /* include/linux/sched.h; not exported to user space */
