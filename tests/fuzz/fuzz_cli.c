@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the command line: the argument parsers of run,
- * replay and events (user/run_args.c) and the rule options they share
- * (user/rule_args.c), which then become a policy. The first byte picks
+ * replay and events (user/cmd/run_args.c) and the rule options they share
+ * (user/cmd/rule_args.c), which then become a policy. The first byte picks
  * the subcommand; the rest, split on NUL, is its argv, each argument in a
  * heap block of its own so that reading past one is caught. A usage error
  * must be one line on stderr starting "footprint: "; a success says
