@@ -14,7 +14,6 @@
 #include "event.h"
 #include "snapshot_fs.h"
 
-
 /*
  * A process's exe and (capped) argv, kept once per exec and shared by
  * every finding that names the process, instead of a copy per finding.
