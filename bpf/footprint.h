@@ -23,6 +23,19 @@ enum fp_event_type {
 	FP_EV_EXIT = 4,
 	FP_EV_FILE = 5,
 	FP_EV_BIND = 6,
+	/* a traced process reached for the tracer itself (sidecar) */
+	FP_EV_TAMPER = 7,
+	/* never from the kernel: a step named by `footprint sidecar mark` */
+	FP_EV_MARK = 8,
+};
+
+/* what an FP_EV_TAMPER record saw */
+enum fp_tamper_kind {
+	FP_TAMPER_SIGNAL = 1, /* a signal sent to the tracer's processes */
+	FP_TAMPER_BPF = 2, /* a bpf() syscall */
+	FP_TAMPER_PTRACE = 3, /* ptrace of the tracer's processes */
+	/* userspace only: the tracer's own programs stopped answering */
+	FP_TAMPER_HEARTBEAT = 4,
 };
 
 enum fp_sys {

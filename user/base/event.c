@@ -24,6 +24,7 @@ void fp_event_free(struct fp_event *ev)
 		free(ev->exec.exe.data);
 		free(ev->exec.filename.data);
 		free(ev->exec.argv.data);
+		free(ev->exec.step_name.data);
 		break;
 	case FP_EV_FILE:
 		free(ev->file.path[0].path.data);
@@ -31,6 +32,9 @@ void fp_event_free(struct fp_event *ev)
 		break;
 	case FP_EV_BIND:
 		free(ev->bind.unix_path.data);
+		break;
+	case FP_EV_MARK:
+		free(ev->mark.name.data);
 		break;
 	}
 	memset(ev, 0, sizeof(*ev));
@@ -70,6 +74,10 @@ const char *fp_event_kind(const struct fp_event *ev)
 		return "exit";
 	case FP_EV_BIND:
 		return "bind";
+	case FP_EV_TAMPER:
+		return "tamper";
+	case FP_EV_MARK:
+		return "mark";
 	case FP_EV_FILE:
 		switch (ev->file.sys) {
 		case FP_SYS_UNLINK:

@@ -49,6 +49,10 @@ struct fp_event {
 			uint64_t argv_total; /* bytes the process had */
 			uint64_t argv_dropped; /* of those, not delivered */
 			uint32_t old_pid;
+			/* GITHUB_ACTION from the new environment of a step's
+			 * first process (a child of the step parent); empty
+			 * otherwise */
+			struct fp_bytes step_name;
 		} exec;
 		struct {
 			uint32_t parent_tid;
@@ -78,6 +82,15 @@ struct fp_event {
 			uint16_t bound_port; /* after success, host order */
 			uint16_t sock_type, protocol;
 		} bind;
+		struct {
+			uint32_t kind; /* enum fp_tamper_kind */
+			int32_t sig; /* FP_TAMPER_SIGNAL: the signal */
+			uint32_t target_pid; /* the tracer process aimed at */
+			int64_t arg; /* bpf: the command; ptrace: the request */
+		} tamper;
+		struct {
+			struct fp_bytes name; /* as given to sidecar mark */
+		} mark;
 	};
 };
 
@@ -86,7 +99,8 @@ int fp_bytes_dup(struct fp_bytes *b, const char *s, size_t len);
 void fp_event_free(struct fp_event *ev);
 const char *fp_sys_name(uint32_t sys);
 /* "open", "unlink", "rename", "mkdir", "mknod", "symlink", "link",
- * "chmod", "chown", "truncate", "bind", "exec", "fork", "exit" */
+ * "chmod", "chown", "truncate", "bind", "exec", "fork", "exit", "tamper",
+ * "mark" */
 const char *fp_event_kind(const struct fp_event *ev);
 
 /*
