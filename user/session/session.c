@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A traced session, whoever drives it (session.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "event_json.h"
+#include "reconcile.h"
+#include "session.h"
+#include "snapshot_net.h"
+#include "snapshot_proc.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+int64_t fp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int fp_resolve_roots(const char *const *args, size_t n,
+		     const struct fp_creds *c, char **roots)
+{
+	size_t i;
+	int e;
+
+	for (i = 0; i < n; i++) {
+		e = fp_creds_enter(c);
+		if (!e) {
+			roots[i] = realpath(args[i], NULL);
+			e = errno;
+			fp_creds_leave(c);
+		}
+		if (!roots[i]) {
+			fprintf(stderr,
+				"footprint: cannot watch root %s: %s; give an existing directory to --root\n",
+				args[i], strerror(e));
+			return FP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int log_failed(struct fp_session *s, int ret)
+{
+	if (ret && !s->log_err) {
+		s->log_err = ret;
+		fprintf(stderr, "footprint: writing the log %s failed: %s\n",
+			s->o.record_path, strerror(-ret));
+	}
+	return ret;
+}
+
+static int sink_event(void *ctx, const struct fp_event *ev)
+{
+	struct fp_session *s = ctx;
+	int err;
+
+	err = fp_recon_feed(s->run.recon, ev);
+	if (err && !s->recon_err)
+		s->recon_err = err;
+	if (s->logging && !s->log_err)
+		log_failed(s, fp_log_event(&s->log, ev));
+	if (s->events)
+		fp_event_write_json(s->events, ev);
+	return 0;
+}
+
+static void write_stats_json(FILE *f, const struct fp_trace_stats *st,
+			     const struct fp_collector *col)
+{
+	unsigned int i;
+
+	fprintf(f,
+		"{\"type\":\"stats\",\"events\":%" PRIu64
+		",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"lost_ringbuf\":%" PRIu64 ",\"lost_pending\":%" PRIu64
+		",\"lost_recursion\":%" PRIu64 ",\"lost_compat\":%" PRIu64
+		",\"lost_malformed\":%" PRIu64 ",\"argv_incomplete\":%" PRIu64
+		",\"lost_per_cpu\":[",
+		col->delivered, col->records, st->lost + col->malformed,
+		st->lost_ringbuf, st->lost_pending, st->lost_recursion,
+		st->lost_compat, col->malformed, col->argv_incomplete);
+	for (i = 0; i < st->ncpus; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", st->lost_per_cpu[i]);
+	fprintf(f, "],\"complete\":%s}\n",
+		st->lost + col->malformed ? "false" : "true");
+}
+
+static void progress(void *ctx, uint64_t entries, uint64_t bytes)
+{
+	fprintf(stderr, "\rfootprint: %s: %llu entries, %llu MiB hashed ",
+		(const char *)ctx, (unsigned long long)entries,
+		(unsigned long long)(bytes >> 20));
+}
+
+int fp_session_init(struct fp_session *s, const struct fp_session_opts *o)
+{
+	static const char *const what[FP_OUT_N] = { "the log", "the events",
+						    "the receipt" };
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->o = *o;
+	for (i = 0; i < FP_OUT_N; i++) {
+		s->outs[i].what = what[i];
+		s->outs[i].dir.dirfd = -1;
+		s->outs[i].fd = -1;
+	}
+	s->outs[FP_OUT_LOG].path = o->record_path;
+	s->outs[FP_OUT_EVENTS].path = o->events_path;
+	s->outs[FP_OUT_RECEIPT].path = o->receipt_path;
+	s->log.w.fd = -1;
+	s->log.enc = &s->enc;
+	s->fo.cross_mounts = o->cross_mounts;
+	s->fo.rehash_all = o->rehash_all;
+	s->fo.creds = o->invoker;
+	s->fo.deadline_ns = o->deadline_ms * 1000000;
+	s->fo.max_bytes = o->mem_budget;
+	if (!o->quiet && isatty(STDERR_FILENO))
+		s->fo.progress = progress;
+	if (fp_run_init(&s->run))
+		return -ENOMEM;
+	fp_run_set_budget(&s->run, o->mem_budget);
+	return 0;
+}
+
+int fp_session_prepare(struct fp_session *s)
+{
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < FP_OUT_N; i++)
+		rc = fp_output_prepare(&s->outs[i], s->o.invoker, s->o.roots,
+				       s->o.nroots);
+	return rc;
+}
+
+int fp_session_outputs(struct fp_session *s)
+{
+	struct fp_output *log = &s->outs[FP_OUT_LOG];
+	const struct fp_creds *c = s->o.invoker;
+	char err[512];
+
+	if (s->o.record_path) {
+		if (fp_output_create(log, c, s->o.force) < 0)
+			return FP_EXIT_USAGE;
+		if (fp_evlog_open(&s->log.w, log->fd, s->o.record_path, err,
+				  sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return FP_EXIT_USAGE;
+		}
+		s->logging = true;
+	}
+	if (s->o.events_path) {
+		s->events = fp_output_stream(&s->outs[FP_OUT_EVENTS], c);
+		if (!s->events)
+			return FP_EXIT_USAGE;
+		setvbuf(s->events, NULL, _IOFBF, 1 << 20);
+	}
+	if (s->o.receipt_path) {
+		s->receipt = fp_output_stream(&s->outs[FP_OUT_RECEIPT], c);
+		if (!s->receipt)
+			return FP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen)
+{
+	struct fp_tracer_opts topts = {
+		.ring_bytes = s->o.ring_bytes,
+		.max_argv_bytes = s->o.max_argv_bytes,
+	};
+
+	s->col = calloc(1, sizeof(*s->col));
+	if (!s->col) {
+		snprintf(err, errlen, "footprint: out of memory");
+		return -ENOMEM;
+	}
+	fp_collector_init(s->col, sink_event, s);
+	return fp_tracer_open(&s->tracer, &topts, s->col, err, errlen);
+}
+
+static char *read_line_file(const char *path)
+{
+	char buf[256];
+	FILE *f = fopen(path, "re");
+	char *nl;
+
+	if (!f)
+		return strdup("");
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return strdup(buf);
+}
+
+int fp_session_header(struct fp_session *s, char *const *argv,
+		      const char *run_cgroup)
+{
+	struct fp_run *run = &s->run;
+	struct utsname u;
+	struct passwd *pw;
+	char cwd[PATH_MAX];
+	size_t i, argc = 0;
+
+	for (i = 0; argv[i]; i++)
+		if (fp_run_add_str(&run->argv, &argc, argv[i]))
+			return -ENOMEM;
+	for (i = 0; i < s->o.nroots; i++)
+		if (fp_run_add_str(&run->roots, &run->nroots, s->o.roots[i]))
+			return -ENOMEM;
+	if (fp_run_set_policy(run, s->o.pol))
+		return -ENOMEM;
+	uname(&u);
+	run->kernel = strdup(u.release);
+	run->hostname = strdup(u.nodename);
+	run->boot_id = read_line_file("/proc/sys/kernel/random/boot_id");
+	run->version = strdup(FOOTPRINT_VERSION);
+	run->cwd = strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "");
+	run->uid = getuid();
+	run->gid = getgid();
+	pw = getpwuid(run->uid);
+	run->user = strdup(pw ? pw->pw_name : "");
+	run->run_cgroup = strdup(run_cgroup);
+	run->start_ns = realtime_ns();
+	if (!run->kernel || !run->hostname || !run->boot_id || !run->version ||
+	    !run->cwd || !run->user || !run->run_cgroup)
+		return -ENOMEM;
+	return 0;
+}
+
+static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
+			 bool with_rest)
+{
+	const char *label = phase == FP_PHASE_BEFORE ? "before" : "after";
+	struct fp_run *run = &s->run;
+	int ret = 0;
+
+	if (with_rest) {
+		ret = fp_proc_snapshot(&run->procs[phase]);
+		if (!ret)
+			ret = fp_sock_snapshot_new(
+				&run->socks[phase],
+				phase == FP_PHASE_AFTER ?
+					&run->socks[FP_PHASE_BEFORE] :
+					NULL);
+		if (ret) {
+			fprintf(stderr,
+				"footprint: cannot read the process or socket table: %s\n",
+				strerror(-ret));
+			return ret;
+		}
+	}
+	if (!with_fs)
+		return 0;
+	s->fo.progress_ctx = (void *)label;
+	ret = fp_fs_snapshot(&run->fs[phase], run->roots, run->nroots, &s->fo);
+	if (s->fo.progress)
+		fputs("\r\033[K", stderr);
+	if (ret == -E2BIG)
+		fprintf(stderr,
+			"footprint: the %s snapshot holds more than --memory-budget (%" PRIu64
+			" MiB) allows; %s\n",
+			label, s->fo.max_bytes >> 20,
+			phase == FP_PHASE_BEFORE ?
+				"watch a smaller --root or raise --memory-budget; the command was not run" :
+				"the trace is incomplete and the verdict fails");
+	else if (ret == -ETIMEDOUT)
+		fprintf(stderr,
+			"footprint: the %s snapshot did not finish within --timeout; %s (exit 124)\n",
+			label,
+			phase == FP_PHASE_BEFORE ?
+				"the command was not run" :
+				"the trace is incomplete and the verdict fails");
+	else if (ret)
+		fprintf(stderr, "footprint: %s snapshot failed: %s\n", label,
+			strerror(-ret));
+	else
+		run->have_snap[phase] = true;
+	return ret;
+}
+
+/* A snapshot past --timeout or its memory budget: the trace is
+ * incomplete, and the receipt says why. */
+static int snapshot_incomplete(struct fp_run *run, const char *why)
+{
+	free(run->incomplete_why);
+	run->incomplete_why = strdup(why);
+	if (run->incomplete_why)
+		return 0;
+	fprintf(stderr, "footprint: out of memory; no receipt was written\n");
+	return -ENOMEM;
+}
+
+int fp_session_before(struct fp_session *s)
+{
+	s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, true, true);
+	if (s->snap_ret == -ETIMEDOUT) {
+		/* a receipt that says why nothing ran */
+		if (!snapshot_incomplete(
+			    &s->run,
+			    "the before snapshot did not finish within --timeout; the command was not run") &&
+		    s->receipt &&
+		    !fp_run_judge(&s->run, s->o.pol, &s->findings, &s->verdict,
+				  &s->out)) {
+			fp_run_receipt(s->receipt, &s->run, &s->findings,
+				       &s->verdict, &s->out);
+			s->receipt_written = true;
+		}
+		return FP_EXIT_TIMEOUT;
+	}
+	if (s->snap_ret == -E2BIG)
+		return FP_EXIT_USAGE;
+	if (s->snap_ret)
+		return FP_EXIT_NOTRACE;
+	if (s->logging &&
+	    (log_failed(s, fp_log_header(&s->log, &s->run)) ||
+	     log_failed(s, fp_log_snapshot(&s->log, &s->run, FP_PHASE_BEFORE,
+					   true, true))))
+		return FP_EXIT_NOTRACE;
+	return 0;
+}
+
+int fp_session_attach(struct fp_session *s, char *err, size_t errlen)
+{
+	int ret = fp_tracer_attach(s->tracer, err, errlen);
+
+	if (s->events)
+		fflush(s->events);
+	fflush(stdout);
+	return ret;
+}
+
+int fp_session_after_procs(struct fp_session *s)
+{
+	return take_snapshot(s, FP_PHASE_AFTER, false, true);
+}
+
+void fp_session_drain(struct fp_session *s)
+{
+	fp_tracer_consume(s->tracer);
+	fp_collector_flush(s->col);
+	fp_tracer_stats(s->tracer, &s->st);
+	fp_tracer_detach(s->tracer);
+	if (s->events)
+		write_stats_json(s->events, &s->st, s->col);
+}
+
+/* The after snapshot gets what is left of --timeout, and at least
+ * min(DUR, 5s) when the command used it all up: a receipt of what it did. */
+static int64_t after_deadline_ns(int64_t deadline_ms, int64_t timeout_ms)
+{
+	int64_t least = fp_now_ms() + (timeout_ms < 5000 ? timeout_ms : 5000);
+
+	if (!deadline_ms)
+		return 0;
+	return (deadline_ms > least ? deadline_ms : least) * 1000000;
+}
+
+int fp_session_after_files(struct fp_session *s)
+{
+	struct fp_run *run = &s->run;
+	int ret;
+
+	s->fo.prev = &run->fs[FP_PHASE_BEFORE];
+	s->fo.touched = fp_recon_touched;
+	s->fo.touched_ctx = run->recon;
+	s->fo.deadline_ns =
+		after_deadline_ns(s->o.deadline_ms, s->o.timeout_ms);
+	ret = s->snap_ret = take_snapshot(s, FP_PHASE_AFTER, true, false);
+	if (ret == -ETIMEDOUT &&
+	    snapshot_incomplete(
+		    run, "the after snapshot did not finish within --timeout"))
+		return FP_EXIT_NOTRACE;
+	if (ret == -E2BIG &&
+	    snapshot_incomplete(
+		    run,
+		    "the after snapshot holds more than the memory budget allows"))
+		return FP_EXIT_NOTRACE;
+	if (ret && ret != -ETIMEDOUT && ret != -E2BIG)
+		return FP_EXIT_NOTRACE;
+
+	run->events = s->col->delivered;
+	run->lost = s->st.lost + s->col->malformed + (s->trace_err ? 1 : 0);
+	run->recon_failed = s->recon_err != 0;
+	run->end_ns = realtime_ns();
+	run->have_trailer = true;
+	/* without its after snapshot the log replays as cut short */
+	if (s->logging && !ret &&
+	    (log_failed(s, fp_log_snapshot(&s->log, run, FP_PHASE_AFTER, true,
+					   true)) ||
+	     log_failed(s, fp_log_trailer(&s->log, run))))
+		return FP_EXIT_NOTRACE;
+	return 0;
+}
+
+int fp_session_verdict(struct fp_session *s)
+{
+	struct fp_run *run = &s->run;
+	int rc;
+
+	if (fp_run_judge(run, s->o.pol, &s->findings, &s->verdict, &s->out)) {
+		fprintf(stderr, "footprint: out of memory while reconciling\n");
+		return FP_EXIT_NOTRACE;
+	}
+	if (s->receipt) {
+		fp_run_receipt(s->receipt, run, &s->findings, &s->verdict,
+			       &s->out);
+		s->receipt_written = true;
+	}
+	if (run->lost)
+		fprintf(stderr,
+			"footprint: %" PRIu64
+			" events were lost; the trace is incomplete (try a larger --ring-size)\n",
+			run->lost);
+	if (fp_recon_unfolded(run->recon))
+		fprintf(stderr,
+			"footprint: the memory budget (--memory-budget, %" PRIu64
+			" MiB) ran out; the trace is incomplete and the verdict fails\n",
+			s->o.mem_budget >> 20);
+	if (!s->o.quiet)
+		fp_summary_write(stderr, &s->findings, &s->verdict,
+				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+	rc = fp_run_exit_code(run, &s->verdict);
+	if (s->snap_ret == -ETIMEDOUT)
+		rc = FP_EXIT_TIMEOUT;
+	return rc;
+}
+
+/* a stream's last bytes, and its close: an output that failed turns an
+ * ok into "could not trace" */
+static void close_stream(FILE **f, const char *what, const char *path, int *rc)
+{
+	bool bad;
+
+	if (!*f)
+		return;
+	bad = fflush(*f) != 0;
+	if (*f != stdout && fclose(*f))
+		bad = true;
+	*f = NULL;
+	if (!bad)
+		return;
+	fprintf(stderr, "footprint: writing %s to %s failed: %s\n", what, path,
+		strerror(errno));
+	if (*rc == FP_EXIT_OK)
+		*rc = FP_EXIT_NOTRACE;
+}
+
+void fp_session_finish(struct fp_session *s, int *rc, bool hand, uid_t uid,
+		       gid_t gid, const char *name)
+{
+	unsigned int i;
+
+	/* the log of a session that never started would block the next one */
+	if (!s->run.have_snap[FP_PHASE_BEFORE] || s->snap_ret == -ETIMEDOUT) {
+		if (!s->run.have_trailer)
+			fp_output_discard(&s->outs[FP_OUT_LOG], s->o.invoker);
+	}
+	/* the invoking user may read what footprint wrote, once it is done */
+	if (hand)
+		fp_output_hand_over(s->outs, FP_OUT_N, uid, gid, name);
+	/* no receipt at all beats an empty one that looks like a verdict */
+	if (!s->receipt_written)
+		fp_output_discard(&s->outs[FP_OUT_RECEIPT], s->o.invoker);
+	close_stream(&s->events, "events", s->o.events_path, rc);
+	close_stream(&s->receipt, "the receipt", s->o.receipt_path, rc);
+	if (s->log.w.fd >= 0 && log_failed(s, fp_evlog_close(&s->log.w)) &&
+	    *rc == FP_EXIT_OK)
+		*rc = FP_EXIT_NOTRACE;
+	if (s->log_err && *rc == FP_EXIT_OK)
+		*rc = FP_EXIT_NOTRACE;
+	for (i = 0; i < FP_OUT_N; i++)
+		fp_output_close(&s->outs[i]);
+}
+
+void fp_session_free(struct fp_session *s)
+{
+	fp_enc_free(&s->enc);
+	fp_verdict_free(&s->verdict);
+	fp_findings_free(&s->findings);
+	fp_trace_stats_free(&s->st);
+	fp_tracer_close(s->tracer);
+	s->tracer = NULL;
+	fp_run_free(&s->run);
+	free(s->col);
+	s->col = NULL;
+}

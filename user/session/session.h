@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A traced session: outputs, tracer and collector, log sink, snapshots,
+ * judge and receipt. It is driven either by a launched command (`run`) or
+ * by targets that already exist (`sidecar`); the driver decides what is
+ * traced and when it ends, the session does the rest in this order:
+ *
+ *   fp_session_init, fp_session_prepare, fp_session_outputs,
+ *   fp_session_open_tracer,
+ *   fp_session_header, fp_session_before, fp_session_attach,
+ *   ... the driver's loop ..., fp_session_after_procs, fp_session_drain,
+ *   fp_session_after_files, fp_session_verdict, fp_session_finish.
+ *
+ * The pure core (reconcile, judge) sees only what the session recorded,
+ * so the replay of a session's log gives its receipt byte for byte.
+ */
+#ifndef FP_SESSION_H
+#define FP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collector.h"
+#include "creds.h"
+#include "judge.h"
+#include "logcodec.h"
+#include "logrun.h"
+#include "outputs.h"
+#include "policy.h"
+#include "receipt.h"
+#include "run.h"
+#include "snapshot_fs.h"
+#include "tracer.h"
+
+struct fp_session_opts {
+	char *const *roots; /* absolute, canonical */
+	size_t nroots;
+	const struct fp_policy *pol; /* the caller's */
+	const struct fp_creds *invoker;
+	const char *receipt_path, *events_path, *record_path;
+	bool force; /* replace an existing log */
+	bool quiet, cross_mounts, rehash_all;
+	uint64_t mem_budget;
+	size_t ring_bytes;
+	uint64_t max_argv_bytes;
+	int64_t deadline_ms; /* CLOCK_MONOTONIC; 0: none */
+	int64_t timeout_ms; /* what deadline_ms came from, for the grace */
+};
+
+enum { FP_OUT_LOG, FP_OUT_EVENTS, FP_OUT_RECEIPT, FP_OUT_N };
+
+struct fp_session {
+	struct fp_session_opts o;
+	struct fp_run run;
+	struct fp_output outs[FP_OUT_N];
+	FILE *events, *receipt;
+	bool receipt_written;
+	struct fp_collector *col;
+	struct fp_tracer *tracer;
+	struct fp_enc enc;
+	struct fp_log_sink log;
+	bool logging;
+	int recon_err, log_err;
+	struct fp_fs_opts fo;
+	struct fp_trace_stats st;
+	struct fp_findings findings;
+	struct fp_verdict verdict;
+	struct fp_outcome out;
+	int snap_ret; /* of the last snapshot: 0, -ETIMEDOUT, -E2BIG, ... */
+	int trace_err; /* the driver's loop failed: the trace is incomplete */
+};
+
+/* 0 or -ENOMEM */
+int fp_session_init(struct fp_session *s, const struct fp_session_opts *o);
+/* Open the outputs' directories, as the user; refuse one in a root. 0,
+ * or an exit code after one line. Before anything else is done. */
+int fp_session_prepare(struct fp_session *s);
+/* Create the outputs (the log first: it refuses to overwrite). 0, or an
+ * exit code after one line. */
+int fp_session_outputs(struct fp_session *s);
+int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen);
+/* Who traced what, where: argv (NULL-terminated) names the target. */
+int fp_session_header(struct fp_session *s, char *const *argv,
+		      const char *run_cgroup);
+/* The before snapshot, and the log's header and first snapshot. 0, or an
+ * exit code after one line (a receipt is still written on a timeout). */
+int fp_session_before(struct fp_session *s);
+int fp_session_attach(struct fp_session *s, char *err, size_t errlen);
+/* Processes and sockets, while what is left of the target still runs. */
+int fp_session_after_procs(struct fp_session *s);
+/* Once the target is gone: read the rest of the ring and detach. */
+void fp_session_drain(struct fp_session *s);
+/* The files, and the log's trailer. 0 or an exit code. */
+int fp_session_after_files(struct fp_session *s);
+/* Judge, write the receipt, tell stderr. The verdict's exit code. */
+int fp_session_verdict(struct fp_session *s);
+/*
+ * Hand the outputs to uid:gid (when hand is set), drop the empty ones,
+ * close everything. *rc becomes FP_EXIT_NOTRACE if an output failed where
+ * the verdict said ok.
+ */
+void fp_session_finish(struct fp_session *s, int *rc, bool hand, uid_t uid,
+		       gid_t gid, const char *name);
+void fp_session_free(struct fp_session *s);
+
+int64_t fp_now_ms(void);
+/* The roots are the user's to name: resolved with the user's rights.
+ * 0, or FP_EXIT_USAGE after one line. */
+int fp_resolve_roots(const char *const *args, size_t n,
+		     const struct fp_creds *c, char **roots);
+
+#endif
