@@ -26,5 +26,6 @@ int fp_usage_error(const char *sub, const char *fmt, ...)
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_sidecar(int argc, char **argv);
 
 #endif

@@ -21,6 +21,8 @@ static const struct cmd cmds[] = {
 	  "re-judge a recorded run offline (no root, no BPF)" },
 	{ "events", cmd_events,
 	  "print the events of a recorded run as NDJSON" },
+	{ "sidecar", cmd_sidecar,
+	  "trace a whole CI job: sidecar start, status, stop" },
 	{ NULL, NULL, NULL },
 };
 
@@ -107,7 +109,8 @@ int main(int argc, char **argv)
 	for (c = cmds; c->name; c++) {
 		if (strcmp(argv[1], c->name))
 			continue;
-		if (c->fn != cmd_run && drop_to_invoker())
+		if (c->fn != cmd_run && c->fn != cmd_sidecar &&
+		    drop_to_invoker())
 			return FP_EXIT_USAGE;
 		return c->fn(argc - 1, argv + 1);
 	}

@@ -148,9 +148,12 @@ int fp_session_prepare(struct fp_session *s)
 	unsigned int i;
 	int rc = 0;
 
-	for (i = 0; !rc && i < FP_OUT_N; i++)
+	for (i = 0; !rc && i < FP_OUT_N; i++) {
+		if (i == FP_OUT_LOG && s->o.log_fd >= 0)
+			continue;
 		rc = fp_output_prepare(&s->outs[i], s->o.invoker, s->o.roots,
 				       s->o.nroots);
+	}
 	return rc;
 }
 
@@ -161,10 +164,11 @@ int fp_session_outputs(struct fp_session *s)
 	char err[512];
 
 	if (s->o.record_path) {
-		if (fp_output_create(log, c, s->o.force) < 0)
+		if (s->o.log_fd < 0 && fp_output_create(log, c, s->o.force) < 0)
 			return FP_EXIT_USAGE;
-		if (fp_evlog_open(&s->log.w, log->fd, s->o.record_path, err,
-				  sizeof(err))) {
+		if (fp_evlog_open(&s->log.w,
+				  s->o.log_fd >= 0 ? s->o.log_fd : log->fd,
+				  s->o.record_path, err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
 			return FP_EXIT_USAGE;
 		}

@@ -39,6 +39,9 @@ struct fp_session_opts {
 	const struct fp_policy *pol; /* the caller's */
 	const struct fp_creds *invoker;
 	const char *receipt_path, *events_path, *record_path;
+	/* the log already made by the caller (record_path names it in
+	 * messages), or -1: record_path is created as an output */
+	int log_fd;
 	bool force; /* replace an existing log */
 	bool quiet, cross_mounts, rehash_all;
 	uint64_t mem_budget;

@@ -1,0 +1,867 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * footprint sidecar start|status|stop: trace a whole CI job from a daemon
+ * started at its beginning, and judge it at its end (docs/ci.md). The
+ * daemon's loop is session/sidecar.c; this file is the command line, the
+ * state directory, the daemon's birth and the clients of its socket.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/openat2.h>
+#include <linux/sched.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "cli.h"
+#include "creds.h"
+#include "logrun.h"
+#include "reconcile.h"
+#include "rule_args.h"
+#include "run.h"
+#include "sidecar.h"
+#include "userfile.h"
+
+#define DEFAULT_STATE "/run/footprint/sidecar"
+#define MAX_CGROUPS 8
+
+struct sidecar_opts {
+	const char *state;
+	const char *roots_arg[64];
+	size_t nroots;
+	const char *record_path;
+	const char *cgroups[MAX_CGROUPS];
+	size_t ncgroups;
+	const char *receipt_path, *summary_path;
+	bool annotations, json, quiet;
+	uint64_t mem_budget;
+	size_t ring_bytes;
+	struct fp_rule_args rules;
+	const char *verb;
+	const char *name; /* mark */
+};
+
+static void sidecar_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: footprint sidecar start [--state DIR] [OPTIONS]\n"
+		"       footprint sidecar status [--state DIR] [--json]\n"
+		"       footprint sidecar stop [--state DIR] [--receipt FILE]\n"
+		"\n"
+		"Trace a whole CI job: `start` takes the before snapshot, attaches\n"
+		"and leaves a daemon tracing; it returns once tracing is live, so the\n"
+		"next command is traced. `stop` takes the after snapshot, judges the\n"
+		"whole job, writes the receipt and exits with the verdict's code. If\n"
+		"the daemon died meanwhile, `stop` judges the log it left and fails.\n"
+		"\n"
+		"Options of start:\n"
+		"  -r, --root DIR        watch DIR (repeatable; default: the current directory)\n"
+		"  -a, --allow, -f, --forbid, -x, --expect, --ignore PATTERN, -p, --policy FILE\n"
+		"                        the rules, as for `footprint run`\n"
+		"      --cgroup PATH     trace this cgroup v2 and its descendants (repeatable,\n"
+		"                        up to 8; a path under the cgroup2 mount)\n"
+		"  -w, --record FILE     keep the event log in FILE (default: in the state\n"
+		"                        directory, where stop reads it)\n"
+		"      --ring-size SIZE  ring buffer size (default 16M)\n"
+		"      --memory-budget SIZE  as for `footprint run` (default 128M)\n"
+		"Options of every verb:\n"
+		"      --state DIR       the daemon's directory (default " DEFAULT_STATE
+		"):\n"
+		"                        root's, 0700; made by start\n"
+		"Options of stop:\n"
+		"  -o, --receipt FILE    write the JSON receipt\n"
+		"  -q, --quiet           no summary on stderr\n"
+		"Options of status:\n"
+		"      --json            one JSON object: events, lost, lost per minute, RSS\n"
+		"\n"
+		"Examples:\n"
+		"  sudo footprint sidecar start --root \"$GITHUB_WORKSPACE\" --cgroup /system.slice/docker.service\n"
+		"  footprint sidecar status\n"
+		"  sudo footprint sidecar stop --receipt footprint.json\n"
+		"\n"
+		"Exit status: as `footprint run`: 0 ok; 1 the verdict failed (also when\n"
+		"the daemon died or its log has a gap); 2 usage error; 125 cannot trace.\n");
+}
+
+static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "state", required_argument, NULL, 'S' + 256 },
+		{ "root", required_argument, NULL, 'r' },
+		{ "allow", required_argument, NULL, 'a' },
+		{ "forbid", required_argument, NULL, 'f' },
+		{ "expect", required_argument, NULL, 'x' },
+		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
+		{ "record", required_argument, NULL, 'w' },
+		{ "cgroup", required_argument, NULL, 'C' + 256 },
+		{ "receipt", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'J' + 256 },
+		{ "ring-size", required_argument, NULL, 'R' + 256 },
+		{ "memory-budget", required_argument, NULL, 'B' + 256 },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c, taken;
+
+	o->state = DEFAULT_STATE;
+	o->ring_bytes = 16 << 20;
+	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
+	optind = 0;
+	opterr = 0;
+	/* options may come before or after the verb */
+	while ((c = getopt_long(argc, argv, ":r:a:f:x:p:w:o:qh", longopts,
+				NULL)) != -1) {
+		taken = fp_rule_args_take(&o->rules, "sidecar", c, optarg);
+		if (taken < 0)
+			return -taken;
+		if (taken)
+			continue;
+		switch (c) {
+		case 'S' + 256:
+			o->state = optarg;
+			break;
+		case 'r':
+			if (o->nroots == 64)
+				return fp_usage_error("sidecar",
+						      "too many --root");
+			o->roots_arg[o->nroots++] = optarg;
+			break;
+		case 'w':
+			o->record_path = optarg;
+			break;
+		case 'C' + 256:
+			if (o->ncgroups == MAX_CGROUPS)
+				return fp_usage_error("sidecar",
+						      "at most 8 --cgroup");
+			o->cgroups[o->ncgroups++] = optarg;
+			break;
+		case 'o':
+			o->receipt_path = optarg;
+			break;
+		case 'J' + 256:
+			o->json = true;
+			break;
+		case 'R' + 256:
+			if (fp_parse_size(optarg, &v) || v < 4096 ||
+			    (v & (v - 1)) || v > (1ULL << 30))
+				return fp_usage_error(
+					"sidecar",
+					"--ring-size wants a power of two between 4K and 1G, got '%s'",
+					optarg);
+			o->ring_bytes = v;
+			break;
+		case 'B' + 256:
+			if (fp_parse_size(optarg, &v) || v < (1 << 20))
+				return fp_usage_error(
+					"sidecar",
+					"--memory-budget wants a size of at least 1M, such as 512M, got '%s'",
+					optarg);
+			o->mem_budget = v;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			return -1;
+		case ':':
+			return fp_usage_error("sidecar",
+					      "option '%s' needs a value",
+					      argv[optind - 1]);
+		default:
+			return fp_usage_error("sidecar", "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return fp_usage_error("sidecar",
+				      "say start, status or stop (see --help)");
+	o->verb = argv[optind++];
+	if (strcmp(o->verb, "start") && strcmp(o->verb, "status") &&
+	    strcmp(o->verb, "stop"))
+		return fp_usage_error(
+			"sidecar",
+			"unknown verb '%s'; say start, status or stop",
+			o->verb);
+	if (optind < argc)
+		return fp_usage_error("sidecar", "unexpected argument '%s'",
+				      argv[optind]);
+	return 0;
+}
+
+/* ---- the state directory ---- */
+
+/*
+ * The state directory, root's and 0700: made when missing (its parent
+ * opened as the invoking user, through no link), refused when it is
+ * anything else. An fd on it, or -1 after one line.
+ */
+static int open_state(const char *path, const struct fp_creds *c, bool make)
+{
+	char err[PATH_MAX + 256];
+	struct fp_outdir d;
+	struct stat st;
+	int fd = -1, ret;
+
+	if (make && !strcmp(path, DEFAULT_STATE))
+		mkdir("/run/footprint", 0755);
+	if (fp_outdir_open(&d, make ? c : NULL, "the state directory", path,
+			   err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	if (make && !fp_creds_enter(make ? c : NULL)) {
+		ret = mkdirat(d.dirfd, d.base, 0700);
+		fp_creds_leave(c);
+		if (ret && errno != EEXIST) {
+			fprintf(stderr,
+				"footprint: cannot make the state directory %s: %s\n",
+				path, strerror(errno));
+			goto cleanup;
+		}
+	}
+	fd = openat(d.dirfd, d.base,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr,
+			"footprint: cannot open the state directory %s: %s; is the sidecar started (footprint sidecar start)?\n",
+			path, strerror(errno));
+		goto cleanup;
+	}
+	/* a directory the user made there is not ours until it is root's */
+	if (make && !fstat(fd, &st) && st.st_uid != 0 &&
+	    (fchown(fd, 0, 0) || fchmod(fd, 0700)))
+		fprintf(stderr, "footprint: cannot make %s root's: %s\n", path,
+			strerror(errno));
+	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 077)) {
+		fprintf(stderr,
+			"footprint: the state directory %s is not root's alone; remove it or pick another --state\n",
+			path);
+		close(fd);
+		fd = -1;
+	}
+cleanup:
+	fp_outdir_close(&d);
+	return fd;
+}
+
+static int ctl_connect(int statefd, const char *state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	/* a short path through our own fd: the state dir may be deep */
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s",
+		 statefd, FP_SIDECAR_CTL);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+
+		close(fd);
+		(void)state;
+		return -e;
+	}
+	return fd;
+}
+
+/* A daemon of an earlier start, still alive? */
+static bool daemon_alive(int statefd)
+{
+	int fd = ctl_connect(statefd, NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* ---- start: the daemon ---- */
+
+static int listen_ctl(int statefd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s",
+		 statefd, FP_SIDECAR_CTL);
+	unlinkat(statefd, FP_SIDECAR_CTL, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    fchmodat(statefd, FP_SIDECAR_CTL, 0600, 0) || listen(fd, 8)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Where --record put the log, for a stop that finds the daemon dead: the
+ * file's device and inode, then its path. Root's, in the state directory.
+ */
+static void write_log_id(int statefd, struct fp_session *s)
+{
+	struct fp_output *log = &s->outs[FP_OUT_LOG];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (fstat(s->log.w.fd, &st))
+		return;
+	fd = openat(statefd, FP_SIDECAR_LOG_ID,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f)
+		return;
+	fprintf(f, "%llu %llu\n%s/%s", (unsigned long long)st.st_dev,
+		(unsigned long long)st.st_ino, log->dir.real, log->dir.base);
+	fclose(f);
+}
+
+/* Tracing starts from an empty log in the state directory, or --record. */
+static int daemon_session(struct fp_session *s, struct sidecar_opts *o,
+			  int statefd, char **roots, struct fp_policy *pol,
+			  const struct fp_creds *c)
+{
+	struct fp_session_opts so = {
+		.roots = roots,
+		.nroots = o->nroots,
+		.pol = pol,
+		.invoker = c,
+		.record_path = o->record_path ? o->record_path : FP_SIDECAR_LOG,
+		.log_fd = -1,
+		.force = true,
+		.quiet = true,
+		.mem_budget = o->mem_budget,
+		.ring_bytes = o->ring_bytes,
+		.max_argv_bytes = 1 << 20,
+	};
+	int rc;
+
+	if (!o->record_path) {
+		so.log_fd = openat(statefd, FP_SIDECAR_LOG,
+				   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+					   O_CLOEXEC,
+				   0600);
+		if (so.log_fd < 0) {
+			fprintf(stderr,
+				"footprint: cannot write the log in the state directory: %s\n",
+				strerror(errno));
+			return FP_EXIT_NOTRACE;
+		}
+	}
+	if (fp_session_init(s, &so)) {
+		fprintf(stderr, "footprint: out of memory\n");
+		return FP_EXIT_NOTRACE;
+	}
+	rc = fp_session_prepare(s);
+	if (!rc)
+		rc = fp_session_outputs(s);
+	if (!rc && o->record_path)
+		write_log_id(statefd, s);
+	return rc;
+}
+
+/* Point the tracer at the job: its cgroups (each with descendants). */
+static int daemon_scope(struct fp_session *s, const struct sidecar_opts *o)
+{
+	char mnt[PATH_MAX], path[2 * PATH_MAX];
+	int fd, ret;
+
+	if (o->ncgroups != 1) {
+		fprintf(stderr,
+			"footprint: give the job's cgroup with --cgroup PATH (exactly one for now)\n");
+		return FP_EXIT_USAGE;
+	}
+	if (fp_cgroup_mountpoint(mnt, sizeof(mnt))) {
+		fprintf(stderr,
+			"footprint: no cgroup v2 hierarchy is mounted\n");
+		return FP_EXIT_NOTRACE;
+	}
+	snprintf(path, sizeof(path), "%s/%s", mnt, o->cgroups[0]);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "footprint: cannot open cgroup %s: %s\n", path,
+			strerror(errno));
+		return FP_EXIT_USAGE;
+	}
+	ret = fp_tracer_set_cgroup(s->tracer, fd);
+	close(fd);
+	if (ret) {
+		fprintf(stderr,
+			"footprint: cannot point the tracer at cgroup %s: %s\n",
+			path, strerror(-ret));
+		return FP_EXIT_NOTRACE;
+	}
+	return 0;
+}
+
+/* The daemon never traces itself: it lives in a cgroup of its own. */
+static int daemon_cgroup(struct fp_cgroup *cg)
+{
+	char err[512], procs[sizeof(cg->path) + 16];
+	FILE *f;
+
+	if (fp_cgroup_create(cg, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return FP_EXIT_NOTRACE;
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg->path);
+	f = fopen(procs, "we");
+	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
+		fprintf(stderr, "footprint: cannot move into %s: %s\n",
+			cg->path, strerror(errno));
+		return FP_EXIT_NOTRACE;
+	}
+	return 0;
+}
+
+/* the daemon's pid, and its cgroup, where `stop` moves itself so that
+ * its own outputs are not the job's */
+static void write_pidfile(int statefd, const struct fp_cgroup *cg)
+{
+	char buf[sizeof(cg->path) + 64];
+	int fd = openat(statefd, FP_SIDECAR_PID,
+			O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	int n = snprintf(buf, sizeof(buf), "%d\n%s/cgroup.procs\n",
+			 (int)getpid(), cg->path);
+
+	if (fd >= 0) {
+		if (write(fd, buf, n) != n)
+			fprintf(stderr, "footprint: cannot write %s\n",
+				FP_SIDECAR_PID);
+		close(fd);
+	}
+}
+
+/* stdio of the job is not ours to keep once tracing is live */
+static void detach_stdio(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
+static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
+		      char **roots, struct fp_policy *pol,
+		      const struct fp_creds *c)
+{
+	static char *const argv[] = { "footprint", "sidecar", NULL };
+	struct fp_sidecar_state st = { .ready_fd = ready_fd };
+	struct fp_cgroup cg = { .fd = -1 };
+	struct fp_session s = { 0 };
+	char err[512];
+	int rc;
+
+	/* the runner kills what carries its tracking id after the job */
+	unsetenv("RUNNER_TRACKING_ID");
+	prctl(PR_SET_DUMPABLE, 0);
+	rc = daemon_cgroup(&cg);
+	if (!rc)
+		rc = daemon_session(&s, o, statefd, roots, pol, c);
+	/* relative outputs are open: nothing keeps a directory busy now */
+	if (!rc && chdir("/"))
+		rc = FP_EXIT_NOTRACE;
+	if (!rc && fp_session_open_tracer(&s, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		rc = FP_EXIT_NOTRACE;
+	}
+	if (!rc && fp_session_header(&s, argv, cg.rel))
+		rc = FP_EXIT_NOTRACE;
+	if (!rc)
+		rc = daemon_scope(&s, o);
+	if (!rc)
+		rc = fp_session_before(&s);
+	if (!rc && fp_session_attach(&s, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		rc = FP_EXIT_NOTRACE;
+	}
+	if (!rc) {
+		st.listen_fd = listen_ctl(statefd);
+		if (st.listen_fd < 0) {
+			fprintf(stderr,
+				"footprint: cannot listen in the state directory: %s\n",
+				strerror(errno));
+			rc = FP_EXIT_NOTRACE;
+		}
+	}
+	if (!rc) {
+		write_pidfile(statefd, &cg);
+		detach_stdio();
+		rc = fp_sidecar_serve(&s, &st);
+		unlinkat(statefd, FP_SIDECAR_CTL, 0);
+		unlinkat(statefd, FP_SIDECAR_PID, 0);
+	}
+	fp_session_free(&s);
+	if (cg.fd >= 0)
+		fp_cgroup_remove(&cg);
+	return rc;
+}
+
+/*
+ * The daemon is a grandchild in a session of its own (no terminal, no
+ * job control, not the runner's step); start returns once it said it is
+ * tracing, with its error otherwise.
+ */
+static int start(struct sidecar_opts *o, const struct fp_creds *c)
+{
+	struct fp_policy pol = { 0 };
+	char *roots[64] = { 0 };
+	int statefd, pfd[2], status, rc;
+	char ok = 0;
+	pid_t pid;
+	size_t i;
+
+	if (geteuid() != 0) {
+		fprintf(stderr,
+			"footprint: tracing needs root; run it under sudo: sudo footprint sidecar start\n");
+		return FP_EXIT_NOTRACE;
+	}
+	if (!o->nroots)
+		o->roots_arg[o->nroots++] = ".";
+	rc = fp_resolve_roots(o->roots_arg, o->nroots, c, roots);
+	if (!rc)
+		rc = fp_rule_args_policy(&o->rules, &pol, c, roots, o->nroots);
+	if (rc)
+		goto cleanup;
+	rc = FP_EXIT_USAGE;
+	statefd = open_state(o->state, c, true);
+	if (statefd < 0)
+		goto cleanup;
+	if (daemon_alive(statefd)) {
+		fprintf(stderr,
+			"footprint: a sidecar already runs with state %s; stop it first (footprint sidecar stop)\n",
+			o->state);
+		close(statefd);
+		goto cleanup;
+	}
+	rc = FP_EXIT_NOTRACE;
+	if (pipe2(pfd, O_CLOEXEC)) {
+		close(statefd);
+		goto cleanup;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		setsid();
+		if (fork() == 0)
+			_exit(run_daemon(o, statefd, pfd[1], roots, &pol, c));
+		_exit(0);
+	}
+	close(pfd[1]);
+	close(statefd);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	/* one byte once tracing is live; EOF if the daemon gave up */
+	if (pid > 0 && read(pfd[0], &ok, 1) == 1 && ok == '1')
+		rc = FP_EXIT_OK;
+	else
+		fprintf(stderr, "footprint: the sidecar did not start\n");
+	close(pfd[0]);
+cleanup:
+	fp_policy_free(&pol);
+	for (i = 0; i < 64; i++)
+		free(roots[i]);
+	return rc;
+}
+
+/*
+ * stop is footprint's own, not the job's: it goes on in a child born in
+ * the daemon's cgroup (clone3 CLONE_INTO_CGROUP), so that nothing it
+ * writes is traced. Returns 0 in that child, the child's exit code (> 0)
+ * in the caller, or -1 when it must go on where it is.
+ */
+static int leave_the_job(int statefd)
+{
+	char procs[PATH_MAX + 64], *slash;
+	struct clone_args ca = { .flags = CLONE_INTO_CGROUP,
+				 .exit_signal = SIGCHLD };
+	int pid, status, cgfd,
+		fd = openat(statefd, FP_SIDECAR_PID,
+			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	long child;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d\n%4159s", &pid, procs) != 2 ||
+	    strncmp(procs, "/sys/fs/cgroup/", 15) ||
+	    !(slash = strrchr(procs, '/'))) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	*slash = '\0';
+	cgfd = open(procs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cgfd < 0)
+		return -1;
+	ca.cgroup = cgfd;
+	child = syscall(SYS_clone3, &ca, sizeof(ca));
+	close(cgfd);
+	if (child <= 0)
+		return child == 0 ? 0 : -1;
+	if (waitpid(child, &status, 0) != child)
+		return FP_EXIT_NOTRACE;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : FP_EXIT_NOTRACE;
+}
+
+/* ---- status ---- */
+
+static int status(struct sidecar_opts *o)
+{
+	char buf[4096], req = o->json ? FP_SC_STATUS : FP_SC_STATUS_TEXT;
+	int statefd = open_state(o->state, NULL, false), fd;
+	ssize_t n;
+
+	if (statefd < 0)
+		return FP_EXIT_USAGE;
+	fd = ctl_connect(statefd, o->state);
+	close(statefd);
+	if (fd < 0) {
+		fprintf(stderr,
+			"footprint: no sidecar answers in %s (%s); `footprint sidecar stop` will judge what it recorded\n",
+			o->state, strerror(-fd));
+		return FP_EXIT_VERDICT;
+	}
+	n = (send(fd, &req, 1, 0) == 1) ? recv(fd, buf, sizeof(buf), 0) : -1;
+	close(fd);
+	if (n <= 0) {
+		fprintf(stderr, "footprint: the sidecar did not answer\n");
+		return FP_EXIT_VERDICT;
+	}
+	/* JSON to stdout, the human lines to stderr */
+	fwrite(buf, 1, n, o->json ? stdout : stderr);
+	return FP_EXIT_OK;
+}
+
+/* ---- stop ---- */
+
+/* The log the daemon left: in the state directory, or where --record put
+ * it (the same file: device and inode as recorded at start). */
+static int dead_log_fd(int statefd)
+{
+	unsigned long long dev, ino;
+	char path[PATH_MAX + 2];
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS };
+	struct stat st;
+	FILE *f;
+	int fd = openat(statefd, FP_SIDECAR_LOG_ID,
+			O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return openat(statefd, FP_SIDECAR_LOG,
+			      O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	f = fdopen(fd, "r");
+	if (!f || fscanf(f, "%llu %llu\n", &dev, &ino) != 2 ||
+	    !fgets(path, sizeof(path), f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd >= 0 &&
+	    (fstat(fd, &st) || st.st_dev != dev || st.st_ino != ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Fail closed: the daemon is gone. What it recorded is judged all the
+ * same, and the verdict fails, saying why.
+ */
+static int judge_dead(int statefd, FILE *receipt, const char *why, bool quiet)
+{
+	struct fp_run run;
+	struct fp_policy pol = { 0 };
+	struct fp_findings f = { 0 };
+	struct fp_verdict v = { 0 };
+	struct fp_outcome out;
+	char err[600], path[64];
+	int fd = dead_log_fd(statefd), ret, rc = FP_EXIT_VERDICT;
+
+	fprintf(stderr, "footprint: %s; judging what it recorded\n", why);
+	if (fd < 0 || fp_run_init(&run)) {
+		fprintf(stderr,
+			"footprint: the sidecar's log cannot be read; the verdict fails\n");
+		if (fd >= 0)
+			close(fd);
+		return FP_EXIT_VERDICT;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ret = fp_log_load(path, &run, NULL, NULL, err, sizeof(err));
+	if (ret && ret != -ENODATA)
+		fprintf(stderr, "%s\n", err);
+	free(run.incomplete_why);
+	run.incomplete_why = strdup(why);
+	run.have_trailer = false;
+	if ((!ret || ret == -ENODATA) &&
+	    !fp_run_policy(&run, &pol, err, sizeof(err)) &&
+	    !fp_run_judge(&run, &pol, &f, &v, &out)) {
+		if (receipt)
+			fp_run_receipt(receipt, &run, &f, &v, &out);
+		if (!quiet)
+			fp_summary_write(stderr, &f, &v, false);
+	}
+	close(fd);
+	fp_verdict_free(&v);
+	fp_findings_free(&f);
+	fp_policy_free(&pol);
+	fp_run_free(&run);
+	return rc;
+}
+
+/* Ask the daemon for the verdict: "R <code>", or -1 if it died. */
+static int ask_stop(int conn, int receipt_fd, bool annotations)
+{
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int fds[4] = { receipt_fd >= 0 ? receipt_fd : devnull, devnull,
+		       STDOUT_FILENO, STDERR_FILENO };
+	char req[2] = { FP_SC_STOP, annotations ? 'a' : '-' };
+	char ctl[CMSG_SPACE(sizeof(fds))], buf[64];
+	struct iovec iov = { req, sizeof(req) };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl,
+			    .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	ssize_t n;
+	int rc = -1;
+
+	if (devnull < 0)
+		return -1;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	if (receipt_fd < 0)
+		fds[0] = devnull;
+	if (sendmsg(conn, &m, MSG_NOSIGNAL) == sizeof(req)) {
+		n = recv(conn, buf, sizeof(buf) - 1, 0);
+		if (n > 2 && buf[0] == 'R') {
+			buf[n] = '\0';
+			rc = atoi(buf + 2);
+		}
+	}
+	close(devnull);
+	return rc;
+}
+
+static int stop(struct sidecar_opts *o, const struct fp_creds *c)
+{
+	struct fp_output receipt = FP_OUTPUT_INIT("the receipt");
+	FILE *rf = NULL;
+	int statefd, conn, rc;
+	bool in_child;
+
+	if (geteuid() != 0) {
+		fprintf(stderr,
+			"footprint: stopping the sidecar needs root; run it under sudo: sudo footprint sidecar stop\n");
+		return FP_EXIT_NOTRACE;
+	}
+	statefd = open_state(o->state, c, false);
+	if (statefd < 0)
+		return FP_EXIT_USAGE;
+	rc = leave_the_job(statefd);
+	if (rc > 0) {
+		close(statefd);
+		return rc;
+	}
+	in_child = rc == 0;
+	receipt.path = o->receipt_path;
+	rc = fp_output_prepare(&receipt, c, NULL, 0);
+	if (!rc && o->receipt_path && strcmp(o->receipt_path, "-") &&
+	    fp_output_create(&receipt, c, true) < 0)
+		rc = FP_EXIT_USAGE;
+	if (rc)
+		goto cleanup;
+	conn = ctl_connect(statefd, o->state);
+	rc = conn < 0 ?
+		     -1 :
+		     ask_stop(conn,
+			      o->receipt_path && !strcmp(o->receipt_path, "-") ?
+				      STDOUT_FILENO :
+				      receipt.fd,
+			      o->annotations);
+	if (conn >= 0)
+		close(conn);
+	if (rc < 0) {
+		if (receipt.fd >= 0)
+			rf = fdopen(dup(receipt.fd), "w");
+		else if (o->receipt_path)
+			rf = stdout;
+		rc = judge_dead(
+			statefd, rf,
+			conn < 0 ?
+				"the sidecar daemon is gone (killed, or it died)" :
+				"the sidecar daemon died while it was stopping",
+			o->quiet);
+		if (rf && rf != stdout)
+			fclose(rf);
+	}
+cleanup:
+	close(statefd);
+	if (c->active)
+		fp_output_hand_over(&receipt, 1, c->uid, c->gid, c->name);
+	if (receipt.fd >= 0)
+		close(receipt.fd);
+	fp_output_close(&receipt);
+	if (in_child) {
+		fflush(stdout);
+		_exit(rc);
+	}
+	return rc;
+}
+
+int cmd_sidecar(int argc, char **argv)
+{
+	struct sidecar_opts o = { 0 };
+	struct fp_creds invoker = { 0 };
+	char err[512];
+	int rc = parse_sidecar(argc, argv, &o);
+
+	if (rc == -1) {
+		sidecar_usage(stdout);
+		return FP_EXIT_OK;
+	}
+	if (rc)
+		return rc;
+	if (fp_creds_invoker(&invoker, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return FP_EXIT_USAGE;
+	}
+	if (!strcmp(o.verb, "start"))
+		rc = start(&o, &invoker);
+	else if (!strcmp(o.verb, "status"))
+		rc = status(&o);
+	else
+		rc = stop(&o, &invoker);
+	fp_creds_free(&invoker);
+	return rc;
+}

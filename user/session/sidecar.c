@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The sidecar's daemon loop (sidecar.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sidecar.h"
+
+#define STOP_FDS 4
+
+/* the largest resident set so far, from /proc: what status reports */
+static unsigned long rss_hwm_kib(void)
+{
+	char line[256];
+	unsigned long kib = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %lu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static uint64_t lost_now(struct fp_session *s)
+{
+	struct fp_trace_stats ts = { 0 };
+	uint64_t lost;
+
+	fp_tracer_stats(s->tracer, &ts);
+	lost = ts.lost + s->col->malformed;
+	fp_trace_stats_free(&ts);
+	return lost;
+}
+
+static void reply_status(int fd, struct fp_session *s,
+			 struct fp_sidecar_state *st, bool json)
+{
+	char buf[4096];
+	unsigned int i, n = st->minute < 60 ? st->minute + 1 : 60;
+	size_t len = 0;
+	uint64_t lost = lost_now(s);
+
+	if (!json) {
+		len = snprintf(buf, sizeof(buf),
+			       "footprint sidecar: tracing (pid %d)\n"
+			       "events: %" PRIu64 "\nlost: %" PRIu64
+			       "\nsteps marked: %u\nrss: %lu KiB\n",
+			       (int)getpid(), s->col->delivered, lost,
+			       st->marks, rss_hwm_kib());
+		send(fd, buf, len, MSG_NOSIGNAL);
+		return;
+	}
+	len = snprintf(buf, sizeof(buf),
+		       "{\"pid\":%d,\"events\":%" PRIu64 ",\"lost\":%" PRIu64
+		       ",\"marks\":%u,\"rss_kib\":%lu,\"lost_per_minute\":[",
+		       (int)getpid(), s->col->delivered, lost, st->marks,
+		       rss_hwm_kib());
+	/* oldest first, the current minute last */
+	for (i = 0; i < n && len < sizeof(buf) - 32; i++)
+		len += snprintf(
+			buf + len, sizeof(buf) - len, "%s%" PRIu64,
+			i ? "," : "",
+			st->lost_per_min[(st->minute + 61 - n + i) % 60]);
+	len += snprintf(buf + len, sizeof(buf) - len, "]}\n");
+	send(fd, buf, len, MSG_NOSIGNAL);
+}
+
+/* A stop request: its flags say which of receipt and summary follow. */
+static int take_stop_fds(struct msghdr *m, int fds[STOP_FDS])
+{
+	struct cmsghdr *c = CMSG_FIRSTHDR(m);
+	unsigned int i, n;
+
+	for (i = 0; i < STOP_FDS; i++)
+		fds[i] = -1;
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	if (n != STOP_FDS) {
+		memcpy(fds, CMSG_DATA(c),
+		       (n < STOP_FDS ? n : STOP_FDS) * sizeof(int));
+		return -EPROTO;
+	}
+	memcpy(fds, CMSG_DATA(c), sizeof(int) * STOP_FDS);
+	return 0;
+}
+
+/*
+ * One request on a new connection. Only root may stop the sidecar (the
+ * socket is root's, 0600); 1 when it was a stop, with its fds in fds.
+ */
+static int serve_one(int conn, struct fp_session *s,
+		     struct fp_sidecar_state *st, int fds[STOP_FDS])
+{
+	char buf[512], ctl[CMSG_SPACE(sizeof(int) * STOP_FDS)];
+	struct iovec iov = { buf, sizeof(buf) - 1 };
+	struct msghdr m = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl,
+		.msg_controllen = sizeof(ctl),
+	};
+	ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	switch (buf[0]) {
+	case FP_SC_STATUS:
+	case FP_SC_STATUS_TEXT:
+		reply_status(conn, s, st, buf[0] == FP_SC_STATUS);
+		return 0;
+	case FP_SC_STOP:
+		if (take_stop_fds(&m, fds)) {
+			send(conn, "E bad stop request", 18, MSG_NOSIGNAL);
+			return 0;
+		}
+		st->annotations = n > 1 && buf[1] == 'a';
+		return 1;
+	default:
+		send(conn, "E unknown request", 17, MSG_NOSIGNAL);
+		return 0;
+	}
+}
+
+static void tick_minute(struct fp_session *s, struct fp_sidecar_state *st)
+{
+	uint64_t lost = lost_now(s);
+
+	st->lost_per_min[st->minute % 60] = lost - st->lost_seen;
+	st->lost_seen = lost;
+	st->minute++;
+	st->lost_per_min[st->minute % 60] = 0;
+}
+
+/* Poll until a stop request; its connection is returned, -errno else. */
+static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
+			    int fds[STOP_FDS])
+{
+	struct itimerspec minute = { { 60, 0 }, { 60, 0 } };
+	struct epoll_event evs[4], ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	int ret = -EINTR, n, i, conn;
+	uint64_t ticks;
+
+	if (ep < 0 || tfd < 0 || timerfd_settime(tfd, 0, &minute, NULL)) {
+		ret = -errno;
+		goto cleanup;
+	}
+	ev.data.fd = fp_tracer_epoll_fd(s->tracer);
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	ev.data.fd = st->listen_fd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	ev.data.fd = tfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	for (;;) {
+		n = epoll_wait(ep, evs, 4, 50);
+		if (n < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.fd == tfd &&
+			    read(tfd, &ticks, sizeof(ticks)) > 0)
+				tick_minute(s, st);
+			if (evs[i].data.fd != st->listen_fd)
+				continue;
+			conn = accept4(st->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+			if (conn < 0)
+				continue;
+			if (serve_one(conn, s, st, fds) == 1) {
+				ret = conn;
+				goto cleanup;
+			}
+			close(conn);
+		}
+		n = fp_tracer_consume(s->tracer);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		if (s->logging)
+			fp_evlog_tick(&s->log.w);
+	}
+cleanup:
+	if (tfd >= 0)
+		close(tfd);
+	if (ep >= 0)
+		close(ep);
+	return ret;
+}
+
+/* The verdict, written where the stop request asked for it. */
+static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0)
+{
+	int rc;
+
+	/* the stop command's stdout and stderr are ours from now on */
+	dup2(fds[2], STDOUT_FILENO);
+	dup2(fds[3], STDERR_FILENO);
+	if (fds[0] >= 0)
+		s->receipt = fdopen(fds[0], "w");
+	s->run.duration_ms = fp_now_ms() - t0;
+	rc = fp_session_after_procs(s);
+	if (!rc) {
+		fp_session_drain(s);
+		rc = fp_session_after_files(s);
+	}
+	if (!rc)
+		rc = fp_session_verdict(s);
+	return rc;
+}
+
+int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
+{
+	int fds[STOP_FDS] = { -1, -1, -1, -1 };
+	int64_t t0 = fp_now_ms();
+	char reply[32];
+	int conn, rc, i;
+
+	if (write(st->ready_fd, "1", 1) != 1)
+		return FP_EXIT_NOTRACE;
+	close(st->ready_fd);
+	st->ready_fd = -1;
+	conn = trace_until_stop(s, st, fds);
+	if (conn < 0) {
+		/* no one asked for the verdict: the log keeps what was seen */
+		s->trace_err = conn;
+		return FP_EXIT_NOTRACE;
+	}
+	rc = finish(s, fds, t0);
+	fp_session_finish(s, &rc, false, 0, 0, NULL);
+	snprintf(reply, sizeof(reply), "R %d", rc);
+	send(conn, reply, strlen(reply), MSG_NOSIGNAL);
+	close(conn);
+	for (i = 1; i < STOP_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
