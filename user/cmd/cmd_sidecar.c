@@ -590,10 +590,11 @@ cleanup:
 /*
  * stop is footprint's own, not the job's: it goes on in a child born in
  * the daemon's cgroup (clone3 CLONE_INTO_CGROUP), so that nothing it
- * writes is traced. Returns 0 in that child, the child's exit code (> 0)
- * in the caller, or -1 when it must go on where it is.
+ * writes is traced. Returns 1 in that child; 0 in the caller once the
+ * child is done, with its exit code in *code; -1 when it must go on
+ * where it is.
  */
-static int leave_the_job(int statefd)
+static int leave_the_job(int statefd, int *code)
 {
 	char procs[PATH_MAX + 64], *slash;
 	struct clone_args ca = { .flags = CLONE_INTO_CGROUP,
@@ -621,10 +622,11 @@ static int leave_the_job(int statefd)
 	child = syscall(SYS_clone3, &ca, sizeof(ca));
 	close(cgfd);
 	if (child <= 0)
-		return child == 0 ? 0 : -1;
-	if (waitpid(child, &status, 0) != child)
-		return FP_EXIT_NOTRACE;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : FP_EXIT_NOTRACE;
+		return child == 0 ? 1 : -1;
+	*code = FP_EXIT_NOTRACE;
+	if (waitpid(child, &status, 0) == child && WIFEXITED(status))
+		*code = WEXITSTATUS(status);
+	return 0;
 }
 
 /* ---- status ---- */
@@ -779,6 +781,7 @@ static int stop(struct sidecar_opts *o, const struct fp_creds *c)
 	FILE *rf = NULL;
 	int statefd, conn, rc;
 	bool in_child;
+	int where;
 
 	if (geteuid() != 0) {
 		fprintf(stderr,
@@ -788,12 +791,12 @@ static int stop(struct sidecar_opts *o, const struct fp_creds *c)
 	statefd = open_state(o->state, c, false);
 	if (statefd < 0)
 		return FP_EXIT_USAGE;
-	rc = leave_the_job(statefd);
-	if (rc > 0) {
+	where = leave_the_job(statefd, &rc);
+	if (where == 0) {
 		close(statefd);
 		return rc;
 	}
-	in_child = rc == 0;
+	in_child = where == 1;
 	receipt.path = o->receipt_path;
 	rc = fp_output_prepare(&receipt, c, NULL, 0);
 	if (!rc && o->receipt_path && strcmp(o->receipt_path, "-") &&

@@ -48,7 +48,11 @@ static void reply_status(int fd, struct fp_session *s,
 	char buf[4096];
 	unsigned int i, n = st->minute < 60 ? st->minute + 1 : 60;
 	size_t len = 0;
-	uint64_t lost = lost_now(s);
+	uint64_t lost;
+
+	/* what the ring holds now counts too */
+	fp_tracer_consume(s->tracer);
+	lost = lost_now(s);
 
 	if (!json) {
 		len = snprintf(buf, sizeof(buf),
