@@ -2,6 +2,7 @@
 /* cli.c: fp_parse_size; run_args.c: the parsers of run, replay, events */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,4 +302,212 @@ Test(run_args, events)
 	cr_assert_eq(fp_events_args_parse(ARGC(neg), neg, &o), FP_EXIT_USAGE);
 	release_stderr(&s);
 	assert_one_line(&s, "events", "--pid wants a number");
+}
+
+/* ---- the option order: anywhere, but run stops at its command ---- */
+
+static int replay_parse(int argc, char **argv, struct fp_replay_opts *o,
+			struct said *s)
+{
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	catch_stderr(s);
+	ret = fp_replay_args_parse(argc, argv, o);
+	release_stderr(s);
+	return ret;
+}
+
+static void assert_silent(struct said *s)
+{
+	cr_assert_eq(s->len, 0, "%s", s->text);
+	free(s->text);
+}
+
+Test(option_order, replay_options_after_the_log)
+{
+	char *after[] = { "replay", "job.fplog", "--receipt",
+			  "r.json", "-q",	 NULL };
+	char *between[] = { "replay",	      "-a", "x/", "job.fplog",
+			    "--forbid=/etc/", NULL };
+	struct fp_replay_opts o;
+	struct said s;
+
+	cr_assert_eq(replay_parse(ARGC(after), after, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert_str_eq(o.log, "job.fplog");
+	cr_assert_str_eq(o.receipt_path, "r.json");
+	cr_assert(o.quiet);
+	cr_assert_eq(replay_parse(ARGC(between), between, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert_str_eq(o.log, "job.fplog");
+	cr_assert_eq(o.rules.nrules, 2);
+	cr_assert_eq(o.rules.rules[0].kind, FP_ALLOW);
+	cr_assert_str_eq(o.rules.rules[1].pattern, "/etc/");
+	cr_assert_str_eq(after[1], "job.fplog", "argv is not reordered");
+}
+
+/* a log whose name starts with '-' is reached with "--", and only so */
+Test(option_order, replay_double_dash)
+{
+	char *dashed[] = { "replay", "-o", "r.json", "--", "-weird-name.fplog",
+			   NULL };
+	char *bare[] = { "replay", "-weird-name.fplog", NULL };
+	char *two[] = { "replay", "a.fplog", "--", "-q", NULL };
+	struct fp_replay_opts o;
+	struct said s;
+
+	cr_assert_eq(replay_parse(ARGC(dashed), dashed, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert_str_eq(o.log, "-weird-name.fplog");
+	cr_assert_str_eq(o.receipt_path, "r.json");
+	cr_assert_eq(replay_parse(ARGC(bare), bare, &o, &s), FP_EXIT_USAGE);
+	assert_one_line(&s, "replay", "unknown option '-weird-name.fplog'");
+	cr_assert_eq(replay_parse(ARGC(two), two, &o, &s), FP_EXIT_USAGE);
+	assert_one_line(&s, "replay", "exactly one LOG");
+	cr_assert_not(o.quiet, "-q after -- is a file name");
+}
+
+Test(option_order, replay_errors_after_the_log)
+{
+	char *novalue[] = { "replay", "job.fplog", "--receipt", NULL };
+	char *split[] = { "replay", "a.fplog", "-q", "b.fplog", NULL };
+	struct fp_replay_opts o;
+	struct said s;
+
+	cr_assert_eq(replay_parse(ARGC(novalue), novalue, &o, &s),
+		     FP_EXIT_USAGE);
+	assert_one_line(&s, "replay", "'--receipt' needs a value");
+	cr_assert_eq(replay_parse(ARGC(split), split, &o, &s), FP_EXIT_USAGE);
+	assert_one_line(&s, "replay", "exactly one LOG");
+}
+
+Test(option_order, events_options_after_the_log)
+{
+	char *after[] = { "events", "job.fplog", "--type", "exec",
+			  "--pid",  "7",	 NULL };
+	char *mixed[] = { "events", "--path-prefix=/etc/", "job.fplog", NULL };
+	char *dashed[] = { "events", "--type", "open", "--", "-x.fplog", NULL };
+	struct fp_events_opts o = { 0 };
+
+	cr_assert_eq(fp_events_args_parse(ARGC(after), after, &o), 0);
+	cr_assert_str_eq(o.log, "job.fplog");
+	cr_assert_str_eq(o.type, "exec");
+	cr_assert_eq(o.pid, 7);
+	memset(&o, 0, sizeof(o));
+	cr_assert_eq(fp_events_args_parse(ARGC(mixed), mixed, &o), 0);
+	cr_assert_str_eq(o.log, "job.fplog");
+	cr_assert_str_eq(o.prefix, "/etc/");
+	memset(&o, 0, sizeof(o));
+	cr_assert_eq(fp_events_args_parse(ARGC(dashed), dashed, &o), 0);
+	cr_assert_str_eq(o.log, "-x.fplog");
+	cr_assert_str_eq(o.type, "open");
+}
+
+/*
+ * sudo passes POSIXLY_CORRECT on, and it turns glibc's permuting mode
+ * off: the order must not depend on it.
+ */
+Test(option_order, posixly_correct_changes_nothing)
+{
+	char *after[] = { "replay", "job.fplog", "-o", "r.json", NULL };
+	struct fp_replay_opts o;
+	struct said s;
+	int ret;
+
+	setenv("POSIXLY_CORRECT", "1", 1);
+	ret = replay_parse(ARGC(after), after, &o, &s);
+	unsetenv("POSIXLY_CORRECT");
+	cr_assert_eq(ret, 0);
+	assert_silent(&s);
+	cr_assert_str_eq(o.log, "job.fplog");
+	cr_assert_str_eq(o.receipt_path, "r.json");
+}
+
+Test(option_order, run_stops_at_the_command)
+{
+	char *plain[] = { "run", "ls", "-l", NULL };
+	char *later[] = {
+		"run", "-q", "make", "--root", "/x", "-o", "y", NULL
+	};
+	char *dashed[] = { "run", "--", "-weird", "-q", NULL };
+	struct run_opts o;
+	struct said s;
+
+	cr_assert_eq(run_parse(ARGC(plain), plain, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert_str_eq(o.argv[0], "ls");
+	cr_assert_str_eq(o.argv[1], "-l");
+	cr_assert_null(o.argv[2]);
+	cr_assert_eq(run_parse(ARGC(later), later, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert(o.quiet);
+	cr_assert_eq(o.nroots, 0, "--root after the command is the command's");
+	cr_assert_null(o.receipt_path);
+	cr_assert_str_eq(o.argv[0], "make");
+	cr_assert_str_eq(o.argv[1], "--root");
+	cr_assert_str_eq(o.argv[4], "y");
+	cr_assert_eq(run_parse(ARGC(dashed), dashed, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert_not(o.quiet);
+	cr_assert_str_eq(o.argv[0], "-weird");
+	cr_assert_str_eq(o.argv[1], "-q");
+}
+
+/* a permuting parse must not leave run permuting, nor the reverse */
+Test(option_order, modes_do_not_leak_between_parses)
+{
+	char *replay[] = { "replay", "job.fplog", "-q", NULL };
+	char *run[] = { "run", "ls", "-q", NULL };
+	struct fp_replay_opts ro;
+	struct run_opts o;
+	struct said s;
+
+	cr_assert_eq(replay_parse(ARGC(replay), replay, &ro, &s), 0);
+	assert_silent(&s);
+	cr_assert(ro.quiet);
+	cr_assert_eq(run_parse(ARGC(run), run, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert_not(o.quiet);
+	cr_assert_str_eq(o.argv[1], "-q");
+	cr_assert_eq(replay_parse(ARGC(replay), replay, &ro, &s), 0);
+	assert_silent(&s);
+	cr_assert(ro.quiet);
+}
+
+/* the helper the sidecar subcommands reuse: positionals kept in order */
+Test(option_order, helper_keeps_positionals_in_order_and_bounded)
+{
+	static const struct option longopts[] = {
+		{ "state", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *argv[] = { "mark", "a",  "--state", "/s",
+			 "b",	 "--", "--state", NULL };
+	char *many[2 + 2 * FP_POSITIONALS_MAX];
+	struct fp_positionals pos = { 0 };
+	const char *state = NULL;
+	int c, at, i;
+
+	fp_opts_start();
+	while ((c = fp_next_opt_any_order(ARGC(argv), argv, "-:", longopts, &at,
+					  &pos)) != -1) {
+		cr_assert_eq(c, 'S', "got %d at %s", c, argv[at]);
+		state = optarg;
+	}
+	cr_assert_str_eq(state, "/s");
+	cr_assert_eq(pos.n, 3);
+	cr_assert_str_eq(pos.v[0], "a");
+	cr_assert_str_eq(pos.v[1], "b");
+	cr_assert_str_eq(pos.v[2], "--state");
+
+	many[0] = "mark";
+	for (i = 1; i <= 2 * FP_POSITIONALS_MAX; i++)
+		many[i] = "x";
+	many[i] = NULL;
+	memset(&pos, 0, sizeof(pos));
+	fp_opts_start();
+	while (fp_next_opt_any_order(i, many, "-:", longopts, &at, &pos) != -1)
+		cr_assert_fail("no option was given");
+	cr_assert_eq(pos.n, 2 * FP_POSITIONALS_MAX, "all are counted");
 }

@@ -22,6 +22,13 @@ static int next_opt(int argc, char **argv, const char *optstring,
 	return getopt_long(argc, argv, optstring, longopts, NULL);
 }
 
+void fp_positional_add(struct fp_positionals *pos, char *arg)
+{
+	if (pos->n < FP_POSITIONALS_MAX)
+		pos->v[pos->n] = arg;
+	pos->n++;
+}
+
 static int bad_option(const char *sub, int c, const char *arg)
 {
 	if (c == ':')
@@ -33,10 +40,35 @@ static int bad_option(const char *sub, int c, const char *arg)
  * optind = 0, not 1: glibc then forgets where it was inside a cluster of
  * short options of the previous argv, which a caller may have freed.
  */
-static void start_opts(void)
+void fp_opts_start(void)
 {
 	optind = 0;
 	opterr = 0;
+}
+
+/*
+ * glibc's own permuting mode is not used: POSIXLY_CORRECT in the
+ * environment (sudo passes it on) would silently turn it off, and it
+ * reorders argv. With a leading '-' getopt hands each positional argument
+ * back as option 1, in order, whatever the environment says.
+ */
+int fp_next_opt_any_order(int argc, char **argv, const char *optstring,
+			  const struct option *longopts, int *at,
+			  struct fp_positionals *pos)
+{
+	int c;
+
+	for (;;) {
+		c = next_opt(argc, argv, optstring, longopts, at);
+		if (c != 1)
+			break;
+		fp_positional_add(pos, optarg);
+	}
+	/* what follows "--" is positional, even "-weird-name" */
+	if (c == -1)
+		while (optind < argc)
+			fp_positional_add(pos, argv[optind++]);
+	return c;
 }
 
 static int parse_budget(const char *sub, const char *arg, uint64_t *out)
@@ -159,7 +191,8 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	o->ring_bytes = 16 << 20;
 	o->max_argv_bytes = 1 << 20;
 	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
-	start_opts();
+	fp_opts_start();
+	/* "+": the first non-option is COMMAND, and its options are its own */
 	while ((c = next_opt(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh", longopts,
 			     &at)) != -1) {
 		taken = fp_rule_args_take(&o->rules, "run", c, optarg);
@@ -276,11 +309,12 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct fp_positionals pos = { 0 };
 	int c, ret, at;
 
-	start_opts();
-	while ((c = next_opt(argc, argv, "+:a:f:x:p:o:qh", longopts, &at)) !=
-	       -1) {
+	fp_opts_start();
+	while ((c = fp_next_opt_any_order(argc, argv, "-:a:f:x:p:o:qh",
+					  longopts, &at, &pos)) != -1) {
 		ret = fp_rule_args_take(&o->rules, "replay", c, optarg);
 		if (ret < 0)
 			return -ret;
@@ -304,9 +338,9 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 			return bad_option("replay", c, argv[at]);
 		}
 	}
-	if (optind != argc - 1)
+	if (pos.n != 1)
 		return fp_usage_error("replay", "give exactly one LOG file");
-	o->log = argv[optind];
+	o->log = pos.v[0];
 	return 0;
 }
 
@@ -319,12 +353,14 @@ int fp_events_args_parse(int argc, char **argv, struct fp_events_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct fp_positionals pos = { 0 };
 	char *end;
 	int c, at;
 
 	o->pid = -1;
-	start_opts();
-	while ((c = next_opt(argc, argv, "+:h", longopts, &at)) != -1) {
+	fp_opts_start();
+	while ((c = fp_next_opt_any_order(argc, argv, "-:h", longopts, &at,
+					  &pos)) != -1) {
 		switch (c) {
 		case 'P':
 			errno = 0;
@@ -348,8 +384,8 @@ int fp_events_args_parse(int argc, char **argv, struct fp_events_opts *o)
 			return bad_option("events", c, argv[at]);
 		}
 	}
-	if (optind != argc - 1)
+	if (pos.n != 1)
 		return fp_usage_error("events", "give exactly one LOG file");
-	o->log = argv[optind];
+	o->log = pos.v[0];
 	return 0;
 }

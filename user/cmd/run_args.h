@@ -56,6 +56,33 @@ struct fp_events_opts {
 	const char *log;
 };
 
+/*
+ * The positional arguments of a subcommand, in order: the first
+ * FP_POSITIONALS_MAX kept, n counts them all (so "exactly one" can be
+ * checked however many were given).
+ */
+#define FP_POSITIONALS_MAX 8
+struct fp_positionals {
+	char *v[FP_POSITIONALS_MAX];
+	int n;
+};
+
+struct option;
+
+/*
+ * The convention of every subcommand but run: options may come before,
+ * between or after the positional arguments ("replay job.fplog -o r.json"),
+ * and everything after "--" is positional. fp_opts_start() first, then
+ * call it like getopt_long until it returns -1; optstring must begin with
+ * "-:". *at is the index in argv of the argument an error is about.
+ * run does not use it: its options end at the command.
+ */
+void fp_opts_start(void);
+int fp_next_opt_any_order(int argc, char **argv, const char *optstring,
+			  const struct option *longopts, int *at,
+			  struct fp_positionals *pos);
+void fp_positional_add(struct fp_positionals *pos, char *arg);
+
 void fp_run_usage(FILE *f);
 /*
  * 0 with *o filled (o zeroed by the caller), FP_ARGS_HELP, or

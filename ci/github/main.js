@@ -1,0 +1,41 @@
+'use strict';
+/*
+ * main: start the sidecar; it returns once tracing is live, so every
+ * later step of the job is traced. post.js stops it and judges.
+ */
+const path = require('path');
+const lib = require('./lib');
+
+function list(s) {
+  return s.split(/[\n,]/).map((x) => x.trim()).filter(Boolean);
+}
+
+function main() {
+  lib.mode(); /* a typo must not wait for the post step to show */
+  const temp = lib.need('RUNNER_TEMP');
+  const roots = list(lib.input('roots') || process.env.GITHUB_WORKSPACE || '');
+  if (!roots.length) throw new lib.Fail('no root to watch: give the roots input');
+  const fp = lib.findFootprint(lib.input('footprint') || 'footprint');
+  const state = path.join(temp, 'footprint-state');
+  const args = ['sidecar', 'start', '--state', state];
+  for (const r of roots) args.push('--root', path.resolve(r));
+  if (lib.input('policy')) args.push('--policy', path.resolve(lib.input('policy')));
+  if (lib.input('record')) args.push('--record', path.resolve(lib.input('record')));
+
+  /* before the start: post stops whatever got started, even half */
+  lib.fileCommand('GITHUB_STATE', 'state', state);
+  lib.fileCommand('GITHUB_STATE', 'footprint', fp);
+  /* the runner's orphan killer ends every process carrying this */
+  const env = { ...process.env };
+  delete env.RUNNER_TRACKING_ID;
+  const r = lib.sudo(fp, args, env);
+  if (r.error || r.status !== 0)
+    throw new lib.Fail(`the sidecar did not start (${lib.how(r)}); nothing is traced and the job fails`);
+}
+
+try {
+  main();
+} catch (e) {
+  lib.command('error', e instanceof lib.Fail ? e.message : e.stack);
+  process.exitCode = 1;
+}
