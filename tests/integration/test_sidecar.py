@@ -167,6 +167,43 @@ class SidecarTest(unittest.TestCase):
         self.assertEqual(p.stdout, b"")
         self.assertIn(b"footprint sidecar: tracing", p.stderr)
 
+    def test_anyone_may_ask_status_only_root_may_stop(self):
+        job = Job(self)
+        job.start()
+        nobody = su.nobody()
+        probe = os.path.join(job.base, "fp")
+        shutil.copy(su.FOOTPRINT, probe)
+        os.chmod(probe, 0o755)
+        drop = ["setpriv", "--reuid", str(nobody.pw_uid), "--regid",
+                str(nobody.pw_gid), "--clear-groups", "--"]
+        p = subprocess.run(drop + [probe, "sidecar", "status", "--state",
+                                   job.state, "--json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=30)
+        self.assertEqual(p.returncode, EXIT_OK, p.stderr)
+        self.assertIn("events", json.loads(p.stdout))
+        # a stop request straight on the socket, as nobody: refused
+        ask = ("import socket, sys\n"
+               "s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\n"
+               "s.connect(sys.argv[1])\n"
+               "socket.send_fds(s, [b'X-'], [0, 1, 1, 2])\n"
+               "print(s.recv(64).decode())\n")
+        p = subprocess.run(drop + [su.PY, "-c", ask,
+                                   os.path.join(job.state, "ctl")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=30)
+        self.assertEqual(p.stdout.strip(), b"E refused", p.stderr)
+        with open(os.path.join(job.state, "daemon.pid")) as f:
+            pid = int(f.readline())
+        self.assertNotIn(su.proc_state(pid), (None, "Z"))
+        p, doc, _ = job.stop("--quiet")
+        self.assertEqual(p.returncode, EXIT_OK, p.stderr)
+        # nobody cannot read the log or the daemon's files
+        p = subprocess.run(drop + ["cat", os.path.join(job.state,
+                                                       "trace.fplog")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertNotEqual(p.returncode, 0)
+
     def test_killed_daemon_fails_closed(self):
         job = Job(self)
         job.start()

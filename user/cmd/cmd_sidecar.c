@@ -30,6 +30,7 @@
 #include "reconcile.h"
 #include "rule_args.h"
 #include "run.h"
+#include "run_args.h"
 #include "sidecar.h"
 #include "userfile.h"
 
@@ -78,7 +79,7 @@ static void sidecar_usage(FILE *f)
 		"Options of every verb:\n"
 		"      --state DIR       the daemon's directory (default " DEFAULT_STATE
 		"):\n"
-		"                        root's, 0700; made by start\n"
+		"                        root's, 0711; made by start\n"
 		"Options of stop:\n"
 		"  -o, --receipt FILE    write the JSON receipt\n"
 		"  -q, --quiet           no summary on stderr\n"
@@ -115,17 +116,17 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct fp_positionals pos = { 0 };
 	uint64_t v;
-	int c, taken;
+	int c, taken, at;
 
 	o->state = DEFAULT_STATE;
 	o->ring_bytes = 16 << 20;
 	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
-	optind = 0;
-	opterr = 0;
 	/* options may come before or after the verb */
-	while ((c = getopt_long(argc, argv, ":r:a:f:x:p:w:o:qh", longopts,
-				NULL)) != -1) {
+	fp_opts_start();
+	while ((c = fp_next_opt_any_order(argc, argv, "-:r:a:f:x:p:w:o:qh",
+					  longopts, &at, &pos)) != -1) {
 		taken = fp_rule_args_take(&o->rules, "sidecar", c, optarg);
 		if (taken < 0)
 			return -taken;
@@ -181,32 +182,33 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		case ':':
 			return fp_usage_error("sidecar",
 					      "option '%s' needs a value",
-					      argv[optind - 1]);
+					      argv[at]);
 		default:
 			return fp_usage_error("sidecar", "unknown option '%s'",
-					      argv[optind - 1]);
+					      argv[at]);
 		}
 	}
-	if (optind >= argc)
+	if (pos.n < 1)
 		return fp_usage_error("sidecar",
 				      "say start, status or stop (see --help)");
-	o->verb = argv[optind++];
+	o->verb = pos.v[0];
 	if (strcmp(o->verb, "start") && strcmp(o->verb, "status") &&
 	    strcmp(o->verb, "stop"))
 		return fp_usage_error(
 			"sidecar",
 			"unknown verb '%s'; say start, status or stop",
 			o->verb);
-	if (optind < argc)
+	if (pos.n > 1)
 		return fp_usage_error("sidecar", "unexpected argument '%s'",
-				      argv[optind]);
+				      pos.v[1]);
 	return 0;
 }
 
 /* ---- the state directory ---- */
 
 /*
- * The state directory, root's and 0700: made when missing (its parent
+ * The state directory, root's and 0711 (anyone may ask for status, only
+ * root may stop or read the log): made when missing (its parent
  * opened as the invoking user, through no link), refused when it is
  * anything else. An fd on it, or -1 after one line.
  */
@@ -225,7 +227,7 @@ static int open_state(const char *path, const struct fp_creds *c, bool make)
 		return -1;
 	}
 	if (make && !fp_creds_enter(make ? c : NULL)) {
-		ret = mkdirat(d.dirfd, d.base, 0700);
+		ret = mkdirat(d.dirfd, d.base, 0711);
 		fp_creds_leave(c);
 		if (ret && errno != EEXIST) {
 			fprintf(stderr,
@@ -234,8 +236,10 @@ static int open_state(const char *path, const struct fp_creds *c, bool make)
 			goto cleanup;
 		}
 	}
+	/* O_PATH: search permission is all anyone but root has */
 	fd = openat(d.dirfd, d.base,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		    (make ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr,
 			"footprint: cannot open the state directory %s: %s; is the sidecar started (footprint sidecar start)?\n",
@@ -244,10 +248,10 @@ static int open_state(const char *path, const struct fp_creds *c, bool make)
 	}
 	/* a directory the user made there is not ours until it is root's */
 	if (make && !fstat(fd, &st) && st.st_uid != 0 &&
-	    (fchown(fd, 0, 0) || fchmod(fd, 0700)))
+	    (fchown(fd, 0, 0) || fchmod(fd, 0711)))
 		fprintf(stderr, "footprint: cannot make %s root's: %s\n", path,
 			strerror(errno));
-	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 077)) {
+	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 066)) {
 		fprintf(stderr,
 			"footprint: the state directory %s is not root's alone; remove it or pick another --state\n",
 			path);
@@ -302,7 +306,7 @@ static int listen_ctl(int statefd)
 		 statefd, FP_SIDECAR_CTL);
 	unlinkat(statefd, FP_SIDECAR_CTL, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    fchmodat(statefd, FP_SIDECAR_CTL, 0600, 0) || listen(fd, 8)) {
+	    fchmodat(statefd, FP_SIDECAR_CTL, 0666, 0) || listen(fd, 8)) {
 		if (fd >= 0)
 			close(fd);
 		return -1;

@@ -99,9 +99,18 @@ static int take_stop_fds(struct msghdr *m, int fds[STOP_FDS])
 	return 0;
 }
 
+static bool peer_is_root(int conn)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	return !getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &len) &&
+	       uc.uid == 0;
+}
+
 /*
- * One request on a new connection. Only root may stop the sidecar (the
- * socket is root's, 0600); 1 when it was a stop, with its fds in fds.
+ * One request on a new connection. Only root may stop the sidecar;
+ * 1 when it was a stop, with its fds in fds.
  */
 static int serve_one(int conn, struct fp_session *s,
 		     struct fp_sidecar_state *st, int fds[STOP_FDS])
@@ -115,6 +124,7 @@ static int serve_one(int conn, struct fp_session *s,
 		.msg_controllen = sizeof(ctl),
 	};
 	ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC);
+	int i;
 
 	if (n <= 0)
 		return 0;
@@ -125,8 +135,12 @@ static int serve_one(int conn, struct fp_session *s,
 		reply_status(conn, s, st, buf[0] == FP_SC_STATUS);
 		return 0;
 	case FP_SC_STOP:
-		if (take_stop_fds(&m, fds)) {
-			send(conn, "E bad stop request", 18, MSG_NOSIGNAL);
+		/* anyone may connect; only root may end the trace */
+		if (take_stop_fds(&m, fds) || !peer_is_root(conn)) {
+			for (i = 0; i < STOP_FDS; i++)
+				if (fds[i] >= 0)
+					close(fds[i]);
+			send(conn, "E refused", 9, MSG_NOSIGNAL);
 			return 0;
 		}
 		st->annotations = n > 1 && buf[1] == 'a';
