@@ -245,6 +245,12 @@ class SidecarTest(unittest.TestCase):
         self.assertEqual(p.returncode, EXIT_USAGE, p.stderr)
         self.assertTrue(p.stderr.startswith(b"footprint: "), p.stderr)
         job.start()
+        # a receipt in the watched workspace would be a change of the job's
+        p = job.step('"$FP" sidecar stop --state "$STATE" --receipt '
+                     'r.json')
+        self.assertEqual(p.returncode, EXIT_USAGE, p.stderr)
+        self.assertIn(b"inside the watched root", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(job.ws, "r.json")))
         p = job.step('"$FP" sidecar start --state "$STATE" --root "$WS" '
                      '--cgroup "$CG"')
         self.assertEqual(p.returncode, EXIT_USAGE, p.stderr)

@@ -455,6 +455,40 @@ static void write_pidfile(int statefd, const struct fp_cgroup *cg)
 	}
 }
 
+/* The watched roots, NUL-separated, for stop: an output there would be
+ * a change of the job's. */
+static void write_roots(int statefd, char *const *roots, size_t n)
+{
+	int fd = openat(statefd, FP_SIDECAR_ROOTS,
+			O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	size_t i;
+
+	for (i = 0; fd >= 0 && i < n; i++)
+		if (write(fd, roots[i], strlen(roots[i]) + 1) < 0)
+			break;
+	if (fd >= 0)
+		close(fd);
+}
+
+static size_t read_roots(int statefd, char *buf, size_t len, char **roots,
+			 size_t max)
+{
+	int fd = openat(statefd, FP_SIDECAR_ROOTS,
+			O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+	size_t i, k = 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (i = 0; i < (size_t)n && k < max; i += strlen(buf + i) + 1)
+		roots[k++] = buf + i;
+	return k;
+}
+
 /* stdio of the job is not ours to keep once tracing is live */
 static void detach_stdio(void)
 {
@@ -513,6 +547,7 @@ static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
 	}
 	if (!rc) {
 		write_pidfile(statefd, &cg);
+		write_roots(statefd, roots, o->nroots);
 		detach_stdio();
 		rc = fp_sidecar_serve(&s, &st);
 		unlinkat(statefd, FP_SIDECAR_CTL, 0);
@@ -786,6 +821,9 @@ static int stop(struct sidecar_opts *o, const struct fp_creds *c)
 	int statefd, conn, rc;
 	bool in_child;
 	int where;
+	static char rootbuf[64 * (PATH_MAX + 1)];
+	char *roots[64];
+	size_t nroots;
 
 	if (geteuid() != 0) {
 		fprintf(stderr,
@@ -802,7 +840,8 @@ static int stop(struct sidecar_opts *o, const struct fp_creds *c)
 	}
 	in_child = where == 1;
 	receipt.path = o->receipt_path;
-	rc = fp_output_prepare(&receipt, c, NULL, 0);
+	nroots = read_roots(statefd, rootbuf, sizeof(rootbuf), roots, 64);
+	rc = fp_output_prepare(&receipt, c, roots, nroots);
 	if (!rc && o->receipt_path && strcmp(o->receipt_path, "-") &&
 	    fp_output_create(&receipt, c, true) < 0)
 		rc = FP_EXIT_USAGE;

@@ -21,6 +21,7 @@
 #define FP_SIDECAR_PID "daemon.pid"
 #define FP_SIDECAR_LOG "trace.fplog"
 #define FP_SIDECAR_LOG_ID "log-id" /* where --record put the log */
+#define FP_SIDECAR_ROOTS "roots" /* the watched roots, NUL-separated */
 
 /* the requests, first byte of a datagram on the control socket */
 enum fp_sidecar_req {
