@@ -417,7 +417,7 @@ int cmd_run(int argc, char **argv)
 	struct fp_cgroup cg = { .fd = -1 };
 	struct fp_child child = { .pid = -1, .pidfd = -1 };
 	struct fp_trace_stats st = { 0 };
-	struct fp_tracer_opts topts;
+	struct fp_tracer_opts topts = { 0 };
 	struct fp_policy pol = { 0 };
 	struct fp_run run;
 	struct fp_fs_opts fo = { 0 };
