@@ -95,27 +95,35 @@ long fp_proc_links(int proc_dirfd, struct fp_proc_link **out)
 long fp_tree_close(const struct fp_proc_link *links, size_t n,
 		   const struct fp_tree_set *s)
 {
+	bool *done = calloc(n ? n : 1, sizeof(*done));
 	long added = 0;
 	bool more = true;
 	size_t i;
-	int err;
+	int ret;
 
+	if (!done)
+		return -ENOMEM;
 	/* a pass per level at worst; an added process is a member next pass */
 	while (more) {
 		more = false;
 		for (i = 0; i < n; i++) {
 			const struct fp_proc_link *l = &links[i];
 
-			if (l->pid == l->ppid || s->excluded(s->ctx, l->pid) ||
+			if (done[i] || l->pid == l->ppid ||
+			    s->excluded(s->ctx, l->pid) ||
 			    s->excluded(s->ctx, l->ppid) ||
 			    !s->has(s->ctx, l->ppid) || s->has(s->ctx, l->pid))
 				continue;
-			err = s->add(s->ctx, l->pid, l->ppid);
-			if (err)
-				return err;
-			added++;
-			more = true;
+			ret = s->add(s->ctx, l->pid, l->ppid);
+			if (ret < 0) {
+				free(done);
+				return ret;
+			}
+			done[i] = true;
+			added += ret;
+			more |= ret > 0;
 		}
 	}
+	free(done);
 	return added;
 }

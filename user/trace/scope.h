@@ -25,7 +25,7 @@ long fp_proc_links(int proc_dirfd, struct fp_proc_link **out);
 /* The set being grown: a member test and an insert, e.g. a BPF map. */
 struct fp_tree_set {
 	bool (*has)(void *ctx, pid_t pid);
-	/* 0, or -errno to stop (the set is full) */
+	/* 1 added, 0 not (no room: the callee counts it), -errno to stop */
 	int (*add)(void *ctx, pid_t pid, pid_t parent);
 	/* never a member, nor are its children: the tracer's own */
 	bool (*excluded)(void *ctx, pid_t pid);
@@ -34,7 +34,8 @@ struct fp_tree_set {
 
 /*
  * Add every process of links[] that descends from a member of s, however
- * the list is ordered. Returns how many were added, or -errno from add.
+ * the list is ordered; each is offered to add() once. Returns how many
+ * were added, or -errno from add.
  */
 long fp_tree_close(const struct fp_proc_link *links, size_t n,
 		   const struct fp_tree_set *s);

@@ -27,6 +27,7 @@ struct fp_tracer {
 	unsigned int nroots;
 	/* what the links were at attach, to tell a closed or swapped fd */
 	__u32 link_ids[16];
+	uint64_t lost_scope; /* processes of /proc the tree table lacked */
 };
 
 /* Syscall tracepoints need tracefs; a minimal system may not mount it. */
@@ -327,13 +328,19 @@ static int tree_add(void *ctx, pid_t pid, pid_t parent)
 
 	bpf_map_lookup_elem(fd, &key, &root);
 	key = pid;
-	if (bpf_map_update_elem(fd, &key, &root, BPF_NOEXIST) &&
-	    errno != EEXIST)
-		return errno == E2BIG ? -ENOSPC : -errno;
+	if (bpf_map_update_elem(fd, &key, &root, BPF_NOEXIST)) {
+		if (errno == EEXIST) /* the kernel side was first */
+			return 1;
+		if (errno != E2BIG)
+			return -errno;
+		/* as the kernel side does at fork: not traced, counted */
+		t->lost_scope++;
+		return 0;
+	}
 	/* gone meanwhile: its exit may have run before the entry existed */
 	if (kill(pid, 0) && errno == ESRCH)
 		bpf_map_delete_elem(fd, &key);
-	return 0;
+	return 1;
 }
 
 static bool tree_excluded(void *ctx, pid_t pid)
@@ -453,6 +460,7 @@ int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st)
 		st->lost_per_cpu[i] = per[i].lost + per[i].pending_full +
 				      per[i].compat + per[i].scope_full;
 	}
+	st->lost_scope += t->lost_scope;
 	st->lost_recursion = recursion_misses(t);
 	st->lost = st->lost_ringbuf + st->lost_pending + st->lost_recursion +
 		   st->lost_compat + st->lost_scope;
