@@ -70,7 +70,8 @@ static void usage(void)
 		"       fork-noexec PATH | thread-exit PATH | thread-exec |\n"
 		"       exit N | kill-self SIG | busy N PATH |\n"
 		"       exec-many N BYTES PROG | open-many DIR K |\n"
-		"       signal PID SIG | bpf | bpf-compat | ptrace-seize PID\n",
+		"       signal PID SIG | bpf | bpf-compat | ptrace-seize PID |\n"
+		"       ptrace-attach PID\n",
 		prog);
 	exit(2);
 }
@@ -569,6 +570,21 @@ static int do_ptrace_seize(const char *pid)
 	return 0;
 }
 
+/* For an unprivileged caller, refused (EPERM): the attempt is the point. */
+static int do_ptrace_attach(const char *pid)
+{
+	long ret =
+		syscall(SYS_ptrace, 16 /* PTRACE_ATTACH */, number(pid), 0, 0);
+
+	if (ret == 0) {
+		syscall(SYS_ptrace, 17 /* PTRACE_DETACH */, number(pid), 0, 0);
+		errno = 0;
+		fail("ptrace(PTRACE_ATTACH) expecting EPERM");
+	}
+	report("ret=%ld errno=%s", ret, strerrorname_np(errno) ?: "?");
+	return 0;
+}
+
 /* cmd is NAME; its argument count must be within [nmin, nmax]. */
 static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
 {
@@ -645,6 +661,8 @@ int main(int argc, char **argv)
 		return do_bpf_compat();
 	if (is(c, "ptrace-seize", n, 1, 1))
 		return do_ptrace_seize(argv[0]);
+	if (is(c, "ptrace-attach", n, 1, 1))
+		return do_ptrace_attach(argv[0]);
 	usage();
 	return 2;
 }

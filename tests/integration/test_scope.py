@@ -360,8 +360,13 @@ TRACER=$(cat "$D/tracer")
 "$FPPROBE" bpf >/dev/null
 "$FPPROBE" ptrace-seize "$TRACER" >/dev/null
 "$FPPROBE" ptrace-seize $$ >/dev/null
+setpriv --reuid=65534 --regid=65534 --clear-groups "$PUBPROBE" ptrace-attach "$TRACER" >/dev/null
 true
 '''
+        if not shutil.which("setpriv"):
+            self.skipTest("no setpriv")
+        # an unprivileged attempt: refused, still evidence
+        self.env["PUBPROBE"] = fptest.world_readable_copy(self, FPPROBE)
         proc, pids = self.start(script, 1)
         t = Tracer(self, "--pid-tree", str(pids["root"]))
         with open(self.path("tracer"), "w") as f:
@@ -376,6 +381,10 @@ true
         self.assert_complete(stats)
         probe = {" ".join(ev["argv"][1:]): ev["pid"] for ev in events
                  if ev["type"] == "exec" and ev["filename"] == FPPROBE}
+        attach = [ev for ev in events if ev["type"] == "exec" and
+                  ev["argv"][1:] == ["ptrace-attach", str(t.pid)]]
+        self.assertEqual([ev["uid"] for ev in attach], [65534])
+        attach = [ev["pid"] for ev in attach]
         tampers = self.tampers(events)
         got = [(ev["kind"], ev["pid"], ev.get("signal"), ev.get("bpf_cmd"),
                 ev.get("request"), ev.get("target_pid")) for ev in tampers]
@@ -384,6 +393,7 @@ true
             ("bpf", probe["bpf"], None, 11, None, None),
             ("ptrace", probe["ptrace-seize %d" % t.pid], None, None,
              0x4206, t.pid),
+            ("ptrace", attach[0], None, None, 16, t.pid),
         ])
         self.assertEqual(tampers[0]["signal_name"], "HUP")
         self.assertEqual(tampers[1]["bpf_cmd_name"], "BPF_PROG_GET_NEXT_ID")
