@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel side of footprint: process lifecycle and file/bind syscalls of
- * the tasks in one cgroup subtree, streamed through one ring buffer.
+ * the traced tasks, streamed through one ring buffer. A task is traced when
+ * it is in one of up to FP_MAX_CGROUPS cgroup subtrees, or in one of the
+ * process trees userspace named (decided at fork, below), and is not one
+ * of the tracer's own processes.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -26,18 +29,44 @@ const volatile __u64 max_argv_bytes = 1 << 20;
 /* Wake the collector only when this much is waiting (0: never force). */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
+/*
+ * Scope, set by userspace through the mmapped .bss after load, before
+ * attach (cgroups and self may be added later too: one word each). For a
+ * plain `run` only ncgroups is set, and the rest costs two loads.
+ */
+__u32 ncgroups; /* entries of target_cgroup in use */
+__u32 pid_tree_on; /* traced_pids is in use */
+__u32 nself;
+__u32 self_tgids[FP_MAX_SELF];
+__u32 step_parent; /* tgid whose children's execs carry a step name */
+/* tgid of the caller of fp_tracer_heartbeat(), and what it saw run */
+__u32 heartbeat_tgid;
+__u64 heartbeat[FP_HB_NPROGS];
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
-/* The run's cgroup; descendants are traced too. */
+/* The cgroups traced; descendants are traced too. */
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, FP_MAX_CGROUPS);
 	__type(key, __u32);
 	__type(value, __u32);
 } target_cgroup SEC(".maps");
+
+/*
+ * tgid -> the root of its process tree. Roots and the processes below them
+ * at attach come from userspace; every later one is added at fork, before
+ * the child can run, and removed at its exit.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_MAX_TRACED_PIDS);
+	__type(key, __u32);
+	__type(value, __u32);
+} traced_pids SEC(".maps");
 
 struct pending {
 	__u64 args[5];
@@ -82,10 +111,22 @@ struct path_args {
 	__u32 _pad;
 };
 
+/* The search of a new environment for GITHUB_ACTION (env_step). */
+#define FP_ENV_CHUNK 256
+struct env_state {
+	__u64 addr; /* next user address to read */
+	__u64 end;
+	__u64 found; /* user address of the value, 0 until found */
+	__u32 mid; /* addr is inside a variable, not at its start */
+	__u32 _pad;
+};
+
 struct scratch {
 	char buf[FP_BUF_SIZE];
 	struct walk_state walk;
 	struct path_args paths;
+	struct env_state env;
+	char envbuf[FP_ENV_CHUNK];
 };
 
 struct {
@@ -123,9 +164,45 @@ static __always_inline char *scratch_buf(void)
 	return s ? s->buf : NULL;
 }
 
+static __always_inline bool is_self(__u32 tgid)
+{
+	__u32 i, n = nself;
+
+	for (i = 0; i < FP_MAX_SELF; i++) {
+		if (i >= n)
+			break;
+		if (self_tgids[i] == tgid)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline void heartbeat_bump(__u32 prog)
+{
+	if (prog < FP_HB_NPROGS)
+		__sync_fetch_and_add(&heartbeat[prog], 1);
+}
+
+/*
+ * The pid-tree lookup runs only when trees are in use, and after the
+ * cgroups: a plain `run` pays for one cgroup test, as before.
+ */
 static __always_inline bool traced(void)
 {
-	return bpf_current_task_under_cgroup(&target_cgroup, 0) == 1;
+	__u32 tgid = 0, i, n = ncgroups;
+
+	if (nself | pid_tree_on) {
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		if (nself && is_self(tgid))
+			return false;
+	}
+	for (i = 0; i < FP_MAX_CGROUPS; i++) {
+		if (i >= n)
+			break;
+		if (bpf_current_task_under_cgroup(&target_cgroup, i) == 1)
+			return true;
+	}
+	return pid_tree_on && bpf_map_lookup_elem(&traced_pids, &tgid);
 }
 
 /*
@@ -716,15 +793,16 @@ static __always_inline int sys_exit(long ret)
 	return 0;
 }
 
-/* syscall number -> enum fp_sys, filled by userspace before attach */
+/* syscall number -> native and compat enum fp_sys, filled before attach */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2 * FP_NR_SYSCALLS);
+	__uint(max_entries, FP_NR_SYSCALLS);
 	__type(key, __u32);
 	__type(value, __u32);
 } sys_table SEC(".maps");
 
 #define TS_COMPAT 0x0002
+#define PTRACE_TRACEME 0
 
 static __always_inline bool in_compat_syscall(void)
 {
@@ -735,15 +813,100 @@ static __always_inline bool in_compat_syscall(void)
 	return BPF_CORE_READ(task, thread_info.status) & TS_COMPAT;
 }
 
-static __always_inline __u32 sys_of(long id)
+static __always_inline __u32 sys_entry(long id)
 {
-	__u32 key, *sys;
+	__u32 key, *v;
 
 	if (id < 0 || id >= FP_NR_SYSCALLS)
 		return 0;
 	key = id;
-	sys = bpf_map_lookup_elem(&sys_table, &key);
-	return sys ? *sys : 0;
+	v = bpf_map_lookup_elem(&sys_table, &key);
+	return v ? *v : 0;
+}
+
+static __always_inline void emit_tamper(__u32 kind, __s32 sig, __u32 target,
+					__s64 arg)
+{
+	struct fp_tamper e = {};
+
+	fill_hdr(&e.hdr, FP_EV_TAMPER);
+	e.hdr.size = sizeof(e);
+	e.kind = kind;
+	e.sig = sig;
+	e.target_pid = target;
+	e.arg = arg;
+	emit(&e, sizeof(e));
+}
+
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
+/* The process a ptrace request names: it may name any of its threads. */
+static __always_inline __u32 tgid_of(__s32 pid)
+{
+	struct task_struct *t;
+	__u32 tgid;
+
+	if (pid <= 0)
+		return 0;
+	t = bpf_task_from_pid(pid);
+	if (!t)
+		return 0;
+	tgid = t->tgid;
+	bpf_task_release(t);
+	return tgid;
+}
+
+/*
+ * A traced process reaching for the tracer: bpf() of any kind (it can
+ * detach or overwrite footprint's programs and maps), and ptrace of the
+ * tracer's processes. Reported at entry, so a call that detaches the
+ * programs is still seen, and only while the tracer has named itself.
+ */
+static __always_inline int tamper_enter(__u32 sys, __u64 a0, __u64 a1)
+{
+	__u32 target;
+
+	if (!nself || !traced())
+		return 0;
+	if (sys == FP_SYS_BPF) {
+		emit_tamper(FP_TAMPER_BPF, 0, 0, (__s64)a0);
+		return 0;
+	}
+	if (a0 == PTRACE_TRACEME)
+		return 0;
+	target = tgid_of((__s32)a1);
+	if (target && is_self(target))
+		emit_tamper(FP_TAMPER_PTRACE, 0, target, (__s64)a0);
+	return 0;
+}
+
+/* A 32-bit caller's arguments: x86 passes them in bx, cx, ... */
+static __always_inline __u64 compat_arg(struct pt_regs *regs, int n)
+{
+#if defined(__TARGET_ARCH_x86)
+	return n == 0 ? BPF_CORE_READ(regs, bx) : BPF_CORE_READ(regs, cx);
+#else
+	return n == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) :
+			PT_REGS_PARM2_CORE_SYSCALL(regs);
+#endif
+}
+
+static __always_inline int compat_enter(struct pt_regs *regs, __u32 csys)
+{
+	struct fp_stats *st;
+
+	if (!csys)
+		return 0;
+	if (csys == FP_SYS_BPF || csys == FP_SYS_PTRACE)
+		return tamper_enter(csys, compat_arg(regs, 0),
+				    compat_arg(regs, 1));
+	if (csys >= FP_SYS_BPF || !traced())
+		return 0;
+	st = stats_cpu();
+	if (st)
+		__sync_fetch_and_add(&st->compat, 1);
+	return 0;
 }
 
 /*
@@ -754,23 +917,25 @@ static __always_inline __u32 sys_of(long id)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 {
-	__u32 sys = sys_of(id);
+	__u32 v = sys_entry(id), sys;
 
+	if (!v)
+		return 0;
+	/* the number may belong to the 32-bit table */
+	if (in_compat_syscall())
+		return compat_enter(regs, FP_SYS_COMPAT(v));
+	sys = FP_SYS_NATIVE(v);
 	if (!sys)
 		return 0;
-	if (in_compat_syscall()) {
-		struct fp_stats *st;
-		__u32 key = FP_NR_SYSCALLS + (__u32)id, *csys;
-
-		/* the number belongs to the 32-bit table */
-		csys = bpf_map_lookup_elem(&sys_table, &key);
-		if (csys && *csys && traced()) {
-			st = stats_cpu();
-			if (st)
-				__sync_fetch_and_add(&st->compat, 1);
-		}
+	if (sys == FP_SYS_HEARTBEAT) {
+		if (heartbeat_tgid &&
+		    bpf_get_current_pid_tgid() >> 32 == heartbeat_tgid)
+			heartbeat_bump(FP_HB_SYS_ENTER);
 		return 0;
 	}
+	if (sys == FP_SYS_BPF || sys == FP_SYS_PTRACE)
+		return tamper_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
+				    PT_REGS_PARM2_CORE_SYSCALL(regs));
 	return sys_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
 			 PT_REGS_PARM2_CORE_SYSCALL(regs),
 			 PT_REGS_PARM3_CORE_SYSCALL(regs),
@@ -787,9 +952,16 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 #else
 	long id = BPF_CORE_READ(regs, orig_ax);
 #endif
+	__u32 sys = FP_SYS_NATIVE(sys_entry(id));
 
-	if (!sys_of(id))
+	if (!sys)
 		return 0;
+	if (sys >= FP_SYS_BPF) {
+		if (sys == FP_SYS_HEARTBEAT && heartbeat_tgid &&
+		    bpf_get_current_pid_tgid() >> 32 == heartbeat_tgid)
+			heartbeat_bump(FP_HB_SYS_EXIT);
+		return 0;
+	}
 	return sys_exit(ret);
 }
 
@@ -825,6 +997,75 @@ static long argv_step(__u32 i, struct argv_ctx *c)
 	return 0;
 }
 
+/* compared with bpf_strncmp(), which wants a read-only map value */
+const char github_action[] = "GITHUB_ACTION=";
+#define GITHUB_ACTION_LEN (sizeof(github_action) - 1)
+
+/*
+ * One environment variable, or FP_ENV_CHUNK bytes of a longer one, per
+ * iteration: a string read tells where the next variable starts, and only
+ * a variable's start is compared.
+ */
+static long env_step(__u32 i, void *unused)
+{
+	struct scratch *s = scratch_get();
+	struct env_state *st;
+	__u32 size, step;
+	long n;
+
+	if (!s)
+		return 1;
+	st = &s->env;
+	if (st->addr >= st->end)
+		return 1;
+	size = st->end - st->addr < FP_ENV_CHUNK ? st->end - st->addr :
+						   FP_ENV_CHUNK;
+	n = bpf_probe_read_user_str(s->envbuf, size, (void *)st->addr);
+	if (n <= 0)
+		return 1;
+	if (!st->mid && n > GITHUB_ACTION_LEN &&
+	    !bpf_strncmp(s->envbuf, GITHUB_ACTION_LEN, github_action)) {
+		st->found = st->addr + GITHUB_ACTION_LEN;
+		return 1;
+	}
+	/* n == size: no NUL within the chunk, or exactly at its end */
+	step = n == size ? n - 1 : n;
+	st->mid = n == size;
+	if (!step)
+		return 1;
+	st->addr += step;
+	return 0;
+}
+
+/*
+ * A step's first process is a child of the step parent (the CI runner's
+ * worker); its new environment names the step. The image is fresh, so its
+ * environment pages are present. Returns the bytes written at pos.
+ */
+static __always_inline __u32 step_name(struct scratch *s, struct task_struct *p,
+				       __u32 pos)
+{
+	struct env_state *st = &s->env;
+	__u64 start = BPF_CORE_READ(p, mm, env_start);
+	__u64 end = BPF_CORE_READ(p, mm, env_end);
+	long n;
+
+	if (end <= start)
+		return 0;
+	if (end - start > FP_ENV_MAX)
+		end = start + FP_ENV_MAX;
+	st->addr = start;
+	st->end = end;
+	st->found = 0;
+	st->mid = 0;
+	bpf_loop(FP_ENV_MAX, env_step, NULL, 0);
+	if (!st->found)
+		return 0;
+	n = bpf_probe_read_user_str(s->buf + (pos & FP_BUF_MASK),
+				    FP_STEP_NAME_MAX, (void *)st->found);
+	return n > 0 ? n : 0;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
@@ -848,6 +1089,8 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	fill_hdr(&e->hdr, FP_EV_EXEC);
 	e->old_pid = old_pid;
 	e->exe_flags = 0;
+	e->step_len = 0;
+	e->_pad = 0;
 	pos = sizeof(*e);
 
 	exe_path = BPF_CORE_READ(bprm, file, f_path);
@@ -858,6 +1101,10 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 				      BPF_CORE_READ(bprm, filename));
 	e->filename_len = n > 0 ? n : 0;
 	pos += e->filename_len;
+	if (step_parent && e->hdr.ppid == step_parent) {
+		e->step_len = step_name(s, p, pos);
+		pos += e->step_len;
+	}
 
 	arg_start = BPF_CORE_READ(p, mm, arg_start);
 	arg_end = BPF_CORE_READ(p, mm, arg_end);
@@ -877,15 +1124,45 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
+/*
+ * A child is in a traced tree when the process that forked it is: the
+ * forker, not the parent, so that CLONE_PARENT does not step out of the
+ * tree. The tracer's own processes never add theirs. A full table is
+ * counted as lost, so the trace is not called complete.
+ */
+static __always_inline void inherit_tree(__u32 parent, __u32 child)
+{
+	__u32 *root;
+	struct fp_stats *st;
+
+	if (!pid_tree_on || is_self(parent))
+		return;
+	root = bpf_map_lookup_elem(&traced_pids, &parent);
+	if (!root)
+		return;
+	if (!bpf_map_update_elem(&traced_pids, &child, root, BPF_ANY))
+		return;
+	st = stats_cpu();
+	if (st)
+		__sync_fetch_and_add(&st->scope_full, 1);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct fp_fork e = {};
 	__u32 child_pid = BPF_CORE_READ(child, pid);
 	__u32 child_tgid = BPF_CORE_READ(child, tgid);
+	__u32 forker = bpf_get_current_pid_tgid() >> 32;
 
+	if (heartbeat_tgid && forker == heartbeat_tgid)
+		heartbeat_bump(FP_HB_FORK);
 	/* a new thread is not a new process */
-	if (child_pid != child_tgid || !traced())
+	if (child_pid != child_tgid)
+		return 0;
+	/* before the child can run: it is not runnable until this returns */
+	inherit_tree(forker, child_tgid);
+	if (!traced())
 		return 0;
 	fill_hdr(&e.hdr, FP_EV_FORK);
 	e.hdr.size = sizeof(e);
@@ -902,20 +1179,50 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 {
 	struct signal_struct *sig = BPF_CORE_READ(p, signal);
 	struct fp_exit e = {};
+	__u32 tgid;
 
-	if (!traced())
-		return 0;
+	if (heartbeat_tgid && p->real_parent->tgid == heartbeat_tgid)
+		heartbeat_bump(FP_HB_EXIT);
 	/* only the last thread of the group reports the process exit */
 	if (BPF_CORE_READ(sig, live.counter) != 0)
 		return 0;
-	fill_hdr(&e.hdr, FP_EV_EXIT);
-	e.hdr.size = sizeof(e);
-	if (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT)
-		e.status = BPF_CORE_READ(sig, group_exit_code);
-	else
-		e.status = BPF_CORE_READ(p, exit_code);
-	e.start_ns = BPF_CORE_READ(p, group_leader, start_time);
-	emit(&e, sizeof(e));
+	tgid = BPF_CORE_READ(p, tgid);
+	if (traced()) {
+		fill_hdr(&e.hdr, FP_EV_EXIT);
+		e.hdr.size = sizeof(e);
+		if (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT)
+			e.status = BPF_CORE_READ(sig, group_exit_code);
+		else
+			e.status = BPF_CORE_READ(p, exit_code);
+		e.start_ns = BPF_CORE_READ(p, group_leader, start_time);
+		emit(&e, sizeof(e));
+	}
+	/* the pid may be reused by a process outside the tree */
+	if (pid_tree_on)
+		bpf_map_delete_elem(&traced_pids, &tgid);
+	return 0;
+}
+
+/*
+ * Every signal, whatever the path (kill, tgkill, sigqueue, pidfd, a
+ * process group, SIGIO). One sent by a traced process to the tracer is
+ * tamper evidence. One sent by a child of the tracer is its heartbeat.
+ */
+SEC("tp_btf/signal_generate")
+int BPF_PROG(handle_signal, int sig, struct kernel_siginfo *info,
+	     struct task_struct *task, int group, int result)
+{
+	__u32 target;
+
+	if (!nself && !heartbeat_tgid)
+		return 0;
+	target = task->tgid;
+	if (heartbeat_tgid &&
+	    bpf_get_current_task_btf()->real_parent->tgid == heartbeat_tgid)
+		heartbeat_bump(FP_HB_SIGNAL);
+	if (!nself || !is_self(target) || !traced())
+		return 0;
+	emit_tamper(FP_TAMPER_SIGNAL, sig, target, result);
 	return 0;
 }
 

@@ -16,6 +16,14 @@
 #define FP_SOCKADDR_MAX 128
 #define FP_ARGV_MAX_CHUNKS 512 /* 2 MiB, the most exec(2) accepts */
 
+/* Scope beyond one cgroup (the sidecar): bounds of the kernel's tables */
+#define FP_MAX_CGROUPS 8
+#define FP_MAX_SELF 4 /* the tracer's own processes, never traced */
+#define FP_MAX_TRACED_PIDS 32768 /* default size of the pid-tree table */
+/* how much of a step process's environment is searched for GITHUB_ACTION */
+#define FP_ENV_MAX 32768
+#define FP_STEP_NAME_MAX 256
+
 enum fp_event_type {
 	FP_EV_EXEC = 1,
 	FP_EV_ARGV = 2, /* argv bytes of the preceding FP_EV_EXEC */
@@ -68,16 +76,33 @@ enum fp_sys {
 	FP_SYS_FCHOWNAT,
 	FP_SYS_TRUNCATE,
 	FP_SYS_FTRUNCATE,
+	/* not file syscalls: tamper evidence and the heartbeat */
+	FP_SYS_BPF,
+	FP_SYS_PTRACE,
+	FP_SYS_HEARTBEAT, /* getppid: the tracer checks its programs run */
 	FP_SYS_MAX,
 };
 
 /*
  * Syscall numbers are per architecture, so userspace fills the table that
- * maps them to enum fp_sys. Native numbers index [0, FP_NR_SYSCALLS);
- * 32-bit compat numbers index [FP_NR_SYSCALLS, 2 * FP_NR_SYSCALLS) and are
- * only counted: their arguments are laid out differently.
+ * maps them to enum fp_sys, indexed by number: the low 16 bits for the
+ * native syscall of that number, the high 16 bits for the 32-bit compat
+ * one, so that one lookup tells whether either is of interest. Compat
+ * file syscalls are only counted: their arguments are laid out differently.
  */
 #define FP_NR_SYSCALLS 1024
+#define FP_SYS_NATIVE(v) ((v)&0xffff)
+#define FP_SYS_COMPAT(v) ((v) >> 16)
+
+/* programs whose runs fp_tracer_heartbeat() checks, counters indexed so */
+enum fp_heartbeat_prog {
+	FP_HB_SYS_ENTER,
+	FP_HB_SYS_EXIT,
+	FP_HB_FORK,
+	FP_HB_EXIT,
+	FP_HB_SIGNAL,
+	FP_HB_NPROGS,
+};
 
 /* dirfd value for a path argument that is not resolved (a symlink target) */
 #define FP_DIRFD_NONE (-1000)
@@ -148,7 +173,10 @@ struct fp_exec {
 	__u32 filename_len; /* string given to execve, NUL included */
 	__u32 argv_len; /* bytes between mm->arg_start and arg_end */
 	__u32 argv_chunks; /* FP_EV_ARGV records that follow */
-	char data[];
+	/* GITHUB_ACTION of a step's first process, NUL included; 0 if none */
+	__u32 step_len;
+	__u32 _pad;
+	char data[]; /* exe names, filename, step name */
 };
 
 struct fp_argv {
@@ -185,6 +213,15 @@ struct fp_bind {
 	__u8 addr[FP_SOCKADDR_MAX];
 };
 
+struct fp_tamper {
+	struct fp_hdr hdr; /* the traced process that did it */
+	__u32 kind; /* enum fp_tamper_kind */
+	__s32 sig;
+	__u32 target_pid; /* the tracer's process aimed at (tgid) */
+	__u32 _pad;
+	__s64 arg; /* bpf: the command; ptrace: the request */
+};
+
 /* per-CPU counters, summed by userspace */
 struct fp_stats {
 	__u64 events; /* records committed */
@@ -192,6 +229,7 @@ struct fp_stats {
 	__u64 lost_bytes;
 	__u64 pending_full; /* syscalls whose arguments could not be kept */
 	__u64 compat; /* 32-bit file syscalls, which are not decoded */
+	__u64 scope_full; /* processes the pid-tree table had no room for */
 };
 
 #endif /* FOOTPRINT_H */

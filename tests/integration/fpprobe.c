@@ -69,7 +69,9 @@ static void usage(void)
 		"       bind-abstract NAME | open-missing PATH |\n"
 		"       fork-noexec PATH | thread-exit PATH | thread-exec |\n"
 		"       exit N | kill-self SIG | busy N PATH |\n"
-		"       exec-many N BYTES PROG | open-many DIR K\n",
+		"       exec-many N BYTES PROG | open-many DIR K |\n"
+		"       signal PID SIG | bpf | bpf-compat | ptrace-seize PID |\n"
+		"       ptrace-attach PID\n",
 		prog);
 	exit(2);
 }
@@ -504,6 +506,85 @@ static int do_open_many(const char *dir, const char *count)
 	return 0;
 }
 
+/* For the tamper tests: a signal to another process, as kill(1) sends. */
+static int do_signal(const char *pid, const char *sig)
+{
+	if (syscall(SYS_kill, number(pid), number(sig)))
+		fail("kill");
+	report("");
+	return 0;
+}
+
+/* bpf(BPF_PROG_GET_NEXT_ID): harmless, and any bpf() is tamper evidence. */
+static int do_bpf(void)
+{
+	union {
+		uint32_t start_id;
+		char pad[128];
+	} attr;
+	long ret;
+
+	memset(&attr, 0, sizeof(attr));
+	ret = syscall(SYS_bpf, 11 /* BPF_PROG_GET_NEXT_ID */, &attr,
+		      sizeof(attr));
+	report("ret=%ld errno=%s", ret,
+	       ret < 0 ? strerrorname_np(errno) ?: "?" : "0");
+	return 0;
+}
+
+/*
+ * The same through the 32-bit entry (int $0x80, i386 number 357), which a
+ * 64-bit process may use too: 77 where the kernel has no 32-bit entry.
+ */
+static int do_bpf_compat(void)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	/* no attr (NULL): the call fails, and only the attempt counts */
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "0"(357L), "b"(11L), "c"(0L), "d"(0L)
+			 : "memory");
+	if (ret == -ENOSYS) {
+		errno = ENOSYS;
+		fail("int $0x80");
+	}
+	report("ret=%ld", ret);
+	return 0;
+#else
+	errno = ENOSYS;
+	fail("bpf-compat");
+	return 1;
+#endif
+}
+
+/* Seize (never stops the target) and let exit detach; EPERM is fine. */
+static int do_ptrace_seize(const char *pid)
+{
+	long ret = syscall(SYS_ptrace, 0x4206 /* PTRACE_SEIZE */, number(pid),
+			   0, 0);
+
+	report("ret=%ld errno=%s", ret,
+	       ret < 0 ? strerrorname_np(errno) ?: "?" : "0");
+	return 0;
+}
+
+/* For an unprivileged caller, refused (EPERM): the attempt is the point. */
+static int do_ptrace_attach(const char *pid)
+{
+	long ret =
+		syscall(SYS_ptrace, 16 /* PTRACE_ATTACH */, number(pid), 0, 0);
+
+	if (ret == 0) {
+		syscall(SYS_ptrace, 17 /* PTRACE_DETACH */, number(pid), 0, 0);
+		errno = 0;
+		fail("ptrace(PTRACE_ATTACH) expecting EPERM");
+	}
+	report("ret=%ld errno=%s", ret, strerrorname_np(errno) ?: "?");
+	return 0;
+}
+
 /* cmd is NAME; its argument count must be within [nmin, nmax]. */
 static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
 {
@@ -572,6 +653,16 @@ int main(int argc, char **argv)
 		return do_exec_many(argv[0], argv[1], argv[2]);
 	if (is(c, "open-many", n, 2, 2))
 		return do_open_many(argv[0], argv[1]);
+	if (is(c, "signal", n, 2, 2))
+		return do_signal(argv[0], argv[1]);
+	if (is(c, "bpf", n, 0, 0))
+		return do_bpf();
+	if (is(c, "bpf-compat", n, 0, 0))
+		return do_bpf_compat();
+	if (is(c, "ptrace-seize", n, 1, 1))
+		return do_ptrace_seize(argv[0]);
+	if (is(c, "ptrace-attach", n, 1, 1))
+		return do_ptrace_attach(argv[0]);
 	usage();
 	return 2;
 }

@@ -498,6 +498,132 @@ Test(decode, exec_empty_exe_and_filename)
 	free(e);
 }
 
+static void check_err(const void *rec, size_t size, int want);
+
+/* a step name follows the filename; its NUL ends it, as read by the BPF side */
+static struct fp_exec *make_step_exec(const char *name, uint32_t len,
+				      size_t *size)
+{
+	struct fp_exec *e = make_exec("sh\0bin\0", 7, "/bin/sh", 8, 0, 0, size);
+	struct fp_exec *n = realloc(e, *size + len);
+
+	cr_assert_not_null(n);
+	memcpy((char *)n + *size, name, len);
+	*size += len;
+	n->hdr.size = *size;
+	n->step_len = len;
+	return n;
+}
+
+Test(decode, exec_step_name)
+{
+	struct fp_event ev;
+	size_t size;
+	struct fp_exec *e = make_step_exec("build_step", 11, &size);
+
+	cr_assert_eq(fp_decode(e, size, &ev), 0);
+	CHECK_BYTES(&ev.exec.filename, "/bin/sh");
+	CHECK_BYTES(&ev.exec.step_name, "build_step");
+	fp_event_free(&ev);
+	free(e);
+}
+
+Test(decode, exec_step_name_empty_or_absent_is_none)
+{
+	struct fp_event ev;
+	size_t size;
+	struct fp_exec *e = make_step_exec("", 1, &size);
+
+	cr_assert_eq(fp_decode(e, size, &ev), 0);
+	cr_assert_null(ev.exec.step_name.data);
+	cr_assert_eq(ev.exec.step_name.len, 0);
+	fp_event_free(&ev);
+	free(e);
+	e = make_exec("sh\0", 3, "sh", 3, 0, 0, &size);
+	cr_assert_eq(fp_decode(e, size, &ev), 0);
+	cr_assert_null(ev.exec.step_name.data);
+	fp_event_free(&ev);
+	free(e);
+}
+
+Test(decode, exec_step_name_cut_or_past_record)
+{
+	struct fp_event ev;
+	size_t size;
+	/* cut without a NUL (at FP_STEP_NAME_MAX): what there is */
+	struct fp_exec *e = make_step_exec("abc", 3, &size);
+
+	cr_assert_eq(fp_decode(e, size, &ev), 0);
+	CHECK_BYTES(&ev.exec.step_name, "abc");
+	fp_event_free(&ev);
+	/* a NUL inside ends it */
+	memcpy((char *)e + size - 3, "a\0c", 3);
+	cr_assert_eq(fp_decode(e, size, &ev), 0);
+	CHECK_BYTES(&ev.exec.step_name, "a");
+	fp_event_free(&ev);
+	e->step_len = 4;
+	check_err(e, size, -EINVAL);
+	e->step_len = 0xffffffff;
+	check_err(e, size, -EINVAL);
+	free(e);
+}
+
+/* ---- tamper ---- */
+
+static struct fp_tamper make_tamper(uint32_t kind)
+{
+	struct fp_tamper t;
+
+	memset(&t, 0, sizeof(t));
+	fill_hdr(&t.hdr, FP_EV_TAMPER, sizeof(t));
+	t.kind = kind;
+	return t;
+}
+
+Test(decode, tamper_kinds)
+{
+	struct fp_tamper t = make_tamper(FP_TAMPER_SIGNAL);
+	struct fp_event ev;
+
+	t.sig = 9;
+	t.target_pid = 777;
+	t.arg = 0;
+	cr_assert_eq(fp_decode(&t, sizeof(t), &ev), 0);
+	check_hdr(&ev, FP_EV_TAMPER);
+	cr_assert_eq(ev.tamper.kind, FP_TAMPER_SIGNAL);
+	cr_assert_eq(ev.tamper.sig, 9);
+	cr_assert_eq(ev.tamper.target_pid, 777);
+	fp_event_free(&ev);
+
+	t = make_tamper(FP_TAMPER_BPF);
+	t.arg = 34; /* BPF_LINK_DETACH */
+	cr_assert_eq(fp_decode(&t, sizeof(t), &ev), 0);
+	cr_assert_eq(ev.tamper.kind, FP_TAMPER_BPF);
+	cr_assert_eq(ev.tamper.arg, 34);
+	fp_event_free(&ev);
+
+	t = make_tamper(FP_TAMPER_PTRACE);
+	t.arg = 0x4206;
+	t.target_pid = 778;
+	cr_assert_eq(fp_decode(&t, sizeof(t), &ev), 0);
+	cr_assert_eq(ev.tamper.arg, 0x4206);
+	cr_assert_eq(ev.tamper.target_pid, 778);
+	fp_event_free(&ev);
+}
+
+Test(decode, tamper_bad)
+{
+	struct fp_tamper t = make_tamper(FP_TAMPER_SIGNAL);
+
+	t.hdr.size = sizeof(t) - 1;
+	check_err(&t, sizeof(t), -EINVAL);
+	/* the heartbeat is the tracer's own finding, never the kernel's */
+	t = make_tamper(FP_TAMPER_HEARTBEAT);
+	check_err(&t, sizeof(t), -EINVAL);
+	t = make_tamper(0);
+	check_err(&t, sizeof(t), -EINVAL);
+}
+
 /* ---- fork, exit ---- */
 
 Test(decode, fork)

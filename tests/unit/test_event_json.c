@@ -98,6 +98,48 @@ Test(event_json, exec)
 		   "\"argv_bytes\":17,\"argv_dropped\":0");
 }
 
+Test(event_json, exec_step_name)
+{
+	struct fp_event ev = base_event(FP_EV_EXEC);
+
+	ev.exec.exe = BYTES("/usr/bin/bash");
+	ev.exec.filename = BYTES("/bin/sh");
+	ev.exec.old_pid = 42;
+	ev.exec.step_name = BYTES("__actions_checkout");
+	check_line(&ev, "exec",
+		   ",\"exe\":\"/usr/bin/bash\",\"filename\":\"/bin/sh\","
+		   "\"argv\":[],\"argv_bytes\":0,\"argv_dropped\":0,"
+		   "\"step_name\":\"__actions_checkout\"");
+}
+
+Test(event_json, tamper)
+{
+	struct fp_event ev = base_event(FP_EV_TAMPER);
+
+	ev.tamper.kind = FP_TAMPER_SIGNAL;
+	ev.tamper.sig = SIGKILL;
+	ev.tamper.target_pid = 77;
+	check_line(&ev, "tamper",
+		   ",\"kind\":\"signal\",\"signal\":9,\"signal_name\":\"KILL\","
+		   "\"target_pid\":77");
+	ev.tamper.kind = FP_TAMPER_BPF;
+	ev.tamper.arg = 34;
+	check_line(&ev, "tamper",
+		   ",\"kind\":\"bpf\",\"bpf_cmd\":34,"
+		   "\"bpf_cmd_name\":\"BPF_LINK_DETACH\"");
+	ev.tamper.arg = 1000;
+	check_line(&ev, "tamper", ",\"kind\":\"bpf\",\"bpf_cmd\":1000");
+	ev.tamper.kind = FP_TAMPER_PTRACE;
+	ev.tamper.arg = 16;
+	check_line(&ev, "tamper",
+		   ",\"kind\":\"ptrace\",\"request\":16,"
+		   "\"request_name\":\"PTRACE_ATTACH\",\"target_pid\":77");
+	ev.tamper.kind = FP_TAMPER_HEARTBEAT;
+	check_line(&ev, "tamper", ",\"kind\":\"heartbeat\"");
+	ev.tamper.kind = 99;
+	check_line(&ev, "tamper", ",\"kind\":\"unknown\"");
+}
+
 Test(event_json, exec_odd)
 {
 	struct fp_event ev = base_event(FP_EV_EXEC);

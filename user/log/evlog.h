@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define FP_LOG_MAGIC "FPRINTLG" /* 8 bytes */
-#define FP_LOG_VERSION 2
+#define FP_LOG_VERSION 3
 #define FP_LOG_FILE_HDR 16 /* magic, u16 version, u16 flags, u32 reserved */
 #define FP_FRAME_SYNC 0x4d524650u /* bytes "PFRM" */
 #define FP_FRAME_HDR 24

@@ -146,6 +146,41 @@ static void dec_path(struct fp_dec *d, struct fp_event_path *p)
 	p->named = f & 64;
 }
 
+/* Version 3: appended to an exec, so that older logs read the same way. */
+static void enc_step_name(struct fp_enc *e, const struct fp_event *ev)
+{
+	fp_enc_bytes(e, ev->exec.step_name.data, ev->exec.step_name.len);
+}
+
+static void dec_step_name(struct fp_dec *d, struct fp_event *ev)
+{
+	if (d->pos < d->len && !d->err)
+		fp_dec_bytes(d, &ev->exec.step_name);
+	if (!d->err && !ev->exec.step_name.len) {
+		free(ev->exec.step_name.data);
+		ev->exec.step_name.data = NULL;
+	}
+}
+
+static void enc_tamper(struct fp_enc *e, const struct fp_event *ev)
+{
+	fp_enc_u64(e, ev->tamper.kind);
+	fp_enc_i64(e, ev->tamper.sig);
+	fp_enc_u64(e, ev->tamper.target_pid);
+	fp_enc_i64(e, ev->tamper.arg);
+}
+
+static void dec_tamper(struct fp_dec *d, struct fp_event *ev)
+{
+	ev->tamper.kind = fp_dec_u64(d);
+	ev->tamper.sig = fp_dec_i64(d);
+	ev->tamper.target_pid = fp_dec_u64(d);
+	ev->tamper.arg = fp_dec_i64(d);
+	if (ev->tamper.kind < FP_TAMPER_SIGNAL ||
+	    ev->tamper.kind > FP_TAMPER_HEARTBEAT)
+		d->err = -EBADMSG;
+}
+
 void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		  uint64_t *prev_ts)
 {
@@ -170,6 +205,7 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		fp_enc_u64(e, ev->exec.argv_total);
 		fp_enc_u64(e, ev->exec.argv_dropped);
 		fp_enc_u64(e, ev->exec.old_pid);
+		enc_step_name(e, ev);
 		break;
 	case FP_EV_FORK:
 		fp_enc_u64(e, ev->fork.parent_tid);
@@ -205,6 +241,9 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		fp_enc_u64(e, ev->bind.sock_type);
 		fp_enc_u64(e, ev->bind.protocol);
 		break;
+	case FP_EV_TAMPER:
+		enc_tamper(e, ev);
+		break;
 	}
 }
 
@@ -215,7 +254,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->type = fp_dec_u64(d);
-	if (ev->type < FP_EV_EXEC || ev->type > FP_EV_BIND ||
+	if (ev->type < FP_EV_EXEC || ev->type > FP_EV_TAMPER ||
 	    ev->type == FP_EV_ARGV) {
 		d->err = -EBADMSG;
 		ev->type = 0;
@@ -243,6 +282,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		ev->exec.argv_total = fp_dec_u64(d);
 		ev->exec.argv_dropped = fp_dec_u64(d);
 		ev->exec.old_pid = fp_dec_u64(d);
+		dec_step_name(d, ev);
 		break;
 	case FP_EV_FORK:
 		ev->fork.parent_tid = fp_dec_u64(d);
@@ -288,6 +328,9 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		ev->bind.protocol = fp_dec_u64(d);
 		break;
 	}
+	case FP_EV_TAMPER:
+		dec_tamper(d, ev);
+		break;
 	}
 	if (d->err)
 		fp_event_free(ev);

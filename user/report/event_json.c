@@ -277,6 +277,90 @@ static void write_bind(struct json_out *j, const struct fp_event *ev)
 	write_result(j, ev->bind.ret);
 }
 
+static const char *const bpf_cmds[] = {
+	"BPF_MAP_CREATE",	 "BPF_MAP_LOOKUP_ELEM",
+	"BPF_MAP_UPDATE_ELEM",	 "BPF_MAP_DELETE_ELEM",
+	"BPF_MAP_GET_NEXT_KEY",	 "BPF_PROG_LOAD",
+	"BPF_OBJ_PIN",		 "BPF_OBJ_GET",
+	"BPF_PROG_ATTACH",	 "BPF_PROG_DETACH",
+	"BPF_PROG_TEST_RUN",	 "BPF_PROG_GET_NEXT_ID",
+	"BPF_MAP_GET_NEXT_ID",	 "BPF_PROG_GET_FD_BY_ID",
+	"BPF_MAP_GET_FD_BY_ID",	 "BPF_OBJ_GET_INFO_BY_FD",
+	"BPF_PROG_QUERY",	 "BPF_RAW_TRACEPOINT_OPEN",
+	"BPF_BTF_LOAD",		 "BPF_BTF_GET_FD_BY_ID",
+	"BPF_TASK_FD_QUERY",	 "BPF_MAP_LOOKUP_AND_DELETE_ELEM",
+	"BPF_MAP_FREEZE",	 "BPF_BTF_GET_NEXT_ID",
+	"BPF_MAP_LOOKUP_BATCH",	 "BPF_MAP_LOOKUP_AND_DELETE_BATCH",
+	"BPF_MAP_UPDATE_BATCH",	 "BPF_MAP_DELETE_BATCH",
+	"BPF_LINK_CREATE",	 "BPF_LINK_UPDATE",
+	"BPF_LINK_GET_FD_BY_ID", "BPF_LINK_GET_NEXT_ID",
+	"BPF_ENABLE_STATS",	 "BPF_ITER_CREATE",
+	"BPF_LINK_DETACH",	 "BPF_PROG_BIND_MAP",
+	"BPF_TOKEN_CREATE",
+};
+
+static const char *ptrace_request_name(int64_t req)
+{
+	static const char *const names[] = {
+		[1] = "PTRACE_PEEKTEXT",   [2] = "PTRACE_PEEKDATA",
+		[3] = "PTRACE_PEEKUSER",   [4] = "PTRACE_POKETEXT",
+		[5] = "PTRACE_POKEDATA",   [6] = "PTRACE_POKEUSER",
+		[7] = "PTRACE_CONT",	   [8] = "PTRACE_KILL",
+		[9] = "PTRACE_SINGLESTEP", [12] = "PTRACE_GETREGS",
+		[13] = "PTRACE_SETREGS",   [16] = "PTRACE_ATTACH",
+		[17] = "PTRACE_DETACH",	   [24] = "PTRACE_SYSCALL",
+	};
+
+	if (req == 0x4206)
+		return "PTRACE_SEIZE";
+	if (req == 0x4207)
+		return "PTRACE_INTERRUPT";
+	if (req > 0 && req < (int64_t)(sizeof(names) / sizeof(names[0])))
+		return names[req];
+	return NULL;
+}
+
+/* A traced process reached for the tracer (docs/events.md, "tamper"). */
+static void write_tamper(struct json_out *j, const struct fp_event *ev)
+{
+	static const char *const kinds[] = {
+		[FP_TAMPER_SIGNAL] = "signal",
+		[FP_TAMPER_BPF] = "bpf",
+		[FP_TAMPER_PTRACE] = "ptrace",
+		[FP_TAMPER_HEARTBEAT] = "heartbeat",
+	};
+	uint32_t k = ev->tamper.kind;
+	const char *name;
+
+	json_field_str(j, "kind",
+		       k < sizeof(kinds) / sizeof(kinds[0]) && kinds[k] ?
+			       kinds[k] :
+			       "unknown");
+	switch (k) {
+	case FP_TAMPER_SIGNAL:
+		json_field_i64(j, "signal", ev->tamper.sig);
+		json_field_str(j, "signal_name",
+			       sigabbrev_np(ev->tamper.sig) ?: "?");
+		json_field_u64(j, "target_pid", ev->tamper.target_pid);
+		break;
+	case FP_TAMPER_BPF:
+		json_field_i64(j, "bpf_cmd", ev->tamper.arg);
+		if (ev->tamper.arg >= 0 &&
+		    ev->tamper.arg <
+			    (int64_t)(sizeof(bpf_cmds) / sizeof(bpf_cmds[0])))
+			json_field_str(j, "bpf_cmd_name",
+				       bpf_cmds[ev->tamper.arg]);
+		break;
+	case FP_TAMPER_PTRACE:
+		json_field_i64(j, "request", ev->tamper.arg);
+		name = ptrace_request_name(ev->tamper.arg);
+		if (name)
+			json_field_str(j, "request_name", name);
+		json_field_u64(j, "target_pid", ev->tamper.target_pid);
+		break;
+	}
+}
+
 void fp_event_write_json(FILE *f, const struct fp_event *ev)
 {
 	struct json_out j = { .f = f };
@@ -306,6 +390,10 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 		json_field_u64(&j, "argv_dropped", ev->exec.argv_dropped);
 		if (ev->exec.old_pid != ev->pid)
 			json_field_u64(&j, "old_pid", ev->exec.old_pid);
+		if (ev->exec.step_name.len)
+			json_field_bytes(&j, "step_name",
+					 ev->exec.step_name.data,
+					 ev->exec.step_name.len);
 		break;
 	case FP_EV_FORK:
 		json_field_u64(&j, "parent_tid", ev->fork.parent_tid);
@@ -326,6 +414,9 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 		break;
 	case FP_EV_BIND:
 		write_bind(&j, ev);
+		break;
+	case FP_EV_TAMPER:
+		write_tamper(&j, ev);
 		break;
 	}
 	json_end_object(&j);

@@ -137,6 +137,15 @@ static int decode_file(const void *rec, size_t size, struct fp_event *ev)
 	return 0;
 }
 
+/* GITHUB_ACTION's value, up to its NUL (it was read as a string) */
+static int decode_step_name(const char *s, size_t len, struct fp_event *ev)
+{
+	len = strnlen(s, len);
+	if (!len)
+		return 0;
+	return fp_bytes_dup(&ev->exec.step_name, s, len);
+}
+
 static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 {
 	const struct fp_exec *e = rec;
@@ -146,7 +155,9 @@ static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 	int err;
 
 	if (size < sizeof(*e) || e->exe_len > left ||
-	    e->filename_len > left - e->exe_len || !names_ok(data, e->exe_len))
+	    e->filename_len > left - e->exe_len ||
+	    e->step_len > left - e->exe_len - e->filename_len ||
+	    !names_ok(data, e->exe_len))
 		return -EINVAL;
 	ev->exec.old_pid = e->old_pid;
 	ev->exec.exe_truncated = e->exe_flags & FP_PATH_BASE_TRUNC;
@@ -159,7 +170,10 @@ static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 	flen = e->filename_len;
 	if (flen && data[flen - 1] == '\0')
 		flen--;
-	return fp_bytes_dup(&ev->exec.filename, data, flen);
+	err = fp_bytes_dup(&ev->exec.filename, data, flen);
+	if (err || !e->step_len)
+		return err;
+	return decode_step_name(data + e->filename_len, e->step_len, ev);
 }
 
 static void decode_bind(const struct fp_bind *b, struct fp_event *ev)
@@ -214,6 +228,20 @@ static void decode_exit(const struct fp_exit *x, struct fp_event *ev)
 	}
 }
 
+static int decode_tamper(const void *rec, size_t size, struct fp_event *ev)
+{
+	const struct fp_tamper *t = rec;
+
+	if (size < sizeof(*t) || t->kind < FP_TAMPER_SIGNAL ||
+	    t->kind > FP_TAMPER_PTRACE)
+		return -EINVAL;
+	ev->tamper.kind = t->kind;
+	ev->tamper.sig = t->sig;
+	ev->tamper.target_pid = t->target_pid;
+	ev->tamper.arg = t->arg;
+	return 0;
+}
+
 int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 {
 	const struct fp_hdr *h = rec;
@@ -245,6 +273,9 @@ int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 		if (size < sizeof(struct fp_bind))
 			return -EINVAL;
 		decode_bind(rec, ev);
+		break;
+	case FP_EV_TAMPER:
+		err = decode_tamper(rec, size, ev);
 		break;
 	default:
 		return -ENOTSUP;

@@ -64,6 +64,9 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ SYS_fchownat, FP_SYS_FCHOWNAT },
 	{ SYS_truncate, FP_SYS_TRUNCATE },
 	{ SYS_ftruncate, FP_SYS_FTRUNCATE },
+	{ SYS_bpf, FP_SYS_BPF },
+	{ SYS_ptrace, FP_SYS_PTRACE },
+	{ SYS_getppid, FP_SYS_HEARTBEAT },
 	{ -1, 0 },
 };
 
@@ -103,6 +106,8 @@ const struct fp_syscall_nr fp_compat_syscalls[] = {
 	{ 361, FP_SYS_BIND },
 	{ 437, FP_SYS_OPENAT2 },
 	{ 452, FP_SYS_FCHMODAT2 },
+	{ 26, FP_SYS_PTRACE },
+	{ 357, FP_SYS_BPF },
 #endif
 	{ -1, 0 },
 };

@@ -1,22 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "footprint.skel.h"
+#include "scope.h"
 #include "syscalls.h"
 #include "tracer.h"
 
 struct fp_tracer {
 	struct footprint_bpf *skel;
 	struct ring_buffer *rb;
+	bool attached;
+	pid_t roots[FP_TRACER_MAX_PID_TREES];
+	unsigned int nroots;
+	/* what the links were at attach, to tell a closed or swapped fd */
+	__u32 link_ids[16];
+	uint64_t lost_scope; /* processes of /proc the tree table lacked */
 };
 
 /* Syscall tracepoints need tracefs; a minimal system may not mount it. */
@@ -59,23 +70,68 @@ static const char *hint(int err)
 	return "rerun with FOOTPRINT_DEBUG=1 for libbpf's messages";
 }
 
+/* native enum fp_sys in the low half of each entry, compat in the high */
 static int fill_sys_table(struct fp_tracer *t)
 {
 	int fd = bpf_map__fd(t->skel->maps.sys_table);
 	const struct fp_syscall_nr *s;
+	__u32 v[FP_NR_SYSCALLS] = { 0 };
 	__u32 key;
 
 	for (s = fp_native_syscalls; s->nr >= 0; s++) {
-		key = s->nr;
-		if (s->nr >= FP_NR_SYSCALLS ||
-		    bpf_map_update_elem(fd, &key, &s->sys, BPF_ANY))
+		if (s->nr >= FP_NR_SYSCALLS)
 			return -EINVAL;
+		v[s->nr] |= s->sys;
 	}
 	for (s = fp_compat_syscalls; s->nr >= 0; s++) {
-		key = FP_NR_SYSCALLS + s->nr;
-		if (s->nr >= FP_NR_SYSCALLS ||
-		    bpf_map_update_elem(fd, &key, &s->sys, BPF_ANY))
+		if (s->nr >= FP_NR_SYSCALLS)
 			return -EINVAL;
+		v[s->nr] |= s->sys << 16;
+	}
+	for (key = 0; key < FP_NR_SYSCALLS; key++)
+		if (v[key] && bpf_map_update_elem(fd, &key, &v[key], BPF_ANY))
+			return -EINVAL;
+	return 0;
+}
+
+static int apply_scope(struct fp_tracer *t, const struct fp_tracer_opts *o,
+		       char *err, size_t errlen)
+{
+	unsigned int i;
+	int ret = 0;
+
+	if (o->ncgroups > FP_TRACER_MAX_CGROUPS ||
+	    o->npid_trees > FP_TRACER_MAX_PID_TREES ||
+	    o->nself > FP_TRACER_MAX_SELF) {
+		snprintf(
+			err, errlen,
+			"footprint: at most %d cgroups, %d process trees and %d own processes can be traced at once",
+			FP_TRACER_MAX_CGROUPS, FP_TRACER_MAX_PID_TREES,
+			FP_TRACER_MAX_SELF);
+		return -ENOSPC;
+	}
+	/* self first: a tree must not take in the tracer's processes */
+	for (i = 0; i < o->nself && !ret; i++)
+		ret = fp_tracer_add_self(t, o->self_tgids[i]);
+	for (i = 0; i < o->ncgroups && !ret; i++)
+		ret = fp_tracer_add_cgroup(t, o->cgroup_fds[i]);
+	if (ret) {
+		snprintf(err, errlen,
+			 "footprint: cannot set the tracer's scope: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	if (o->step_parent)
+		fp_tracer_set_step_parent(t, o->step_parent);
+	for (i = 0; i < o->npid_trees; i++) {
+		ret = fp_tracer_add_pid_tree(t, o->pid_trees[i]);
+		if (ret) {
+			snprintf(
+				err, errlen,
+				"footprint: cannot trace the process tree of pid %d: %s; give the pid of a running process",
+				(int)o->pid_trees[i], strerror(-ret));
+			return ret;
+		}
 	}
 	return 0;
 }
@@ -111,6 +167,12 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	ret = bpf_map__set_max_entries(t->skel->maps.events, opts->ring_bytes);
 	if (ret)
 		goto fail;
+	step = "size the process-tree table of";
+	if (opts->max_tree_pids)
+		ret = bpf_map__set_max_entries(t->skel->maps.traced_pids,
+					       opts->max_tree_pids);
+	if (ret)
+		goto fail;
 	step = "load";
 	ret = footprint_bpf__load(t->skel);
 	if (ret)
@@ -126,6 +188,9 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		ret = -errno;
 		goto fail;
 	}
+	ret = apply_scope(t, opts, err, errlen);
+	if (ret)
+		goto cleanup;
 	*out = t;
 	return 0;
 fail:
@@ -140,6 +205,24 @@ cleanup:
 	return ret;
 }
 
+static void save_link_ids(struct fp_tracer *t)
+{
+	const struct bpf_object_skeleton *sk = t->skel->skeleton;
+	int i;
+
+	for (i = 0; i < sk->prog_cnt && i < 16; i++) {
+		struct bpf_link *l = *sk->progs[i].link;
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+
+		t->link_ids[i] = 0;
+		if (l && !bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len))
+			t->link_ids[i] = info.id;
+	}
+}
+
+static int complete_trees(struct fp_tracer *t);
+
 int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen)
 {
 	int ret = footprint_bpf__attach(t->skel);
@@ -150,23 +233,173 @@ int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen)
 		snprintf(err, errlen,
 			 "footprint: cannot attach the BPF tracer: %s; %s",
 			 strerror(-ret), hint(-ret));
+		return ret;
 	}
-	return ret;
+	t->attached = true;
+	save_link_ids(t);
+	/* a process forked before attach by one not yet in the table */
+	ret = complete_trees(t);
+	if (ret < 0) {
+		snprintf(
+			err, errlen,
+			"footprint: cannot read the process trees to trace from /proc: %s",
+			strerror(-ret));
+		fp_tracer_detach(t);
+		return ret;
+	}
+	return 0;
 }
 
 void fp_tracer_detach(struct fp_tracer *t)
 {
+	t->attached = false;
 	footprint_bpf__detach(t->skel);
 }
 
 int fp_tracer_set_cgroup(struct fp_tracer *t, int cgroup_fd)
 {
-	__u32 key = 0;
+	t->skel->bss->ncgroups = 0;
+	return fp_tracer_add_cgroup(t, cgroup_fd);
+}
 
+int fp_tracer_add_cgroup(struct fp_tracer *t, int cgroup_fd)
+{
+	__u32 key = t->skel->bss->ncgroups;
+
+	if (key >= FP_TRACER_MAX_CGROUPS)
+		return -ENOSPC;
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.target_cgroup), &key,
 				&cgroup_fd, BPF_ANY))
 		return -errno;
+	/* the entry is in place before the programs look at it */
+	__atomic_store_n(&t->skel->bss->ncgroups, key + 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+static bool is_self(struct fp_tracer *t, pid_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->skel->bss->nself && i < FP_TRACER_MAX_SELF; i++)
+		if (t->skel->bss->self_tgids[i] == (__u32)pid)
+			return true;
+	return false;
+}
+
+int fp_tracer_add_self(struct fp_tracer *t, pid_t tgid)
+{
+	__u32 n = t->skel->bss->nself, key = tgid;
+
+	if (tgid <= 0)
+		return -EINVAL;
+	if (is_self(t, tgid))
+		return 0;
+	if (n >= FP_TRACER_MAX_SELF)
+		return -ENOSPC;
+	t->skel->bss->self_tgids[n] = tgid;
+	__atomic_store_n(&t->skel->bss->nself, n + 1, __ATOMIC_RELEASE);
+	/* it may have been forked by a traced process, as a daemon is */
+	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.traced_pids), &key);
+	return 0;
+}
+
+int fp_tracer_set_step_parent(struct fp_tracer *t, pid_t pid)
+{
+	if (pid < 0)
+		return -EINVAL;
+	t->skel->bss->step_parent = pid;
+	return 0;
+}
+
+static bool tree_has(void *ctx, pid_t pid)
+{
+	struct fp_tracer *t = ctx;
+	__u32 key = pid, root;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.traced_pids),
+				    &key, &root);
+}
+
+static int tree_add(void *ctx, pid_t pid, pid_t parent)
+{
+	struct fp_tracer *t = ctx;
+	int fd = bpf_map__fd(t->skel->maps.traced_pids);
+	__u32 key = parent, root = parent;
+
+	bpf_map_lookup_elem(fd, &key, &root);
+	key = pid;
+	if (bpf_map_update_elem(fd, &key, &root, BPF_NOEXIST)) {
+		if (errno == EEXIST) /* the kernel side was first */
+			return 1;
+		if (errno != E2BIG)
+			return -errno;
+		/* as the kernel side does at fork: not traced, counted */
+		t->lost_scope++;
+		return 0;
+	}
+	/* gone meanwhile: its exit may have run before the entry existed */
+	if (kill(pid, 0) && errno == ESRCH)
+		bpf_map_delete_elem(fd, &key);
+	return 1;
+}
+
+static bool tree_excluded(void *ctx, pid_t pid)
+{
+	return is_self(ctx, pid);
+}
+
+/*
+ * Add what /proc shows below the roots, until a read of /proc adds
+ * nothing: once attached, a process forked by a member is added by the
+ * kernel, and one forked by a process not yet added shows up next pass.
+ */
+static int complete_trees(struct fp_tracer *t)
+{
+	struct fp_tree_set set = { tree_has, tree_add, tree_excluded, t };
+	struct fp_proc_link *links;
+	long n, added;
+	int proc, pass;
+
+	if (!t->nroots)
+		return 0;
+	proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (proc < 0)
+		return -errno;
+	for (pass = 0; pass < 64; pass++) {
+		n = fp_proc_links(proc, &links);
+		if (n < 0) {
+			close(proc);
+			return n;
+		}
+		added = fp_tree_close(links, n, &set);
+		free(links);
+		if (added <= 0) {
+			close(proc);
+			return added;
+		}
+	}
+	close(proc);
+	return 0;
+}
+
+int fp_tracer_add_pid_tree(struct fp_tracer *t, pid_t root)
+{
+	int fd = bpf_map__fd(t->skel->maps.traced_pids);
+	__u32 key = root, val = root;
+
+	if (root <= 0)
+		return -EINVAL;
+	if (t->nroots >= FP_TRACER_MAX_PID_TREES)
+		return -ENOSPC;
+	if (is_self(t, root))
+		return -EINVAL;
+	if (kill(root, 0) && errno == ESRCH)
+		return -ESRCH;
+	if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
+		return errno == E2BIG ? -ENOSPC : -errno;
+	t->roots[t->nroots++] = root;
+	__atomic_store_n(&t->skel->bss->pid_tree_on, 1, __ATOMIC_RELEASE);
+	return complete_trees(t);
 }
 
 int fp_tracer_epoll_fd(struct fp_tracer *t)
@@ -223,15 +456,88 @@ int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st)
 		st->lost_ringbuf += per[i].lost;
 		st->lost_pending += per[i].pending_full;
 		st->lost_compat += per[i].compat;
-		st->lost_per_cpu[i] =
-			per[i].lost + per[i].pending_full + per[i].compat;
+		st->lost_scope += per[i].scope_full;
+		st->lost_per_cpu[i] = per[i].lost + per[i].pending_full +
+				      per[i].compat + per[i].scope_full;
 	}
+	st->lost_scope += t->lost_scope;
 	st->lost_recursion = recursion_misses(t);
 	st->lost = st->lost_ringbuf + st->lost_pending + st->lost_recursion +
-		   st->lost_compat;
+		   st->lost_compat + st->lost_scope;
 cleanup:
 	free(per);
 	return ret;
+}
+
+/* Every link still open in this process, and still the one made at attach. */
+static bool links_intact(struct fp_tracer *t)
+{
+	const struct bpf_object_skeleton *sk = t->skel->skeleton;
+	int i;
+
+	for (i = 0; i < sk->prog_cnt && i < 16; i++) {
+		struct bpf_link *l = *sk->progs[i].link;
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!l || !t->link_ids[i] ||
+		    bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len) ||
+		    info.id != t->link_ids[i])
+			return false;
+	}
+	return true;
+}
+
+static __u64 hb_count(struct fp_tracer *t, int prog)
+{
+	return __atomic_load_n(&t->skel->bss->heartbeat[prog],
+			       __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Make each checked program run once for this process and see that it
+ * did: getppid() (sys_enter, sys_exit), and a child (fork) that kills
+ * itself (signal) and so exits (exit). Each program bumps its counter in
+ * the context of the syscall or of the child, before wait returns.
+ */
+static bool programs_run(struct fp_tracer *t)
+{
+	__u64 before[FP_HB_NPROGS];
+	int i, status;
+	pid_t child;
+
+	__atomic_store_n(&t->skel->bss->heartbeat_tgid, getpid(),
+			 __ATOMIC_RELEASE);
+	for (i = 0; i < FP_HB_NPROGS; i++)
+		before[i] = hb_count(t, i);
+	syscall(SYS_getppid);
+	child = fork();
+	if (child < 0)
+		return false;
+	if (child == 0) {
+		syscall(SYS_kill, syscall(SYS_getpid), SIGKILL);
+		_exit(0);
+	}
+	/* ECHILD: SIGCHLD is ignored and the kernel reaped it */
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	for (i = 0; i < FP_HB_NPROGS; i++)
+		if (hb_count(t, i) == before[i])
+			return false;
+	return true;
+}
+
+int fp_tracer_heartbeat(struct fp_tracer *t)
+{
+	int tries;
+
+	if (!t->attached)
+		return -ENOLINK;
+	/* a program skipped once (another ran on the CPU) is not detached */
+	for (tries = 0; tries < 3; tries++)
+		if (links_intact(t) && programs_run(t))
+			return 0;
+	return -ENOLINK;
 }
 
 void fp_trace_stats_free(struct fp_trace_stats *st)

@@ -1,21 +1,47 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The kernel side as seen from userspace: load, attach, point at a cgroup,
- * drain the ring buffer, and account for every record that did not make it.
+ * The kernel side as seen from userspace: load, attach, say what to trace
+ * (cgroups, process trees, never the tracer itself), drain the ring buffer,
+ * and account for every record that did not make it.
  */
 #ifndef FP_TRACER_H
 #define FP_TRACER_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "collector.h"
 
 struct fp_tracer;
 
+#define FP_TRACER_MAX_CGROUPS FP_MAX_CGROUPS
+#define FP_TRACER_MAX_PID_TREES 16
+#define FP_TRACER_MAX_SELF FP_MAX_SELF
+
+/*
+ * Zero-initialise, then set what is needed: a task is traced when it is in
+ * one of the cgroups (or below), or in one of the process trees, and is
+ * not one of the self processes. `run` sets one cgroup and nothing else.
+ */
 struct fp_tracer_opts {
 	size_t ring_bytes; /* power of two */
 	uint64_t max_argv_bytes;
+	int cgroup_fds
+		[FP_TRACER_MAX_CGROUPS]; /* O_DIRECTORY fds of cgroup v2 */
+	unsigned int ncgroups;
+	/* each: the process and every descendant, present and future */
+	pid_t pid_trees[FP_TRACER_MAX_PID_TREES];
+	unsigned int npid_trees;
+	/* processes of the tree table; 0: FP_MAX_TRACED_PIDS. More alive at
+	 * once are counted as lost (lost_scope) */
+	uint32_t max_tree_pids;
+	/* execs by its direct children carry GITHUB_ACTION (step_name) */
+	pid_t step_parent;
+	/* the tracer's own processes: never traced, their children not added
+	 * to a tree, and a traced process reaching for them is tamper */
+	pid_t self_tgids[FP_TRACER_MAX_SELF];
+	unsigned int nself;
 };
 
 struct fp_trace_stats {
@@ -25,6 +51,7 @@ struct fp_trace_stats {
 	uint64_t lost_pending;
 	uint64_t lost_recursion;
 	uint64_t lost_compat; /* 32-bit file syscalls, seen but not decoded */
+	uint64_t lost_scope; /* processes the tree table had no room for */
 	unsigned int ncpus;
 	uint64_t *lost_per_cpu; /* ring buffer + pending, per CPU */
 };
@@ -42,7 +69,25 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
  */
 int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen);
 void fp_tracer_detach(struct fp_tracer *t);
+/* Trace this cgroup (and below) only, in place of any set before. */
 int fp_tracer_set_cgroup(struct fp_tracer *t, int cgroup_fd);
+/*
+ * Scope additions, before or after attach. A tree added before attach is
+ * completed from /proc again once attached, so a process forked in
+ * between is not missed. -ENOSPC past the limits above, -ESRCH for a root
+ * that does not exist.
+ */
+int fp_tracer_add_cgroup(struct fp_tracer *t, int cgroup_fd);
+int fp_tracer_add_pid_tree(struct fp_tracer *t, pid_t root);
+int fp_tracer_add_self(struct fp_tracer *t, pid_t tgid);
+int fp_tracer_set_step_parent(struct fp_tracer *t, pid_t pid);
+/*
+ * 0 while every program is attached and runs, -ENOLINK once one is not
+ * (its link was closed or detached). Checks by making a getppid() and by
+ * forking a child that kills itself, and reaps that child by its pid: the
+ * caller must not reap children it did not make. About 0.1 ms.
+ */
+int fp_tracer_heartbeat(struct fp_tracer *t);
 /* An fd that becomes readable when the kernel side forces a wakeup. */
 int fp_tracer_epoll_fd(struct fp_tracer *t);
 /* Hand every committed record to the collector; returns records or -errno. */
