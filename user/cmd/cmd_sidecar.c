@@ -32,6 +32,7 @@
 #include "run.h"
 #include "run_args.h"
 #include "sidecar.h"
+#include "tracer.h"
 #include "userfile.h"
 
 #define DEFAULT_STATE "/run/footprint/sidecar"
@@ -44,6 +45,9 @@ struct sidecar_opts {
 	const char *record_path;
 	const char *cgroups[MAX_CGROUPS];
 	size_t ncgroups;
+	pid_t pid_trees[FP_TRACER_MAX_PID_TREES];
+	size_t npid_trees;
+	pid_t step_parent;
 	const char *receipt_path, *summary_path;
 	bool annotations, json, quiet;
 	uint64_t mem_budget;
@@ -70,8 +74,15 @@ static void sidecar_usage(FILE *f)
 		"  -r, --root DIR        watch DIR (repeatable; default: the current directory)\n"
 		"  -a, --allow, -f, --forbid, -x, --expect, --ignore PATTERN, -p, --policy FILE\n"
 		"                        the rules, as for `footprint run`\n"
+		"      --pid-tree PID    trace PID and every descendant, present and future\n"
+		"                        (repeatable, up to 16)\n"
 		"      --cgroup PATH     trace this cgroup v2 and its descendants (repeatable,\n"
-		"                        up to 8; a path under the cgroup2 mount)\n"
+		"                        up to 8; a path under the cgroup2 mount), e.g.\n"
+		"                        docker's, for container jobs and services\n"
+		"      --step-parent PID its direct children are the job's steps (default:\n"
+		"                        the Runner.Worker the scope was found from)\n"
+		"                        Default scope: the Runner.Worker among start's\n"
+		"                        ancestors (a GitHub Actions job), if there is one\n"
 		"  -w, --record FILE     keep the event log in FILE (default: in the state\n"
 		"                        directory, where stop reads it)\n"
 		"      --ring-size SIZE  ring buffer size (default 16M)\n"
@@ -95,6 +106,19 @@ static void sidecar_usage(FILE *f)
 		"the daemon died or its log has a gap); 2 usage error; 125 cannot trace.\n");
 }
 
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v <= 0 || v > 0x3fffffff)
+		return -EINVAL;
+	*pid = v;
+	return 0;
+}
+
 static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 {
 	static const struct option longopts[] = {
@@ -108,6 +132,8 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
 		{ "record", required_argument, NULL, 'w' },
 		{ "cgroup", required_argument, NULL, 'C' + 256 },
+		{ "pid-tree", required_argument, NULL, 'T' + 256 },
+		{ "step-parent", required_argument, NULL, 'P' + 256 },
 		{ "receipt", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'J' + 256 },
 		{ "ring-size", required_argument, NULL, 'R' + 256 },
@@ -150,6 +176,23 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 				return fp_usage_error("sidecar",
 						      "at most 8 --cgroup");
 			o->cgroups[o->ncgroups++] = optarg;
+			break;
+		case 'T' + 256:
+			if (o->npid_trees == FP_TRACER_MAX_PID_TREES)
+				return fp_usage_error("sidecar",
+						      "at most 16 --pid-tree");
+			if (parse_pid(optarg, &o->pid_trees[o->npid_trees++]))
+				return fp_usage_error(
+					"sidecar",
+					"--pid-tree wants a process id, got '%s'",
+					optarg);
+			break;
+		case 'P' + 256:
+			if (parse_pid(optarg, &o->step_parent))
+				return fp_usage_error(
+					"sidecar",
+					"--step-parent wants a process id, got '%s'",
+					optarg);
 			break;
 		case 'o':
 			o->receipt_path = optarg;
@@ -382,36 +425,83 @@ static int daemon_session(struct fp_session *s, struct sidecar_opts *o,
 	return rc;
 }
 
-/* Point the tracer at the job: its cgroups (each with descendants). */
+/* Point the tracer at the job: cgroups and process trees; never us. */
 static int daemon_scope(struct fp_session *s, const struct sidecar_opts *o)
 {
 	char mnt[PATH_MAX], path[2 * PATH_MAX];
+	size_t i;
 	int fd, ret;
 
-	if (o->ncgroups != 1) {
-		fprintf(stderr,
-			"footprint: give the job's cgroup with --cgroup PATH (exactly one for now)\n");
-		return FP_EXIT_USAGE;
-	}
-	if (fp_cgroup_mountpoint(mnt, sizeof(mnt))) {
+	if (o->ncgroups && fp_cgroup_mountpoint(mnt, sizeof(mnt))) {
 		fprintf(stderr,
 			"footprint: no cgroup v2 hierarchy is mounted\n");
 		return FP_EXIT_NOTRACE;
 	}
-	snprintf(path, sizeof(path), "%s/%s", mnt, o->cgroups[0]);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "footprint: cannot open cgroup %s: %s\n", path,
-			strerror(errno));
-		return FP_EXIT_USAGE;
+	for (i = 0; i < o->ncgroups; i++) {
+		snprintf(path, sizeof(path), "%s/%s", mnt, o->cgroups[i]);
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr,
+				"footprint: cannot open cgroup %s: %s; give a path below %s\n",
+				path, strerror(errno), mnt);
+			return FP_EXIT_USAGE;
+		}
+		ret = fp_tracer_add_cgroup(s->tracer, fd);
+		close(fd);
+		if (ret) {
+			fprintf(stderr,
+				"footprint: cannot trace cgroup %s: %s\n", path,
+				strerror(-ret));
+			return FP_EXIT_NOTRACE;
+		}
 	}
-	ret = fp_tracer_set_cgroup(s->tracer, fd);
-	close(fd);
-	if (ret) {
-		fprintf(stderr,
-			"footprint: cannot point the tracer at cgroup %s: %s\n",
-			path, strerror(-ret));
-		return FP_EXIT_NOTRACE;
+	for (i = 0; i < o->npid_trees; i++) {
+		ret = fp_tracer_add_pid_tree(s->tracer, o->pid_trees[i]);
+		if (ret) {
+			fprintf(stderr,
+				"footprint: cannot trace the tree of pid %d: %s\n",
+				(int)o->pid_trees[i], strerror(-ret));
+			return ret == -ESRCH ? FP_EXIT_USAGE : FP_EXIT_NOTRACE;
+		}
+	}
+	if (o->step_parent)
+		fp_tracer_set_step_parent(s->tracer, o->step_parent);
+	return fp_tracer_add_self(s->tracer, getpid()) ? FP_EXIT_NOTRACE : 0;
+}
+
+/*
+ * A GitHub Actions job: every step is a child of Runner.Worker, found
+ * among start's ancestors (sudo does not keep GITHUB_ACTIONS, so the
+ * process tree is asked, not the environment). 0 when there is none.
+ */
+static pid_t find_runner_worker(void)
+{
+	char path[64], comm[64], stat[512];
+	pid_t pid = getppid();
+	int hops, ppid;
+	FILE *f;
+
+	for (hops = 0; pid > 1 && hops < 64; hops++) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		f = fopen(path, "re");
+		if (!f)
+			return 0;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+		if (!strcmp(comm, "Runner.Worker\n"))
+			return pid;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "re");
+		if (!f)
+			return 0;
+		if (!fgets(stat, sizeof(stat), f) || !strrchr(stat, ')') ||
+		    sscanf(strrchr(stat, ')') + 2, "%*c %d", &ppid) != 1) {
+			fclose(f);
+			return 0;
+		}
+		fclose(f);
+		pid = ppid;
 	}
 	return 0;
 }
@@ -578,6 +668,18 @@ static int start(struct sidecar_opts *o, const struct fp_creds *c)
 			"footprint: tracing needs root; run it under sudo: sudo footprint sidecar start\n");
 		return FP_EXIT_NOTRACE;
 	}
+	if (!o->ncgroups && !o->npid_trees) {
+		pid_t worker = find_runner_worker();
+
+		if (!worker) {
+			fprintf(stderr,
+				"footprint: say what to trace: --pid-tree PID or --cgroup PATH (no Runner.Worker is among this process's ancestors)\n");
+			return FP_EXIT_USAGE;
+		}
+		o->pid_trees[o->npid_trees++] = worker;
+		if (!o->step_parent)
+			o->step_parent = worker;
+	}
 	if (!o->nroots)
 		o->roots_arg[o->nroots++] = ".";
 	rc = fp_resolve_roots(o->roots_arg, o->nroots, c, roots);
@@ -666,6 +768,19 @@ static int leave_the_job(int statefd, int *code)
 	if (waitpid(child, &status, 0) == child && WIFEXITED(status))
 		*code = WEXITSTATUS(status);
 	return 0;
+}
+
+/* Before stop writes anything: the daemon leaves it out of the trace. */
+static void say_hello(int statefd)
+{
+	char req = FP_SC_HELLO, ack;
+	int fd = ctl_connect(statefd, NULL);
+
+	if (fd < 0)
+		return;
+	if (send(fd, &req, 1, MSG_NOSIGNAL) == 1 && recv(fd, &ack, 1, 0) == 1)
+		(void)ack;
+	close(fd);
 }
 
 /* ---- status ---- */
@@ -839,6 +954,7 @@ static int stop(struct sidecar_opts *o, const struct fp_creds *c)
 		return rc;
 	}
 	in_child = where == 1;
+	say_hello(statefd);
 	receipt.path = o->receipt_path;
 	nroots = read_roots(statefd, rootbuf, sizeof(rootbuf), roots, 64);
 	rc = fp_output_prepare(&receipt, c, roots, nroots);

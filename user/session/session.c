@@ -84,6 +84,11 @@ static int sink_event(void *ctx, const struct fp_event *ev)
 	return 0;
 }
 
+void fp_session_inject(struct fp_session *s, const struct fp_event *ev)
+{
+	sink_event(s, ev);
+}
+
 static void write_stats_json(FILE *f, const struct fp_trace_stats *st,
 			     const struct fp_collector *col)
 {

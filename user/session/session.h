@@ -106,6 +106,9 @@ int fp_session_verdict(struct fp_session *s);
 void fp_session_finish(struct fp_session *s, int *rc, bool hand, uid_t uid,
 		       gid_t gid, const char *name);
 void fp_session_free(struct fp_session *s);
+/* An event the driver saw itself (a step mark, a missing heartbeat): it
+ * goes where the kernel's events go, the log included. */
+void fp_session_inject(struct fp_session *s, const struct fp_event *ev);
 
 int64_t fp_now_ms(void);
 /* The roots are the user's to name: resolved with the user's rights.

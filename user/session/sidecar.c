@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -99,6 +100,17 @@ static int take_stop_fds(struct msghdr *m, int fds[STOP_FDS])
 	return 0;
 }
 
+static int peer_pid(int conn, pid_t *pid)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &len))
+		return -errno;
+	*pid = uc.pid;
+	return 0;
+}
+
 static bool peer_is_root(int conn)
 {
 	struct ucred uc;
@@ -124,6 +136,7 @@ static int serve_one(int conn, struct fp_session *s,
 		.msg_controllen = sizeof(ctl),
 	};
 	ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC);
+	pid_t pid;
 	int i;
 
 	if (n <= 0)
@@ -133,6 +146,12 @@ static int serve_one(int conn, struct fp_session *s,
 	case FP_SC_STATUS:
 	case FP_SC_STATUS_TEXT:
 		reply_status(conn, s, st, buf[0] == FP_SC_STATUS);
+		return 0;
+	case FP_SC_HELLO:
+		/* footprint's own stop: what it does is not the job's */
+		if (peer_is_root(conn) && !peer_pid(conn, &pid))
+			fp_tracer_add_self(s->tracer, pid);
+		send(conn, "K", 1, MSG_NOSIGNAL);
 		return 0;
 	case FP_SC_STOP:
 		/* anyone may connect; only root may end the trace */
@@ -151,6 +170,26 @@ static int serve_one(int conn, struct fp_session *s,
 	}
 }
 
+/*
+ * The programs must still run: a traced process that unloads or detaches
+ * them leaves no event of its own, so their silence is the evidence.
+ */
+static void check_heartbeat(struct fp_session *s, struct fp_sidecar_state *st)
+{
+	struct fp_event ev = { .type = FP_EV_TAMPER };
+	struct timespec ts;
+
+	if (st->heartbeat_lost || fp_tracer_heartbeat(s->tracer) != -ENOLINK)
+		return;
+	st->heartbeat_lost = true;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ev.ts_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	ev.pid = ev.tid = getpid();
+	ev.tamper.kind = FP_TAMPER_HEARTBEAT;
+	ev.tamper.target_pid = getpid();
+	fp_session_inject(s, &ev);
+}
+
 static void tick_minute(struct fp_session *s, struct fp_sidecar_state *st)
 {
 	uint64_t lost = lost_now(s);
@@ -166,13 +205,17 @@ static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
 			    int fds[STOP_FDS])
 {
 	struct itimerspec minute = { { 60, 0 }, { 60, 0 } };
+	struct itimerspec beat = { { 2, 0 }, { 2, 0 } };
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	int hfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	int ret = -EINTR, n, i, conn;
 	uint64_t ticks;
 
-	if (ep < 0 || tfd < 0 || timerfd_settime(tfd, 0, &minute, NULL)) {
+	if (ep < 0 || tfd < 0 || hfd < 0 ||
+	    timerfd_settime(tfd, 0, &minute, NULL) ||
+	    timerfd_settime(hfd, 0, &beat, NULL)) {
 		ret = -errno;
 		goto cleanup;
 	}
@@ -181,6 +224,8 @@ static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
 	ev.data.fd = st->listen_fd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = tfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	ev.data.fd = hfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	for (;;) {
 		n = epoll_wait(ep, evs, 4, 50);
@@ -192,6 +237,9 @@ static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
 			if (evs[i].data.fd == tfd &&
 			    read(tfd, &ticks, sizeof(ticks)) > 0)
 				tick_minute(s, st);
+			if (evs[i].data.fd == hfd &&
+			    read(hfd, &ticks, sizeof(ticks)) > 0)
+				check_heartbeat(s, st);
 			if (evs[i].data.fd != st->listen_fd)
 				continue;
 			conn = accept4(st->listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -214,6 +262,8 @@ static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
 cleanup:
 	if (tfd >= 0)
 		close(tfd);
+	if (hfd >= 0)
+		close(hfd);
 	if (ep >= 0)
 		close(ep);
 	return ret;

@@ -31,6 +31,8 @@ enum fp_sidecar_req {
 	/* with SCM_RIGHTS: receipt (or -1 as /dev/null), summary, stdout,
 	 * stderr; reply: the exit code as text, once the verdict is out */
 	FP_SC_STOP = 'X',
+	/* root's stop, before it writes: leave me out of the trace */
+	FP_SC_HELLO = 'H',
 };
 
 struct fp_sidecar_state {
@@ -41,6 +43,7 @@ struct fp_sidecar_state {
 	unsigned int minute; /* minutes since start */
 	unsigned int marks;
 	bool annotations; /* set by stop */
+	bool heartbeat_lost; /* reported once */
 };
 
 /* The daemon's loop: from attach to the verdict. The exit code. */
