@@ -205,6 +205,9 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		fp_enc_u64(e, ev->bind.sock_type);
 		fp_enc_u64(e, ev->bind.protocol);
 		break;
+	case FP_EV_MARK:
+		fp_enc_bytes(e, ev->mark.name.data, ev->mark.name.len);
+		break;
 	}
 }
 
@@ -215,7 +218,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->type = fp_dec_u64(d);
-	if (ev->type < FP_EV_EXEC || ev->type > FP_EV_BIND ||
+	if (ev->type < FP_EV_EXEC || ev->type > FP_EV_MARK ||
 	    ev->type == FP_EV_ARGV) {
 		d->err = -EBADMSG;
 		ev->type = 0;
@@ -288,6 +291,9 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		ev->bind.protocol = fp_dec_u64(d);
 		break;
 	}
+	case FP_EV_MARK:
+		fp_dec_bytes(d, &ev->mark.name);
+		break;
 	}
 	if (d->err)
 		fp_event_free(ev);

@@ -327,6 +327,10 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 	case FP_EV_BIND:
 		write_bind(&j, ev);
 		break;
+	case FP_EV_MARK:
+		json_field_bytes(&j, "name", ev->mark.name.data ?: "",
+				 ev->mark.name.len);
+		break;
 	}
 	json_end_object(&j);
 	fputc('\n', f);
