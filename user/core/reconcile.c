@@ -1293,16 +1293,16 @@ static pid_t group_root(const struct fp_recon *r,
 static int name_step(const struct fp_recon *r, const struct group_rec *g,
 		     struct fp_step *st)
 {
+	const struct fp_bytes *m;
 	char buf[32];
 
 	if (g && g->name.data) {
 		st->named = FP_STEP_NAMED_ACTION;
 		return fp_bytes_dup(&st->name, g->name.data, g->name.len);
 	}
-	if (g && g->mark) {
-		const struct fp_bytes *m =
-			&((const struct fp_bytes *)r->marks.v)[g->mark - 1];
-
+	m = g && g->mark ? &((const struct fp_bytes *)r->marks.v)[g->mark - 1] :
+			   NULL;
+	if (m && m->len) {
 		st->named = FP_STEP_NAMED_MARK;
 		return fp_bytes_dup(&st->name, m->data, m->len);
 	}
