@@ -343,6 +343,8 @@ Test(steps, a_step_that_predates_the_trace_is_found_in_the_snapshot)
 	proc_row(&PB, 150, PARENT); /* step 1's shell */
 	proc_row(&PB, 151, 150); /* its subshell */
 	proc_row(&PB, 500, 1); /* a container's process: no step */
+	/* a mark names steps that start after it, not this one */
+	ev_mark("later");
 	ev_fork(160, 151);
 	ev_write(160, 151, "/etc/from-step-one");
 	ev_fork(501, 500);
@@ -354,6 +356,7 @@ Test(steps, a_step_that_predates_the_trace_is_found_in_the_snapshot)
 	cr_assert_eq(step(1)->first_pid, 150);
 	assert_name(1, "step 1", FP_STEP_NAMED_ORDER);
 	cr_assert_eq(step(2)->first_pid, 201);
+	assert_name(2, "later", FP_STEP_NAMED_MARK);
 	cr_assert_eq(outside_step("/etc/from-step-one"), 1);
 	cr_assert_eq(outside_step("/etc/from-step-two"), 2);
 	cr_assert_eq(outside_step("/etc/from-container"), 0);

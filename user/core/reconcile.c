@@ -48,7 +48,7 @@ struct group_rec {
 	pid_t root; /* its first process */
 	bool step; /* root is known to be a child of the step parent */
 	bool forked; /* and was forked during the trace: a step of its own */
-	/* the mark in effect when it appeared: 1-based, 0 none */
+	/* the mark in effect when it was forked: 1-based, 0 none */
 	uint32_t mark;
 	uint64_t ts_ns; /* its first event */
 	struct fp_bytes name; /* exec.step_name of root, else empty */
@@ -246,7 +246,8 @@ static int group_new(struct fp_recon *r, pid_t root, bool step, bool forked,
 	gr->root = root;
 	gr->step = step;
 	gr->forked = forked;
-	gr->mark = r->marks.n;
+	/* one that predates the trace started before any mark */
+	gr->mark = forked ? r->marks.n : 0;
 	gr->ts_ns = ts;
 	*g = r->groups.n;
 	return 0;

@@ -516,7 +516,7 @@ static void summary_line(FILE *f, const struct fp_findings *fi,
 	fputc('\n', f);
 }
 
-/* "step 2 Build:" before the first failing finding of each step */
+/* "step 2 (Build):" before the first failing finding of each step */
 static void step_heading(FILE *f, const struct fp_findings *fi,
 			 unsigned int step)
 {
@@ -526,9 +526,13 @@ static void step_heading(FILE *f, const struct fp_findings *fi,
 		fprintf(f, " outside any step:\n");
 		return;
 	}
-	fprintf(f, " step %u ", st->index);
-	safe_path(f, &st->name);
-	fprintf(f, ":\n");
+	fprintf(f, " step %u", st->index);
+	if (st->named != FP_STEP_NAMED_ORDER) {
+		fputs(" (", f);
+		safe_path(f, &st->name);
+		fputc(')', f);
+	}
+	fputs(":\n", f);
 }
 
 static void summary_findings(FILE *f, const struct fp_findings *fi,

@@ -198,8 +198,11 @@ static void heading(struct md *m, const struct fp_findings *fi,
 	const struct fp_step *st = fp_findings_step(fi, step);
 
 	if (st) {
-		fp_sbuf_printf(l, "### Step %u: ", st->index);
-		add_name(l, st);
+		fp_sbuf_printf(l, "### Step %u", st->index);
+		if (st->named != FP_STEP_NAMED_ORDER) {
+			fp_sbuf_str(l, ": ");
+			add_name(l, st);
+		}
 	} else {
 		fp_sbuf_str(l, fi->steps.n ? "### Outside any step" :
 					     "### Failing findings");
