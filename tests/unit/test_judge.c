@@ -1008,3 +1008,69 @@ Test(judge, roundtrip_bind_unix)
 	n->unix_path = bytes("/tmp/a b.sock", 13);
 	roundtrip("allow bind \"unix//tmp/a b.sock\"");
 }
+
+/* ---- sidecar: tamper and steps ---- */
+
+static struct fp_tamper_finding *tamper(uint32_t kind, pid_t by)
+{
+	struct fp_tamper_finding *t = fp_vec_push(&F.tamper, sizeof(*t));
+
+	cr_assert_not_null(t);
+	t->kind = kind;
+	t->sig = SIGKILL;
+	t->target_pid = 9;
+	t->by.pid = by;
+	return t;
+}
+
+Test(judge, tamper_fails_whatever_the_rules)
+{
+	struct fp_tamper_finding *t = tamper(FP_TAMPER_SIGNAL, 44);
+
+	t = tamper(0, 45);
+	t->what = FP_TAMPER_STATE_DIR;
+	t->path = bytes("/run/fp/x", 9);
+	rule("allow /**");
+	rule("ignore /run/**");
+	rule("forbid /run/**");
+	rule("allow process /**");
+	judge();
+	cr_assert_not(V.ok);
+	cr_assert_eq(V.failing, 2);
+	cr_assert_eq(F.tamper.n, 2, "an ignore rule dropped one");
+	cr_assert(FP_TAMPER(&F)[0].failing && FP_TAMPER(&F)[1].failing);
+	cr_assert_str_eq(reason(0),
+			 "tamper.signal: SIGKILL to footprint's pid 9 by pid "
+			 "44 (no rule can allow it)");
+	cr_assert_str_eq(reason(1), "tamper.state_dir: /run/fp/x by pid 45 "
+				    "(no rule can allow it)");
+	/* nothing to paste that would allow it */
+	cr_assert_eq(V.suggestions.n, 0);
+}
+
+Test(judge, a_heartbeat_names_no_process)
+{
+	tamper(FP_TAMPER_HEARTBEAT, 0);
+	judge();
+	cr_assert_not(V.ok);
+	cr_assert_str_eq(reason(0), "tamper.heartbeat: footprint's programs "
+				    "stopped answering (no rule can allow it)");
+}
+
+Test(judge, reasons_name_the_step)
+{
+	struct fp_step *st = fp_vec_push(&F.steps, sizeof(*st));
+	struct fp_file_finding *x;
+
+	st->index = 1;
+	st->name = bytes("build", 5);
+	x = file(FP_F_OUTSIDE, "/etc/x");
+	x->by.pid = 7;
+	x->by.step = 1;
+	file(FP_F_OUTSIDE, "/etc/y");
+	judge();
+	cr_assert_str_eq(reason(0), "files.outside_roots: /etc/x in step 1 "
+				    "(build)");
+	/* a finding of no step reads as in a run */
+	cr_assert_str_eq(reason(1), "files.outside_roots: /etc/y");
+}

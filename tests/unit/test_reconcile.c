@@ -1761,3 +1761,23 @@ Test(reconcile, cut_command_line_is_never_allowed_by_it)
 	fp_policy_free(&pol);
 	free(argv);
 }
+
+/* a run has no step parent: what a sidecar's events say of steps is moot,
+ * but tamper evidence still counts */
+Test(reconcile, a_run_has_no_steps_but_sees_tamper)
+{
+	struct fp_event ev = { .type = FP_EV_MARK, .pid = 1, .tid = 1 };
+	struct fp_event t = { .type = FP_EV_TAMPER, .pid = 10, .tid = 10 };
+
+	ev.mark.name = str("deploy");
+	feed(&ev);
+	ev_fork(10, 1);
+	ev_create(10, "/tmp/x");
+	t.tamper.kind = FP_TAMPER_BPF;
+	feed(&t);
+	reconcile();
+	cr_assert_eq(F.steps.n, 0);
+	cr_assert_eq(file_at(FP_F_OUTSIDE, 0)->by.step, 0);
+	cr_assert_eq(F.tamper.n, 1);
+	cr_assert_eq(FP_TAMPER(&F)[0].by.pid, 10);
+}

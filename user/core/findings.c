@@ -133,6 +133,43 @@ void fp_net_finding_clear(struct fp_net_finding *x)
 	x->unix_path.data = NULL;
 }
 
+void fp_tamper_finding_clear(struct fp_tamper_finding *x)
+{
+	free(x->path.data);
+	x->path.data = NULL;
+	fp_actor_clear(&x->by);
+}
+
+const char *fp_tamper_name(const struct fp_tamper_finding *x)
+{
+	if (x->what == FP_TAMPER_STATE_DIR)
+		return "state_dir";
+	switch (x->kind) {
+	case FP_TAMPER_SIGNAL:
+		return "signal";
+	case FP_TAMPER_BPF:
+		return "bpf";
+	case FP_TAMPER_PTRACE:
+		return "ptrace";
+	case FP_TAMPER_HEARTBEAT:
+		return "heartbeat";
+	}
+	return "other";
+}
+
+unsigned int fp_file_finding_step(const struct fp_file_finding *x)
+{
+	return x->what == FP_F_TRANSIENT ? x->created_by.step : x->by.step;
+}
+
+const struct fp_step *fp_findings_step(const struct fp_findings *f,
+				       unsigned int step)
+{
+	if (!step || step > f->steps.n)
+		return NULL;
+	return &FP_STEPS(f)[step - 1];
+}
+
 void fp_findings_free(struct fp_findings *f)
 {
 	size_t l, i;
@@ -152,5 +189,11 @@ void fp_findings_free(struct fp_findings *f)
 			fp_net_finding_clear(&FP_NETS(f, l)[i]);
 		free(f->net[l].v);
 	}
+	for (i = 0; i < f->tamper.n; i++)
+		fp_tamper_finding_clear(&FP_TAMPER(f)[i]);
+	free(f->tamper.v);
+	for (i = 0; i < f->steps.n; i++)
+		free(FP_STEPS(f)[i].name.data);
+	free(f->steps.v);
 	memset(f, 0, sizeof(*f));
 }

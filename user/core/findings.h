@@ -32,6 +32,10 @@ struct fp_actor {
 	struct fp_bytes exe;
 	struct fp_bytes argv; /* NUL-separated */
 	bool argv_cut; /* argv is only the start of the command line */
+
+	/* the step it ran in (1-based index into fp_findings.steps), 0 for
+	 * none; fits in padding, so findings cost what they did */
+	unsigned int step;
 	struct fp_cmdline *cmd; /* owns exe and argv when set; else they are
 				   the actor's own */
 };
@@ -115,7 +119,49 @@ struct fp_net_finding {
 	bool allowed;
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */
+	unsigned int step; /* as fp_actor's */
 	const char *rule;
+};
+
+/*
+ * Evidence that a traced process reached for the tracer itself: a signal,
+ * bpf() or ptrace aimed at it (FP_EV_TAMPER), or a change under the
+ * sidecar's state directory. No rule can allow or ignore one.
+ */
+enum fp_tamper_what {
+	FP_TAMPER_EVENT, /* an FP_EV_TAMPER record: kind says which */
+	FP_TAMPER_STATE_DIR, /* a change under the state directory: path */
+};
+
+struct fp_tamper_finding {
+	enum fp_tamper_what what;
+	uint32_t kind; /* enum fp_tamper_kind */
+	int32_t sig;
+	uint32_t target_pid;
+	int64_t arg;
+	uint64_t ts_ns;
+	struct fp_bytes path; /* state_dir: the path changed */
+	unsigned int ops; /* state_dir: FP_OP_* */
+	struct fp_actor by; /* pid 0 for the tracer's own heartbeat */
+	bool failing; /* always, once judged */
+};
+
+/*
+ * A step of a CI job (sidecar): a direct child of the step parent and all
+ * its descendants.
+ */
+enum fp_step_named {
+	FP_STEP_NAMED_ACTION, /* GITHUB_ACTION of its first process */
+	FP_STEP_NAMED_MARK, /* the mark in effect when it started */
+	FP_STEP_NAMED_ORDER, /* "step N" */
+};
+
+struct fp_step {
+	unsigned int index; /* 1-based, in order of appearance */
+	pid_t first_pid;
+	uint64_t started_ns; /* its first event */
+	struct fp_bytes name;
+	enum fp_step_named named;
 };
 
 struct fp_vec {
@@ -127,6 +173,8 @@ struct fp_findings {
 	struct fp_vec files[FP_F_NLISTS]; /* struct fp_file_finding */
 	struct fp_vec procs[FP_P_NLISTS]; /* struct fp_proc_finding */
 	struct fp_vec net[FP_N_NLISTS]; /* struct fp_net_finding */
+	struct fp_vec tamper; /* struct fp_tamper_finding */
+	struct fp_vec steps; /* struct fp_step, in order; empty in `run` */
 };
 
 /* a zeroed new element at the end, or NULL */
@@ -150,10 +198,21 @@ void fp_actor_clear(struct fp_actor *a);
 void fp_file_finding_clear(struct fp_file_finding *x);
 void fp_proc_finding_clear(struct fp_proc_finding *x);
 void fp_net_finding_clear(struct fp_net_finding *x);
+void fp_tamper_finding_clear(struct fp_tamper_finding *x);
+/* "signal", "bpf", "ptrace", "heartbeat", "state_dir", or "other" */
+const char *fp_tamper_name(const struct fp_tamper_finding *x);
+/* The step a finding belongs to (0: none): that of the process it names
+ * (for a transient file, the one that created it). */
+unsigned int fp_file_finding_step(const struct fp_file_finding *x);
+/* NULL for step 0 or one out of range */
+const struct fp_step *fp_findings_step(const struct fp_findings *f,
+				       unsigned int step);
 void fp_findings_free(struct fp_findings *f);
 
 #define FP_FILES(f, l) ((struct fp_file_finding *)(f)->files[l].v)
 #define FP_PROCS(f, l) ((struct fp_proc_finding *)(f)->procs[l].v)
 #define FP_NETS(f, l) ((struct fp_net_finding *)(f)->net[l].v)
+#define FP_TAMPER(f) ((struct fp_tamper_finding *)(f)->tamper.v)
+#define FP_STEPS(f) ((struct fp_step *)(f)->steps.v)
 
 #endif

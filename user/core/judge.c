@@ -182,6 +182,70 @@ static int fail(struct fp_verdict *v, char *reason)
 	return push_str(&v->reasons, reason);
 }
 
+/* reason, and the step it happened in (sidecar) */
+static char *in_step(const struct fp_findings *f, unsigned int step,
+		     char *reason)
+{
+	const struct fp_step *st = fp_findings_step(f, step);
+	char *q, *s;
+
+	if (!st || !reason)
+		return reason;
+	q = fp_policy_quote_dup(st->name.data, st->name.len, false);
+	s = q ? fmt("%s in step %u (%s)", reason, st->index, q) : NULL;
+	free(q);
+	free(reason);
+	return s;
+}
+
+static char *tamper_reason(const struct fp_tamper_finding *t)
+{
+	const char *what = fp_tamper_name(t);
+	char *q, *s;
+
+	if (t->what == FP_TAMPER_STATE_DIR) {
+		q = fp_policy_quote_dup(t->path.data, t->path.len, false);
+		s = q ? fmt("tamper.%s: %s by pid %d", what, q,
+			    (int)t->by.pid) :
+			NULL;
+		free(q);
+		return s;
+	}
+	switch (t->kind) {
+	case FP_TAMPER_SIGNAL:
+		return fmt("tamper.%s: SIG%s to footprint's pid %u by pid %d",
+			   what, sigabbrev_np(t->sig) ?: "?", t->target_pid,
+			   (int)t->by.pid);
+	case FP_TAMPER_HEARTBEAT:
+		return fmt("tamper.%s: footprint's programs stopped answering",
+			   what);
+	default:
+		return fmt("tamper.%s: %s %lld on pid %u by pid %d", what,
+			   t->kind == FP_TAMPER_BPF ? "command" : "request",
+			   (long long)t->arg, t->target_pid, (int)t->by.pid);
+	}
+}
+
+/*
+ * A traced process that reached for the tracer (sidecar) fails the verdict
+ * whatever the rules say: evidence of tampering cannot be allowed away.
+ */
+static int judge_tamper(struct fp_findings *f, struct fp_verdict *v)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < f->tamper.n && !ret; i++) {
+		struct fp_tamper_finding *t = &FP_TAMPER(f)[i];
+		char *s = in_step(f, t->by.step, tamper_reason(t));
+
+		t->failing = true;
+		ret = fail(v, s ? fmt("%s (no rule can allow it)", s) : NULL);
+		free(s);
+	}
+	return ret;
+}
+
 /*
  * A cut path is only the end of a longer one, and a path through a /proc
  * magic link does not say which file it reached: whatever a rule says of
@@ -234,9 +298,13 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 				i++;
 				q = fp_policy_quote_dup(x->path.data,
 							x->path.len, false);
-				ret = fail(v, q ? unresolved_reason(
-							  l, q, x->forbidden) :
-						  NULL);
+				ret = fail(v,
+					   q ? in_step(f,
+						       fp_file_finding_step(x),
+						       unresolved_reason(
+							       l, q,
+							       x->forbidden)) :
+					       NULL);
 				free(q);
 				continue;
 			}
@@ -255,11 +323,13 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 			x->failing = true;
 			q = fp_policy_quote_dup(x->path.data, x->path.len,
 						false);
-			ret = fail(v,
-				   q ? fmt("files.%s: %s%s",
-					   fp_file_list_names[l], q,
-					   x->forbidden ? " (forbidden)" : "") :
-				       NULL);
+			ret = fail(v, q ? in_step(f, fp_file_finding_step(x),
+						  fmt("files.%s: %s%s",
+						      fp_file_list_names[l], q,
+						      x->forbidden ?
+							      " (forbidden)" :
+							      "")) :
+					  NULL);
 			free(q);
 			if (!ret && !x->forbidden) {
 				q = fp_policy_quote_dup(x->path.data,
@@ -310,12 +380,15 @@ static int judge_procs(const struct fp_policy *p, struct fp_findings *f,
 							x->p.exe.len, false) :
 			    cmd ? fp_policy_quote_dup(cmd, n, false) :
 				  NULL;
-			ret = fail(v,
-				   q ? fmt("processes.%s: pid %d %s%s",
-					   fp_proc_list_names[l], (int)x->p.pid,
-					   q,
-					   x->forbidden ? " (forbidden)" : "") :
-				       NULL);
+			ret = fail(
+				v,
+				q ? in_step(f, x->p.step,
+					    fmt("processes.%s: pid %d %s%s",
+						fp_proc_list_names[l],
+						(int)x->p.pid, q,
+						x->forbidden ? " (forbidden)" :
+							       "")) :
+				    NULL);
 			free(q);
 			q = NULL;
 			/* by executable; a process whose exe is unreadable by
@@ -372,9 +445,12 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 				continue;
 			x->failing = true;
 			ret = fail(v,
-				   fmt("network.%s: %s by pid %d%s",
-				       fp_net_list_names[l], subj, (int)x->pid,
-				       x->forbidden ? " (forbidden)" : ""));
+				   in_step(f, x->step,
+					   fmt("network.%s: %s by pid %d%s",
+					       fp_net_list_names[l], subj,
+					       (int)x->pid,
+					       x->forbidden ? " (forbidden)" :
+							      "")));
 			if (!ret && !x->forbidden) {
 				q = fp_policy_quote_dup(subj, strlen(subj),
 							true);
@@ -418,6 +494,8 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 				fmt("trace incomplete: %s", o->incomplete_why) :
 				fmt("trace incomplete: %llu events lost",
 				    (unsigned long long)o->lost));
+	if (!ret)
+		ret = judge_tamper(f, v);
 	if (!ret)
 		ret = judge_files(p, f, v);
 	if (!ret)

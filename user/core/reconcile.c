@@ -21,14 +21,37 @@ struct proc_state {
 	long exec_idx; /* into execs, -1 if it never exec'd (nor its parent) */
 	bool started; /* fork or exec seen during the run */
 	bool exited;
+	uint32_t group; /* 1-based into groups, 0 none (sidecar only) */
+};
+
+/* a process as one event saw it */
+struct who {
+	pid_t pid;
+	int32_t exec; /* into execs, or -1 */
+	uint32_t group; /* 1-based into groups, or 0 */
 };
 
 struct path_state {
 	unsigned int ops; /* FP_OP_* */
 	bool born; /* the file now at this path was created during the run */
 	int exists; /* per events: 1, 0, or -1 unknown */
-	pid_t last_pid, created_pid, removed_pid;
-	long last_exec, created_exec, removed_exec;
+	struct who last, created, removed;
+};
+
+/*
+ * Processes of one step, or of what may turn out to be one. A fork by the
+ * step parent starts a step; a process first seen without a known parent
+ * (it predates the trace) starts a group that fp_reconcile places by the
+ * process snapshots: a step's, or none (say a --cgroup container).
+ */
+struct group_rec {
+	pid_t root; /* its first process */
+	bool step; /* root is known to be a child of the step parent */
+	bool forked; /* and was forked during the trace: a step of its own */
+	/* the mark in effect when it was forked: 1-based, 0 none */
+	uint32_t mark;
+	uint64_t ts_ns; /* its first event */
+	struct fp_bytes name; /* exec.step_name of root, else empty */
 };
 
 struct fp_recon {
@@ -37,6 +60,12 @@ struct fp_recon {
 	struct fp_vec execs; /* struct exec_rec */
 	struct fp_vec short_lived; /* struct fp_proc_finding, actor by index */
 	struct fp_vec binds; /* struct fp_net_finding */
+	/* sidecar: steps, marks and tamper evidence */
+	pid_t step_parent; /* 0: no steps */
+	struct fp_vec groups; /* struct group_rec */
+	struct fp_vec exec_groups; /* uint32_t, one per exec (steps only) */
+	struct fp_vec marks; /* struct fp_bytes */
+	struct fp_vec tampers; /* struct fp_tamper_finding */
 	/* the budget: bytes charged for the state, and events left out */
 	uint64_t budget, used, fed, unfolded;
 	char why[200];
@@ -97,12 +126,30 @@ static void free_exec(struct exec_rec *e)
 	fp_cmdline_put(e->cmd);
 }
 
+#define GROUPS(r) ((struct group_rec *)(r)->groups.v)
+
+void fp_recon_set_step_parent(struct fp_recon *r, pid_t pid)
+{
+	r->step_parent = pid;
+}
+
 void fp_recon_free(struct fp_recon *r)
 {
 	size_t i;
 
 	if (!r)
 		return;
+	for (i = 0; i < r->groups.n; i++)
+		free(GROUPS(r)[i].name.data);
+	free(r->groups.v);
+	free(r->exec_groups.v);
+	for (i = 0; i < r->marks.n; i++)
+		free(((struct fp_bytes *)r->marks.v)[i].data);
+	free(r->marks.v);
+	for (i = 0; i < r->tampers.n; i++)
+		fp_tamper_finding_clear(
+			&((struct fp_tamper_finding *)r->tampers.v)[i]);
+	free(r->tampers.v);
 	fp_hashmap_free(&r->paths, free);
 	fp_hashmap_free(&r->procs, free);
 	for (i = 0; i < r->execs.n; i++)
@@ -151,22 +198,169 @@ static long exec_of(const struct fp_recon *r, pid_t pid)
 	return p ? p->exec_idx : -1;
 }
 
-static int actor_fill(const struct fp_recon *r, struct fp_actor *a, pid_t pid,
-		      long exec_idx)
+/* pid as its state stands now */
+static struct who who_now(const struct fp_recon *r, pid_t pid)
+{
+	struct proc_state *p = fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	struct who w = { pid, -1, 0 };
+
+	if (p) {
+		w.exec = p->exec_idx;
+		w.group = p->group;
+	}
+	return w;
+}
+
+/* a->step holds the group until fp_reconcile names the steps */
+static int actor_fill(const struct fp_recon *r, struct fp_actor *a,
+		      const struct who *w)
 {
 	const struct exec_rec *e;
 	struct proc_state *p;
 
 	memset(a, 0, sizeof(*a));
-	a->pid = pid;
-	p = fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	a->pid = w->pid;
+	a->step = w->group;
+	p = fp_hashmap_get(&r->procs, &w->pid, sizeof(w->pid));
 	if (p)
 		a->ppid = p->ppid;
-	if (exec_idx < 0 || (size_t)exec_idx >= r->execs.n)
+	if (w->exec < 0 || (size_t)w->exec >= r->execs.n)
 		return fp_actor_own(a, "", 0, "", 0);
-	e = &((const struct exec_rec *)r->execs.v)[exec_idx];
+	e = &((const struct exec_rec *)r->execs.v)[w->exec];
 	fp_actor_share(a, e->cmd);
 	return 0;
+}
+
+/* ---- steps (sidecar) ---- */
+
+static int group_new(struct fp_recon *r, pid_t root, bool step, bool forked,
+		     uint64_t ts, uint32_t *g)
+{
+	struct group_rec *gr;
+
+	if (charge(r, VEC_COST(sizeof(*gr))))
+		return -EDQUOT;
+	gr = fp_vec_push(&r->groups, sizeof(*gr));
+	if (!gr)
+		return -ENOMEM;
+	gr->root = root;
+	gr->step = step;
+	gr->forked = forked;
+	/* one that predates the trace started before any mark */
+	gr->mark = forked ? r->marks.n : 0;
+	gr->ts_ns = ts;
+	*g = r->groups.n;
+	return 0;
+}
+
+/* A fork: a child of the step parent starts a step; any other child is
+ * in its parent's group, which is the parent's own if it predates the
+ * trace. */
+static int fork_group(struct fp_recon *r, const struct fp_event *ev,
+		      struct proc_state *p)
+{
+	struct proc_state *pp;
+	int ret;
+
+	p->group = 0;
+	if (!r->step_parent || !ev->ppid)
+		return 0;
+	if ((pid_t)ev->ppid == r->step_parent)
+		return group_new(r, ev->pid, true, true, ev->ts_ns, &p->group);
+	ret = proc_new(r, ev->ppid, &pp);
+	if (ret)
+		return ret;
+	if (!pp->group) {
+		ret = group_new(r, ev->ppid, false, false, ev->ts_ns,
+				&pp->group);
+		if (ret)
+			return ret;
+	}
+	p->group = pp->group;
+	return 0;
+}
+
+/* The group of the process any other event comes from, made if new. */
+static int event_group(struct fp_recon *r, const struct fp_event *ev,
+		       uint32_t *g)
+{
+	bool child = (pid_t)ev->ppid == r->step_parent;
+	struct proc_state *p, *pp;
+	int ret;
+
+	*g = 0;
+	if (!r->step_parent || !ev->pid || (pid_t)ev->pid == r->step_parent)
+		return 0;
+	p = fp_hashmap_get(&r->procs, &ev->pid, sizeof(ev->pid));
+	if (!p || !p->group) {
+		ret = proc_new(r, ev->pid, &p);
+		if (ret)
+			return ret;
+		pp = fp_hashmap_get(&r->procs, &ev->ppid, sizeof(ev->ppid));
+		if (!child && pp && pp->group)
+			p->group = pp->group;
+		else if ((ret = group_new(r, ev->pid, child, false, ev->ts_ns,
+					  &p->group)))
+			return ret;
+	}
+	/* a process that predates the trace shows its parent here */
+	if (child && GROUPS(r)[p->group - 1].root == (pid_t)ev->pid)
+		GROUPS(r)[p->group - 1].step = true;
+	*g = p->group;
+	return 0;
+}
+
+/* GITHUB_ACTION of a step's first process names the step */
+static int name_group(struct fp_recon *r, const struct fp_event *ev, uint32_t g)
+{
+	struct group_rec *gr = g ? &GROUPS(r)[g - 1] : NULL;
+	const struct fp_bytes *n = &ev->exec.step_name;
+
+	if (!gr || !n->len || gr->name.data || gr->root != (pid_t)ev->pid)
+		return 0;
+	if (charge(r, ALLOC(n->len + 1)))
+		return -EDQUOT;
+	return fp_bytes_dup(&gr->name, n->data, n->len);
+}
+
+static int feed_mark(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct fp_bytes *m;
+
+	if (charge(r, VEC_COST(sizeof(*m)) + ALLOC(ev->mark.name.len + 1)))
+		return -EDQUOT;
+	m = fp_vec_push(&r->marks, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	if (fp_bytes_dup(m, ev->mark.name.data ?: "", ev->mark.name.len)) {
+		r->marks.n--;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int feed_tamper(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct fp_tamper_finding *t;
+	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
+	int ret = event_group(r, ev, &w.group);
+
+	if (ret)
+		return ret;
+	/* kept here, and copied into the findings */
+	if (charge(r, 2 * VEC_COST(sizeof(*t))))
+		return -EDQUOT;
+	t = fp_vec_push(&r->tampers, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->what = FP_TAMPER_EVENT;
+	t->kind = ev->tamper.kind;
+	t->sig = ev->tamper.sig;
+	t->target_pid = ev->tamper.target_pid;
+	t->arg = ev->tamper.arg;
+	t->ts_ns = ev->ts_ns;
+	/* the tracer's own heartbeat names no process */
+	return ev->pid ? actor_fill(r, &t->by, &w) : 0;
 }
 
 /* what a path costs: its state, and the finding it may become */
@@ -196,7 +390,7 @@ static int path_get(struct fp_recon *r, const struct fp_bytes *p,
 		if (!ps)
 			return -ENOMEM;
 		ps->exists = -1;
-		ps->last_exec = ps->created_exec = ps->removed_exec = -1;
+		ps->last.exec = ps->created.exec = ps->removed.exec = -1;
 		s->val = ps;
 	}
 	*out = s->val;
@@ -217,10 +411,9 @@ static bool changes_nothing(const struct fp_event *ev, const char *kind)
 	return (ev->file.flags & O_TMPFILE) == O_TMPFILE;
 }
 
-static void touch(struct path_state *ps, const struct fp_event *ev, long ex)
+static void touch(struct path_state *ps, const struct who *w)
 {
-	ps->last_pid = ev->pid;
-	ps->last_exec = ex;
+	ps->last = *w;
 }
 
 /* What a successful event did to its i-th path, as outside_roots says. */
@@ -257,7 +450,7 @@ static unsigned int ops_of(const struct fp_event *ev, unsigned int i)
  * Returns 1 when the event was such a one.
  */
 static int feed_unresolved(struct fp_recon *r, const struct fp_event *ev,
-			   long ex)
+			   const struct who *w)
 {
 	char key[2 + 4096];
 	unsigned int i, ops, n = ev->file.npaths < 2 ? ev->file.npaths : 2;
@@ -286,14 +479,23 @@ static int feed_unresolved(struct fp_recon *r, const struct fp_event *ev,
 		if (ret)
 			return ret;
 		ps->ops |= ops;
-		touch(ps, ev, ex);
+		touch(ps, w);
 	}
 	return found;
 }
 
+/* a file is created at ps by w */
+static void born(struct path_state *ps, const struct who *w)
+{
+	ps->born = true;
+	ps->created = *w;
+	ps->exists = 1;
+	touch(ps, w);
+}
+
 static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 {
-	long ex = exec_of(r, ev->pid);
+	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
 	struct path_state *a, *b;
 	const char *kind = fp_event_kind(ev);
 	int ret;
@@ -307,7 +509,10 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 	/* a pipe or socket reached through /dev/stdout: not a file */
 	if (!strcmp(kind, "open") && ev->file.path[0].anonymous)
 		return 0;
-	ret = feed_unresolved(r, ev, ex);
+	ret = event_group(r, ev, &w.group);
+	if (ret)
+		return ret;
+	ret = feed_unresolved(r, ev, &w);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	ret = path_get(r, &ev->file.path[0].path, &a);
@@ -317,43 +522,32 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		a->ops |= FP_OP_WRITTEN;
 		if (ev->file.created) {
 			a->ops |= FP_OP_CREATED;
-			a->born = true;
-			a->created_pid = ev->pid;
-			a->created_exec = ex;
+			born(a, &w);
 		}
 		a->exists = 1;
-		touch(a, ev, ex);
+		touch(a, &w);
 	} else if (!strcmp(kind, "mkdir") || !strcmp(kind, "mknod") ||
 		   !strcmp(kind, "symlink")) {
 		a->ops |= FP_OP_CREATED | FP_OP_WRITTEN;
-		a->born = true;
-		a->created_pid = ev->pid;
-		a->created_exec = ex;
-		a->exists = 1;
-		touch(a, ev, ex);
+		born(a, &w);
 	} else if (!strcmp(kind, "link")) {
 		/* a new name for an old file */
 		ret = path_get(r, &ev->file.path[1].path, &b);
 		if (ret)
 			return ret;
 		b->ops |= FP_OP_CREATED;
-		b->born = true;
-		b->created_pid = ev->pid;
-		b->created_exec = ex;
-		b->exists = 1;
-		touch(b, ev, ex);
+		born(b, &w);
 	} else if (!strcmp(kind, "chmod") || !strcmp(kind, "chown")) {
 		a->ops |= FP_OP_ATTRS;
-		touch(a, ev, ex);
+		touch(a, &w);
 	} else if (!strcmp(kind, "truncate")) {
 		a->ops |= FP_OP_WRITTEN;
-		touch(a, ev, ex);
+		touch(a, &w);
 	} else if (!strcmp(kind, "unlink")) {
 		a->ops |= FP_OP_REMOVED;
 		a->exists = 0;
-		a->removed_pid = ev->pid;
-		a->removed_exec = ex;
-		touch(a, ev, ex);
+		a->removed = w;
+		touch(a, &w);
 	} else if (!strcmp(kind, "rename")) {
 		struct path_state old;
 
@@ -365,31 +559,33 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		b->ops |= FP_OP_RENAMED_TO;
 		if (ev->file.flags & 2 /* RENAME_EXCHANGE */) {
 			a->born = b->born;
-			a->created_pid = b->created_pid;
-			a->created_exec = b->created_exec;
+			a->created = b->created;
 			a->ops |= FP_OP_RENAMED_TO;
 			b->ops |= FP_OP_RENAMED_FROM;
 		} else {
 			a->exists = 0;
-			a->removed_pid = ev->pid;
-			a->removed_exec = ex;
+			a->removed = w;
 		}
 		b->born = old.born;
-		b->created_pid = old.created_pid;
-		b->created_exec = old.created_exec;
+		b->created = old.created;
 		b->exists = 1;
-		touch(a, ev, ex);
-		touch(b, ev, ex);
+		touch(a, &w);
+		touch(b, &w);
 	}
 	return 0;
 }
 
 static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 {
+	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
 	struct fp_net_finding *n;
+	int ret;
 
 	if (ev->bind.ret < 0)
 		return 0;
+	ret = event_group(r, ev, &w.group);
+	if (ret)
+		return ret;
 	/* kept here, and copied into the findings */
 	if (charge(r, 2 * (VEC_COST(sizeof(*n)) +
 			   ALLOC(ev->bind.unix_path.len + 1))))
@@ -398,6 +594,7 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 	if (!n)
 		return -ENOMEM;
 	n->pid = ev->pid;
+	n->step = w.group;
 	n->family = ev->bind.family;
 	memcpy(n->address, ev->bind.address, sizeof(n->address));
 	n->port = ev->bind.bound_port ? ev->bind.bound_port : ev->bind.port;
@@ -417,11 +614,7 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 			if (ret)
 				return ret;
 			ps->ops |= FP_OP_CREATED;
-			ps->born = true;
-			ps->exists = 1;
-			ps->created_pid = ev->pid;
-			ps->created_exec = exec_of(r, ev->pid);
-			touch(ps, ev, ps->created_exec);
+			born(ps, &w);
 		}
 	}
 	return 0;
@@ -441,12 +634,26 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 {
 	struct exec_rec *e;
 	struct proc_state *p;
-	int ret = proc_new(r, ev->pid, &p);
+	uint32_t g, *eg;
+	int ret = event_group(r, ev, &g);
 
+	if (!ret)
+		ret = name_group(r, ev, g);
+	if (!ret)
+		ret = proc_new(r, ev->pid, &p);
 	if (ret)
 		return ret;
-	if (charge(r, exec_cost(ev)))
+	/* struct who holds an exec index in 32 bits */
+	if (r->execs.n >= INT32_MAX ||
+	    charge(r, exec_cost(ev) +
+			      (r->step_parent ? VEC_COST(sizeof(*eg)) : 0)))
 		return -EDQUOT;
+	if (r->step_parent) {
+		eg = fp_vec_push(&r->exec_groups, sizeof(*eg));
+		if (!eg)
+			return -ENOMEM;
+		*eg = g;
+	}
 	e = fp_vec_push(&r->execs, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
@@ -459,6 +666,8 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 				ev->exec.argv_dropped > 0);
 	if (!e->cmd) {
 		r->execs.n--;
+		if (r->step_parent)
+			r->exec_groups.n--;
 		return -ENOMEM;
 	}
 	if (p->exited) {
@@ -483,7 +692,7 @@ static int feed_fork(struct fp_recon *r, const struct fp_event *ev)
 	p->exec_idx = parent_exec;
 	p->started = true;
 	p->exited = false;
-	return 0;
+	return fork_group(r, ev, p);
 }
 
 static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
@@ -491,6 +700,7 @@ static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
 	struct proc_state *p =
 		fp_hashmap_get(&r->procs, &ev->pid, sizeof(ev->pid));
 	struct fp_proc_finding *f;
+	struct who w;
 
 	if (!p || !p->started || p->exited)
 		return 0;
@@ -504,7 +714,8 @@ static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
 	f->exit_code = ev->exit.code;
 	f->signal = ev->exit.signal;
 	f->ts_ns = ev->ts_ns;
-	return actor_fill(r, &f->p, ev->pid, p->exec_idx);
+	w = who_now(r, ev->pid);
+	return actor_fill(r, &f->p, &w);
 }
 
 static int feed_one(struct fp_recon *r, const struct fp_event *ev)
@@ -520,6 +731,10 @@ static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 		return feed_file(r, ev);
 	case FP_EV_BIND:
 		return feed_bind(r, ev);
+	case FP_EV_TAMPER:
+		return feed_tamper(r, ev);
+	case FP_EV_MARK:
+		return feed_mark(r, ev);
 	}
 	return 0;
 }
@@ -688,7 +903,7 @@ static int file_finding(const struct fp_recon *r, struct fp_findings *out,
 			ps = NULL;
 	}
 	f->explained = ps != NULL;
-	if (ps && actor_fill(r, &f->by, ps->last_pid, ps->last_exec))
+	if (ps && actor_fill(r, &f->by, &ps->last))
 		return -ENOMEM;
 	if (f->explained)
 		return 0;
@@ -775,20 +990,16 @@ static int path_findings(const struct fp_recon *r,
 			f = add_file(out,
 				     s->key[1] == 'c' ? FP_F_CUT : FP_F_MAGIC,
 				     s->key + 2, s->len - 2);
-			if (!f ||
-			    actor_fill(r, &f->by, ps->last_pid, ps->last_exec))
+			if (!f || actor_fill(r, &f->by, &ps->last))
 				return -ENOMEM;
 			f->changes = ps->ops;
 			continue;
 		}
 		if (ps->born && ps->exists == 0 && (ps->ops & FP_OP_REMOVED)) {
 			f = add_file(out, FP_F_TRANSIENT, s->key, s->len);
-			if (!f ||
-			    actor_fill(r, &f->created_by, ps->created_pid,
-				       ps->created_exec) ||
-			    actor_fill(r, &f->removed_by, ps->removed_pid,
-				       ps->removed_exec) ||
-			    actor_fill(r, &f->by, ps->last_pid, ps->last_exec))
+			if (!f || actor_fill(r, &f->created_by, &ps->created) ||
+			    actor_fill(r, &f->removed_by, &ps->removed) ||
+			    actor_fill(r, &f->by, &ps->last))
 				return -ENOMEM;
 			f->explained = true;
 			continue;
@@ -796,7 +1007,7 @@ static int path_findings(const struct fp_recon *r,
 		if (under_roots(in, s->key, s->len))
 			continue;
 		f = add_file(out, FP_F_OUTSIDE, s->key, s->len);
-		if (!f || actor_fill(r, &f->by, ps->last_pid, ps->last_exec))
+		if (!f || actor_fill(r, &f->by, &ps->last))
 			return -ENOMEM;
 		f->changes = ps->ops;
 		f->explained = true;
@@ -838,6 +1049,7 @@ static int compare_procs(const struct fp_recon *r,
 {
 	const struct fp_proc_table *B = in->proc_before, *A = in->proc_after;
 	struct fp_proc_finding *f;
+	struct who w;
 	size_t i;
 
 	for (i = 0; i < r->execs.n; i++) {
@@ -850,6 +1062,8 @@ static int compare_procs(const struct fp_recon *r,
 		f->p.pid = e->pid;
 		f->p.ppid = e->ppid;
 		f->ts_ns = e->ts_ns;
+		if (i < r->exec_groups.n)
+			f->p.step = ((const uint32_t *)r->exec_groups.v)[i];
 	}
 	for (i = 0; i < r->short_lived.n; i++) {
 		const struct fp_proc_finding *s =
@@ -878,15 +1092,16 @@ static int compare_procs(const struct fp_recon *r,
 		 * may predate an exec that raced it, or the process may be
 		 * dying or gone. A process that never exec'd has only /proc.
 		 */
-		if (exec_of(r, in->leftover[i]) >= 0 || !p || !p->exe.len) {
-			if (actor_fill(r, &f->p, in->leftover[i],
-				       exec_of(r, in->leftover[i])))
+		w = who_now(r, in->leftover[i]);
+		if (w.exec >= 0 || !p || !p->exe.len) {
+			if (actor_fill(r, &f->p, &w))
 				return -ENOMEM;
 			if (p)
 				f->p.ppid = p->ppid;
 		} else if (proc_from_snapshot(f, p)) {
 			return -ENOMEM;
 		}
+		f->p.step = w.group;
 	}
 	for (i = 0; A && B && i < A->n; i++) {
 		const struct fp_proc *p = &A->procs[i];
@@ -956,12 +1171,264 @@ static int compare_net(const struct fp_recon *r,
 			return -ENOMEM;
 		n->outside_run = owner_outside_run(in, s->pid);
 		n->pid = s->pid;
+		n->step = n->outside_run ? 0 : who_now(r, s->pid).group;
 		n->family = s->family;
 		n->protocol = s->protocol;
 		n->port = s->port;
 		snprintf(n->address, sizeof(n->address), "%s", s->address);
 	}
 	return 0;
+}
+
+/* ---- tamper evidence ---- */
+
+/* A change under the state directory, or one that moves it away. */
+static bool hits_state_dir(const char *p, size_t len, unsigned int ops,
+			   const char *dir, size_t n)
+{
+	if (fp_path_under(p, len, dir, n))
+		return true;
+	return (ops &
+		(FP_OP_REMOVED | FP_OP_RENAMED_FROM | FP_OP_RENAMED_TO)) &&
+	       fp_path_under(dir, n, p, len);
+}
+
+static int tamper_cmp(const void *x, const void *y)
+{
+	const struct fp_tamper_finding *a = x, *b = y;
+
+	return fp_bytes_cmp(a->path.data, a->path.len, b->path.data,
+			    b->path.len);
+}
+
+static int state_dir_findings(const struct fp_recon *r, const char *dir,
+			      struct fp_findings *out)
+{
+	size_t i, first = out->tamper.n, n = strlen(dir);
+	struct fp_tamper_finding *t;
+
+	/* "/run/fp/" is "/run/fp" */
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	for (i = 0; i < r->paths.cap; i++) {
+		const struct fp_hslot *s = &r->paths.slots[i];
+		const struct path_state *ps = s->val;
+
+		/* a cut or magic name says nothing of where it was */
+		if (!s->key || !ps->ops || (s->len && s->key[0] == '\0') ||
+		    !hits_state_dir(s->key, s->len, ps->ops, dir, n))
+			continue;
+		t = fp_vec_push(&out->tamper, sizeof(*t));
+		if (!t || fp_bytes_dup(&t->path, s->key, s->len) ||
+		    actor_fill(r, &t->by, &ps->last))
+			return -ENOMEM;
+		t->what = FP_TAMPER_STATE_DIR;
+		t->ops = ps->ops;
+	}
+	/* hash order is not an order */
+	if (out->tamper.n > first)
+		qsort(FP_TAMPER(out) + first, out->tamper.n - first, sizeof(*t),
+		      tamper_cmp);
+	return 0;
+}
+
+static int tamper_findings(const struct fp_recon *r,
+			   const struct fp_recon_input *in,
+			   struct fp_findings *out)
+{
+	struct fp_tamper_finding *t;
+	size_t i;
+
+	for (i = 0; i < r->tampers.n; i++) {
+		const struct fp_tamper_finding *s =
+			&((const struct fp_tamper_finding *)r->tampers.v)[i];
+
+		t = fp_vec_push(&out->tamper, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		*t = *s;
+		t->path.data = NULL;
+		if (fp_actor_copy(&t->by, &s->by))
+			return -ENOMEM;
+	}
+	if (!in->state_dir || !in->state_dir[0])
+		return 0;
+	return state_dir_findings(r, in->state_dir, out);
+}
+
+/* ---- steps ---- */
+
+/* The child of the step parent that pid is or descends from, as a process
+ * table shows it; 0 if none. */
+static pid_t step_root(const struct fp_proc_table *t, pid_t parent, pid_t pid)
+{
+	const struct fp_proc *p;
+	size_t depth;
+
+	/* a crafted table may hold a cycle */
+	for (depth = 0; t && depth <= t->n; depth++) {
+		p = fp_proc_find(t, pid);
+		if (!p || p->ppid == pid)
+			return 0;
+		if (p->ppid == parent)
+			return pid;
+		pid = p->ppid;
+	}
+	return 0;
+}
+
+static pid_t group_root(const struct fp_recon *r,
+			const struct fp_recon_input *in,
+			const struct group_rec *g)
+{
+	pid_t root;
+
+	if (g->step)
+		return g->root;
+	root = step_root(in->proc_before, r->step_parent, g->root);
+	return root ? root : step_root(in->proc_after, r->step_parent, g->root);
+}
+
+/* GITHUB_ACTION of its first process, else the mark in effect when it
+ * started, else "step N" */
+static int name_step(const struct fp_recon *r, const struct group_rec *g,
+		     struct fp_step *st)
+{
+	const struct fp_bytes *m;
+	char buf[32];
+
+	if (g && g->name.data) {
+		st->named = FP_STEP_NAMED_ACTION;
+		return fp_bytes_dup(&st->name, g->name.data, g->name.len);
+	}
+	m = g && g->mark ? &((const struct fp_bytes *)r->marks.v)[g->mark - 1] :
+			   NULL;
+	if (m && m->len) {
+		st->named = FP_STEP_NAMED_MARK;
+		return fp_bytes_dup(&st->name, m->data, m->len);
+	}
+	st->named = FP_STEP_NAMED_ORDER;
+	snprintf(buf, sizeof(buf), "step %u", st->index);
+	return fp_bytes_dup(&st->name, buf, strlen(buf));
+}
+
+/* Each step is named by its first group, or by the group of its first
+ * process if that one has a GITHUB_ACTION. */
+static int name_steps(const struct fp_recon *r, const uint32_t *g2s,
+		      struct fp_findings *out)
+{
+	const struct group_rec **pick = calloc(out->steps.n + 1, sizeof(*pick));
+	size_t i;
+	int ret = 0;
+
+	if (!pick)
+		return -ENOMEM;
+	for (i = 0; i < r->groups.n; i++) {
+		const struct group_rec *g = &GROUPS(r)[i];
+		const struct group_rec **p = &pick[g2s[i]];
+
+		if (!g2s[i])
+			continue;
+		if (!*p || (!(*p)->name.data && g->name.data &&
+			    g->root == FP_STEPS(out)[g2s[i] - 1].first_pid))
+			*p = g;
+	}
+	for (i = 0; i < out->steps.n && !ret; i++)
+		ret = name_step(r, pick[i + 1], &FP_STEPS(out)[i]);
+	free(pick);
+	return ret;
+}
+
+/* g2s[i]: the step of group i+1 (0: none). Steps go to out->steps in the
+ * order their first group appeared. */
+static int resolve_steps(const struct fp_recon *r,
+			 const struct fp_recon_input *in, uint32_t *g2s,
+			 struct fp_findings *out)
+{
+	struct fp_hashmap roots = { 0 };
+	struct fp_step *st;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < r->groups.n && !ret; i++) {
+		const struct group_rec *g = &GROUPS(r)[i];
+		pid_t root = group_root(r, in, g);
+		struct fp_hslot *s;
+
+		g2s[i] = 0;
+		if (!root)
+			continue;
+		s = fp_hashmap_slot(&roots, &root, sizeof(root));
+		if (!s)
+			ret = -ENOMEM;
+		/* a pid used again by a later step's first process */
+		if (s && (!s->val || g->forked)) {
+			st = fp_vec_push(&out->steps, sizeof(*st));
+			if (!st)
+				ret = -ENOMEM;
+			else
+				*st = (struct fp_step){ .index = out->steps.n,
+							.first_pid = root,
+							.started_ns =
+								g->ts_ns };
+			s->val = (void *)(uintptr_t)out->steps.n;
+		}
+		if (s)
+			g2s[i] = (uintptr_t)s->val;
+	}
+	fp_hashmap_free(&roots, NULL);
+	return ret ?: name_steps(r, g2s, out);
+}
+
+static void step_of(struct fp_actor *a, const uint32_t *g2s, size_t n)
+{
+	a->step = a->step && a->step <= n ? g2s[a->step - 1] : 0;
+}
+
+/* Findings held groups so far; now they name steps. */
+static void name_findings_steps(struct fp_findings *out, const uint32_t *g2s,
+				size_t n)
+{
+	size_t l, i;
+
+	for (l = 0; l < FP_F_NLISTS; l++)
+		for (i = 0; i < out->files[l].n; i++) {
+			struct fp_file_finding *x = &FP_FILES(out, l)[i];
+
+			step_of(&x->by, g2s, n);
+			step_of(&x->created_by, g2s, n);
+			step_of(&x->removed_by, g2s, n);
+		}
+	for (l = 0; l < FP_P_NLISTS; l++)
+		for (i = 0; i < out->procs[l].n; i++)
+			step_of(&FP_PROCS(out, l)[i].p, g2s, n);
+	for (l = 0; l < FP_N_NLISTS; l++)
+		for (i = 0; i < out->net[l].n; i++) {
+			struct fp_net_finding *x = &FP_NETS(out, l)[i];
+
+			x->step =
+				x->step && x->step <= n ? g2s[x->step - 1] : 0;
+		}
+	for (i = 0; i < out->tamper.n; i++)
+		step_of(&FP_TAMPER(out)[i].by, g2s, n);
+}
+
+static int steps(const struct fp_recon *r, const struct fp_recon_input *in,
+		 struct fp_findings *out)
+{
+	uint32_t *g2s;
+	int ret;
+
+	if (!r->groups.n)
+		return 0;
+	g2s = calloc(r->groups.n, sizeof(*g2s));
+	if (!g2s)
+		return -ENOMEM;
+	ret = resolve_steps(r, in, g2s, out);
+	if (!ret)
+		name_findings_steps(out, g2s, r->groups.n);
+	free(g2s);
+	return ret;
 }
 
 static int file_cmp(const void *x, const void *y)
@@ -995,6 +1462,10 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		ret = compare_procs(r, in, out);
 	if (!ret)
 		ret = compare_net(r, in, out);
+	if (!ret)
+		ret = tamper_findings(r, in, out);
+	if (!ret)
+		ret = steps(r, in, out);
 	if (ret) {
 		fp_findings_free(out);
 		return ret;

@@ -35,6 +35,12 @@ struct fp_recon *fp_recon_new(void);
 void fp_recon_free(struct fp_recon *r);
 /* bytes; 0 means none. Set it before the first event. */
 void fp_recon_set_budget(struct fp_recon *r, uint64_t bytes);
+/*
+ * Sidecar: a fork by this process starts a step (fp_findings.steps), and
+ * each finding names the step its process belongs to. 0 (the default):
+ * no steps. Set it before the first event.
+ */
+void fp_recon_set_step_parent(struct fp_recon *r, pid_t pid);
 /* Fold one event in; returns 0 or -ENOMEM. An event the budget keeps out
  * is counted, not an error. */
 int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev);
@@ -57,6 +63,9 @@ struct fp_recon_input {
 	size_t nleftover;
 	const char
 		*run_cgroup; /* e.g. "/footprint/run-12-34", as /proc shows */
+	/* the sidecar's state directory: a change under it by a traced
+	 * process is tamper evidence; NULL or "" for none */
+	const char *state_dir;
 };
 
 int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,

@@ -244,6 +244,9 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 	case FP_EV_TAMPER:
 		enc_tamper(e, ev);
 		break;
+	case FP_EV_MARK:
+		fp_enc_bytes(e, ev->mark.name.data, ev->mark.name.len);
+		break;
 	}
 }
 
@@ -254,7 +257,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->type = fp_dec_u64(d);
-	if (ev->type < FP_EV_EXEC || ev->type > FP_EV_TAMPER ||
+	if (ev->type < FP_EV_EXEC || ev->type > FP_EV_MARK ||
 	    ev->type == FP_EV_ARGV) {
 		d->err = -EBADMSG;
 		ev->type = 0;
@@ -330,6 +333,9 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 	}
 	case FP_EV_TAMPER:
 		dec_tamper(d, ev);
+		break;
+	case FP_EV_MARK:
+		fp_dec_bytes(d, &ev->mark.name);
 		break;
 	}
 	if (d->err)

@@ -418,6 +418,10 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 	case FP_EV_TAMPER:
 		write_tamper(&j, ev);
 		break;
+	case FP_EV_MARK:
+		json_field_bytes(&j, "name", ev->mark.name.data ?: "",
+				 ev->mark.name.len);
+		break;
 	}
 	json_end_object(&j);
 	fputc('\n', f);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "findref.h"
 #include "json.h"
 #include "receipt.h"
 
@@ -95,13 +96,25 @@ static void write_names(struct json_out *j, const char *key, unsigned int bits,
 	fputc(']', j->f);
 }
 
+/* the step of a finding: none in `run`, so its receipt is as it was */
+static void write_step(struct json_out *j, const struct fp_findings *fi,
+		       unsigned int step)
+{
+	const struct fp_step *st = fp_findings_step(fi, step);
+
+	if (!st)
+		return;
+	json_field_bytes(j, "step", st->name.data, st->name.len);
+	json_field_u64(j, "step_index", st->index);
+}
+
 static const char *const change_names[] = { "content", "mode", "owner", "type",
 					    "target" };
 static const char *const op_names[] = { "created",	"written",    "removed",
 					"renamed_from", "renamed_to", "attrs" };
 
-static void write_file(struct json_out *j, enum fp_file_list l,
-		       const struct fp_file_finding *x)
+static void write_file(struct json_out *j, const struct fp_findings *fi,
+		       enum fp_file_list l, const struct fp_file_finding *x)
 {
 	json_begin_object(j);
 	json_field_bytes(j, "path", x->path.data, x->path.len);
@@ -138,11 +151,12 @@ static void write_file(struct json_out *j, enum fp_file_list l,
 	default:
 		break;
 	}
+	write_step(j, fi, fp_file_finding_step(x));
 	json_end_object(j);
 }
 
-static void write_proc(struct json_out *j, enum fp_proc_list l,
-		       const struct fp_proc_finding *x)
+static void write_proc(struct json_out *j, const struct fp_findings *fi,
+		       enum fp_proc_list l, const struct fp_proc_finding *x)
 {
 	json_begin_object(j);
 	json_field_i64(j, "pid", x->p.pid);
@@ -158,10 +172,12 @@ static void write_proc(struct json_out *j, enum fp_proc_list l,
 			json_field_i64(j, "exit_code", x->exit_code);
 	}
 	write_judged(j, x->allowed, x->forbidden, x->rule);
+	write_step(j, fi, x->p.step);
 	json_end_object(j);
 }
 
-static void write_net(struct json_out *j, const struct fp_net_finding *x)
+static void write_net(struct json_out *j, const struct fp_findings *fi,
+		      const struct fp_net_finding *x)
 {
 	const char *fam = x->family == AF_INET	? "inet" :
 			  x->family == AF_INET6 ? "inet6" :
@@ -184,7 +200,86 @@ static void write_net(struct json_out *j, const struct fp_net_finding *x)
 	if (x->outside_run)
 		json_field_bool(j, "owner_outside_run", true);
 	write_judged(j, x->allowed, x->forbidden, x->rule);
+	write_step(j, fi, x->step);
 	json_end_object(j);
+}
+
+static void write_tamper(struct json_out *j, const struct fp_findings *fi,
+			 const struct fp_tamper_finding *t)
+{
+	json_begin_object(j);
+	json_field_str(j, "kind", fp_tamper_name(t));
+	if (t->what == FP_TAMPER_STATE_DIR) {
+		json_field_bytes(j, "path", t->path.data, t->path.len);
+		write_names(j, "ops", t->ops, op_names, 6);
+	} else {
+		if (t->kind == FP_TAMPER_SIGNAL)
+			json_field_i64(j, "sig", t->sig);
+		if (t->kind != FP_TAMPER_HEARTBEAT) {
+			json_field_u64(j, "target_pid", t->target_pid);
+			json_field_i64(j, "arg", t->arg);
+		}
+		json_field_u64(j, "ts_ns", t->ts_ns);
+	}
+	write_actor(j, "by", &t->by);
+	write_step(j, fi, t->by.step);
+	json_end_object(j);
+}
+
+static const char *const step_named[] = { "action", "mark", "order" };
+
+static void write_steps(struct json_out *j, const struct fp_findings *fi)
+{
+	struct fp_step_count *c = fp_step_counts(fi);
+	char name[64];
+	unsigned int cat;
+	size_t i;
+
+	json_key(j, "steps");
+	fputc('[', j->f);
+	for (i = 0; c && i < fi->steps.n; i++) {
+		const struct fp_step *st = &FP_STEPS(fi)[i];
+		struct json_out k = { .f = j->f };
+
+		if (i)
+			fputc(',', j->f);
+		json_begin_object(&k);
+		json_field_u64(&k, "index", st->index);
+		json_field_bytes(&k, "name", st->name.data, st->name.len);
+		json_field_str(&k, "named_by", step_named[st->named]);
+		json_field_i64(&k, "first_pid", st->first_pid);
+		json_field_u64(&k, "started_ns", st->started_ns);
+		json_key(&k, "findings");
+		json_begin_object(&k);
+		for (cat = 0; cat < FP_NCAT; cat++)
+			if (c[st->index].n[cat])
+				json_field_u64(
+					&k,
+					fp_cat_name(cat, name, sizeof(name)),
+					c[st->index].n[cat]);
+		json_end_object(&k);
+		json_field_u64(&k, "failing", c[st->index].failing_all);
+		json_field_bool(&k, "ok", !c[st->index].failing_all);
+		json_end_object(&k);
+	}
+	fputc(']', j->f);
+	free(c);
+}
+
+/* a sidecar's: tamper evidence and the steps */
+static void write_sidecar(struct json_out *j, const struct fp_findings *fi)
+{
+	size_t i;
+
+	json_key(j, "tamper");
+	fputc('[', j->f);
+	for (i = 0; i < fi->tamper.n; i++) {
+		if (i)
+			fputc(',', j->f);
+		write_tamper(j, fi, &FP_TAMPER(fi)[i]);
+	}
+	fputc(']', j->f);
+	write_steps(j, fi);
 }
 
 static void write_strs(struct json_out *j, const char *key,
@@ -265,6 +360,8 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	json_end_object(&j);
 
 	write_strv(&j, "roots", ri->roots, ri->nroots);
+	if (ri->sidecar)
+		json_field_str(&j, "mode", "sidecar");
 
 	json_key(&j, "files");
 	json_begin_object(&j);
@@ -274,7 +371,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		for (i = 0; i < fi->files[l].n; i++) {
 			if (i)
 				fputc(',', f);
-			write_file(&j, l, &FP_FILES(fi, l)[i]);
+			write_file(&j, fi, l, &FP_FILES(fi, l)[i]);
 		}
 		fputc(']', f);
 	}
@@ -288,7 +385,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		for (i = 0; i < fi->procs[l].n; i++) {
 			if (i)
 				fputc(',', f);
-			write_proc(&j, l, &FP_PROCS(fi, l)[i]);
+			write_proc(&j, fi, l, &FP_PROCS(fi, l)[i]);
 		}
 		fputc(']', f);
 	}
@@ -302,11 +399,14 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		for (i = 0; i < fi->net[l].n; i++) {
 			if (i)
 				fputc(',', f);
-			write_net(&j, &FP_NETS(fi, l)[i]);
+			write_net(&j, fi, &FP_NETS(fi, l)[i]);
 		}
 		fputc(']', f);
 	}
 	json_end_object(&j);
+	/* a run's receipt has neither, unless a run saw tampering */
+	if (ri->sidecar || fi->tamper.n || fi->steps.n)
+		write_sidecar(&j, fi);
 
 	json_key(&j, "expected");
 	fputc('[', f);
@@ -365,6 +465,97 @@ static void safe_path(FILE *f, const struct fp_bytes *p)
 	}
 }
 
+struct colors {
+	const char *red, *off;
+};
+
+static void summary_line(FILE *f, const struct fp_findings *fi,
+			 const struct fp_fref *r, const struct colors *c)
+{
+	unsigned int cat = r->cat;
+	char subj[512];
+
+	if (cat == FP_CAT_TAMPER) {
+		const struct fp_tamper_finding *t = &FP_TAMPER(fi)[r->i];
+		struct fp_sbuf b = { 0 };
+		struct fp_bytes text;
+
+		fp_fref_describe(fi, r, 4096, &b);
+		text = (struct fp_bytes){ b.p, b.len };
+		fprintf(f, "  %s%-13s%s ", c->red, "tamper", c->off);
+		fprintf(f, "%s: ", fp_tamper_name(t));
+		if (!b.err)
+			safe_path(f, &text);
+		fp_sbuf_free(&b);
+	} else if (cat < FP_CAT_PROCS) {
+		unsigned int l = cat - FP_CAT_FILES;
+		const struct fp_file_finding *x = &FP_FILES(fi, l)[r->i];
+
+		fprintf(f, "  %s%-13s%s %s", c->red, fp_file_list_names[l],
+			c->off, l == FP_F_CUT ? "..." : "");
+		safe_path(f, &x->path);
+		if (l == FP_F_TRANSIENT)
+			who(f, &x->created_by);
+		else if (l != FP_F_UNEXPLAINED && l != FP_F_UNREADABLE)
+			who(f, &x->by);
+	} else if (cat < FP_CAT_NET) {
+		unsigned int l = cat - FP_CAT_PROCS;
+		const struct fp_proc_finding *x = &FP_PROCS(fi, l)[r->i];
+
+		fprintf(f, "  %s%-13s%s pid %d ", c->red, fp_proc_list_names[l],
+			c->off, (int)x->p.pid);
+		argv_line(f, &x->p.argv);
+	} else {
+		unsigned int l = cat - FP_CAT_NET;
+		const struct fp_net_finding *x = &FP_NETS(fi, l)[r->i];
+
+		fp_net_subject(x, subj, sizeof(subj));
+		fprintf(f, "  %s%-13s%s %s pid %d", c->red,
+			fp_net_list_names[l], c->off, subj, (int)x->pid);
+	}
+	fputc('\n', f);
+}
+
+/* "step 2 (Build):" before the first failing finding of each step */
+static void step_heading(FILE *f, const struct fp_findings *fi,
+			 unsigned int step)
+{
+	const struct fp_step *st = fp_findings_step(fi, step);
+
+	if (!st) {
+		fprintf(f, " outside any step:\n");
+		return;
+	}
+	fprintf(f, " step %u", st->index);
+	if (st->named != FP_STEP_NAMED_ORDER) {
+		fputs(" (", f);
+		safe_path(f, &st->name);
+		fputc(')', f);
+	}
+	fputs(":\n", f);
+}
+
+static void summary_findings(FILE *f, const struct fp_findings *fi,
+			     const struct colors *c)
+{
+	bool by_step = fi->steps.n > 0;
+	struct fp_vec refs;
+	size_t i;
+
+	if (fp_frefs_failing(fi, by_step, &refs)) {
+		fprintf(f, "  (out of memory: see the receipt)\n");
+		return;
+	}
+	for (i = 0; i < refs.n; i++) {
+		const struct fp_fref *r = &((struct fp_fref *)refs.v)[i];
+
+		if (by_step && (!i || r[-1].step != r->step))
+			step_heading(f, fi, r->step);
+		summary_line(f, fi, r, c);
+	}
+	free(refs.v);
+}
+
 void fp_summary_write(FILE *f, const struct fp_findings *fi,
 		      const struct fp_verdict *v, bool color)
 {
@@ -372,7 +563,8 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 		   *green = color ? "\033[32m" : "",
 		   *bold = color ? "\033[1m" : "",
 		   *off = color ? "\033[0m" : "";
-	size_t l, i;
+	struct colors c = { red, off };
+	size_t i;
 
 	if (v->ok)
 		fprintf(f, "footprint: %s%sok%s\n", bold, green, off);
@@ -386,43 +578,7 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 		    !strncmp(r, "expected", 8) || !strncmp(r, "footprint", 9))
 			fprintf(f, "  %s\n", r);
 	}
-	for (l = 0; l < FP_F_NLISTS; l++)
-		for (i = 0; i < fi->files[l].n; i++) {
-			const struct fp_file_finding *x = &FP_FILES(fi, l)[i];
-
-			if (!x->failing)
-				continue;
-			fprintf(f, "  %s%-13s%s %s", red, fp_file_list_names[l],
-				off, l == FP_F_CUT ? "..." : "");
-			safe_path(f, &x->path);
-			if (l == FP_F_TRANSIENT)
-				who(f, &x->created_by);
-			else if (l != FP_F_UNEXPLAINED && l != FP_F_UNREADABLE)
-				who(f, &x->by);
-			fputc('\n', f);
-		}
-	for (l = 0; l < FP_P_NLISTS; l++)
-		for (i = 0; i < fi->procs[l].n; i++) {
-			const struct fp_proc_finding *x = &FP_PROCS(fi, l)[i];
-
-			if (!x->failing)
-				continue;
-			fprintf(f, "  %s%-13s%s pid %d ", red,
-				fp_proc_list_names[l], off, (int)x->p.pid);
-			argv_line(f, &x->p.argv);
-			fputc('\n', f);
-		}
-	for (l = 0; l < FP_N_NLISTS; l++)
-		for (i = 0; i < fi->net[l].n; i++) {
-			const struct fp_net_finding *x = &FP_NETS(fi, l)[i];
-			char subj[512];
-
-			if (!x->failing)
-				continue;
-			fp_net_subject(x, subj, sizeof(subj));
-			fprintf(f, "  %s%-13s%s %s pid %d\n", red,
-				fp_net_list_names[l], off, subj, (int)x->pid);
-		}
+	summary_findings(f, fi, &c);
 	if (v->suggestions.n) {
 		fprintf(f,
 			"footprint: policy lines that would allow this (review before use):\n");

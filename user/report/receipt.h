@@ -18,6 +18,7 @@ struct fp_receipt_info {
 	char *const *roots;
 	size_t nroots;
 	const char *incomplete; /* fp_run_incomplete_reason() */
+	bool sidecar; /* the receipt has a mode, tamper and steps */
 };
 
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,

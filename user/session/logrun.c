@@ -24,6 +24,9 @@ enum {
 	H_REPORT_NOISE,
 	H_RUN_CGROUP,
 	H_MEM_BUDGET,
+	H_MODE, /* "sidecar"; a log without it is a run's */
+	H_STEP_PARENT,
+	H_STATE_DIR,
 };
 
 /* trailer keys */
@@ -68,6 +71,16 @@ static void kv_u64(struct fp_enc *e, unsigned int key, uint64_t v)
 	fp_enc_free(&tmp);
 }
 
+/* only a sidecar's: a run's log stays as it was */
+static void header_sidecar(struct fp_enc *e, const struct fp_run *run)
+{
+	if (run->mode == FP_MODE_RUN)
+		return;
+	kv_str(e, H_MODE, fp_run_mode_name(run->mode));
+	kv_u64(e, H_STEP_PARENT, run->step_parent);
+	kv_str(e, H_STATE_DIR, run->state_dir ?: "");
+}
+
 int fp_log_header(struct fp_log_sink *s, const struct fp_run *run)
 {
 	struct fp_enc *e = s->enc;
@@ -91,6 +104,7 @@ int fp_log_header(struct fp_log_sink *s, const struct fp_run *run)
 	kv_u64(e, H_REPORT_NOISE, run->report_noise);
 	kv_str(e, H_RUN_CGROUP, run->run_cgroup);
 	kv_u64(e, H_MEM_BUDGET, run->mem_budget);
+	header_sidecar(e, run);
 	return put(s, FP_REC_HEADER) ?: fp_evlog_flush(&s->w);
 }
 
@@ -189,6 +203,33 @@ static uint64_t val_u64(struct fp_dec *v)
 	return fp_dec_u64(v);
 }
 
+/* a sidecar's header keys; 1 if key is not one */
+static int read_header_sidecar(struct fp_run *run, uint64_t key,
+			       struct fp_dec *v)
+{
+	char *s;
+
+	switch (key) {
+	case H_MODE:
+		s = val_str(v);
+		if (!s)
+			return -ENOMEM;
+		if (!strcmp(s, "sidecar"))
+			run->mode = FP_MODE_SIDECAR;
+		else if (strcmp(s, "run"))
+			v->err = -EBADMSG;
+		free(s);
+		return 0;
+	case H_STEP_PARENT:
+		run->step_parent = val_u64(v);
+		return 0;
+	case H_STATE_DIR:
+		set_str(&run->state_dir, v);
+		return 0;
+	}
+	return 1;
+}
+
 static int read_header(struct fp_run *run, struct fp_dec *d)
 {
 	size_t argc = 0;
@@ -254,6 +295,9 @@ static int read_header(struct fp_run *run, struct fp_dec *d)
 			if (!run->mem_budget_given && n)
 				run->mem_budget = n;
 			break;
+		default:
+			if (read_header_sidecar(run, key, &v) < 0)
+				return -ENOMEM;
 		}
 		if (v.err)
 			return -EBADMSG;
@@ -262,6 +306,7 @@ static int read_header(struct fp_run *run, struct fp_dec *d)
 		return -EBADMSG;
 	/* the events that follow are folded as the live run folded them */
 	fp_run_set_budget(run, run->mem_budget);
+	fp_recon_set_step_parent(run->recon, run->step_parent);
 	return ret;
 }
 

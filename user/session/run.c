@@ -23,6 +23,22 @@ void fp_run_set_budget(struct fp_run *run, uint64_t bytes)
 	fp_recon_set_budget(run->recon, bytes);
 }
 
+const char *fp_run_mode_name(enum fp_run_mode mode)
+{
+	return mode == FP_MODE_SIDECAR ? "sidecar" : "run";
+}
+
+int fp_run_set_sidecar(struct fp_run *run, pid_t step_parent,
+		       const char *state_dir)
+{
+	run->mode = FP_MODE_SIDECAR;
+	run->step_parent = step_parent;
+	fp_recon_set_step_parent(run->recon, step_parent);
+	free(run->state_dir);
+	run->state_dir = state_dir ? strdup(state_dir) : NULL;
+	return state_dir && !run->state_dir ? -ENOMEM : 0;
+}
+
 const char *fp_run_incomplete_reason(const struct fp_run *run)
 {
 	if (fp_recon_unfolded(run->recon))
@@ -60,6 +76,7 @@ void fp_run_free(struct fp_run *run)
 	free(run->boot_id);
 	free(run->version);
 	free(run->run_cgroup);
+	free(run->state_dir);
 	free_strv(run->roots);
 	free_strv(run->policy);
 	for (p = 0; p < 2; p++) {
@@ -157,6 +174,7 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 	in.leftover = run->leftover;
 	in.nleftover = run->nleftover;
 	in.run_cgroup = run->run_cgroup;
+	in.state_dir = run->state_dir;
 	ret = fp_reconcile(run->recon, &in, f);
 	if (!ret)
 		ret = fp_judge(pol, f, o, v);
@@ -175,6 +193,7 @@ void fp_run_receipt(FILE *out, const struct fp_run *run,
 		.roots = run->roots,
 		.nroots = run->nroots,
 		.incomplete = fp_run_incomplete_reason(run),
+		.sidecar = run->mode == FP_MODE_SIDECAR,
 	};
 
 	fp_receipt_write(out, &ri, f, v);

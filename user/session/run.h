@@ -21,8 +21,16 @@
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
 
+enum fp_run_mode {
+	FP_MODE_RUN, /* footprint run: one launched command */
+	FP_MODE_SIDECAR, /* footprint sidecar: a CI job, step by step */
+};
+
 struct fp_run {
 	/* header */
+	enum fp_run_mode mode;
+	pid_t step_parent; /* sidecar: its forks start steps; 0 none */
+	char *state_dir; /* sidecar: a change under it is tamper; NULL none */
 	char **argv; /* NULL-terminated */
 	char *cwd, *user, *hostname, *kernel, *boot_id, *version;
 	char *run_cgroup; /* as /proc/PID/cgroup shows it */
@@ -73,6 +81,12 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 void fp_run_receipt(FILE *out, const struct fp_run *run,
 		    const struct fp_findings *f, const struct fp_verdict *v,
 		    const struct fp_outcome *o);
+/* "run" or "sidecar" */
+const char *fp_run_mode_name(enum fp_run_mode mode);
+/* A sidecar run: its mode, step parent and state directory, for the header
+ * and the recon (before any event). 0 or -ENOMEM. */
+int fp_run_set_sidecar(struct fp_run *run, pid_t step_parent,
+		       const char *state_dir);
 /* Set the budget of the recon (before any event). */
 void fp_run_set_budget(struct fp_run *run, uint64_t bytes);
 /* "budget", "lost", "memory", "log" or "snapshot": why the trace is

@@ -136,7 +136,7 @@ static int serve_one(int conn, struct fp_session *s,
 		.msg_controllen = sizeof(ctl),
 	};
 	ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC);
-	pid_t pid;
+	pid_t pid = 0;
 	int i;
 
 	if (n <= 0)

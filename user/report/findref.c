@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "findref.h"
+#include "judge.h"
+
+const char *fp_cat_name(unsigned int cat, char *buf, size_t len)
+{
+	if (cat == FP_CAT_TAMPER)
+		snprintf(buf, len, "tamper");
+	else if (cat < FP_CAT_PROCS)
+		snprintf(buf, len, "files.%s",
+			 fp_file_list_names[cat - FP_CAT_FILES]);
+	else if (cat < FP_CAT_NET)
+		snprintf(buf, len, "processes.%s",
+			 fp_proc_list_names[cat - FP_CAT_PROCS]);
+	else
+		snprintf(buf, len, "network.%s",
+			 fp_net_list_names[cat - FP_CAT_NET]);
+	return buf;
+}
+
+size_t fp_cat_len(const struct fp_findings *fi, unsigned int cat)
+{
+	if (cat == FP_CAT_TAMPER)
+		return fi->tamper.n;
+	if (cat < FP_CAT_PROCS)
+		return fi->files[cat - FP_CAT_FILES].n;
+	if (cat < FP_CAT_NET)
+		return fi->procs[cat - FP_CAT_PROCS].n;
+	return fi->net[cat - FP_CAT_NET].n;
+}
+
+unsigned int fp_fref_step(const struct fp_findings *fi, unsigned int cat,
+			  size_t i)
+{
+	if (cat == FP_CAT_TAMPER)
+		return FP_TAMPER(fi)[i].by.step;
+	if (cat < FP_CAT_PROCS)
+		return fp_file_finding_step(
+			&FP_FILES(fi, cat - FP_CAT_FILES)[i]);
+	if (cat < FP_CAT_NET)
+		return FP_PROCS(fi, cat - FP_CAT_PROCS)[i].p.step;
+	return FP_NETS(fi, cat - FP_CAT_NET)[i].step;
+}
+
+bool fp_fref_failing(const struct fp_findings *fi, unsigned int cat, size_t i)
+{
+	if (cat == FP_CAT_TAMPER)
+		return FP_TAMPER(fi)[i].failing;
+	if (cat < FP_CAT_PROCS)
+		return FP_FILES(fi, cat - FP_CAT_FILES)[i].failing;
+	if (cat < FP_CAT_NET)
+		return FP_PROCS(fi, cat - FP_CAT_PROCS)[i].failing;
+	return FP_NETS(fi, cat - FP_CAT_NET)[i].failing;
+}
+
+/* no step sorts after every step; the rest keeps its order */
+static unsigned int step_key(unsigned int step)
+{
+	return step ? step : ~0U;
+}
+
+static int fref_cmp(const void *x, const void *y)
+{
+	const struct fp_fref *a = x, *b = y;
+
+	if (step_key(a->step) != step_key(b->step))
+		return step_key(a->step) < step_key(b->step) ? -1 : 1;
+	if (a->cat != b->cat)
+		return a->cat < b->cat ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+int fp_frefs_failing(const struct fp_findings *fi, bool by_step,
+		     struct fp_vec *out)
+{
+	struct fp_fref *r;
+	unsigned int cat;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (cat = 0; cat < FP_NCAT; cat++)
+		for (i = 0; i < fp_cat_len(fi, cat); i++) {
+			if (!fp_fref_failing(fi, cat, i))
+				continue;
+			r = fp_vec_push(out, sizeof(*r));
+			if (!r) {
+				free(out->v);
+				memset(out, 0, sizeof(*out));
+				return -ENOMEM;
+			}
+			r->cat = cat;
+			r->i = i;
+			r->step = fp_fref_step(fi, cat, i);
+		}
+	/* (cat, i) is unique, so this is stable */
+	if (by_step && out->n)
+		qsort(out->v, out->n, sizeof(*r), fref_cmp);
+	return 0;
+}
+
+struct fp_step_count *fp_step_counts(const struct fp_findings *fi)
+{
+	struct fp_step_count *c = calloc(fi->steps.n + 1, sizeof(*c));
+	unsigned int cat, step;
+	size_t i;
+
+	if (!c)
+		return NULL;
+	for (cat = 0; cat < FP_NCAT; cat++)
+		for (i = 0; i < fp_cat_len(fi, cat); i++) {
+			step = fp_fref_step(fi, cat, i);
+			if (step > fi->steps.n)
+				step = 0;
+			c[step].n[cat]++;
+			if (fp_fref_failing(fi, cat, i)) {
+				c[step].failing[cat]++;
+				c[step].failing_all++;
+			}
+		}
+	return c;
+}
+
+/* ---- text ---- */
+
+static bool grow(struct fp_sbuf *b, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->err)
+		return false;
+	if (b->len + n + 1 <= b->cap)
+		return true;
+	cap = b->cap ? b->cap : 256;
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->err = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+void fp_sbuf_add(struct fp_sbuf *b, const char *s, size_t len)
+{
+	if (!grow(b, len))
+		return;
+	memcpy(b->p + b->len, s, len);
+	b->len += len;
+	b->p[b->len] = '\0';
+}
+
+void fp_sbuf_str(struct fp_sbuf *b, const char *s)
+{
+	fp_sbuf_add(b, s, strlen(s));
+}
+
+void fp_sbuf_printf(struct fp_sbuf *b, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(NULL, 0, f, ap);
+	va_end(ap);
+	if (n < 0 || !grow(b, n))
+		return;
+	va_start(ap, f);
+	vsnprintf(b->p + b->len, n + 1, f, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+void fp_sbuf_free(struct fp_sbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* at most max bytes of s, "..." when cut */
+static void add_cut(struct fp_sbuf *b, const char *s, size_t len, size_t max)
+{
+	fp_sbuf_add(b, s ?: "", len < max ? len : max);
+	if (len > max)
+		fp_sbuf_str(b, "...");
+}
+
+/* "pid N argv..." with arguments joined by spaces */
+static void add_proc(struct fp_sbuf *b, const struct fp_actor *a, size_t max)
+{
+	size_t i, start, n = a->argv.len;
+
+	fp_sbuf_printf(b, "pid %d", (int)a->pid);
+	if (!n)
+		return;
+	fp_sbuf_str(b, " ");
+	start = b->len;
+	add_cut(b, a->argv.data, n, max);
+	for (i = start; i < b->len && !b->err; i++)
+		if (b->p[i] == '\0')
+			b->p[i] = ' ';
+	while (b->len > start && b->p[b->len - 1] == ' ')
+		b->p[--b->len] = '\0';
+}
+
+/* the kernel's record, in words */
+static void tamper_event_text(const struct fp_tamper_finding *t,
+			      struct fp_sbuf *b)
+{
+	switch (t->kind) {
+	case FP_TAMPER_SIGNAL:
+		fp_sbuf_printf(b, "SIG%s to footprint's pid %u",
+			       sigabbrev_np(t->sig) ?: "?", t->target_pid);
+		break;
+	case FP_TAMPER_HEARTBEAT:
+		fp_sbuf_str(b, "footprint's programs stopped answering");
+		break;
+	case FP_TAMPER_BPF:
+		fp_sbuf_printf(b, "bpf() command %lld", (long long)t->arg);
+		break;
+	default:
+		fp_sbuf_printf(b, "%s %lld on pid %u", fp_tamper_name(t),
+			       (long long)t->arg, t->target_pid);
+		break;
+	}
+}
+
+static void describe_tamper(const struct fp_tamper_finding *t, size_t max,
+			    struct fp_sbuf *b)
+{
+	if (t->what == FP_TAMPER_STATE_DIR)
+		add_cut(b, t->path.data, t->path.len, max);
+	else
+		tamper_event_text(t, b);
+	if (t->by.pid) {
+		fp_sbuf_str(b, " by ");
+		add_proc(b, &t->by, max);
+	}
+}
+
+static void describe_file(const struct fp_file_finding *x, unsigned int l,
+			  size_t max, struct fp_sbuf *b)
+{
+	const struct fp_actor *a =
+		l == FP_F_TRANSIENT ? &x->created_by : &x->by;
+
+	if (l == FP_F_CUT)
+		fp_sbuf_str(b, "...");
+	add_cut(b, x->path.data, x->path.len, max);
+	if (l == FP_F_UNEXPLAINED || l == FP_F_UNREADABLE)
+		return;
+	if (!a->pid) {
+		fp_sbuf_str(b, " (no event explains it)");
+		return;
+	}
+	fp_sbuf_str(b, " by ");
+	add_proc(b, a, max);
+}
+
+void fp_fref_describe(const struct fp_findings *fi, const struct fp_fref *r,
+		      size_t max, struct fp_sbuf *out)
+{
+	unsigned int cat = r->cat;
+	char subj[512];
+
+	if (cat == FP_CAT_TAMPER) {
+		describe_tamper(&FP_TAMPER(fi)[r->i], max, out);
+	} else if (cat < FP_CAT_PROCS) {
+		describe_file(&FP_FILES(fi, cat - FP_CAT_FILES)[r->i],
+			      cat - FP_CAT_FILES, max, out);
+	} else if (cat < FP_CAT_NET) {
+		add_proc(out, &FP_PROCS(fi, cat - FP_CAT_PROCS)[r->i].p, max);
+	} else {
+		const struct fp_net_finding *n =
+			&FP_NETS(fi, cat - FP_CAT_NET)[r->i];
+
+		fp_net_subject(n, subj, sizeof(subj));
+		add_cut(out, subj, strlen(subj), max);
+		fp_sbuf_printf(out, " by pid %d", (int)n->pid);
+	}
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The findings as the reports walk them: by category ("files.added",
+ * "tamper", ...), by step, and as one line of text each. Shared by the
+ * receipt's steps section, the stderr summary, the markdown job summary
+ * and the GitHub annotations, so they all count the same way.
+ */
+#ifndef FP_FINDREF_H
+#define FP_FINDREF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "findings.h"
+
+/* tamper first (it fails whatever the rules say), then files, processes,
+ * network, each list in receipt order */
+enum {
+	FP_CAT_TAMPER = 0,
+	FP_CAT_FILES = 1,
+	FP_CAT_PROCS = FP_CAT_FILES + FP_F_NLISTS,
+	FP_CAT_NET = FP_CAT_PROCS + FP_P_NLISTS,
+	FP_NCAT = FP_CAT_NET + FP_N_NLISTS,
+};
+
+/* one finding: its category, its index in that list, its step (0: none) */
+struct fp_fref {
+	unsigned int step;
+	unsigned int cat;
+	size_t i;
+};
+
+/* "tamper", "files.added", "processes.leftover", "network.bound" */
+const char *fp_cat_name(unsigned int cat, char *buf, size_t len);
+size_t fp_cat_len(const struct fp_findings *fi, unsigned int cat);
+unsigned int fp_fref_step(const struct fp_findings *fi, unsigned int cat,
+			  size_t i);
+bool fp_fref_failing(const struct fp_findings *fi, unsigned int cat, size_t i);
+
+/*
+ * The failing findings in category order; with by_step, grouped by step
+ * (steps in order, then those of no step), keeping that order within a
+ * step. out holds struct fp_fref. 0 or -ENOMEM.
+ */
+int fp_frefs_failing(const struct fp_findings *fi, bool by_step,
+		     struct fp_vec *out);
+
+/* per step (index 0: no step), per category: findings, and failing ones */
+struct fp_step_count {
+	size_t n[FP_NCAT];
+	size_t failing[FP_NCAT];
+	size_t failing_all;
+};
+
+/* steps.n + 1 counts, or NULL on ENOMEM; free() it */
+struct fp_step_count *fp_step_counts(const struct fp_findings *fi);
+
+/* A growing byte buffer; err once an allocation failed. */
+struct fp_sbuf {
+	char *p;
+	size_t len, cap;
+	bool err;
+};
+
+void fp_sbuf_add(struct fp_sbuf *b, const char *s, size_t len);
+void fp_sbuf_str(struct fp_sbuf *b, const char *s);
+void fp_sbuf_printf(struct fp_sbuf *b, const char *f, ...)
+	__attribute__((format(printf, 2, 3)));
+void fp_sbuf_free(struct fp_sbuf *b);
+
+/*
+ * What a finding is, in raw bytes (paths and argv as they are, for the
+ * caller to escape): "/etc/x by pid 12 sh -c ...", "pid 7 sleep 30",
+ * "tcp/0.0.0.0:80 by pid 9", "SIGTERM to footprint's pid 3 by pid 8". At
+ * most about max bytes of each path or command line.
+ */
+void fp_fref_describe(const struct fp_findings *fi, const struct fp_fref *r,
+		      size_t max, struct fp_sbuf *out);
+
+#endif
