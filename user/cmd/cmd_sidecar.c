@@ -32,6 +32,7 @@
 #include "run.h"
 #include "run_args.h"
 #include "sidecar.h"
+#include "summary_md.h"
 #include "tracer.h"
 #include "userfile.h"
 
@@ -62,7 +63,9 @@ static void sidecar_usage(FILE *f)
 	fprintf(f,
 		"Usage: footprint sidecar start [--state DIR] [OPTIONS]\n"
 		"       footprint sidecar status [--state DIR] [--json]\n"
+		"       footprint sidecar mark [--state DIR] NAME\n"
 		"       footprint sidecar stop [--state DIR] [--receipt FILE]\n"
+		"                              [--summary FILE.md] [--annotations]\n"
 		"\n"
 		"Trace a whole CI job: `start` takes the before snapshot, attaches\n"
 		"and leaves a daemon tracing; it returns once tracing is live, so the\n"
@@ -92,14 +95,20 @@ static void sidecar_usage(FILE *f)
 		"):\n"
 		"                        root's, 0711; made by start\n"
 		"Options of stop:\n"
-		"  -o, --receipt FILE    write the JSON receipt\n"
+		"  -o, --receipt FILE    write the JSON receipt (- for stdout)\n"
+		"      --summary FILE.md a markdown job summary, under 64 KiB, per step\n"
+		"      --annotations     GitHub workflow commands (::error) on stdout, at\n"
+		"                        most 10\n"
 		"  -q, --quiet           no summary on stderr\n"
+		"Of mark: the steps that start from now on are called NAME (when the\n"
+		"runner gives them no GITHUB_ACTION); anyone may mark and ask status.\n"
 		"Options of status:\n"
 		"      --json            one JSON object: events, lost, lost per minute, RSS\n"
 		"\n"
 		"Examples:\n"
 		"  sudo footprint sidecar start --root \"$GITHUB_WORKSPACE\" --cgroup /system.slice/docker.service\n"
 		"  footprint sidecar status\n"
+		"  footprint sidecar mark integration-tests\n"
 		"  sudo footprint sidecar stop --receipt footprint.json\n"
 		"\n"
 		"Exit status: as `footprint run`: 0 ok; 1 the verdict failed (also when\n"
@@ -136,6 +145,8 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ "step-parent", required_argument, NULL, 'P' + 256 },
 		{ "receipt", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'J' + 256 },
+		{ "summary", required_argument, NULL, 'M' + 256 },
+		{ "annotations", no_argument, NULL, 'N' + 256 },
 		{ "ring-size", required_argument, NULL, 'R' + 256 },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -200,6 +211,12 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		case 'J' + 256:
 			o->json = true;
 			break;
+		case 'M' + 256:
+			o->summary_path = optarg;
+			break;
+		case 'N' + 256:
+			o->annotations = true;
+			break;
 		case 'R' + 256:
 			if (fp_parse_size(optarg, &v) || v < 4096 ||
 			    (v & (v - 1)) || v > (1ULL << 30))
@@ -236,11 +253,19 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 				      "say start, status or stop (see --help)");
 	o->verb = pos.v[0];
 	if (strcmp(o->verb, "start") && strcmp(o->verb, "status") &&
-	    strcmp(o->verb, "stop"))
+	    strcmp(o->verb, "stop") && strcmp(o->verb, "mark"))
 		return fp_usage_error(
 			"sidecar",
-			"unknown verb '%s'; say start, status or stop",
+			"unknown verb '%s'; say start, status, mark or stop",
 			o->verb);
+	if (!strcmp(o->verb, "mark")) {
+		if (pos.n != 2 || !*pos.v[1] || strlen(pos.v[1]) > 255)
+			return fp_usage_error(
+				"sidecar",
+				"mark wants one step name of 1 to 255 bytes");
+		o->name = pos.v[1];
+		return 0;
+	}
 	if (pos.n > 1)
 		return fp_usage_error("sidecar", "unexpected argument '%s'",
 				      pos.v[1]);
@@ -506,6 +531,22 @@ static pid_t find_runner_worker(void)
 	return 0;
 }
 
+/* A sidecar's run: its step parent, and its state directory, a write
+ * under which by the job is tampering. */
+static int sidecar_header(struct fp_session *s, const struct sidecar_opts *o,
+			  int statefd)
+{
+	char link[64], dir[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", statefd);
+	n = readlink(link, dir, sizeof(dir) - 1);
+	if (n <= 0 || n == sizeof(dir) - 1)
+		return -ENAMETOOLONG;
+	dir[n] = '\0';
+	return fp_run_set_sidecar(&s->run, o->step_parent, dir);
+}
+
 /* The daemon never traces itself: it lives in a cgroup of its own. */
 static int daemon_cgroup(struct fp_cgroup *cg)
 {
@@ -603,12 +644,23 @@ static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
 	char err[512];
 	int rc;
 
+	static const int ignored[] = { SIGTERM, SIGINT,	 SIGHUP, SIGQUIT,
+				       SIGUSR1, SIGUSR2, SIGPIPE };
+	size_t i;
+
 	/* the runner kills what carries its tracking id after the job */
 	unsetenv("RUNNER_TRACKING_ID");
+	/* a signal from the job is tamper evidence (the kernel side sees
+	 * it sent), not the end of the trace; only SIGKILL ends it, and
+	 * stop then fails closed */
+	for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		signal(ignored[i], SIG_IGN);
 	prctl(PR_SET_DUMPABLE, 0);
 	rc = daemon_cgroup(&cg);
 	if (!rc)
 		rc = daemon_session(&s, o, statefd, roots, pol, c);
+	if (!rc && sidecar_header(&s, o, statefd))
+		rc = FP_EXIT_NOTRACE;
 	/* relative outputs are open: nothing keeps a directory busy now */
 	if (!rc && chdir("/"))
 		rc = FP_EXIT_NOTRACE;
@@ -812,6 +864,36 @@ static int status(struct sidecar_opts *o)
 	return FP_EXIT_OK;
 }
 
+/* ---- mark ---- */
+
+static int mark(struct sidecar_opts *o)
+{
+	char req[260], ack = 0;
+	int statefd = open_state(o->state, NULL, false), fd;
+	size_t len = strlen(o->name);
+
+	if (statefd < 0)
+		return FP_EXIT_USAGE;
+	fd = ctl_connect(statefd, o->state);
+	close(statefd);
+	if (fd < 0) {
+		fprintf(stderr, "footprint: no sidecar answers in %s (%s)\n",
+			o->state, strerror(-fd));
+		return FP_EXIT_VERDICT;
+	}
+	req[0] = FP_SC_MARK;
+	memcpy(req + 1, o->name, len);
+	if (send(fd, req, len + 1, MSG_NOSIGNAL) != (ssize_t)len + 1 ||
+	    recv(fd, &ack, 1, 0) != 1 || ack != 'K') {
+		fprintf(stderr,
+			"footprint: the sidecar did not take the mark\n");
+		close(fd);
+		return FP_EXIT_VERDICT;
+	}
+	close(fd);
+	return FP_EXIT_OK;
+}
+
 /* ---- stop ---- */
 
 /* The log the daemon left: in the state directory, or where --record put
@@ -852,8 +934,10 @@ static int dead_log_fd(int statefd)
  * Fail closed: the daemon is gone. What it recorded is judged all the
  * same, and the verdict fails, saying why.
  */
-static int judge_dead(int statefd, FILE *receipt, const char *why, bool quiet)
+static int judge_dead(int statefd, FILE *receipt, int summary_fd,
+		      const char *why, const struct sidecar_opts *o)
 {
+	FILE *md;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
 	struct fp_findings f = { 0 };
@@ -882,7 +966,15 @@ static int judge_dead(int statefd, FILE *receipt, const char *why, bool quiet)
 	    !fp_run_judge(&run, &pol, &f, &v, &out)) {
 		if (receipt)
 			fp_run_receipt(receipt, &run, &f, &v, &out);
-		if (!quiet)
+		md = summary_fd >= 0 ? fdopen(dup(summary_fd), "w") : NULL;
+		if (md) {
+			fp_summary_md_write(md, &f, &v, FP_MD_SUMMARY_MAX);
+			fclose(md);
+		}
+		if (o->annotations)
+			fp_annotations_write(stdout, &f, &v,
+					     FP_ANNOTATIONS_MAX);
+		if (!o->quiet)
 			fp_summary_write(stderr, &f, &v, false);
 	}
 	close(fd);
@@ -894,12 +986,15 @@ static int judge_dead(int statefd, FILE *receipt, const char *why, bool quiet)
 }
 
 /* Ask the daemon for the verdict: "R <code>", or -1 if it died. */
-static int ask_stop(int conn, int receipt_fd, bool annotations)
+static int ask_stop(int conn, int receipt_fd, int summary_fd,
+		    const struct sidecar_opts *o)
 {
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	int fds[4] = { receipt_fd >= 0 ? receipt_fd : devnull, devnull,
-		       STDOUT_FILENO, STDERR_FILENO };
-	char req[2] = { FP_SC_STOP, annotations ? 'a' : '-' };
+	int fds[4] = { receipt_fd >= 0 ? receipt_fd : devnull,
+		       summary_fd >= 0 ? summary_fd : devnull, STDOUT_FILENO,
+		       STDERR_FILENO };
+	char req[3] = { FP_SC_STOP, o->annotations ? 'a' : '-',
+			o->quiet ? 'q' : '-' };
 	char ctl[CMSG_SPACE(sizeof(fds))], buf[64];
 	struct iovec iov = { req, sizeof(req) };
 	struct msghdr m = { .msg_iov = &iov,
@@ -916,8 +1011,6 @@ static int ask_stop(int conn, int receipt_fd, bool annotations)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	if (receipt_fd < 0)
-		fds[0] = devnull;
 	if (sendmsg(conn, &m, MSG_NOSIGNAL) == sizeof(req)) {
 		n = recv(conn, buf, sizeof(buf) - 1, 0);
 		if (n > 2 && buf[0] == 'R') {
@@ -932,6 +1025,7 @@ static int ask_stop(int conn, int receipt_fd, bool annotations)
 static int stop(struct sidecar_opts *o, const struct fp_creds *c)
 {
 	struct fp_output receipt = FP_OUTPUT_INIT("the receipt");
+	struct fp_output summary = FP_OUTPUT_INIT("the job summary");
 	FILE *rf = NULL;
 	int statefd, conn, rc;
 	bool in_child;
@@ -957,9 +1051,15 @@ static int stop(struct sidecar_opts *o, const struct fp_creds *c)
 	say_hello(statefd);
 	receipt.path = o->receipt_path;
 	nroots = read_roots(statefd, rootbuf, sizeof(rootbuf), roots, 64);
+	summary.path = o->summary_path;
 	rc = fp_output_prepare(&receipt, c, roots, nroots);
+	if (!rc)
+		rc = fp_output_prepare(&summary, c, roots, nroots);
 	if (!rc && o->receipt_path && strcmp(o->receipt_path, "-") &&
 	    fp_output_create(&receipt, c, true) < 0)
+		rc = FP_EXIT_USAGE;
+	if (!rc && o->summary_path && strcmp(o->summary_path, "-") &&
+	    fp_output_create(&summary, c, true) < 0)
 		rc = FP_EXIT_USAGE;
 	if (rc)
 		goto cleanup;
@@ -970,7 +1070,7 @@ static int stop(struct sidecar_opts *o, const struct fp_creds *c)
 			      o->receipt_path && !strcmp(o->receipt_path, "-") ?
 				      STDOUT_FILENO :
 				      receipt.fd,
-			      o->annotations);
+			      summary.fd, o);
 	if (conn >= 0)
 		close(conn);
 	if (rc < 0) {
@@ -979,21 +1079,26 @@ static int stop(struct sidecar_opts *o, const struct fp_creds *c)
 		else if (o->receipt_path)
 			rf = stdout;
 		rc = judge_dead(
-			statefd, rf,
+			statefd, rf, summary.fd,
 			conn < 0 ?
 				"the sidecar daemon is gone (killed, or it died)" :
 				"the sidecar daemon died while it was stopping",
-			o->quiet);
+			o);
 		if (rf && rf != stdout)
 			fclose(rf);
 	}
 cleanup:
 	close(statefd);
-	if (c->active)
+	if (c->active) {
 		fp_output_hand_over(&receipt, 1, c->uid, c->gid, c->name);
+		fp_output_hand_over(&summary, 1, c->uid, c->gid, c->name);
+	}
 	if (receipt.fd >= 0)
 		close(receipt.fd);
+	if (summary.fd >= 0)
+		close(summary.fd);
 	fp_output_close(&receipt);
+	fp_output_close(&summary);
 	if (in_child) {
 		fflush(stdout);
 		_exit(rc);
@@ -1022,6 +1127,8 @@ int cmd_sidecar(int argc, char **argv)
 		rc = start(&o, &invoker);
 	else if (!strcmp(o.verb, "status"))
 		rc = status(&o);
+	else if (!strcmp(o.verb, "mark"))
+		rc = mark(&o);
 	else
 		rc = stop(&o, &invoker);
 	fp_creds_free(&invoker);

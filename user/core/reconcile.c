@@ -756,6 +756,14 @@ int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
 	return 0;
 }
 
+bool fp_recon_started_alive(const struct fp_recon *r, pid_t pid)
+{
+	const struct proc_state *p =
+		fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+
+	return p && p->started && !p->exited;
+}
+
 bool fp_recon_touched(void *ctx, const char *path, size_t len)
 {
 	struct fp_recon *r = ctx;

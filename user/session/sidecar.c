@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The sidecar's daemon loop (sidecar.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "sidecar.h"
+#include "summary_md.h"
 
 #define STOP_FDS 4
 
@@ -100,6 +102,30 @@ static int take_stop_fds(struct msghdr *m, int fds[STOP_FDS])
 	return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* `sidecar mark NAME`: the steps that start from now on are NAME. */
+static void mark_step(struct fp_session *s, struct fp_sidecar_state *st,
+		      char *name, size_t len)
+{
+	struct fp_event ev = { .type = FP_EV_MARK };
+
+	/* what the ring holds happened before the mark */
+	fp_tracer_consume(s->tracer);
+	ev.ts_ns = mono_ns();
+	ev.pid = ev.tid = getpid();
+	ev.mark.name.data = name;
+	ev.mark.name.len = len;
+	fp_session_inject(s, &ev);
+	st->marks++;
+}
+
 static int peer_pid(int conn, pid_t *pid)
 {
 	struct ucred uc;
@@ -147,6 +173,10 @@ static int serve_one(int conn, struct fp_session *s,
 	case FP_SC_STATUS_TEXT:
 		reply_status(conn, s, st, buf[0] == FP_SC_STATUS);
 		return 0;
+	case FP_SC_MARK:
+		mark_step(s, st, buf + 1, n - 1);
+		send(conn, "K", 1, MSG_NOSIGNAL);
+		return 0;
 	case FP_SC_HELLO:
 		/* footprint's own stop: what it does is not the job's */
 		if (peer_is_root(conn) && !peer_pid(conn, &pid))
@@ -162,7 +192,9 @@ static int serve_one(int conn, struct fp_session *s,
 			send(conn, "E refused", 9, MSG_NOSIGNAL);
 			return 0;
 		}
+		peer_pid(conn, &st->stopper);
 		st->annotations = n > 1 && buf[1] == 'a';
+		st->quiet = n > 2 && buf[2] == 'q';
 		return 1;
 	default:
 		send(conn, "E unknown request", 17, MSG_NOSIGNAL);
@@ -177,13 +209,11 @@ static int serve_one(int conn, struct fp_session *s,
 static void check_heartbeat(struct fp_session *s, struct fp_sidecar_state *st)
 {
 	struct fp_event ev = { .type = FP_EV_TAMPER };
-	struct timespec ts;
 
 	if (st->heartbeat_lost || fp_tracer_heartbeat(s->tracer) != -ENOLINK)
 		return;
 	st->heartbeat_lost = true;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ev.ts_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	ev.ts_ns = mono_ns();
 	ev.pid = ev.tid = getpid();
 	ev.tamper.kind = FP_TAMPER_HEARTBEAT;
 	ev.tamper.target_pid = getpid();
@@ -269,8 +299,87 @@ cleanup:
 	return ret;
 }
 
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], stat[512], *rp;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(stat, sizeof(stat), f) && (rp = strrchr(stat, ')')))
+		sscanf(rp + 2, "%*c %d", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+static bool is_ancestor(pid_t pid, pid_t of)
+{
+	int hops;
+
+	for (hops = 0; of > 1 && hops < 64; hops++, of = parent_of(of))
+		if (of == pid)
+			return true;
+	return false;
+}
+
+/*
+ * What the job started and left running: alive at stop, forked or
+ * exec'd during the trace, and not the stop step itself or one of its
+ * ancestors (the runner, the step's shell).
+ */
+static void find_leftovers(struct fp_session *s, pid_t stopper)
+{
+	struct fp_run *run = &s->run;
+	size_t cap = 0;
+	struct dirent *de;
+	pid_t pid, *v;
+	DIR *d;
+
+	fp_tracer_consume(s->tracer);
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		pid = atoi(de->d_name);
+		if (pid <= 0 || pid == getpid() ||
+		    !fp_recon_started_alive(run->recon, pid) ||
+		    is_ancestor(pid, stopper))
+			continue;
+		if (run->nleftover == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = realloc(run->leftover, cap * sizeof(*v));
+			if (!v)
+				break;
+			run->leftover = v;
+		}
+		run->leftover[run->nleftover++] = pid;
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The markdown job summary (where asked), and annotations on stdout. */
+static void write_reports(struct fp_session *s, int summary_fd,
+			  bool annotations)
+{
+	FILE *f = summary_fd >= 0 ? fdopen(dup(summary_fd), "w") : NULL;
+
+	if (f) {
+		fp_summary_md_write(f, &s->findings, &s->verdict,
+				    FP_MD_SUMMARY_MAX);
+		fclose(f);
+	}
+	if (annotations) {
+		fp_annotations_write(stdout, &s->findings, &s->verdict,
+				     FP_ANNOTATIONS_MAX);
+		fflush(stdout);
+	}
+}
+
 /* The verdict, written where the stop request asked for it. */
-static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0)
+static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0,
+		  bool annotations, pid_t stopper)
 {
 	int rc;
 
@@ -280,13 +389,16 @@ static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0)
 	if (fds[0] >= 0)
 		s->receipt = fdopen(fds[0], "w");
 	s->run.duration_ms = fp_now_ms() - t0;
+	find_leftovers(s, stopper);
 	rc = fp_session_after_procs(s);
 	if (!rc) {
 		fp_session_drain(s);
 		rc = fp_session_after_files(s);
 	}
-	if (!rc)
+	if (!rc) {
 		rc = fp_session_verdict(s);
+		write_reports(s, fds[1], annotations);
+	}
 	return rc;
 }
 
@@ -307,7 +419,8 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
 		s->trace_err = conn;
 		return FP_EXIT_NOTRACE;
 	}
-	rc = finish(s, fds, t0);
+	s->o.quiet = st->quiet;
+	rc = finish(s, fds, t0, st->annotations, st->stopper);
 	fp_session_finish(s, &rc, false, 0, 0, NULL);
 	snprintf(reply, sizeof(reply), "R %d", rc);
 	send(conn, reply, strlen(reply), MSG_NOSIGNAL);

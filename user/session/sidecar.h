@@ -42,8 +42,9 @@ struct fp_sidecar_state {
 	uint64_t lost_seen; /* lost events counted so far */
 	unsigned int minute; /* minutes since start */
 	unsigned int marks;
-	bool annotations; /* set by stop */
+	bool annotations, quiet; /* asked for by stop */
 	bool heartbeat_lost; /* reported once */
+	pid_t stopper; /* the stop request's process */
 };
 
 /* The daemon's loop: from attach to the verdict. The exit code. */
