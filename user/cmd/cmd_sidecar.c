@@ -85,7 +85,8 @@ static void sidecar_usage(FILE *f)
 		"      --step-parent PID its direct children are the job's steps (default:\n"
 		"                        the Runner.Worker the scope was found from)\n"
 		"                        Default scope: the Runner.Worker among start's\n"
-		"                        ancestors (a GitHub Actions job), if there is one\n"
+		"                        ancestors (a GitHub Actions job), if there is one;\n"
+		"                        --cgroup adds to it, --pid-tree replaces it\n"
 		"  -w, --record FILE     keep the event log in FILE (default: in the state\n"
 		"                        directory, where stop reads it)\n"
 		"      --ring-size SIZE  ring buffer size (default 16M)\n"
@@ -720,17 +721,20 @@ static int start(struct sidecar_opts *o, const struct fp_creds *c)
 			"footprint: tracing needs root; run it under sudo: sudo footprint sidecar start\n");
 		return FP_EXIT_NOTRACE;
 	}
-	if (!o->ncgroups && !o->npid_trees) {
+	/* --cgroup adds to the runner's tree (docker's cgroups for container
+	 * jobs and services); --pid-tree replaces it */
+	if (!o->npid_trees) {
 		pid_t worker = find_runner_worker();
 
-		if (!worker) {
+		if (worker) {
+			o->pid_trees[o->npid_trees++] = worker;
+			if (!o->step_parent)
+				o->step_parent = worker;
+		} else if (!o->ncgroups) {
 			fprintf(stderr,
 				"footprint: say what to trace: --pid-tree PID or --cgroup PATH (no Runner.Worker is among this process's ancestors)\n");
 			return FP_EXIT_USAGE;
 		}
-		o->pid_trees[o->npid_trees++] = worker;
-		if (!o->step_parent)
-			o->step_parent = worker;
 	}
 	if (!o->nroots)
 		o->roots_arg[o->nroots++] = ".";
