@@ -761,6 +761,16 @@ int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
 	return 0;
 }
 
+size_t fp_recon_steps_so_far(const struct fp_recon *r)
+{
+	const struct group_rec *g = r->groups.v;
+	size_t i, n = 0;
+
+	for (i = 0; i < r->groups.n; i++)
+		n += g[i].forked;
+	return n;
+}
+
 bool fp_recon_started_alive(const struct fp_recon *r, pid_t pid)
 {
 	const struct proc_state *p =

@@ -50,6 +50,8 @@ uint64_t fp_recon_unfolded(const struct fp_recon *r);
 uint64_t fp_recon_used(const struct fp_recon *r);
 /* why the trace is incomplete because of the budget, or NULL */
 const char *fp_recon_budget_why(const struct fp_recon *r);
+/* steps started during the trace so far (sidecar status) */
+size_t fp_recon_steps_so_far(const struct fp_recon *r);
 /* Was pid forked or exec'd during the run, and has it not exited? (the
  * sidecar's leftovers) */
 bool fp_recon_started_alive(const struct fp_recon *r, pid_t pid);

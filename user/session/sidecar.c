@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "reconcile.h"
 #include "sidecar.h"
 #include "summary_md.h"
 
@@ -61,16 +62,19 @@ static void reply_status(int fd, struct fp_session *s,
 		len = snprintf(buf, sizeof(buf),
 			       "footprint sidecar: tracing (pid %d)\n"
 			       "events: %" PRIu64 "\nlost: %" PRIu64
-			       "\nsteps marked: %u\nrss: %lu KiB\n",
+			       "\nsteps: %zu (marks: %u)\nrss: %lu KiB\n",
 			       (int)getpid(), s->col->delivered, lost,
-			       st->marks, rss_hwm_kib());
+			       fp_recon_steps_so_far(s->run.recon), st->marks,
+			       rss_hwm_kib());
 		send(fd, buf, len, MSG_NOSIGNAL);
 		return;
 	}
 	len = snprintf(buf, sizeof(buf),
 		       "{\"pid\":%d,\"events\":%" PRIu64 ",\"lost\":%" PRIu64
-		       ",\"marks\":%u,\"rss_kib\":%lu,\"lost_per_minute\":[",
-		       (int)getpid(), s->col->delivered, lost, st->marks,
+		       ",\"steps\":%zu,\"marks\":%u,\"rss_kib\":%lu"
+		       ",\"lost_per_minute\":[",
+		       (int)getpid(), s->col->delivered, lost,
+		       fp_recon_steps_so_far(s->run.recon), st->marks,
 		       rss_hwm_kib());
 	/* oldest first, the current minute last */
 	for (i = 0; i < n && len < sizeof(buf) - 32; i++)
