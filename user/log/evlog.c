@@ -457,8 +457,12 @@ static int next_segment_in(struct fp_evlog_reader *r)
 		return -ENOMEM;
 	}
 	if (fd < 0) {
-		snprintf(r->err, sizeof(r->err), "its next segment, %s, %s",
-			 shown, fd == -ENOENT ? "is missing" : strerror(-fd));
+		snprintf(r->err, sizeof(r->err), "its next segment, %s, %s%s",
+			 shown,
+			 fd == -ENOENT ? "is missing" :
+			 fd == -ELOOP  ? "is a symbolic link" :
+					 "cannot be read: ",
+			 fd == -ENOENT || fd == -ELOOP ? "" : strerror(-fd));
 		free(shown);
 		return fd == -ENOMEM ? fd : -ENODATA;
 	}
