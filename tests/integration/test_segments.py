@@ -21,11 +21,9 @@ Run as root: FOOTPRINT=build/footprint python3 -m unittest -v \\
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

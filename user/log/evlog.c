@@ -56,7 +56,6 @@ static int write_all(struct fp_evlog_writer *w, const void *buf, size_t len)
 		p += n;
 		len -= n;
 		w->offset += n;
-		w->total += n;
 	}
 	return 0;
 }

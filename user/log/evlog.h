@@ -61,7 +61,6 @@ struct fp_evlog_writer {
 	unsigned char *zbuf;
 	size_t zcap;
 	uint64_t offset; /* bytes written to the current segment */
-	uint64_t total; /* to every segment */
 	int64_t last_flush_ms;
 	int err; /* first write error, sticky */
 	/* segments: none while max is 0 */
