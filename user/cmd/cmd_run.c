@@ -297,6 +297,7 @@ int cmd_run(int argc, char **argv)
 		.receipt_path = o.receipt_path,
 		.events_path = o.events_path,
 		.record_path = o.record_path,
+		.record_max = o.record_max,
 		.log_fd = -1,
 		.force = o.force,
 		.quiet = o.quiet,

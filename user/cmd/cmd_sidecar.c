@@ -44,6 +44,7 @@ struct sidecar_opts {
 	const char *roots_arg[64];
 	size_t nroots;
 	const char *record_path;
+	uint64_t record_max;
 	const char *cgroups[MAX_CGROUPS];
 	size_t ncgroups;
 	pid_t pid_trees[FP_TRACER_MAX_PID_TREES];
@@ -89,6 +90,8 @@ static void sidecar_usage(FILE *f)
 		"                        --cgroup adds to it, --pid-tree replaces it\n"
 		"  -w, --record FILE     keep the event log in FILE (default: in the state\n"
 		"                        directory, where stop reads it)\n"
+		"      --record-max SIZE cut the log into segments of at most SIZE (at\n"
+		"                        least 1M): LOG, LOG.1, LOG.2, ...\n"
 		"      --ring-size SIZE  ring buffer size (default 16M)\n"
 		"      --memory-budget SIZE  as for `footprint run` (default 128M)\n"
 		"Options of every verb:\n"
@@ -141,6 +144,7 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
 		{ "record", required_argument, NULL, 'w' },
+		{ "record-max", required_argument, NULL, 'W' + 256 },
 		{ "cgroup", required_argument, NULL, 'C' + 256 },
 		{ "pid-tree", required_argument, NULL, 'T' + 256 },
 		{ "step-parent", required_argument, NULL, 'P' + 256 },
@@ -182,6 +186,11 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 			break;
 		case 'w':
 			o->record_path = optarg;
+			break;
+		case 'W' + 256:
+			if (fp_parse_record_max("sidecar", optarg,
+						&o->record_max))
+				return FP_EXIT_USAGE;
 			break;
 		case 'C' + 256:
 			if (o->ncgroups == MAX_CGROUPS)
@@ -418,7 +427,9 @@ static int daemon_session(struct fp_session *s, struct sidecar_opts *o,
 		.pol = pol,
 		.invoker = c,
 		.record_path = o->record_path ? o->record_path : FP_SIDECAR_LOG,
+		.record_max = o->record_max,
 		.log_fd = -1,
+		.log_dirfd = statefd,
 		.force = true,
 		.quiet = true,
 		.mem_budget = o->mem_budget,
@@ -901,31 +912,43 @@ static int mark(struct sidecar_opts *o)
 /* ---- stop ---- */
 
 /* The log the daemon left: in the state directory, or where --record put
- * it (the same file: device and inode as recorded at start). */
-static int dead_log_fd(int statefd)
+ * it (the same file: device and inode as recorded at start). Its
+ * segments, if any, are *name.N in *dirfd (statefd or one to close). */
+static int dead_log_fd(int statefd, int *dirfd, char **name)
 {
 	unsigned long long dev, ino;
-	char path[PATH_MAX + 2];
+	char path[PATH_MAX + 2], *slash;
 	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS |
 					   RESOLVE_NO_MAGICLINKS };
+	struct open_how dhow = how;
 	struct stat st;
 	FILE *f;
 	int fd = openat(statefd, FP_SIDECAR_LOG_ID,
 			O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
+	*dirfd = statefd;
+	*name = strdup(FP_SIDECAR_LOG);
 	if (fd < 0)
 		return openat(statefd, FP_SIDECAR_LOG,
 			      O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	f = fdopen(fd, "r");
 	if (!f || fscanf(f, "%llu %llu\n", &dev, &ino) != 2 ||
-	    !fgets(path, sizeof(path), f)) {
+	    !fgets(path, sizeof(path), f) || !(slash = strrchr(path, '/'))) {
 		if (f)
 			fclose(f);
 		return -1;
 	}
 	fclose(f);
-	fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	*slash = '\0';
+	dhow.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	*dirfd = syscall(SYS_openat2, AT_FDCWD, *path ? path : "/", &dhow,
+			 sizeof(dhow));
+	free(*name);
+	*name = strdup(slash + 1);
+	if (*dirfd < 0)
+		return -1;
+	fd = syscall(SYS_openat2, *dirfd, slash + 1, &how, sizeof(how));
 	if (fd >= 0 &&
 	    (fstat(fd, &st) || st.st_dev != dev || st.st_ino != ino)) {
 		close(fd);
@@ -947,19 +970,27 @@ static int judge_dead(int statefd, FILE *receipt, int summary_fd,
 	struct fp_findings f = { 0 };
 	struct fp_verdict v = { 0 };
 	struct fp_outcome out;
-	char err[600], path[64];
-	int fd = dead_log_fd(statefd), ret, rc = FP_EXIT_VERDICT;
+	char err[1600], *name;
+	int dirfd, fd = dead_log_fd(statefd, &dirfd, &name), ret;
+	int rc = FP_EXIT_VERDICT;
 
 	fprintf(stderr, "footprint: %s; judging what it recorded\n", why);
-	if (fd < 0 || fp_run_init(&run)) {
+	if (fd < 0 || !name || fp_run_init(&run)) {
 		fprintf(stderr,
 			"footprint: the sidecar's log cannot be read; the verdict fails\n");
 		if (fd >= 0)
 			close(fd);
+		if (dirfd >= 0 && dirfd != statefd)
+			close(dirfd);
+		free(name);
 		return FP_EXIT_VERDICT;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	ret = fp_log_load(path, &run, NULL, NULL, err, sizeof(err));
+	/* fd is taken; the segments after it are read from its directory */
+	ret = fp_log_load_fd(fd, dirfd, name, name, &run, NULL, NULL, err,
+			     sizeof(err));
+	if (dirfd != statefd)
+		close(dirfd);
+	free(name);
 	if (ret && ret != -ENODATA)
 		fprintf(stderr, "%s\n", err);
 	free(run.incomplete_why);
@@ -981,7 +1012,6 @@ static int judge_dead(int statefd, FILE *receipt, int summary_fd,
 		if (!o->quiet)
 			fp_summary_write(stderr, &f, &v, false);
 	}
-	close(fd);
 	fp_verdict_free(&v);
 	fp_findings_free(&f);
 	fp_policy_free(&pol);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "evlog.h"
 #include "reconcile.h"
 #include "run_args.h"
 
@@ -84,6 +85,19 @@ static int parse_budget(const char *sub, const char *arg, uint64_t *out)
 	return 0;
 }
 
+int fp_parse_record_max(const char *sub, const char *arg, uint64_t *out)
+{
+	uint64_t v;
+
+	if (fp_parse_size(arg, &v) || v < FP_LOG_SEG_MIN)
+		return fp_usage_error(
+			sub,
+			"--record-max wants a segment size of at least 1M, such as 10M, got '%s'",
+			arg);
+	*out = v;
+	return 0;
+}
+
 void fp_run_usage(FILE *f)
 {
 	fprintf(f,
@@ -110,6 +124,9 @@ void fp_run_usage(FILE *f)
 		"                       fields are described in docs/events.md\n"
 		"  -w, --record FILE    record snapshots and events to a compressed log\n"
 		"                       (0600) that 'footprint replay' re-judges offline\n"
+		"      --record-max SIZE  cut the log into segments of at most SIZE\n"
+		"                       (at least 1M): FILE, FILE.1, FILE.2, ...; replay\n"
+		"                       and events read them all from FILE\n"
 		"      --force          overwrite an existing --record FILE\n"
 		"  -u, --user NAME      run COMMAND as NAME; root login only: under sudo\n"
 		"                       COMMAND always runs as the invoking user (SUDO_UID)\n"
@@ -178,6 +195,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "leftovers", required_argument, NULL, 'L' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "record-max", required_argument, NULL, 'W' + 256 },
 		{ "ring-size", required_argument, NULL, 'R' },
 		{ "max-argv", required_argument, NULL, 'A' },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
@@ -214,6 +232,10 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'w':
 			o->record_path = optarg;
+			break;
+		case 'W' + 256:
+			if (fp_parse_record_max("run", optarg, &o->record_max))
+				return FP_EXIT_USAGE;
 			break;
 		case 'u':
 			/* getpwnam("") fails, and "" then read as uid 0 is root */
@@ -290,6 +312,9 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	if (optind >= argc)
 		return fp_usage_error("run",
 				      "no command given; put it after '--'");
+	if (o->record_max && !o->record_path)
+		return fp_usage_error(
+			"run", "--record-max cuts the --record FILE; give one");
 	o->argv = argv + optind;
 	return 0;
 }

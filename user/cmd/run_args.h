@@ -22,6 +22,7 @@ struct run_opts {
 	const char *events_path;
 	const char *receipt_path;
 	const char *record_path;
+	uint64_t record_max; /* --record-max; 0: one file */
 	bool force;
 	const char *user;
 	bool as_root;
@@ -82,6 +83,9 @@ int fp_next_opt_any_order(int argc, char **argv, const char *optstring,
 			  const struct option *longopts, int *at,
 			  struct fp_positionals *pos);
 void fp_positional_add(struct fp_positionals *pos, char *arg);
+
+/* --record-max SIZE of subcommand sub: 0, or FP_EXIT_USAGE after a line */
+int fp_parse_record_max(const char *sub, const char *arg, uint64_t *out);
 
 void fp_run_usage(FILE *f);
 /*

@@ -14,8 +14,19 @@
 #include <stdint.h>
 
 #define FP_LOG_MAGIC "FPRINTLG" /* 8 bytes */
-#define FP_LOG_VERSION 3
+#define FP_LOG_VERSION 4 /* the newest a reader knows: segments */
+/* what a log without segments is written as: step names, tamper, marks */
+#define FP_LOG_VERSION_PLAIN 3
 #define FP_LOG_FILE_HDR 16 /* magic, u16 version, u16 flags, u32 reserved */
+/*
+ * A segment of a log cut into segments (--record-max): version 3, flag
+ * FP_LOG_SEGMENTED, the segment number in the reserved u32, then the run
+ * id, so the segments of two runs are never read as one.
+ */
+#define FP_LOG_SEGMENTED 1
+#define FP_LOG_RUN_ID 16
+#define FP_LOG_SEG_HDR (FP_LOG_FILE_HDR + FP_LOG_RUN_ID)
+#define FP_LOG_SEG_MIN (1u << 20) /* the smallest --record-max */
 #define FP_FRAME_SYNC 0x4d524650u /* bytes "PFRM" */
 #define FP_FRAME_HDR 24
 #define FP_FRAME_RECORDS 1
@@ -36,20 +47,44 @@ enum fp_phase { FP_PHASE_BEFORE = 0, FP_PHASE_AFTER = 1 };
 
 /* ---- writing ---- */
 
+/*
+ * Open segment n (1, 2, ...) of a log: a new file, the way segment 0 was
+ * made. Returns an fd, or -errno with msg filled (one line).
+ */
+typedef int (*fp_evlog_segment_fn)(void *ctx, unsigned int n, char *msg,
+				   size_t msglen);
+
 struct fp_evlog_writer {
-	int fd;
+	int fd; /* the segment being written */
+	int fd0; /* segment 0, open until close (its owner hands it over) */
 	unsigned char *raw; /* records not yet framed */
 	size_t raw_len, raw_cap;
 	unsigned char *zbuf;
 	size_t zcap;
-	uint64_t offset; /* bytes written to the file */
+	uint64_t offset; /* bytes written to the current segment */
 	int64_t last_flush_ms;
 	int err; /* first write error, sticky */
+	/* segments: none while max is 0 */
+	uint64_t max;
+	unsigned int seg, seg_frames;
+	unsigned char run_id[FP_LOG_RUN_ID];
+	fp_evlog_segment_fn next;
+	void *next_ctx;
+	char msg[512]; /* why a segment could not be made */
 };
 
 /* Start a log on fd, a new file footprint created (userfile.h); takes fd. */
 int fp_evlog_open(struct fp_evlog_writer *w, int fd, const char *path,
 		  char *err, size_t errlen);
+/*
+ * The same, cut into segments of at most max bytes (>= FP_LOG_SEG_MIN),
+ * each opened by next when the frame to write would not fit; a segment is
+ * larger only when one frame is. The writer closes each segment it is
+ * done with, and fd at fp_evlog_close.
+ */
+int fp_evlog_open_segments(struct fp_evlog_writer *w, int fd, const char *path,
+			   uint64_t max, fp_evlog_segment_fn next, void *ctx,
+			   char *err, size_t errlen);
 /* Append one record; frames are written when 64 KiB have gathered. */
 int fp_evlog_put(struct fp_evlog_writer *w, unsigned int type, const void *body,
 		 size_t len);
@@ -70,13 +105,29 @@ struct fp_evlog_reader {
 	size_t frame_len, pos;
 	unsigned int version;
 	bool at_end; /* the file ended cleanly at a frame boundary */
-	char err[256]; /* set when a read fails: what and at which offset */
+	char err[768]; /* set when a read fails: what and at which offset */
+	/* segments */
+	bool segmented;
+	bool last; /* set by the caller: a segment's clean end is the end */
+	unsigned int seg; /* being read */
+	unsigned char run_id[FP_LOG_RUN_ID];
+	int dirfd; /* segment n is name.n in it; -1: not to be looked for */
+	char *name, *shown; /* segment 0's, and as the user named it */
+	char *seg_shown; /* the segment being read, for messages */
 };
 
 int fp_evlog_reader_open(struct fp_evlog_reader *r, const char *path);
 /*
+ * Segment 0 is fd (taken), named shown in messages; the segments after
+ * it are name.1, name.2, ... in dirfd (AT_FDCWD: name is a path), opened
+ * without following a link. dirfd -1: none is looked for.
+ */
+int fp_evlog_reader_open_fd(struct fp_evlog_reader *r, int fd, int dirfd,
+			    const char *name, const char *shown);
+/*
  * Next record: 1 with type, body and len set; 0 at a clean end; -ENODATA
- * when the log is cut short; -EBADMSG for damage (r->err says where).
+ * when the log is cut short, or a segment after a clean one is missing or
+ * not of this log (a gap); -EBADMSG for damage (r->err says where).
  */
 int fp_evlog_next(struct fp_evlog_reader *r, unsigned int *type,
 		  const unsigned char **body, size_t *len);

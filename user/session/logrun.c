@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "logcodec.h"
 #include "logrun.h"
+#include "userfile.h"
 
 /* header keys: unknown ones are skipped by readers */
 enum {
@@ -158,6 +163,153 @@ int fp_log_trailer(struct fp_log_sink *s, const struct fp_run *run)
 	for (i = 0; i < run->nleftover; i++)
 		kv_u64(e, T_LEFTOVER, run->leftover[i]);
 	return put(s, FP_REC_TRAILER) ?: fp_evlog_flush(&s->w);
+}
+
+/* ---- segments ---- */
+
+static int seg_names(const struct fp_log_where *at, unsigned int n,
+		     char name[NAME_MAX + 1], char path[PATH_MAX])
+{
+	if ((size_t)snprintf(name, NAME_MAX + 1, "%s.%u", at->name, n) >
+		    NAME_MAX ||
+	    (size_t)snprintf(path, PATH_MAX, "%s.%u", at->path, n) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Segment n: a new file in segment 0's directory, made as it was. */
+static int make_segment(void *ctx, unsigned int n, char *msg, size_t msglen)
+{
+	struct fp_log_sink *s = ctx;
+	char name[NAME_MAX + 1], path[PATH_MAX];
+	struct fp_outdir d = { .dirfd = s->at.dirfd, .base = name };
+	struct fp_log_made *m;
+	struct stat st;
+	int fd;
+
+	if (seg_names(&s->at, n, name, path)) {
+		snprintf(
+			msg, msglen,
+			"footprint: the name of segment %u of the log %s is too long",
+			n, s->at.path);
+		return -ENAMETOOLONG;
+	}
+	m = realloc(s->made, (s->nmade + 1) * sizeof(*m));
+	if (!m) {
+		snprintf(msg, msglen, "footprint: out of memory");
+		return -ENOMEM;
+	}
+	s->made = m;
+	fd = fp_outdir_create(&d, s->at.creds, "a segment of the log", path,
+			      s->at.replace, msg, msglen);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	m[s->nmade].dev = st.st_dev;
+	m[s->nmade++].ino = st.st_ino;
+	return fd;
+}
+
+/* A segment an earlier log left would stop this one halfway. */
+static int earlier_segment(const struct fp_log_where *at, char *err,
+			   size_t errlen)
+{
+	char name[NAME_MAX + 1], path[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	if (at->replace)
+		return 0;
+	if (seg_names(at, 1, name, path)) {
+		snprintf(
+			err, errlen,
+			"footprint: the log's name %s is too long for its segments (%s.1, ...); pick a shorter one",
+			at->path, at->path);
+		return -ENAMETOOLONG;
+	}
+	ret = fp_creds_enter(at->creds);
+	if (ret)
+		return ret;
+	ret = fstatat(at->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) ? 0 : -EEXIST;
+	fp_creds_leave(at->creds);
+	if (ret)
+		snprintf(
+			err, errlen,
+			"footprint: %s exists, a segment of an earlier log; remove it and the ones after it, pick another path for the log or add --force",
+			path);
+	return ret;
+}
+
+int fp_log_open(struct fp_log_sink *s, int fd, const struct fp_log_where *at,
+		uint64_t max, char *err, size_t errlen)
+{
+	int ret;
+
+	/* fd is the caller's output too: closed by fp_log_close only */
+	memset(&s->w, 0, sizeof(s->w));
+	s->w.fd = s->w.fd0 = fd;
+	s->made = NULL;
+	s->nmade = 0;
+	s->at = *at;
+	s->at.name = strdup(at->name);
+	s->at.path = strdup(at->path);
+	if (!s->at.name || !s->at.path) {
+		snprintf(err, errlen, "footprint: out of memory");
+		return -ENOMEM;
+	}
+	ret = max ? earlier_segment(&s->at, err, errlen) : 0;
+	if (ret)
+		return ret;
+	return fp_evlog_open_segments(&s->w, fd, at->path, max,
+				      max ? make_segment : NULL, s, err,
+				      errlen);
+}
+
+void fp_log_hand_over(struct fp_log_sink *s, uid_t uid, gid_t gid,
+		      const char *who)
+{
+	char name[NAME_MAX + 1], path[PATH_MAX];
+	struct stat st;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < s->nmade; i++) {
+		if (seg_names(&s->at, i + 1, name, path) ||
+		    fp_creds_enter(s->at.creds))
+			continue;
+		fd = openat(s->at.dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		fp_creds_leave(s->at.creds);
+		/* the file footprint made, whatever the name holds now */
+		if (fd < 0 || fstat(fd, &st) || st.st_dev != s->made[i].dev ||
+		    st.st_ino != s->made[i].ino)
+			fprintf(stderr,
+				"footprint: %s is no longer the segment footprint wrote; that segment stays root's\n",
+				path);
+		else if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH))
+			fprintf(stderr,
+				"footprint: cannot give %s to %s: %s; it stays root's\n",
+				path, who, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+int fp_log_close(struct fp_log_sink *s)
+{
+	int ret = 0;
+
+	if (s->w.fd >= 0)
+		ret = fp_evlog_close(&s->w);
+	free((char *)s->at.name);
+	free((char *)s->at.path);
+	free(s->made);
+	s->at.name = s->at.path = NULL;
+	s->made = NULL;
+	s->nmade = 0;
+	return ret;
 }
 
 /* ---- reading ---- */
@@ -495,23 +647,36 @@ static void sort_snapshots(struct fp_run *run)
 	}
 }
 
-int fp_log_load(const char *path, struct fp_run *run, fp_log_event_fn fn,
-		void *ctx, char *err, size_t errlen)
+/* Why a log that stops early is incomplete: where it stops, and why. */
+static int stopped_short(struct fp_run *run, struct fp_evlog_reader *r,
+			 const struct loader *l, int ret)
 {
-	struct fp_evlog_reader r;
+	char why[1400], where[PATH_MAX + 8] = "";
+
+	if (r->segmented)
+		snprintf(where, sizeof(where), " of %s", r->seg_shown);
+	snprintf(why, sizeof(why),
+		 "the log stops at offset %llu%s after %llu events: %s",
+		 (unsigned long long)r->offset, where,
+		 (unsigned long long)l->events,
+		 ret ? r->err : "it has no trailer");
+	run->incomplete_why = strdup(why);
+	if (!run->have_trailer)
+		run->events = l->events;
+	return -ENODATA;
+}
+
+static int load_from(struct fp_evlog_reader *r, struct fp_run *run,
+		     fp_log_event_fn fn, void *ctx, char *err, size_t errlen)
+{
 	struct loader l = { .run = run, .fn = fn, .ctx = ctx };
 	const unsigned char *body;
 	unsigned int type;
 	size_t len;
 	int ret;
 
-	ret = fp_evlog_reader_open(&r, path);
-	if (ret) {
-		snprintf(err, errlen, "footprint: %s", r.err);
-		goto cleanup;
-	}
 	for (;;) {
-		ret = fp_evlog_next(&r, &type, &body, &len);
+		ret = fp_evlog_next(r, &type, &body, &len);
 		if (ret <= 0)
 			break;
 		ret = load_record(&l, type, body, len);
@@ -520,39 +685,63 @@ int fp_log_load(const char *path, struct fp_run *run, fp_log_event_fn fn,
 			snprintf(
 				err, errlen,
 				"footprint: %s: a damaged record in the frame at offset %llu",
-				path, (unsigned long long)r.frame_offset);
-			goto cleanup;
+				r->seg_shown,
+				(unsigned long long)r->frame_offset);
+			return ret;
 		}
 		if (ret < 0) {
-			snprintf(err, errlen, "footprint: %s: %s", path,
+			snprintf(err, errlen, "footprint: %s: %s", r->seg_shown,
 				 strerror(-ret));
-			goto cleanup;
+			return ret;
 		}
+		/* no segment follows the trailer's */
+		r->last = run->have_trailer;
 	}
 	if (ret == -ENODATA || (ret == 0 && !run->have_trailer)) {
-		char why[400];
-
 		if (!l.seen_header) {
 			snprintf(
 				err, errlen,
 				"footprint: %s: the log ends before its header",
-				path);
-			ret = -EBADMSG;
-			goto cleanup;
+				r->shown);
+			return -EBADMSG;
 		}
-		snprintf(why, sizeof(why),
-			 "the log stops at offset %llu after %llu events: %s",
-			 (unsigned long long)r.offset,
-			 (unsigned long long)l.events,
-			 ret ? r.err : "it has no trailer");
-		run->incomplete_why = strdup(why);
-		if (!run->have_trailer)
-			run->events = l.events;
-		ret = -ENODATA;
-	} else if (ret < 0) {
-		snprintf(err, errlen, "footprint: %s: %s", path, r.err);
+		return stopped_short(run, r, &l, ret);
 	}
-cleanup:
+	if (ret < 0)
+		snprintf(err, errlen, "footprint: %s: %s", r->seg_shown,
+			 r->err);
+	return ret;
+}
+
+int fp_log_load_fd(int fd, int dirfd, const char *name, const char *shown,
+		   struct fp_run *run, fp_log_event_fn fn, void *ctx, char *err,
+		   size_t errlen)
+{
+	struct fp_evlog_reader r;
+	int ret;
+
+	ret = fp_evlog_reader_open_fd(&r, fd, dirfd, name, shown);
+	if (ret)
+		snprintf(err, errlen, "footprint: %s", r.err);
+	else
+		ret = load_from(&r, run, fn, ctx, err, errlen);
+	if (ret == 0 || ret == -ENODATA)
+		sort_snapshots(run);
+	fp_evlog_reader_close(&r);
+	return ret;
+}
+
+int fp_log_load(const char *path, struct fp_run *run, fp_log_event_fn fn,
+		void *ctx, char *err, size_t errlen)
+{
+	struct fp_evlog_reader r;
+	int ret;
+
+	ret = fp_evlog_reader_open(&r, path);
+	if (ret)
+		snprintf(err, errlen, "footprint: %s", r.err);
+	else
+		ret = load_from(&r, run, fn, ctx, err, errlen);
 	if (ret == 0 || ret == -ENODATA)
 		sort_snapshots(run);
 	fp_evlog_reader_close(&r);

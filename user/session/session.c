@@ -63,8 +63,13 @@ static int log_failed(struct fp_session *s, int ret)
 {
 	if (ret && !s->log_err) {
 		s->log_err = ret;
-		fprintf(stderr, "footprint: writing the log %s failed: %s\n",
-			s->o.record_path, strerror(-ret));
+		/* a segment that could not be made says why itself */
+		if (s->log.w.msg[0])
+			fprintf(stderr, "%s\n", s->log.w.msg);
+		else
+			fprintf(stderr,
+				"footprint: writing the log %s failed: %s\n",
+				s->o.record_path, strerror(-ret));
 	}
 	return ret;
 }
@@ -169,11 +174,20 @@ int fp_session_outputs(struct fp_session *s)
 	char err[512];
 
 	if (s->o.record_path) {
-		if (s->o.log_fd < 0 && fp_output_create(log, c, s->o.force) < 0)
+		bool given = s->o.log_fd >= 0;
+		/* the segments go where the first is, made as it was */
+		struct fp_log_where at = {
+			.dirfd = given ? s->o.log_dirfd : log->dir.dirfd,
+			.name = given ? s->o.record_path : log->dir.base,
+			.path = s->o.record_path,
+			.creds = given ? NULL : c,
+			.replace = given || s->o.force,
+		};
+
+		if (!given && fp_output_create(log, c, s->o.force) < 0)
 			return FP_EXIT_USAGE;
-		if (fp_evlog_open(&s->log.w,
-				  s->o.log_fd >= 0 ? s->o.log_fd : log->fd,
-				  s->o.record_path, err, sizeof(err))) {
+		if (fp_log_open(&s->log, given ? s->o.log_fd : log->fd, &at,
+				s->o.record_max, err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
 			return FP_EXIT_USAGE;
 		}
@@ -492,13 +506,14 @@ void fp_session_finish(struct fp_session *s, int *rc, bool hand, uid_t uid,
 	/* the invoking user may read what footprint wrote, once it is done */
 	if (hand)
 		fp_output_hand_over(s->outs, FP_OUT_N, uid, gid, name);
+	if (hand && s->outs[FP_OUT_LOG].fd >= 0)
+		fp_log_hand_over(&s->log, uid, gid, name);
 	/* no receipt at all beats an empty one that looks like a verdict */
 	if (!s->receipt_written)
 		fp_output_discard(&s->outs[FP_OUT_RECEIPT], s->o.invoker);
 	close_stream(&s->events, "events", s->o.events_path, rc);
 	close_stream(&s->receipt, "the receipt", s->o.receipt_path, rc);
-	if (s->log.w.fd >= 0 && log_failed(s, fp_evlog_close(&s->log.w)) &&
-	    *rc == FP_EXIT_OK)
+	if (log_failed(s, fp_log_close(&s->log)) && *rc == FP_EXIT_OK)
 		*rc = FP_EXIT_NOTRACE;
 	if (s->log_err && *rc == FP_EXIT_OK)
 		*rc = FP_EXIT_NOTRACE;
@@ -508,6 +523,7 @@ void fp_session_finish(struct fp_session *s, int *rc, bool hand, uid_t uid,
 
 void fp_session_free(struct fp_session *s)
 {
+	fp_log_close(&s->log);
 	fp_enc_free(&s->enc);
 	fp_verdict_free(&s->verdict);
 	fp_findings_free(&s->findings);

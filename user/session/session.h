@@ -42,6 +42,8 @@ struct fp_session_opts {
 	/* the log already made by the caller (record_path names it in
 	 * messages), or -1: record_path is created as an output */
 	int log_fd;
+	int log_dirfd; /* log_fd's directory, where its segments go */
+	uint64_t record_max; /* segments of at most this size; 0: one file */
 	bool force; /* replace an existing log */
 	bool quiet, cross_mounts, rehash_all;
 	uint64_t mem_budget;
