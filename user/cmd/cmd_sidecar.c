@@ -993,8 +993,17 @@ static int judge_dead(int statefd, FILE *receipt, int summary_fd,
 	free(name);
 	if (ret && ret != -ENODATA)
 		fprintf(stderr, "%s\n", err);
-	free(run.incomplete_why);
-	run.incomplete_why = strdup(why);
+	/* the daemon's end first, then whatever the log itself says (a gap) */
+	if (run.incomplete_why) {
+		char *both = NULL;
+
+		if (asprintf(&both, "%s; %s", why, run.incomplete_why) < 0)
+			both = NULL;
+		free(run.incomplete_why);
+		run.incomplete_why = both;
+	} else {
+		run.incomplete_why = strdup(why);
+	}
 	run.have_trailer = false;
 	if ((!ret || ret == -ENODATA) &&
 	    !fp_run_policy(&run, &pol, err, sizeof(err)) &&
