@@ -81,7 +81,7 @@ static void sidecar_usage(FILE *f)
 		"      --pid-tree PID    trace PID and every descendant, present and future\n"
 		"                        (repeatable, up to 16)\n"
 		"      --cgroup PATH     trace this cgroup v2 and its descendants (repeatable,\n"
-		"                        up to 8; a path under the cgroup2 mount), e.g.\n"
+		"                        up to 8; below the cgroup2 mount or under it), e.g.\n"
 		"                        docker's, for container jobs and services\n"
 		"      --step-parent PID its direct children are the job's steps (default:\n"
 		"                        the Runner.Worker the scope was found from)\n"
@@ -475,7 +475,14 @@ static int daemon_scope(struct fp_session *s, const struct sidecar_opts *o)
 		return FP_EXIT_NOTRACE;
 	}
 	for (i = 0; i < o->ncgroups; i++) {
-		snprintf(path, sizeof(path), "%s/%s", mnt, o->cgroups[i]);
+		size_t ml = strlen(mnt);
+		const char *cg = o->cgroups[i];
+
+		/* /sys/fs/cgroup/x as well as /x (below the mount) */
+		if (!strncmp(cg, mnt, ml) && (cg[ml] == '/' || !cg[ml]))
+			snprintf(path, sizeof(path), "%s", cg);
+		else
+			snprintf(path, sizeof(path), "%s/%s", mnt, cg);
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0) {
 			fprintf(stderr,
