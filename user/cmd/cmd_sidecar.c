@@ -159,7 +159,6 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_positionals pos = { 0 };
-	uint64_t v;
 	int c, taken, at;
 
 	o->state = DEFAULT_STATE;
@@ -228,21 +227,13 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 			o->annotations = true;
 			break;
 		case 'R' + 256:
-			if (fp_parse_size(optarg, &v) || v < 4096 ||
-			    (v & (v - 1)) || v > (1ULL << 30))
-				return fp_usage_error(
-					"sidecar",
-					"--ring-size wants a power of two between 4K and 1G, got '%s'",
-					optarg);
-			o->ring_bytes = v;
+			if (fp_parse_ring_size("sidecar", optarg,
+					       &o->ring_bytes))
+				return FP_EXIT_USAGE;
 			break;
 		case 'B' + 256:
-			if (fp_parse_size(optarg, &v) || v < (1 << 20))
-				return fp_usage_error(
-					"sidecar",
-					"--memory-budget wants a size of at least 1M, such as 512M, got '%s'",
-					optarg);
-			o->mem_budget = v;
+			if (fp_parse_budget("sidecar", optarg, &o->mem_budget))
+				return FP_EXIT_USAGE;
 			break;
 		case 'q':
 			o->quiet = true;

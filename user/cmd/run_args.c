@@ -72,7 +72,21 @@ int fp_next_opt_any_order(int argc, char **argv, const char *optstring,
 	return c;
 }
 
-static int parse_budget(const char *sub, const char *arg, uint64_t *out)
+int fp_parse_ring_size(const char *sub, const char *arg, size_t *out)
+{
+	uint64_t v;
+
+	if (fp_parse_size(arg, &v) || v < 4096 || (v & (v - 1)) ||
+	    v > (1ULL << 30))
+		return fp_usage_error(
+			sub,
+			"--ring-size wants a power of two between 4K and 1G, got '%s'",
+			arg);
+	*out = v;
+	return 0;
+}
+
+int fp_parse_budget(const char *sub, const char *arg, uint64_t *out)
 {
 	uint64_t v;
 
@@ -279,13 +293,8 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			o->events_path = optarg;
 			break;
 		case 'R':
-			if (fp_parse_size(optarg, &v) || v < 4096 ||
-			    (v & (v - 1)) || v > (1ULL << 30))
-				return fp_usage_error(
-					"run",
-					"--ring-size wants a power of two between 4K and 1G, got '%s'",
-					optarg);
-			o->ring_bytes = v;
+			if (fp_parse_ring_size("run", optarg, &o->ring_bytes))
+				return FP_EXIT_USAGE;
 			break;
 		case 'A':
 			if (fp_parse_size(optarg, &v))
@@ -296,7 +305,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			o->max_argv_bytes = v;
 			break;
 		case 'B' + 256:
-			if (parse_budget("run", optarg, &o->mem_budget))
+			if (fp_parse_budget("run", optarg, &o->mem_budget))
 				return FP_EXIT_USAGE;
 			break;
 		case 'q':
@@ -350,7 +359,7 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 			o->receipt_path = optarg;
 			break;
 		case 'B' + 256:
-			if (parse_budget("replay", optarg, &o->mem_budget))
+			if (fp_parse_budget("replay", optarg, &o->mem_budget))
 				return FP_EXIT_USAGE;
 			break;
 		case 'q':

@@ -86,6 +86,9 @@ void fp_positional_add(struct fp_positionals *pos, char *arg);
 
 /* --record-max SIZE of subcommand sub: 0, or FP_EXIT_USAGE after a line */
 int fp_parse_record_max(const char *sub, const char *arg, uint64_t *out);
+/* --ring-size and --memory-budget: 0, or FP_EXIT_USAGE after one line */
+int fp_parse_ring_size(const char *sub, const char *arg, size_t *out);
+int fp_parse_budget(const char *sub, const char *arg, uint64_t *out);
 
 void fp_run_usage(FILE *f);
 /*
