@@ -569,8 +569,7 @@ static void summary_findings(FILE *f, const struct fp_findings *fi,
  * The most used suggestions, each with the findings it covers as a
  * comment a policy file takes ("allow /tmp/cc*.s  # covers 12").
  */
-static void summary_suggestions(FILE *f, const struct fp_verdict *v,
-				size_t max)
+static void summary_suggestions(FILE *f, const struct fp_verdict *v, size_t max)
 {
 	size_t i, n = v->suggestions.n;
 
@@ -579,7 +578,8 @@ static void summary_suggestions(FILE *f, const struct fp_verdict *v,
 	fprintf(f,
 		"footprint: policy lines that would allow this (review before use):\n");
 	for (i = 0; i < n && i < max; i++)
-		fprintf(f, "  %s  # covers %zu\n", ((char **)v->suggestions.v)[i],
+		fprintf(f, "  %s  # covers %zu\n",
+			((char **)v->suggestions.v)[i],
 			i < v->suggestion_counts.n ?
 				((size_t *)v->suggestion_counts.v)[i] :
 				(size_t)1);
