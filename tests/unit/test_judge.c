@@ -993,7 +993,7 @@ Test(judge, roundtrip_bind_tcp)
 Test(judge, roundtrip_bind_udp6)
 {
 	net(FP_N_BOUND, 10, AF_INET6, IPPROTO_UDP, "::1", 53);
-	roundtrip("allow bind \"udp/\\\\[::1]:53\"");
+	roundtrip("allow bind udp/[::1]:53");
 	/* and it does not allow another address */
 	net(FP_N_BOUND, 10, AF_INET6, IPPROTO_UDP, "::", 53);
 	judge();

@@ -27,5 +27,6 @@ int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_sidecar(int argc, char **argv);
+int cmd_policy(int argc, char **argv);
 
 #endif

@@ -23,6 +23,8 @@ static const struct cmd cmds[] = {
 	  "print the events of a recorded run as NDJSON" },
 	{ "sidecar", cmd_sidecar,
 	  "trace a whole CI job: sidecar start, status, stop" },
+	{ "policy", cmd_policy,
+	  "learn a policy from recorded runs, check runs against one" },
 	{ NULL, NULL, NULL },
 };
 
@@ -49,6 +51,7 @@ static void usage(FILE *f)
 		"  sudo footprint run --events trace.ndjson -- make install\n"
 		"  sudo footprint run --record job.fplog -- ./job.sh\n"
 		"  footprint replay --policy today.policy job.fplog\n"
+		"  footprint policy learn -o ci.policy run1.fplog run2.fplog\n"
 		"  footprint run --help\n"
 		"\n"
 		"Exit status:\n"

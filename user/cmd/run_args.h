@@ -62,7 +62,7 @@ struct fp_events_opts {
  * FP_POSITIONALS_MAX kept, n counts them all (so "exactly one" can be
  * checked however many were given).
  */
-#define FP_POSITIONALS_MAX 8
+#define FP_POSITIONALS_MAX 256 /* policy learn takes many logs */
 struct fp_positionals {
 	char *v[FP_POSITIONALS_MAX];
 	int n;

@@ -113,6 +113,9 @@ struct fp_net_finding {
 	struct fp_bytes unix_path;
 	uint16_t port;
 	int protocol; /* IPPROTO_* or 0 */
+	/* the bind asked for port 0 and the kernel chose port (listening:
+	 * a socket bound so) */
+	bool any_port;
 	/* listening: owned by a process that predates the run and is not
 	 * part of it, so the run did not open it */
 	bool outside_run;

@@ -9,9 +9,10 @@
 #include <sys/socket.h>
 
 #include "judge.h"
+#include "suggest.h"
 
 #define MAX_REASONS 50
-/* each is compared with every other: a run may fail on millions of files */
+/* a run may fail on millions of files: the receipt keeps the first */
 #define MAX_SUGGESTIONS 1000
 
 const char *const fp_file_list_names[FP_F_NLISTS] = {
@@ -36,25 +37,6 @@ static int push_str(struct fp_vec *v, char *s)
 	}
 	*slot = s;
 	return 0;
-}
-
-static int push_unique(struct fp_vec *v, char *s)
-{
-	size_t i;
-
-	if (!s)
-		return -ENOMEM;
-	if (v->n >= MAX_SUGGESTIONS) {
-		free(s);
-		return 0;
-	}
-	for (i = 0; i < v->n; i++) {
-		if (!strcmp(((char **)v->v)[i], s)) {
-			free(s);
-			return 0;
-		}
-	}
-	return push_str(v, s);
 }
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
@@ -331,14 +313,6 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 							      "")) :
 					  NULL);
 			free(q);
-			if (!ret && !x->forbidden) {
-				q = fp_policy_quote_dup(x->path.data,
-							x->path.len, true);
-				ret = push_unique(&v->suggestions,
-						  q ? fmt("allow %s", q) :
-						      NULL);
-				free(q);
-			}
 		}
 	}
 	return ret;
@@ -390,18 +364,6 @@ static int judge_procs(const struct fp_policy *p, struct fp_findings *f,
 							       "")) :
 				    NULL);
 			free(q);
-			q = NULL;
-			/* by executable; a process whose exe is unreadable by
-			 * its command line */
-			if (!ret && !x->forbidden && x->p.exe.len)
-				q = fp_policy_quote_dup(x->p.exe.data,
-							x->p.exe.len, true);
-			else if (!ret && !x->forbidden && cmd && n)
-				q = fp_policy_quote_dup(cmd, n, true);
-			if (q)
-				ret = push_unique(&v->suggestions,
-						  fmt("allow process %s", q));
-			free(q);
 			free(cmd);
 		}
 	}
@@ -414,6 +376,61 @@ static void drop_net(struct fp_vec *v, size_t i)
 	fp_vec_remove(v, i, sizeof(struct fp_net_finding));
 }
 
+/* The stronger of two decisions: forbid, then ignore, then allow. */
+static enum fp_decision stronger(enum fp_decision a, const struct fp_rule *ra,
+				 enum fp_decision b, const struct fp_rule *rb,
+				 const struct fp_rule **rule)
+{
+	static const int rank[] = { [FP_DEC_NONE] = 0,
+				    [FP_DEC_ALLOW] = 1,
+				    [FP_DEC_IGNORE] = 2,
+				    [FP_DEC_FORBID] = 3 };
+
+	*rule = rank[b] > rank[a] ? rb : ra;
+	return rank[b] > rank[a] ? b : a;
+}
+
+/*
+ * A bind that asked for port 0 is also judged as port 0: "allow bind
+ * tcp/127.0.0.1:0" allows whatever port the kernel chose for it, and
+ * never a bind that asked for that port itself.
+ */
+static enum fp_decision decide_net(const struct fp_policy *p,
+				   const struct fp_net_finding *x,
+				   const struct fp_rule **rule)
+{
+	const struct fp_rule *r0;
+	enum fp_decision d, d0;
+	char subj[512];
+
+	fp_net_subject(x, subj, sizeof(subj));
+	d = fp_policy_decide(p, FP_T_BIND, subj, strlen(subj), rule);
+	if (!x->any_port)
+		return d;
+	fp_net_suggest_subject(x, subj, sizeof(subj));
+	d0 = fp_policy_decide(p, FP_T_BIND, subj, strlen(subj), &r0);
+	return stronger(d, *rule, d0, r0, rule);
+}
+
+/* a listener on a port the kernel chose for a bind of the run */
+static void mark_any_port(struct fp_findings *f)
+{
+	size_t i, k;
+
+	for (i = 0; i < f->net[FP_N_LISTENING].n; i++) {
+		struct fp_net_finding *x = &FP_NETS(f, FP_N_LISTENING)[i];
+
+		for (k = 0; k < f->net[FP_N_BOUND].n && !x->outside_run; k++) {
+			const struct fp_net_finding *b =
+				&FP_NETS(f, FP_N_BOUND)[k];
+
+			if (b->any_port && b->family == x->family &&
+			    b->protocol == x->protocol && b->port == x->port)
+				x->any_port = true;
+		}
+	}
+}
+
 static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 		     struct fp_verdict *v)
 {
@@ -421,16 +438,13 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 	size_t l, i;
 	int ret = 0;
 
+	mark_any_port(f);
 	for (l = 0; l < FP_N_NLISTS && !ret; l++) {
 		for (i = 0; i < f->net[l].n && !ret;) {
 			struct fp_net_finding *x = &FP_NETS(f, l)[i];
 			const struct fp_rule *rule;
-			enum fp_decision d;
-			char *q;
+			enum fp_decision d = decide_net(p, x, &rule);
 
-			fp_net_subject(x, subj, sizeof(subj));
-			d = fp_policy_decide(p, FP_T_BIND, subj, strlen(subj),
-					     &rule);
 			if (d == FP_DEC_IGNORE) {
 				drop_net(&f->net[l], i);
 				continue;
@@ -444,6 +458,7 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 			if (x->allowed || (x->outside_run && !x->forbidden))
 				continue;
 			x->failing = true;
+			fp_net_subject(x, subj, sizeof(subj));
 			ret = fail(v,
 				   in_step(f, x->step,
 					   fmt("network.%s: %s by pid %d%s",
@@ -451,16 +466,124 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 					       (int)x->pid,
 					       x->forbidden ? " (forbidden)" :
 							      "")));
-			if (!ret && !x->forbidden) {
-				q = fp_policy_quote_dup(subj, strlen(subj),
-							true);
-				ret = push_unique(&v->suggestions,
-						  q ? fmt("allow bind %s", q) :
-						      NULL);
-				free(q);
-			}
 		}
 	}
+	return ret;
+}
+
+void fp_net_suggest_subject(const struct fp_net_finding *n, char *buf,
+			    size_t len)
+{
+	struct fp_net_finding any = *n;
+
+	if (n->any_port)
+		any.port = 0;
+	fp_net_subject(&any, buf, len);
+}
+
+static bool made_by_run(const struct fp_file_finding *x, size_t l)
+{
+	if (l == FP_F_UNEXPLAINED)
+		l = x->what;
+	return l == FP_F_ADDED || l == FP_F_TRANSIENT ||
+	       (l == FP_F_OUTSIDE && (x->changes & FP_OP_CREATED));
+}
+
+static int file_needs(struct fp_suggester *s, const struct fp_findings *f)
+{
+	size_t l, i;
+	int ret = 0;
+
+	for (l = 0; l < FP_F_NLISTS && !ret; l++)
+		for (i = 0; i < f->files[l].n && !ret; i++) {
+			const struct fp_file_finding *x = &FP_FILES(f, l)[i];
+
+			if (unresolved_list(l) || !made_by_run(x, l))
+				continue;
+			ret = fp_suggester_created(s, x->path.data, x->path.len,
+						   x->after && x->after->type ==
+								       'd');
+		}
+	/* a cut path or one through a magic link: no rule allows it */
+	for (l = 0; l < FP_F_NLISTS && !ret; l++)
+		for (i = 0; i < f->files[l].n && !ret; i++) {
+			const struct fp_file_finding *x = &FP_FILES(f, l)[i];
+
+			if (!unresolved_list(l) && x->failing && !x->forbidden)
+				ret = fp_suggester_need(
+					s, FP_T_PATH, x->path.data, x->path.len,
+					made_by_run(x, l));
+		}
+	return ret;
+}
+
+int fp_judge_needs(struct fp_suggester *s, const struct fp_findings *f)
+{
+	char subj[512];
+	size_t l, i, n;
+	int ret = file_needs(s, f);
+
+	for (l = 0; l < FP_P_NLISTS && !ret; l++)
+		for (i = 0; i < f->procs[l].n && !ret; i++) {
+			const struct fp_proc_finding *x = &FP_PROCS(f, l)[i];
+			char *cmd;
+
+			if (!x->failing || x->forbidden)
+				continue;
+			/* by executable; a process whose exe is unreadable by
+			 * its command line */
+			if (x->p.exe.len) {
+				ret = fp_suggester_need(s, FP_T_PROCESS,
+							x->p.exe.data,
+							x->p.exe.len, false);
+				continue;
+			}
+			cmd = cmdline(&x->p, &n);
+			ret = !cmd ? -ENOMEM :
+			      n	   ? fp_suggester_need(s, FP_T_PROCESS, cmd, n,
+						       false) :
+				     0;
+			free(cmd);
+		}
+	for (l = 0; l < FP_N_NLISTS && !ret; l++)
+		for (i = 0; i < f->net[l].n && !ret; i++) {
+			const struct fp_net_finding *x = &FP_NETS(f, l)[i];
+
+			if (!x->failing || x->forbidden)
+				continue;
+			fp_net_suggest_subject(x, subj, sizeof(subj));
+			ret = fp_suggester_need(s, FP_T_BIND, subj,
+						strlen(subj), false);
+		}
+	return ret ? ret : fp_suggester_end_run(s);
+}
+
+static int suggest(const struct fp_findings *f, const struct fp_outcome *o,
+		   struct fp_verdict *v)
+{
+	struct fp_suggester *s = fp_suggester_new(1);
+	struct fp_vec out = { 0 };
+	size_t i;
+	int ret = s ? 0 : -ENOMEM;
+
+	for (i = 0; !ret && i < o->nroots; i++)
+		ret = fp_suggester_root(s, o->roots[i], strlen(o->roots[i]));
+	if (!ret)
+		ret = fp_judge_needs(s, f);
+	if (!ret)
+		ret = fp_suggester_finish(s, &out);
+	for (i = 0; !ret && i < out.n && i < MAX_SUGGESTIONS; i++) {
+		struct fp_sugg *g = &((struct fp_sugg *)out.v)[i];
+		size_t *c = fp_vec_push(&v->suggestion_counts, sizeof(*c));
+
+		ret = c ? push_str(&v->suggestions, g->line) : -ENOMEM;
+		if (!ret) {
+			*c = g->count;
+			g->line = NULL;
+		}
+	}
+	fp_suggs_free(&out);
+	fp_suggester_free(s);
 	return ret;
 }
 
@@ -519,6 +642,8 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 			ret = fail(v,
 				   fmt("expected change missing: %s", r->text));
 	}
+	if (!ret)
+		ret = suggest(f, o, v);
 	if (v->failing > MAX_REASONS && !ret)
 		ret = push_str(&v->reasons,
 			       fmt("... and %zu more failing findings",
@@ -538,6 +663,7 @@ void fp_verdict_free(struct fp_verdict *v)
 		free(((char **)v->suggestions.v)[i]);
 	free(v->reasons.v);
 	free(v->suggestions.v);
+	free(v->suggestion_counts.v);
 	free(v->expects.v);
 	memset(v, 0, sizeof(*v));
 }

@@ -20,6 +20,9 @@ struct fp_outcome {
 	bool complete; /* trace complete: nothing lost, log not cut */
 	uint64_t lost;
 	const char *incomplete_why; /* replay: where the log stopped */
+	/* the watched trees: no suggested rule covers one or a parent */
+	char *const *roots;
+	size_t nroots;
 };
 
 struct fp_expect {
@@ -30,7 +33,8 @@ struct fp_expect {
 struct fp_verdict {
 	bool ok;
 	struct fp_vec reasons; /* char * */
-	struct fp_vec suggestions; /* char *, policy lines */
+	struct fp_vec suggestions; /* char *, policy lines, most used first */
+	struct fp_vec suggestion_counts; /* size_t: findings each covers */
 	struct fp_vec expects; /* struct fp_expect */
 	size_t failing; /* findings that fail */
 };
@@ -45,5 +49,17 @@ extern const char *const fp_net_list_names[FP_N_NLISTS];
 
 /* "tcp/127.0.0.1:8080", "udp/[::1]:53", "unix/path": what bind rules match */
 void fp_net_subject(const struct fp_net_finding *n, char *buf, size_t len);
+/* The same with port 0 for a bind that asked for it: what a suggested
+ * rule names. */
+void fp_net_suggest_subject(const struct fp_net_finding *n, char *buf,
+			    size_t len);
+
+struct fp_suggester;
+/*
+ * Feed the judged findings of one run to s: the failing, not forbidden
+ * ones are needs; added, transient and created outside paths are what
+ * the run made. Ends the run in s.
+ */
+int fp_judge_needs(struct fp_suggester *s, const struct fp_findings *f);
 
 #endif

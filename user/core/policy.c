@@ -186,6 +186,22 @@ bool fp_glob_match(const char *p, size_t plen, const char *s, size_t slen,
 	return glob_match(p, plen, s, slen, slash_special, true);
 }
 
+/*
+ * A glob ending in '/' (/tmp/pip-* and a slash) is every directory it
+ * matches and everything below them, as "dir/" is.
+ */
+static bool glob_dir_matches(const char *p, size_t plen, const char *s,
+			     size_t len)
+{
+	size_t k;
+
+	for (k = 1; k <= len; k++)
+		if ((k == len || s[k] == '/') &&
+		    fp_glob_match(p, plen, s, k, true))
+			return true;
+	return false;
+}
+
 bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 {
 	const char *p = r->pattern;
@@ -200,6 +216,9 @@ bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 			return true;
 		return len >= plen && !memcmp(s, p, plen);
 	}
+	if (r->target == FP_T_PATH && plen > 1 && p[plen - 1] == '/' &&
+	    (plen < 2 || p[plen - 2] != '\\'))
+		return glob_dir_matches(p, plen - 1, s, len);
 	if (!is_glob(p, plen))
 		return len == plen && !memcmp(s, p, len);
 	/* "[::1]" in a bind subject is an address, not a class */
@@ -365,6 +384,29 @@ static int unquote(const char *s, size_t len, char *out, size_t *outlen,
 	return 0;
 }
 
+/* Nothing but blanks, or blanks and a comment, from s to e? */
+static bool only_comment(const char *s, const char *e)
+{
+	const char *t = s;
+
+	while (t < e && isspace((unsigned char)*t))
+		t++;
+	return t == e || (*t == '#' && t > s);
+}
+
+/* A bare pattern ends at a '#' after a blank: "allow a.txt  # covers 3" */
+static const char *bare_end(const char *s, const char *e)
+{
+	const char *t;
+
+	for (t = s + 1; t < e; t++)
+		if (*t == '#' && isspace((unsigned char)t[-1]))
+			break;
+	while (t > s && isspace((unsigned char)t[-1]))
+		t--;
+	return t;
+}
+
 int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 			 char *const *roots, size_t nroots, char *err,
 			 size_t errlen)
@@ -422,13 +464,14 @@ int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 	if (*s == '"') {
 		const char *end;
 
-		if (unquote(s, e - s, pat, &plen, &end) || end != e) {
+		if (unquote(s, e - s, pat, &plen, &end) ||
+		    !only_comment(end, e)) {
 			snprintf(err, errlen, "bad quoted pattern %.*s",
 				 (int)(e - s), s);
 			goto cleanup;
 		}
 	} else {
-		plen = e - s;
+		plen = bare_end(s, e) - s;
 		memcpy(pat, s, plen);
 	}
 	ret = fp_policy_add(p, k, target, pat, plen, roots, nroots, err,

@@ -598,8 +598,10 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 	n->family = ev->bind.family;
 	memcpy(n->address, ev->bind.address, sizeof(n->address));
 	n->port = ev->bind.bound_port ? ev->bind.bound_port : ev->bind.port;
-	if (ev->bind.family == AF_INET || ev->bind.family == AF_INET6)
+	if (ev->bind.family == AF_INET || ev->bind.family == AF_INET6) {
 		n->protocol = ev->bind.protocol;
+		n->any_port = ev->bind.port == 0;
+	}
 	if (ev->bind.family == AF_UNIX && ev->bind.unix_path.len &&
 	    ev->bind.unix_path.data[0] != '\0') {
 		struct path_state *ps;

@@ -424,6 +424,12 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	}
 	fputc(']', f);
 	write_strs(&j, "suggestions", &v->suggestions);
+	json_key(&j, "suggestion_counts");
+	fputc('[', f);
+	for (i = 0; i < v->suggestion_counts.n; i++)
+		fprintf(f, "%s%zu", i ? "," : "",
+			((size_t *)v->suggestion_counts.v)[i]);
+	fputc(']', f);
 	json_end_object(&j);
 	fputc('\n', f);
 }
@@ -556,6 +562,33 @@ static void summary_findings(FILE *f, const struct fp_findings *fi,
 	free(refs.v);
 }
 
+/* suggestions shown on stderr; the receipt has them all */
+#define FP_SUMMARY_SUGGESTIONS 10
+
+/*
+ * The most used suggestions, each with the findings it covers as a
+ * comment a policy file takes ("allow /tmp/cc*.s  # covers 12").
+ */
+static void summary_suggestions(FILE *f, const struct fp_verdict *v, size_t max)
+{
+	size_t i, n = v->suggestions.n;
+
+	if (!n)
+		return;
+	fprintf(f,
+		"footprint: policy lines that would allow this (review before use):\n");
+	for (i = 0; i < n && i < max; i++)
+		fprintf(f, "  %s  # covers %zu\n",
+			((char **)v->suggestions.v)[i],
+			i < v->suggestion_counts.n ?
+				((size_t *)v->suggestion_counts.v)[i] :
+				(size_t)1);
+	if (n > max)
+		fprintf(f,
+			"  # and %zu more (see the receipt, or footprint policy suggest)\n",
+			n - max);
+}
+
 void fp_summary_write(FILE *f, const struct fp_findings *fi,
 		      const struct fp_verdict *v, bool color)
 {
@@ -579,10 +612,5 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 			fprintf(f, "  %s\n", r);
 	}
 	summary_findings(f, fi, &c);
-	if (v->suggestions.n) {
-		fprintf(f,
-			"footprint: policy lines that would allow this (review before use):\n");
-		for (i = 0; i < v->suggestions.n; i++)
-			fprintf(f, "  %s\n", ((char **)v->suggestions.v)[i]);
-	}
+	summary_suggestions(f, v, FP_SUMMARY_SUGGESTIONS);
 }

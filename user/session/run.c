@@ -162,6 +162,8 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 		o->incomplete_why = fp_recon_budget_why(run->recon);
 	if (!run->have_trailer)
 		o->exit_code = -1;
+	o->roots = run->roots;
+	o->nroots = run->nroots;
 
 	in.fs_before = &run->fs[FP_PHASE_BEFORE];
 	in.fs_after = &run->fs[after];
