@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Records shared by footprint.bpf.c and the userspace collector.
+ * Records shared by the kernel side (the .bpf.c files of bpf/) and the
+ * userspace collector.
  *
  * Every record starts with struct fp_hdr; hdr.size is the whole record
  * length, so a reader can step over record types it does not know.

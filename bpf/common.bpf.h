@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every object of the kernel side shares: the ring buffer, the
+ * counters, the per-CPU working space, the knobs, and the helpers that
+ * fill and commit a record.
+ *
+ * The objects are linked into one (`bpftool gen object`), so a map or a
+ * global may be defined in one of them only: shared.bpf.c defines these
+ * (FP_DEFINE_SHARED), every other object sees them as extern, and the
+ * static linker makes both the same.
+ */
+#ifndef FP_COMMON_BPF_H
+#define FP_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "footprint.h"
+
+#ifdef FP_DEFINE_SHARED
+#define FP_SHARED
+#else
+#define FP_SHARED extern
+#endif
+
+#define AT_FDCWD -100
+#define PROC_SUPER_MAGIC 0x9fa0
+/* Room for the largest record; offsets are masked to FP_BUF_MASK. */
+#define FP_BUF_MASK 16383
+#define FP_BUF_SIZE (FP_BUF_MASK + 1 + FP_PATH_MAX)
+#define FP_WALK_MAX (FP_PATH_MAX / 2)
+
+/* Knobs, set through the skeleton before load (values in shared.bpf.c). */
+extern const volatile __u64 max_argv_bytes;
+/* Wake the collector only when this much is waiting (0: never force). */
+extern const volatile __u64 wakeup_bytes;
+
+/* tgid of the caller of fp_tracer_heartbeat(), and what it saw run */
+FP_SHARED __u32 heartbeat_tgid;
+FP_SHARED __u64 heartbeat[FP_HB_NPROGS];
+
+FP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/*
+ * Per-CPU working space: the record being built and the state of the
+ * loops that build it. Loop state lives here rather than on the stack so
+ * that the verifier sees it as unknown and checks each callback once,
+ * instead of once per possible offset.
+ */
+struct walk_state {
+	struct dentry *dentry;
+	struct vfsmount *vfsmnt;
+	struct mount *mnt;
+	struct dentry *mnt_root; /* of vfsmnt, read once per mount */
+	struct dentry *root_dentry;
+	struct vfsmount *root_mnt;
+	__u32 pos; /* next write position in buf */
+	__u32 limit;
+	__u32 flags;
+	__u32 _pad;
+};
+
+struct path_args {
+	__u64 upath[2];
+	__s32 dirfd[2];
+	__u32 pos;
+	__u32 _pad;
+};
+
+/* The search of a new environment for GITHUB_ACTION (env_step). */
+#define FP_ENV_CHUNK 256
+struct env_state {
+	__u64 addr; /* next user address to read */
+	__u64 end;
+	__u64 found; /* user address of the value, 0 until found */
+	__u32 mid; /* addr is inside a variable, not at its start */
+	__u32 _pad;
+};
+
+struct scratch {
+	char buf[FP_BUF_SIZE];
+	struct walk_state walk; /* path.bpf.h */
+	struct path_args paths; /* file.bpf.c */
+	struct env_state env; /* process.bpf.c */
+	char envbuf[FP_ENV_CHUNK];
+};
+
+FP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+FP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_stats);
+} stats SEC(".maps");
+
+static __always_inline struct fp_stats *stats_cpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&stats, &zero);
+}
+
+static __always_inline struct scratch *scratch_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+static __always_inline char *scratch_buf(void)
+{
+	struct scratch *s = scratch_get();
+
+	return s ? s->buf : NULL;
+}
+
+static __always_inline void heartbeat_bump(__u32 prog)
+{
+	if (prog < FP_HB_NPROGS)
+		__sync_fetch_and_add(&heartbeat[prog], 1);
+}
+
+/*
+ * Commit one record. The collector is woken only when a backlog has built
+ * up: a wakeup per event costs more than the rest of the tracing together.
+ */
+static __always_inline void emit(void *rec, __u64 size)
+{
+	struct fp_stats *st = stats_cpu();
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (size > FP_BUF_SIZE)
+		size = FP_BUF_SIZE;
+	if (wakeup_bytes &&
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, rec, size, flags)) {
+		if (st) {
+			__sync_fetch_and_add(&st->lost, 1);
+			__sync_fetch_and_add(&st->lost_bytes, size);
+		}
+		return;
+	}
+	if (st)
+		__sync_fetch_and_add(&st->events, 1);
+}
+
+static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 ugid = bpf_get_current_uid_gid();
+
+	h->type = type;
+	h->ts_ns = bpf_ktime_get_ns();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	/* a BTF pointer: a plain load, not a probe-read helper call */
+	h->ppid = task->real_parent->tgid;
+	h->uid = (__u32)ugid;
+	h->gid = ugid >> 32;
+	h->_pad = 0;
+	h->cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+
+static __always_inline struct file *task_fd(struct task_struct *task, int fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	return f;
+}
+
+/*
+ * Entry points of one family called from another's program: global
+ * functions, resolved by the static linker and checked by the verifier
+ * once on their own. Only rare syscalls go through them.
+ */
+int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen); /* net */
+int fp_tamper_enter(__u32 sys, __u64 a0, __u64 a1); /* process */
+
+#endif /* FP_COMMON_BPF_H */

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Files: the file syscalls of the traced tasks, paired from entry to exit,
+ * with their path arguments resolved in the kernel.
+ *
+ * The two programs here are the only ones on the raw sys_enter/sys_exit
+ * tracepoints (one attachment each, not one per syscall, keeps start and
+ * stop fast): a table turns away every syscall footprint does not trace,
+ * and the few that are not file syscalls go to their family, bind to
+ * net.bpf.c, bpf() and ptrace() to process.bpf.c. File syscalls, nearly
+ * all of the traffic, stay inline.
+ */
+#include "common.bpf.h"
+#include "path.bpf.h"
+#include "scope.bpf.h"
+
+#define O_ACCMODE 03
+#define O_CREAT 0100
+#define O_TRUNC 01000
+#define FMODE_CREATED 0x100000
+#define TS_COMPAT 0x0002
+
+struct pending {
+	__u64 args[5];
+	__u32 sys;
+	__u32 active; /* set at entry, cleared at exit */
+};
+
+/*
+ * Arguments saved at syscall entry, consumed at exit: in the task itself,
+ * which is cheaper than a hash keyed by tid and goes away with the task.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pending);
+} pending SEC(".maps");
+
+/*
+ * Append one path argument at *pos: the raw user string, then, if it is
+ * relative, the directory it is relative to.
+ */
+static __always_inline void put_path(struct scratch *s, __u32 *pos,
+				     struct fp_path *fp, int dirfd,
+				     const char *upath)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	char *buf = s->buf;
+	__u32 start = *pos;
+	long n;
+	char c0;
+
+	fp->dirfd = dirfd;
+	fp->flags = 0;
+	fp->base_len = 0;
+	fp->raw_len = 0;
+	if (!upath) {
+		/* fchmod, fchown, ftruncate: the path of the fd itself */
+		struct file *f = task_fd(task, dirfd);
+		struct path fpath;
+
+		fp->flags |= FP_PATH_FROM_FD;
+		if (!f) {
+			fp->flags |= FP_PATH_BASE_UNKNOWN;
+			return;
+		}
+		fpath = BPF_CORE_READ(f, f_path);
+		fp->flags |= file_kind(&fpath);
+		fp->base_len = walk_path(s, &fpath, start, start + FP_PATH_MAX,
+					 &fp->flags);
+		*pos = start + fp->base_len;
+		return;
+	}
+	n = bpf_probe_read_user_str(buf + (start & FP_BUF_MASK), FP_PATH_MAX,
+				    upath);
+	if (n <= 0) {
+		fp->flags |= FP_PATH_RAW_FAULT;
+		fp->raw_len = 0;
+		return;
+	}
+	if (n >= FP_PATH_MAX)
+		fp->flags |= FP_PATH_RAW_TRUNC;
+	fp->raw_len = n;
+	*pos = start + n;
+	c0 = buf[start & FP_BUF_MASK];
+	if (c0 == '/' || dirfd == FP_DIRFD_NONE)
+		return;
+
+	if (dirfd == AT_FDCWD) {
+		struct path pwd = BPF_CORE_READ(task, fs, pwd);
+
+		fp->base_len = walk_path(s, &pwd, *pos, start + FP_PATH_MAX,
+					 &fp->flags);
+	} else {
+		struct file *f = task_fd(task, dirfd);
+		struct path fpath;
+
+		if (!f) {
+			fp->flags |= FP_PATH_BASE_UNKNOWN;
+			return;
+		}
+		fpath = BPF_CORE_READ(f, f_path);
+		fp->base_len = walk_path(s, &fpath, *pos, start + FP_PATH_MAX,
+					 &fp->flags);
+	}
+	*pos += fp->base_len;
+}
+
+static __always_inline int sys_enter(__u32 sys, __u64 a0, __u64 a1, __u64 a2,
+				     __u64 a3, __u64 a4)
+{
+	struct pending *p;
+
+	if (!traced())
+		return 0;
+	p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!p) {
+		struct fp_stats *st = stats_cpu();
+
+		if (st)
+			__sync_fetch_and_add(&st->pending_full, 1);
+		return 0;
+	}
+	p->sys = sys;
+	p->args[0] = a0;
+	p->args[1] = a1;
+	p->args[2] = a2;
+	p->args[3] = a3;
+	p->args[4] = a4;
+	p->active = 1;
+	return 0;
+}
+
+/* One path argument per iteration, so the verifier checks put_path once. */
+static long path_step(__u32 i, void *unused)
+{
+	struct scratch *s = scratch_get();
+	struct fp_file *e;
+	__u32 k = i;
+
+	if (!s || i > 1)
+		return 1;
+	/* keep the mask: the compiler knows k < 2, the verifier does not */
+	barrier_var(k);
+	k &= 1;
+	e = (struct fp_file *)s->buf;
+
+	put_path(s, &s->paths.pos, &e->path[k], s->paths.dirfd[k],
+		 (const char *)s->paths.upath[k]);
+	return 0;
+}
+
+/*
+ * Could the name of a read-only open have gone through /proc: directly,
+ * through /dev/fd, /dev/stdin..., or relative to a directory in /proc?
+ * Resolving an open costs about 0.8 us and reads change nothing, so only
+ * these reads are resolved, to report them under the file they reached.
+ * Opens that can write are always resolved.
+ */
+static __always_inline bool via_proc(struct task_struct *task, int dirfd,
+				     __u64 upath)
+{
+	char head[6] = {};
+	struct path base;
+
+	if (bpf_probe_read_user(head, sizeof(head), (void *)upath))
+		return true; /* cannot tell: resolve */
+	if (head[0] == '/')
+		return (head[1] == 'p' && head[2] == 'r' && head[3] == 'o' &&
+			head[4] == 'c' && head[5] == '/') ||
+		       (head[1] == 'd' && head[2] == 'e' && head[3] == 'v' &&
+			head[4] == '/');
+	if (dirfd == AT_FDCWD) {
+		/* BTF pointers: plain loads, no helper calls, on every read */
+		struct task_struct *t = bpf_get_current_task_btf();
+
+		return t->fs->pwd.dentry->d_sb->s_magic == PROC_SUPER_MAGIC;
+	} else {
+		struct file *f = task_fd(task, dirfd);
+
+		if (!f)
+			return true;
+		base = BPF_CORE_READ(f, f_path);
+	}
+	return on_procfs(&base);
+}
+
+/*
+ * A name can lead elsewhere (a symlink, /proc/self/fd/N, /proc/PID/root),
+ * so a successful open also reports the file behind the fd it returned:
+ * fd_install() ran before sys_exit, so fd[ret] is that file unless
+ * another thread of the process closed and reused the number since.
+ */
+static __always_inline void opened_file(struct fp_file *e, struct path_args *pa,
+					long ret)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	bool read_only = (e->flags & O_ACCMODE) == 0 &&
+			 !(e->flags & (O_CREAT | O_TRUNC));
+	struct file *f;
+
+	if (read_only && !via_proc(task, pa->dirfd[0], pa->upath[0]))
+		return;
+	f = task_fd(task, ret);
+	if (!f)
+		return;
+	/* whether O_CREAT made the file decides "added" vs "changed" later */
+	if ((e->flags & O_CREAT) && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED))
+		e->created = 1;
+	e->npaths = 2;
+	pa->dirfd[1] = ret;
+	pa->upath[1] = 0;
+}
+
+static __always_inline void file_event(struct pending *p, long ret)
+{
+	struct scratch *s = scratch_get();
+	struct path_args *pa;
+	struct fp_file *e;
+	__u64 *a = p->args;
+	__u32 size;
+
+	if (!s)
+		return;
+	e = (struct fp_file *)s->buf;
+	pa = &s->paths;
+	fill_hdr(&e->hdr, FP_EV_FILE);
+	e->ret = ret;
+	e->sys = p->sys;
+	e->npaths = 1;
+	e->created = 0;
+	e->_pad = 0;
+	e->flags = 0;
+	e->mode = 0;
+	e->resolve = 0;
+	e->arg[0] = 0;
+	e->arg[1] = 0;
+	__builtin_memset(&e->path[1], 0, sizeof(e->path[1]));
+	pa->dirfd[0] = AT_FDCWD;
+	pa->dirfd[1] = AT_FDCWD;
+
+	switch (p->sys) {
+	case FP_SYS_OPEN: /* path, flags, mode */
+		pa->upath[0] = a[0];
+		e->flags = a[1];
+		e->mode = a[2];
+		break;
+	case FP_SYS_CREAT: /* path, mode */
+		pa->upath[0] = a[0];
+		e->flags = 01 | 0100 | 01000; /* O_WRONLY|O_CREAT|O_TRUNC */
+		e->mode = a[1];
+		break;
+	case FP_SYS_OPENAT: /* dirfd, path, flags, mode */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->flags = a[2];
+		e->mode = a[3];
+		break;
+	case FP_SYS_OPENAT2: { /* dirfd, path, how, size */
+		struct open_how how = {};
+
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		bpf_probe_read_user(&how, sizeof(how), (void *)a[2]);
+		e->flags = how.flags;
+		e->mode = how.mode;
+		e->resolve = how.resolve;
+		break;
+	}
+	case FP_SYS_UNLINK: /* path */
+		pa->upath[0] = a[0];
+		break;
+	case FP_SYS_UNLINKAT: /* dirfd, path, flags */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->flags = a[2];
+		break;
+	case FP_SYS_RENAME: /* old, new */
+		e->npaths = 2;
+		pa->upath[0] = a[0];
+		pa->upath[1] = a[1];
+		break;
+	case FP_SYS_RENAMEAT: /* olddirfd, old, newdirfd, new[, flags] */
+	case FP_SYS_RENAMEAT2:
+		e->npaths = 2;
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		pa->dirfd[1] = a[2];
+		pa->upath[1] = a[3];
+		if (p->sys == FP_SYS_RENAMEAT2)
+			e->flags = a[4];
+		break;
+	case FP_SYS_MKDIR: /* path, mode */
+	case FP_SYS_CHMOD:
+		pa->upath[0] = a[0];
+		e->mode = a[1];
+		break;
+	case FP_SYS_MKDIRAT: /* dirfd, path, mode */
+	case FP_SYS_FCHMODAT:
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->mode = a[2];
+		break;
+	case FP_SYS_FCHMODAT2: /* dirfd, path, mode, flags */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->mode = a[2];
+		e->flags = a[3];
+		break;
+	case FP_SYS_RMDIR: /* path */
+		pa->upath[0] = a[0];
+		break;
+	case FP_SYS_MKNOD: /* path, mode, dev */
+		pa->upath[0] = a[0];
+		e->mode = a[1];
+		e->arg[0] = a[2];
+		break;
+	case FP_SYS_MKNODAT: /* dirfd, path, mode, dev */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->mode = a[2];
+		e->arg[0] = a[3];
+		break;
+	case FP_SYS_SYMLINK: /* target, linkpath */
+		e->npaths = 2;
+		pa->upath[0] = a[1];
+		pa->dirfd[1] = FP_DIRFD_NONE;
+		pa->upath[1] = a[0];
+		break;
+	case FP_SYS_SYMLINKAT: /* target, newdirfd, linkpath */
+		e->npaths = 2;
+		pa->dirfd[0] = a[1];
+		pa->upath[0] = a[2];
+		pa->dirfd[1] = FP_DIRFD_NONE;
+		pa->upath[1] = a[0];
+		break;
+	case FP_SYS_LINK: /* old, new */
+		e->npaths = 2;
+		pa->upath[0] = a[0];
+		pa->upath[1] = a[1];
+		break;
+	case FP_SYS_LINKAT: /* olddirfd, old, newdirfd, new, flags */
+		e->npaths = 2;
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		pa->dirfd[1] = a[2];
+		pa->upath[1] = a[3];
+		e->flags = a[4];
+		break;
+	case FP_SYS_FCHMOD: /* fd, mode */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = 0;
+		e->mode = a[1];
+		break;
+	case FP_SYS_CHOWN: /* path, uid, gid */
+	case FP_SYS_LCHOWN:
+		pa->upath[0] = a[0];
+		e->arg[0] = a[1];
+		e->arg[1] = a[2];
+		break;
+	case FP_SYS_FCHOWN: /* fd, uid, gid */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = 0;
+		e->arg[0] = a[1];
+		e->arg[1] = a[2];
+		break;
+	case FP_SYS_FCHOWNAT: /* dirfd, path, uid, gid, flags */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = a[1];
+		e->arg[0] = a[2];
+		e->arg[1] = a[3];
+		e->flags = a[4];
+		break;
+	case FP_SYS_TRUNCATE: /* path, length */
+		pa->upath[0] = a[0];
+		e->arg[0] = a[1];
+		break;
+	case FP_SYS_FTRUNCATE: /* fd, length */
+		pa->dirfd[0] = a[0];
+		pa->upath[0] = 0;
+		e->arg[0] = a[1];
+		break;
+	default:
+		return;
+	}
+	if (p->sys <= FP_SYS_CREAT && ret >= 0)
+		opened_file(e, pa, ret);
+	pa->pos = sizeof(*e);
+	bpf_loop(e->npaths, path_step, NULL, 0);
+	if (e->npaths == 2 && p->sys <= FP_SYS_CREAT)
+		e->path[1].flags |= FP_PATH_OPENED;
+	size = pa->pos;
+	e->hdr.size = size;
+	emit(e, size);
+}
+
+static __always_inline int sys_exit(long ret)
+{
+	struct pending *p = bpf_task_storage_get(
+		&pending, bpf_get_current_task_btf(), 0, 0);
+
+	if (!p || !p->active)
+		return 0;
+	p->active = 0;
+	if (p->sys == FP_SYS_BIND)
+		fp_bind_exit(ret, p->args[0], p->args[1], p->args[2]);
+	else
+		file_event(p, ret);
+	return 0;
+}
+
+/* syscall number -> native and compat enum fp_sys, filled before attach */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_NR_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sys_table SEC(".maps");
+
+static __always_inline bool in_compat_syscall(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	if (!bpf_core_field_exists(task->thread_info.status))
+		return false;
+	return BPF_CORE_READ(task, thread_info.status) & TS_COMPAT;
+}
+
+static __always_inline __u32 sys_entry(long id)
+{
+	__u32 key, *v;
+
+	if (id < 0 || id >= FP_NR_SYSCALLS)
+		return 0;
+	key = id;
+	v = bpf_map_lookup_elem(&sys_table, &key);
+	return v ? *v : 0;
+}
+
+/* A 32-bit caller's arguments: x86 passes them in bx, cx, ... */
+static __always_inline __u64 compat_arg(struct pt_regs *regs, int n)
+{
+#if defined(__TARGET_ARCH_x86)
+	return n == 0 ? BPF_CORE_READ(regs, bx) : BPF_CORE_READ(regs, cx);
+#else
+	return n == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) :
+			PT_REGS_PARM2_CORE_SYSCALL(regs);
+#endif
+}
+
+static __always_inline int compat_enter(struct pt_regs *regs, __u32 csys)
+{
+	struct fp_stats *st;
+
+	if (!csys)
+		return 0;
+	if (csys == FP_SYS_BPF || csys == FP_SYS_PTRACE)
+		return fp_tamper_enter(csys, compat_arg(regs, 0),
+				       compat_arg(regs, 1));
+	if (csys >= FP_SYS_BPF || !traced())
+		return 0;
+	st = stats_cpu();
+	if (st)
+		__sync_fetch_and_add(&st->compat, 1);
+	return 0;
+}
+
+/*
+ * One program for every syscall entry: a table lookup turns away the
+ * syscalls footprint does not trace before anything else is done. One
+ * attachment instead of one per syscall also makes start and stop fast.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
+{
+	__u32 v = sys_entry(id), sys;
+
+	if (!v)
+		return 0;
+	/* the number may belong to the 32-bit table */
+	if (in_compat_syscall())
+		return compat_enter(regs, FP_SYS_COMPAT(v));
+	sys = FP_SYS_NATIVE(v);
+	if (!sys)
+		return 0;
+	if (sys == FP_SYS_HEARTBEAT) {
+		if (heartbeat_tgid &&
+		    bpf_get_current_pid_tgid() >> 32 == heartbeat_tgid)
+			heartbeat_bump(FP_HB_SYS_ENTER);
+		return 0;
+	}
+	if (sys == FP_SYS_BPF || sys == FP_SYS_PTRACE)
+		return fp_tamper_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
+				       PT_REGS_PARM2_CORE_SYSCALL(regs));
+	return sys_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
+			 PT_REGS_PARM2_CORE_SYSCALL(regs),
+			 PT_REGS_PARM3_CORE_SYSCALL(regs),
+			 PT_REGS_PARM4_CORE_SYSCALL(regs),
+			 PT_REGS_PARM5_CORE_SYSCALL(regs));
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
+{
+	/* the hash lookup in sys_exit is the cost: only for traced syscalls */
+#if defined(__TARGET_ARCH_arm64)
+	long id = BPF_CORE_READ((struct user_pt_regs *)regs, syscallno);
+#else
+	long id = BPF_CORE_READ(regs, orig_ax);
+#endif
+	__u32 sys = FP_SYS_NATIVE(sys_entry(id));
+
+	if (!sys)
+		return 0;
+	if (sys >= FP_SYS_BPF) {
+		if (sys == FP_SYS_HEARTBEAT && heartbeat_tgid &&
+		    bpf_get_current_pid_tgid() >> 32 == heartbeat_tgid)
+			heartbeat_bump(FP_HB_SYS_EXIT);
+		return 0;
+	}
+	return sys_exit(ret);
+}

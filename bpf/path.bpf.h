@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The path of a struct path, written leaf-first into the per-CPU buffer:
+ * d_path() by hand, since bpf_d_path() is not allowed on tracepoints.
+ * Used by the executable of an exec and by the file syscalls.
+ */
+#ifndef FP_PATH_BPF_H
+#define FP_PATH_BPF_H
+
+#include "common.bpf.h"
+
+static __always_inline struct mount *real_mount(struct vfsmount *v)
+{
+	return (struct mount *)((void *)v -
+				bpf_core_field_offset(struct mount, mnt));
+}
+
+/*
+ * One step up the dentry tree, writing the name of the current dentry.
+ * At the root of a mount, continue from its mountpoint in the parent.
+ */
+static long walk_step(__u32 i, void *unused)
+{
+	struct scratch *s = scratch_get();
+	struct walk_state *w;
+	/* locals: BPF_CORE_READ must start from a kernel type */
+	struct dentry *d, *mnt_root, *parent;
+	struct vfsmount *vfsmnt;
+	struct mount *mnt;
+	struct qstr q;
+	__u32 pos;
+	long n;
+
+	if (!s)
+		return 1;
+	w = &s->walk;
+	d = w->dentry;
+	vfsmnt = w->vfsmnt;
+	mnt = w->mnt;
+	if (d == w->root_dentry && vfsmnt == w->root_mnt)
+		return 1;
+	mnt_root = w->mnt_root;
+	parent = BPF_CORE_READ(d, d_parent);
+	if (d == mnt_root || d == parent) {
+		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+
+		if (d != mnt_root || up == mnt) {
+			/* above the task's root, or an unlinked/lazy-unmounted tree */
+			w->flags |= FP_PATH_BASE_DETACHED;
+			return 1;
+		}
+		w->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = up;
+		w->vfsmnt = &up->mnt;
+		w->mnt_root = BPF_CORE_READ(&up->mnt, mnt_root);
+		return 0;
+	}
+	pos = w->pos;
+	/* length and name pointer in one read: this runs per component */
+	if (bpf_core_read(&q, sizeof(q), &d->d_name)) {
+		w->flags |= FP_PATH_BASE_TRUNC;
+		return 1;
+	}
+	/* the name and its NUL must fit: cut only what does not */
+	if (pos + q.len + 1 > w->limit) {
+		w->flags |= FP_PATH_BASE_TRUNC;
+		return 1;
+	}
+	n = bpf_probe_read_kernel_str(s->buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
+				      q.name);
+	if (n <= 0) {
+		w->flags |= FP_PATH_BASE_TRUNC;
+		return 1;
+	}
+	w->pos = pos + n;
+	w->dentry = parent;
+	return 0;
+}
+
+/* Write the names of path p leaf-first at pos; returns bytes written. */
+static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
+				       __u32 pos, __u32 limit, __u32 *flags)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct walk_state *w = &s->walk;
+	struct vfsmount *vfsmnt = BPF_CORE_READ(p, mnt);
+	long loops;
+
+	w->dentry = BPF_CORE_READ(p, dentry);
+	w->vfsmnt = vfsmnt;
+	w->mnt = real_mount(vfsmnt);
+	w->mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
+	w->root_dentry = BPF_CORE_READ(task, fs, root.dentry);
+	w->root_mnt = BPF_CORE_READ(task, fs, root.mnt);
+	w->pos = pos;
+	w->limit = limit;
+	w->flags = 0;
+	loops = bpf_loop(FP_WALK_MAX, walk_step, NULL, 0);
+	if (loops == FP_WALK_MAX)
+		w->flags |= FP_PATH_BASE_TRUNC;
+	*flags |= w->flags;
+	return w->pos - pos;
+}
+
+/*
+ * What kind of name a file has. A pseudo file (pipe, socket, anon inode,
+ * memfd) has a dentry that is its own parent without being a mount root:
+ * no path in any filesystem reaches it, so nothing on disk changes
+ * through it. procfs files are told apart so that userspace can keep the
+ * name a process gave them (/proc/self/...) rather than /proc/PID/....
+ */
+static __always_inline __u32 on_procfs(struct path *p)
+{
+	return BPF_CORE_READ(p, dentry, d_sb, s_magic) == PROC_SUPER_MAGIC ?
+		       FP_PATH_PROCFS :
+		       0;
+}
+
+static __always_inline __u32 file_kind(struct path *p)
+{
+	struct dentry *d = BPF_CORE_READ(p, dentry);
+	__u32 flags = on_procfs(p);
+
+	if (d == BPF_CORE_READ(d, d_parent) &&
+	    d != BPF_CORE_READ(p, mnt, mnt_root))
+		flags |= FP_PATH_ANON;
+	return flags;
+}
+
+#endif /* FP_PATH_BPF_H */
