@@ -298,6 +298,7 @@ struct section {
 	const struct fp_fref *r;
 	size_t n;
 	size_t lines; /* allowed to it: 0 none, 1 a line of its own */
+	size_t cap; /* the most it could use */
 };
 
 static bool groupable(unsigned int cat)
@@ -335,22 +336,48 @@ static void put_groups(struct out *o, const struct fp_findings *fi,
 	}
 }
 
-static int section_grouped(struct out *o, const struct fp_findings *fi,
-			   const struct section *s)
+/* a section's paths in tree order */
+static struct gpath *section_paths(const struct fp_findings *fi,
+				   const struct section *s)
 {
-	size_t i, ng, max = s->lines > 1 ? s->lines - 1 : 1;
 	unsigned int l = s->cat - FP_CAT_FILES;
 	struct gpath *gp = calloc(s->n, sizeof(*gp));
-	struct group *g;
+	size_t i;
 
 	if (!gp)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < s->n; i++) {
 		const struct fp_file_finding *x = &FP_FILES(fi, l)[s->r[i].i];
 
 		gp[i] = (struct gpath){ x->path.data, x->path.len, i };
 	}
 	qsort(gp, s->n, sizeof(*gp), gpath_cmp);
+	return gp;
+}
+
+/* the lines the groups of at most max paths take */
+static int grouped_lines(const struct gpath *gp, size_t n, size_t max,
+			 size_t *lines)
+{
+	struct group *g;
+	size_t ng;
+
+	if (group_paths(gp, n, max, &g, &ng))
+		return -ENOMEM;
+	free(g);
+	*lines = ng == 1 ? 1 : 1 + ng;
+	return 0;
+}
+
+static int section_grouped(struct out *o, const struct fp_findings *fi,
+			   const struct section *s)
+{
+	size_t ng, max = s->lines > 1 ? s->lines - 1 : 1;
+	struct gpath *gp = section_paths(fi, s);
+	struct group *g;
+
+	if (!gp)
+		return -ENOMEM;
 	if (group_paths(gp, s->n, max, &g, &ng)) {
 		free(gp);
 		return -ENOMEM;
@@ -429,7 +456,8 @@ static struct section *sections(const struct fp_vec *refs, size_t *n)
 			s[ns - 1].n++;
 			continue;
 		}
-		s[ns++] = (struct section){ r[i].step, r[i].cat, &r[i], 1, 0 };
+		s[ns++] =
+			(struct section){ r[i].step, r[i].cat, &r[i], 1, 0, 0 };
 	}
 	*n = ns;
 	return s;
@@ -443,15 +471,16 @@ static size_t section_wants(const struct section *s, size_t max)
 
 /*
  * Share out the lines: first one for each section (and the heading of
- * each step), in order, then one more each in turn. What finds no line is
- * counted in "and N more".
+ * each step), in order, then one more each in turn, up to each one's cap.
+ * What finds no line is counted in "and N more".
  */
-static void allot(struct section *s, size_t ns, bool by_step, size_t max,
-		  size_t total)
+static void allot(struct section *s, size_t ns, bool by_step, size_t total)
 {
 	size_t i, used = 0, cost;
 	bool more = true;
 
+	for (i = 0; i < ns; i++)
+		s[i].lines = 0;
 	for (i = 0; i < ns; i++) {
 		cost = 1 + (by_step && (!i || s[i].step != s[i - 1].step));
 		if (used + cost > total)
@@ -462,8 +491,7 @@ static void allot(struct section *s, size_t ns, bool by_step, size_t max,
 	while (more && used < total) {
 		more = false;
 		for (i = 0; i < ns && used < total; i++) {
-			if (s[i].lines &&
-			    s[i].lines < section_wants(&s[i], max)) {
+			if (s[i].lines && s[i].lines < s[i].cap) {
 				s[i].lines++;
 				used++;
 				more = true;
@@ -472,7 +500,45 @@ static void allot(struct section *s, size_t ns, bool by_step, size_t max,
 	}
 }
 
-static int summary_findings(struct out *o, const struct fp_findings *fi)
+/*
+ * A grouped section may not use all the lines it was given: a directory
+ * splits into all its parts or none. Its cap comes down to what it uses,
+ * and the lines go round again, until every section uses what it has.
+ */
+static int fit(const struct fp_findings *fi, struct section *s, size_t ns,
+	       bool by_step, size_t max, size_t total)
+{
+	size_t i, used;
+	bool again = true;
+	struct gpath *gp;
+
+	for (i = 0; i < ns; i++)
+		s[i].cap = section_wants(&s[i], max);
+	while (again) {
+		again = false;
+		allot(s, ns, by_step, total);
+		for (i = 0; i < ns; i++) {
+			if (!groupable(s[i].cat) || s[i].n < 2 ||
+			    s[i].lines < 2)
+				continue;
+			gp = section_paths(fi, &s[i]);
+			if (!gp ||
+			    grouped_lines(gp, s[i].n, s[i].lines - 1, &used)) {
+				free(gp);
+				return -ENOMEM;
+			}
+			free(gp);
+			if (used < s[i].lines) {
+				s[i].cap = used;
+				again = true;
+			}
+		}
+	}
+	return 0;
+}
+
+static int summary_findings(struct out *o, const struct fp_findings *fi,
+			    size_t total)
 {
 	bool by_step = fi->steps.n > 0;
 	struct section *s;
@@ -488,7 +554,7 @@ static int summary_findings(struct out *o, const struct fp_findings *fi)
 		return -ENOMEM;
 	}
 	o->more = refs.n;
-	allot(s, ns, by_step, o->max, FP_SUMMARY_LINES(o->max));
+	ret = fit(fi, s, ns, by_step, o->max, total);
 	for (i = 0; i < ns && s[i].lines && !ret; i++) {
 		if (by_step && (!i || s[i].step != s[i - 1].step))
 			step_heading(o->f, fi, s[i].step);
@@ -513,7 +579,7 @@ static void and_more(FILE *f, size_t n)
 
 /* the reasons that no finding line tells: how the command and the trace
  * ended, unmet expectations */
-static void summary_reasons(struct out *o, const struct fp_verdict *v)
+static size_t summary_reasons(struct out *o, const struct fp_verdict *v)
 {
 	size_t i, shown = 0, left = 0;
 
@@ -533,6 +599,7 @@ static void summary_reasons(struct out *o, const struct fp_verdict *v)
 		shown++;
 	}
 	and_more(o->f, left);
+	return shown + !!left;
 }
 
 void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
@@ -545,15 +612,18 @@ void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 		   *bold = color ? "\033[1m" : "",
 		   *off = color ? "\033[0m" : "";
 	struct out o = { f, red, off, so->max ? so->max : 1, 0 };
-	size_t i, n = v->suggestions.n;
+	size_t i, n = v->suggestions.n, total = FP_SUMMARY_LINES(o.max), r;
 
 	if (v->ok)
 		fprintf(f, "footprint: %s%sok%s\n", bold, green, off);
 	else
 		fprintf(f, "footprint: %s%sFAIL%s (%zu failing finding%s)\n",
 			bold, red, off, v->failing, v->failing == 1 ? "" : "s");
-	summary_reasons(&o, v);
-	if (summary_findings(&o, fi))
+	/* a screen holds a couple of reasons; more take findings' lines */
+	r = summary_reasons(&o, v);
+	if (r > 2)
+		total = total > r - 2 + 4 ? total - (r - 2) : 4;
+	if (summary_findings(&o, fi, total))
 		fprintf(f, "  (out of memory: see the receipt)\n");
 	else
 		and_more(f, o.more);
