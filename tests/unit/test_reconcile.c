@@ -1045,6 +1045,101 @@ Test(reconcile, outside_roots_sorted_by_bytes)
 	assert_str(&file_at(FP_F_OUTSIDE, 101)->path, "/tmp/\xff");
 }
 
+/* ---- files: an open for writing is not a write ---- */
+
+static void changed_log(void)
+{
+	both("/r", 'd');
+	fent(&B, "/r/log", 'f');
+	fent(&A, "/r/log", 'f')->sha256[0] = 1;
+}
+
+static void ev_append(pid_t pid, const char *path)
+{
+	ev_file(pid, FP_SYS_OPENAT, path, NULL, O_WRONLY | O_APPEND, false, 3);
+}
+
+Test(reconcile, an_open_for_appending_is_not_called_the_writer)
+{
+	const struct fp_file_finding *x;
+
+	changed_log();
+	ev_append(5, "/r/log");
+	reconcile();
+	assert_only(L(FP_F_CHANGED));
+	x = file_at(FP_F_CHANGED, 0);
+	cr_assert(x->explained);
+	cr_assert(x->by_open);
+	cr_assert_eq(x->by.pid, 5);
+}
+
+Test(reconcile, a_truncating_open_is_a_write)
+{
+	changed_log();
+	ev_write(5, "/r/log");
+	reconcile();
+	cr_assert(file_at(FP_F_CHANGED, 0)->explained);
+	cr_assert_not(file_at(FP_F_CHANGED, 0)->by_open);
+}
+
+Test(reconcile, a_change_after_the_run_ended_is_not_the_openers)
+{
+	changed_log();
+	/* every process of the run ended before the after snapshot began;
+	 * the file was modified after that */
+	A.started_ns = 10000;
+	A.e[1].mtime_ns = 10001;
+	ev_append(5, "/r/log");
+	reconcile();
+	assert_only(L(FP_F_CHANGED) | L(FP_F_UNEXPLAINED));
+	cr_assert_not(file_at(FP_F_CHANGED, 0)->explained);
+	cr_assert_not(file_at(FP_F_CHANGED, 0)->by_open);
+	cr_assert_eq(file_at(FP_F_CHANGED, 0)->by.pid, 0);
+}
+
+Test(reconcile, a_change_before_the_after_snapshot_stays_the_openers)
+{
+	changed_log();
+	A.started_ns = 10000;
+	A.e[1].mtime_ns = 9999;
+	ev_append(5, "/r/log");
+	reconcile();
+	assert_only(L(FP_F_CHANGED));
+	cr_assert(file_at(FP_F_CHANGED, 0)->by_open);
+}
+
+Test(reconcile, a_late_change_with_a_leftover_cannot_be_decided)
+{
+	changed_log();
+	A.started_ns = 10000;
+	A.e[1].mtime_ns = 10001;
+	leftover[nleftover++] = 5;
+	ev_append(5, "/r/log");
+	reconcile();
+	cr_assert(file_at(FP_F_CHANGED, 0)->explained);
+	cr_assert(file_at(FP_F_CHANGED, 0)->by_open);
+}
+
+Test(reconcile, a_late_change_the_run_made_surely_is_the_runs)
+{
+	changed_log();
+	A.started_ns = 10000;
+	A.e[1].mtime_ns = 10001;
+	ev_write(5, "/r/log");
+	reconcile();
+	cr_assert(file_at(FP_F_CHANGED, 0)->explained);
+}
+
+Test(reconcile, outside_roots_open_only_is_by_open)
+{
+	both("/r", 'd');
+	ev_append(5, "/var/log/x");
+	ev_write(5, "/var/log/y");
+	reconcile();
+	cr_assert(find_file(FP_F_OUTSIDE, "/var/log/x")->by_open);
+	cr_assert_not(find_file(FP_F_OUTSIDE, "/var/log/y")->by_open);
+}
+
 static void ev_mkdir(pid_t pid, const char *path)
 {
 	ev_file(pid, FP_SYS_MKDIRAT, path, NULL, 0755, false, 0);

@@ -37,6 +37,9 @@ struct path_state {
 	int exists; /* per events: 1, 0, or -1 unknown */
 	struct who last, created, removed;
 	uint64_t seq; /* the event that last touched it (fp_recon.fed) */
+	/* an event surely changed it: created, truncated, replaced; an open
+	 * for writing alone may have written nothing */
+	bool wrote;
 	uint32_t moves; /* its last rename away: 1-based into fp_recon.moves */
 };
 
@@ -504,6 +507,7 @@ static int feed_unresolved(struct fp_recon *r, const struct fp_event *ev,
 static void born(struct path_state *ps, const struct who *w)
 {
 	ps->born = true;
+	ps->wrote = true;
 	ps->created = *w;
 	ps->exists = 1;
 	touch(ps, w);
@@ -555,6 +559,8 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		return ret;
 	if (!strcmp(kind, "open")) {
 		a->ops |= FP_OP_WRITTEN;
+		if (ev->file.flags & O_TRUNC)
+			a->wrote = true;
 		if (ev->file.created) {
 			a->ops |= FP_OP_CREATED;
 			born(a, &w);
@@ -577,6 +583,7 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		touch(a, &w);
 	} else if (!strcmp(kind, "truncate")) {
 		a->ops |= FP_OP_WRITTEN;
+		a->wrote = true;
 		touch(a, &w);
 	} else if (!strcmp(kind, "unlink")) {
 		a->ops |= FP_OP_REMOVED;
@@ -604,6 +611,7 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		b->born = old.born;
 		b->created = old.created;
 		b->exists = 1;
+		b->wrote = true;
 		touch(a, &w);
 		touch(b, &w);
 		ret = moved(r, a, ev, 1);
@@ -922,9 +930,49 @@ static bool hidden_by_unreadable(const struct fp_fs_snapshot *snap,
 	return false;
 }
 
-static int file_finding(const struct fp_recon *r, struct fp_findings *out,
-			enum fp_file_list l, const struct fp_fentry *b,
-			const struct fp_fentry *a, unsigned int changes)
+/*
+ * Is the event that explains a content change at e only an open for
+ * writing? Then its process may have written nothing, and is named as
+ * the one that opened it, not as the writer.
+ */
+static bool by_open_only(const struct fp_recon *r, const struct fp_fentry *e,
+			 const struct path_state *ps, enum fp_file_list l,
+			 unsigned int changes)
+{
+	unsigned int sure = FP_OP_CREATED | FP_OP_RENAMED_TO | FP_OP_REMOVED;
+
+	if (l != FP_F_ADDED &&
+	    !(l == FP_F_CHANGED &&
+	      (changes & (FP_CH_CONTENT | FP_CH_TYPE | FP_CH_TARGET))))
+		return false;
+	return fp_hashmap_get(&r->paths, e->path.data, e->path.len) == ps &&
+	       (ps->ops & FP_OP_WRITTEN) && !(ps->ops & sure) && !ps->wrote;
+}
+
+/*
+ * A writer outside the run explains a change the run only opened for: in
+ * `run` with no process left over, every process of the run had ended
+ * before the after snapshot started, so content modified later (its
+ * mtime says so; a filesystem's clock does not run ahead of the system's)
+ * was not the run's doing. The sidecar's job may still run: nothing is
+ * decided there.
+ */
+static bool written_after_run(const struct fp_recon_input *in,
+			      const struct fp_fentry *a, unsigned int changes)
+{
+	if (!a || !in->fs_after || in->fs_after->started_ns <= 0 ||
+	    in->nleftover || (in->state_dir && in->state_dir[0]))
+		return false;
+	if (!(changes & FP_CH_CONTENT) && changes)
+		return false;
+	return a->mtime_ns > in->fs_after->started_ns;
+}
+
+static int file_finding(const struct fp_recon *r,
+			const struct fp_recon_input *in,
+			struct fp_findings *out, enum fp_file_list l,
+			const struct fp_fentry *b, const struct fp_fentry *a,
+			unsigned int changes)
 {
 	const struct fp_fentry *e = a ? a : b;
 	const struct path_state *ps;
@@ -969,7 +1017,14 @@ static int file_finding(const struct fp_recon *r, struct fp_findings *out,
 			 !(ps->ops & (replaced | FP_OP_ATTRS)))
 			ps = NULL;
 	}
+	if (ps && by_open_only(r, e, ps, l, changes)) {
+		f->by_open = true;
+		if (written_after_run(in, a, changes))
+			ps = NULL;
+	}
 	f->explained = ps != NULL;
+	if (!ps)
+		f->by_open = false;
 	if (ps && actor_fill(r, &f->by, &ps->last))
 		return -ENOMEM;
 	if (f->explained)
@@ -1002,15 +1057,15 @@ static int compare_fs(const struct fp_recon *r, const struct fp_recon_input *in,
 		if (c < 0) {
 			i++;
 			if (!hidden_by_unreadable(A, b->path.data, b->path.len))
-				ret = file_finding(r, out, FP_F_REMOVED, b,
+				ret = file_finding(r, in, out, FP_F_REMOVED, b,
 						   NULL, 0);
 			continue;
 		}
 		if (c > 0) {
 			j++;
 			if (!hidden_by_unreadable(B, a->path.data, a->path.len))
-				ret = file_finding(r, out, FP_F_ADDED, NULL, a,
-						   0);
+				ret = file_finding(r, in, out, FP_F_ADDED, NULL,
+						   a, 0);
 			continue;
 		}
 		i++;
@@ -1033,8 +1088,8 @@ static int compare_fs(const struct fp_recon *r, const struct fp_recon_input *in,
 			unsigned int ch = diff_entries(b, a);
 
 			if (ch)
-				ret = file_finding(r, out, FP_F_CHANGED, b, a,
-						   ch);
+				ret = file_finding(r, in, out, FP_F_CHANGED, b,
+						   a, ch);
 		}
 	}
 	return ret;
@@ -1251,6 +1306,7 @@ static int path_findings(const struct fp_recon *r,
 			return -ENOMEM;
 		f->changes = ps->ops;
 		f->explained = true;
+		f->by_open = ps->ops == FP_OP_WRITTEN && !ps->wrote;
 	}
 	return 0;
 }

@@ -303,7 +303,9 @@ static void describe_file(const struct fp_file_finding *x, unsigned int l,
 		fp_sbuf_str(b, " (no event explains it)");
 		return;
 	}
-	fp_sbuf_str(b, " by ");
+	fp_sbuf_str(b, l != FP_F_TRANSIENT && x->by_open ?
+			       " opened for writing by " :
+			       " by ");
 	add_proc(b, a, max);
 }
 
