@@ -359,3 +359,20 @@ Test(summary, an_ok_run_is_one_line)
 	summary(FP_SUMMARY_MAX_DEFAULT);
 	cr_assert_str_eq(out, "footprint: ok\n");
 }
+
+Test(summary, policy_lines_are_printed_as_they_are)
+{
+	char want[128];
+	size_t i;
+
+	file(FP_F_ADDED, "/r/q\\[1].txt");
+	file(FP_F_ADDED, "/r/st*ar");
+	judge();
+	summary(FP_SUMMARY_MAX_DEFAULT);
+	cr_assert_gt(V.suggestions.n, 0);
+	for (i = 0; i < V.suggestions.n; i++) {
+		snprintf(want, sizeof(want), "  %s",
+			 ((char **)V.suggestions.v)[i]);
+		cr_assert(has_line(want), "%s\n%s", want, out);
+	}
+}

@@ -23,13 +23,18 @@ struct out {
 	size_t more; /* failing findings not shown on a line of their own */
 };
 
+/* how put_escaped() spells what it escapes */
+enum esc {
+	ESC_ARGV, /* NUL: a space; \n \t \r \\ named; the rest \xNN */
+	ESC_PATH, /* control bytes and \ as \xNN, as policy lines spell them */
+	ESC_TEXT, /* our own text (a policy line): control bytes as \xNN */
+};
+
 /*
  * Bytes from the traced command, made safe for a terminal: valid UTF-8
- * that shows as itself stays; any other byte is \xNN. In a command line
- * a NUL separates arguments and \n, \t, \r and \\ are named; a path keeps
- * the \xNN of every control byte, as policy suggestions spell it.
+ * that shows as itself stays; any other byte is escaped as e says.
  */
-static void put_escaped(FILE *f, const char *s, size_t len, bool argv)
+static void put_escaped(FILE *f, const char *s, size_t len, enum esc e)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, n;
@@ -43,12 +48,12 @@ static void put_escaped(FILE *f, const char *s, size_t len, bool argv)
 				    c == '\\' ? "\\\\" :
 						NULL;
 
-		if (argv && (c == '\0' || named)) {
+		if (e == ESC_ARGV && (c == '\0' || named)) {
 			fputs(c == '\0' ? " " : named, f);
 			i++;
 			continue;
 		}
-		n = c >= 0x20 && c != 0x7f && c != '\\' ?
+		n = c >= 0x20 && c != 0x7f && (c != '\\' || e == ESC_TEXT) ?
 			    fp_utf8_decode(p + i, len - i, &cp) :
 			    0;
 		if (n && !(n > 1 && fp_cp_sneaky(cp))) {
@@ -87,7 +92,7 @@ static void put_argv(FILE *f, const struct fp_bytes *argv)
 	while (cut < len && cut && (argv->data[cut] & 0xc0) == 0x80)
 		cut--;
 	fputc(' ', f);
-	put_escaped(f, argv->data, cut, true);
+	put_escaped(f, argv->data, cut, ESC_ARGV);
 	if (cut < len)
 		fputs("...", f);
 }
@@ -102,7 +107,7 @@ static void put_file(FILE *f, unsigned int l, const struct fp_file_finding *x)
 {
 	if (l == FP_F_CUT)
 		fputs("...", f);
-	put_escaped(f, x->path.data, x->path.len, false);
+	put_escaped(f, x->path.data, x->path.len, ESC_PATH);
 	if (l == FP_F_UNEXPLAINED || l == FP_F_UNREADABLE)
 		return;
 	if (l == FP_F_TRANSIENT)
@@ -128,7 +133,7 @@ static void put_example(FILE *f, const struct fp_findings *fi,
 		fp_fref_describe(fi, r, 4096, &b);
 		fprintf(f, "%s: ", fp_tamper_name(t));
 		if (!b.err)
-			put_escaped(f, b.p, b.len, true);
+			put_escaped(f, b.p, b.len, ESC_ARGV);
 		fp_sbuf_free(&b);
 	} else if (cat < FP_CAT_PROCS) {
 		put_file(f, cat - FP_CAT_FILES,
@@ -144,7 +149,7 @@ static void put_example(FILE *f, const struct fp_findings *fi,
 			&FP_NETS(fi, cat - FP_CAT_NET)[r->i];
 
 		fp_net_subject(x, subj, sizeof(subj));
-		put_escaped(f, subj, strlen(subj), false);
+		put_escaped(f, subj, strlen(subj), ESC_PATH);
 		fprintf(f, "  by pid %d", (int)x->pid);
 	}
 }
@@ -330,7 +335,7 @@ static void put_groups(struct out *o, const struct fp_findings *fi,
 		} else {
 			put_count(o->f, g[i].b - g[i].a);
 			fputs(" under ", o->f);
-			put_escaped(o->f, g[i].dir, g[i].dlen, false);
+			put_escaped(o->f, g[i].dir, g[i].dlen, ESC_PATH);
 		}
 		fputc('\n', o->f);
 	}
@@ -435,7 +440,7 @@ static void step_heading(FILE *f, const struct fp_findings *fi,
 	fprintf(f, " step %u", st->index);
 	if (st->named != FP_STEP_NAMED_ORDER) {
 		fputs(" (", f);
-		put_escaped(f, st->name.data, st->name.len, true);
+		put_escaped(f, st->name.data, st->name.len, ESC_ARGV);
 		fputc(')', f);
 	}
 	fputs(":\n", f);
@@ -594,7 +599,7 @@ static size_t summary_reasons(struct out *o, const struct fp_verdict *v)
 			continue;
 		}
 		fputs("  ", o->f);
-		put_escaped(o->f, r, strlen(r), true);
+		put_escaped(o->f, r, strlen(r), ESC_TEXT);
 		fputc('\n', o->f);
 		shown++;
 	}
@@ -635,7 +640,7 @@ void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 		const char *s = ((char **)v->suggestions.v)[i];
 
 		fputs("  ", f);
-		put_escaped(f, s, strlen(s), true);
+		put_escaped(f, s, strlen(s), ESC_TEXT);
 		fputc('\n', f);
 	}
 	and_more(f, n > o.max ? n - o.max : 0);
