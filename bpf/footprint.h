@@ -212,6 +212,11 @@ struct fp_bind {
 	__u16 bound_port; /* local port after a successful bind, host order */
 	__u16 _pad;
 	__u8 addr[FP_SOCKADDR_MAX];
+	/* a unix socket bound by a relative name: the socket file's own
+	 * names, leaf-first as fp_path.base, in data[]; FP_PATH_* flags */
+	__u32 path_len;
+	__u32 path_flags;
+	char data[];
 };
 
 struct fp_tamper {

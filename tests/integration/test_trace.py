@@ -657,6 +657,13 @@ class BindTest(fptest.TraceCase):
         r = self.probe("bind-unix", sock)
         self.assert_unix(r, sock, abstract=False)
 
+    def test_bind_unix_relative_name(self):
+        # bind(2) with sun_path "sock": the event names the socket file
+        # the kernel made, as an absolute path (its cwd + the name)
+        os.mkdir(self.path("d"))
+        r = self.probe("bind-unix", "sock", cwd=self.path("d"))
+        self.assert_unix(r, self.path("d", "sock"), abstract=False)
+
     def test_bind_unix_abstract(self):
         name = "fpit-%d-abstract" % os.getpid()
         r = self.probe("bind-abstract", name)

@@ -834,6 +834,56 @@ class VerdictTest(unittest.TestCase):
         self.allowed_file(res, "outside_roots", "/dev/null",
                           "allow /dev/null")
 
+    # issue 10: correctness ------------------------------------------------
+    def test_unix_socket_bound_by_relative_name_is_explained(self):
+        root = self.env.root()
+        code = ("import socket\n"
+                "s = socket.socket(socket.AF_UNIX)\n"
+                "s.bind('sock')\n")
+        res = self.env.run([PY, "-c", code], roots=[root], cwd=root)
+        self.assertFails(res)
+        sock = os.path.join(root, "sock")
+        f = res.file("added", sock)
+        self.assertIs(f["explained"], True, res.describe())
+        self.assertEqual(f["after"]["type"], "s")
+        self.assertEqual(res.files("unexplained"), [], res.describe())
+        bound = res.r["network"]["bound"]
+        self.assertEqual([(b["family"], b["address"]) for b in bound],
+                         [("unix", sock)], res.describe())
+
+    def test_an_open_for_appending_is_not_the_writer(self):
+        # The run opens the file for appending and writes nothing; this
+        # process, outside the run, appends to it while the run waits.
+        root = self.env.root(tree={"log": "a\n"})
+        log = os.path.join(root, "log")
+        ready = os.path.join(self.env.out, "ready")
+        go = os.path.join(self.env.out, "go")
+        os.mkfifo(ready, 0o666)
+        os.mkfifo(go, 0o666)
+
+        def outsider():
+            with open(ready) as f:
+                f.read()
+            with open(log, "a") as f:
+                f.write("outside\n")
+            with open(go, "w") as f:
+                f.write("x\n")
+
+        t = threading.Thread(target=outsider)
+        t.start()
+        try:
+            res = self.env.run(
+                ["sh", "-c", 'exec 3>>"$1"; echo r > "$2"; read x < "$3"',
+                 "sh", log, ready, go], roots=[root])
+        finally:
+            t.join()
+        f = res.file("changed", log)
+        self.assertIs(f["explained"], True, res.describe())
+        self.assertIs(f.get("by_open"), True, res.describe())
+        self.assertIn("%s  opened for writing by pid %d" %
+                      (log, f["by"]["pid"]), res.err)
+        self.assertNotIn("%s  by pid" % log, res.err)
+
     # bytes ---------------------------------------------------------------
     def test_non_utf8_file_name(self):
         root = self.env.root()

@@ -1045,6 +1045,198 @@ Test(reconcile, outside_roots_sorted_by_bytes)
 	assert_str(&file_at(FP_F_OUTSIDE, 101)->path, "/tmp/\xff");
 }
 
+/* ---- files: an open for writing is not a write ---- */
+
+static void changed_log(void)
+{
+	both("/r", 'd');
+	fent(&B, "/r/log", 'f');
+	fent(&A, "/r/log", 'f')->sha256[0] = 1;
+}
+
+static void ev_append(pid_t pid, const char *path)
+{
+	ev_file(pid, FP_SYS_OPENAT, path, NULL, O_WRONLY | O_APPEND, false, 3);
+}
+
+Test(reconcile, an_open_for_appending_is_not_called_the_writer)
+{
+	const struct fp_file_finding *x;
+
+	changed_log();
+	ev_append(5, "/r/log");
+	reconcile();
+	assert_only(L(FP_F_CHANGED));
+	x = file_at(FP_F_CHANGED, 0);
+	cr_assert(x->explained);
+	cr_assert(x->by_open);
+	cr_assert_eq(x->by.pid, 5);
+}
+
+Test(reconcile, a_truncating_open_is_a_write)
+{
+	changed_log();
+	ev_write(5, "/r/log");
+	reconcile();
+	cr_assert(file_at(FP_F_CHANGED, 0)->explained);
+	cr_assert_not(file_at(FP_F_CHANGED, 0)->by_open);
+}
+
+Test(reconcile, a_change_after_the_run_ended_is_not_the_openers)
+{
+	changed_log();
+	/* every process of the run ended before the after snapshot began;
+	 * the file was modified after that */
+	A.started_ns = 10000;
+	A.e[1].mtime_ns = 10001;
+	ev_append(5, "/r/log");
+	reconcile();
+	assert_only(L(FP_F_CHANGED) | L(FP_F_UNEXPLAINED));
+	cr_assert_not(file_at(FP_F_CHANGED, 0)->explained);
+	cr_assert_not(file_at(FP_F_CHANGED, 0)->by_open);
+	cr_assert_eq(file_at(FP_F_CHANGED, 0)->by.pid, 0);
+}
+
+Test(reconcile, a_change_before_the_after_snapshot_stays_the_openers)
+{
+	changed_log();
+	A.started_ns = 10000;
+	A.e[1].mtime_ns = 9999;
+	ev_append(5, "/r/log");
+	reconcile();
+	assert_only(L(FP_F_CHANGED));
+	cr_assert(file_at(FP_F_CHANGED, 0)->by_open);
+}
+
+Test(reconcile, a_late_change_with_a_leftover_cannot_be_decided)
+{
+	changed_log();
+	A.started_ns = 10000;
+	A.e[1].mtime_ns = 10001;
+	leftover[nleftover++] = 5;
+	ev_append(5, "/r/log");
+	reconcile();
+	cr_assert(file_at(FP_F_CHANGED, 0)->explained);
+	cr_assert(file_at(FP_F_CHANGED, 0)->by_open);
+}
+
+Test(reconcile, a_late_change_the_run_made_surely_is_the_runs)
+{
+	changed_log();
+	A.started_ns = 10000;
+	A.e[1].mtime_ns = 10001;
+	ev_write(5, "/r/log");
+	reconcile();
+	cr_assert(file_at(FP_F_CHANGED, 0)->explained);
+}
+
+Test(reconcile, outside_roots_open_only_is_by_open)
+{
+	both("/r", 'd');
+	ev_append(5, "/var/log/x");
+	ev_write(5, "/var/log/y");
+	reconcile();
+	cr_assert(find_file(FP_F_OUTSIDE, "/var/log/x")->by_open);
+	cr_assert_not(find_file(FP_F_OUTSIDE, "/var/log/y")->by_open);
+}
+
+static void ev_mkdir(pid_t pid, const char *path)
+{
+	ev_file(pid, FP_SYS_MKDIRAT, path, NULL, 0755, false, 0);
+}
+
+/* pip: a tree built under /tmp, then its directory renamed into the root */
+Test(reconcile, files_of_a_directory_renamed_into_a_root_are_reported_once)
+{
+	both("/r", 'd');
+	fent(&A, "/r/pkg", 'd');
+	fent(&A, "/r/pkg/a.py", 'f');
+	fent(&A, "/r/pkg/sub", 'd');
+	fent(&A, "/r/pkg/sub/b.py", 'f');
+	ev_mkdir(5, "/tmp/pip-x");
+	ev_mkdir(5, "/tmp/pip-x/pkg");
+	ev_create(5, "/tmp/pip-x/pkg/a.py");
+	ev_mkdir(5, "/tmp/pip-x/pkg/sub");
+	ev_create(5, "/tmp/pip-x/pkg/sub/b.py");
+	ev_rename(5, "/tmp/pip-x/pkg", "/r/pkg");
+	reconcile();
+	assert_only(L(FP_F_ADDED) | L(FP_F_OUTSIDE));
+	cr_assert_eq(nfiles(FP_F_ADDED), 4);
+	/* only the directory that stays outside: nothing else ended there */
+	cr_assert_eq(nfiles(FP_F_OUTSIDE), 1);
+	assert_str(&file_at(FP_F_OUTSIDE, 0)->path, "/tmp/pip-x");
+}
+
+Test(reconcile, a_renamed_directory_takes_only_what_it_held_then)
+{
+	both("/r", 'd');
+	fent(&A, "/r/d", 'd');
+	fent(&A, "/r/d/old", 'f');
+	ev_create(5, "/tmp/d/old");
+	ev_rename(5, "/tmp/d", "/r/d");
+	/* made after the rename, in a new /tmp/d: it stays there */
+	ev_create(5, "/tmp/d/new");
+	reconcile();
+	cr_assert_not_null(find_file(FP_F_OUTSIDE, "/tmp/d/new"));
+	cr_assert_null(find_file(FP_F_OUTSIDE, "/tmp/d/old"));
+	/* /tmp/d was there before the run: its move is a change there */
+	cr_assert_not_null(find_file(FP_F_OUTSIDE, "/tmp/d"));
+}
+
+Test(reconcile, renames_of_directories_are_followed_to_the_end)
+{
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	ev_create(5, "/tmp/a/f");
+	ev_rename(5, "/tmp/a", "/tmp/b");
+	ev_rename(5, "/tmp/b", "/var/c");
+	reconcile();
+	/* /tmp/a and /tmp/b were there before (not made by the run) */
+	x = find_file(FP_F_OUTSIDE, "/var/c/f");
+	cr_assert_not_null(x);
+	cr_assert_eq(x->changes,
+		     FP_OP_CREATED | FP_OP_WRITTEN | FP_OP_RENAMED_TO);
+	cr_assert_null(find_file(FP_F_OUTSIDE, "/tmp/a/f"));
+	cr_assert_null(find_file(FP_F_OUTSIDE, "/tmp/b/f"));
+}
+
+Test(reconcile, created_outside_moved_in_and_removed_is_transient_there)
+{
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	ev_create(5, "/tmp/d/f");
+	ev_rename(6, "/tmp/d", "/r/d");
+	ev_unlink(7, "/r/d/f");
+	reconcile();
+	cr_assert_null(find_file(FP_F_OUTSIDE, "/tmp/d/f"));
+	x = find_file(FP_F_TRANSIENT, "/r/d/f");
+	cr_assert_not_null(x);
+	cr_assert_eq(x->created_by.pid, 5);
+	cr_assert_eq(x->removed_by.pid, 7);
+}
+
+Test(reconcile, a_file_made_outside_and_renamed_in_is_reported_once)
+{
+	both("/r", 'd');
+	fent(&A, "/r/f", 'f');
+	ev_create(5, "/tmp/f.tmp");
+	ev_rename(5, "/tmp/f.tmp", "/r/f");
+	reconcile();
+	assert_only(L(FP_F_ADDED));
+	cr_assert(file_at(FP_F_ADDED, 0)->explained);
+}
+
+Test(reconcile, a_file_there_before_and_renamed_away_stays_a_change)
+{
+	both("/r", 'd');
+	fent(&A, "/r/f", 'f');
+	ev_rename(5, "/etc/f", "/r/f");
+	reconcile();
+	cr_assert_not_null(find_file(FP_F_OUTSIDE, "/etc/f"));
+}
+
 Test(reconcile, root_slash_has_no_outside)
 {
 	static char *slash[] = { "/" };

@@ -34,6 +34,8 @@ static void replay_usage(FILE *f)
 		"      --memory-budget SIZE  instead of the recorded one (a run that\n"
 		"                       ran out of it can be re-judged with more)\n"
 		"  -q, --quiet          no summary on stderr\n"
+		"      --summary-max N  at most N examples per category in the summary\n"
+		"                       (default 10)\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"Examples:\n"
@@ -130,9 +132,13 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (out)
 		fp_run_receipt(out, &run, &f, &v, &o);
-	if (!args.quiet)
-		fp_summary_write(stderr, &f, &v,
-				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+	if (!args.quiet) {
+		struct fp_summary_opts so = { isatty(STDERR_FILENO) &&
+						      !getenv("NO_COLOR"),
+					      args.summary_max };
+
+		fp_summary_write_opts(stderr, &f, &v, &so);
+	}
 	rc = fp_run_exit_code(&run, &v);
 cleanup:
 	if (out && (fflush(out) || (out != stdout && fclose(out)))) {

@@ -301,6 +301,7 @@ int cmd_run(int argc, char **argv)
 		.log_fd = -1,
 		.force = o.force,
 		.quiet = o.quiet,
+		.summary_max = o.summary_max,
 		.cross_mounts = o.cross_mounts,
 		.rehash_all = o.rehash_all,
 		.mem_budget = o.mem_budget,

@@ -52,6 +52,7 @@ struct sidecar_opts {
 	pid_t step_parent;
 	const char *receipt_path, *summary_path;
 	bool annotations, json, quiet;
+	size_t summary_max;
 	uint64_t mem_budget;
 	size_t ring_bytes;
 	struct fp_rule_args rules;
@@ -67,6 +68,7 @@ static void sidecar_usage(FILE *f)
 		"       footprint sidecar mark [--state DIR] NAME\n"
 		"       footprint sidecar stop [--state DIR] [--receipt FILE]\n"
 		"                              [--summary FILE.md] [--annotations]\n"
+		"                              [--summary-max N]\n"
 		"\n"
 		"Trace a whole CI job: `start` takes the before snapshot, attaches\n"
 		"and leaves a daemon tracing; it returns once tracing is live, so the\n"
@@ -104,6 +106,8 @@ static void sidecar_usage(FILE *f)
 		"      --annotations     GitHub workflow commands (::error) on stdout, at\n"
 		"                        most 10\n"
 		"  -q, --quiet           no summary on stderr\n"
+		"      --summary-max N   at most N examples per category in the summary\n"
+		"                        (default 10)\n"
 		"Of mark: the steps that start from now on are called NAME (when the\n"
 		"runner gives them no GITHUB_ACTION); anyone may mark and ask status.\n"
 		"Options of status:\n"
@@ -155,6 +159,7 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ "ring-size", required_argument, NULL, 'R' + 256 },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "summary-max", required_argument, NULL, 'X' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -164,6 +169,7 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 	o->state = DEFAULT_STATE;
 	o->ring_bytes = 16 << 20;
 	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
+	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
 	/* options may come before or after the verb */
 	fp_opts_start();
 	while ((c = fp_next_opt_any_order(argc, argv, "-:r:a:f:x:p:w:o:qh",
@@ -237,6 +243,11 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'X' + 256:
+			if (fp_parse_summary_max("sidecar", optarg,
+						 &o->summary_max))
+				return FP_EXIT_USAGE;
 			break;
 		case 'h':
 			return -1;
@@ -1016,8 +1027,11 @@ static int judge_dead(int statefd, FILE *receipt, int summary_fd,
 		if (o->annotations)
 			fp_annotations_write(stdout, &f, &v,
 					     FP_ANNOTATIONS_MAX);
-		if (!o->quiet)
-			fp_summary_write(stderr, &f, &v, false);
+		if (!o->quiet) {
+			struct fp_summary_opts so = { false, o->summary_max };
+
+			fp_summary_write_opts(stderr, &f, &v, &so);
+		}
 	}
 	fp_verdict_free(&v);
 	fp_findings_free(&f);
@@ -1034,10 +1048,12 @@ static int ask_stop(int conn, int receipt_fd, int summary_fd,
 	int fds[4] = { receipt_fd >= 0 ? receipt_fd : devnull,
 		       summary_fd >= 0 ? summary_fd : devnull, STDOUT_FILENO,
 		       STDERR_FILENO };
-	char req[3] = { FP_SC_STOP, o->annotations ? 'a' : '-',
-			o->quiet ? 'q' : '-' };
+	char req[16] = { FP_SC_STOP, o->annotations ? 'a' : '-',
+			 o->quiet ? 'q' : '-' };
 	char ctl[CMSG_SPACE(sizeof(fds))], buf[64];
-	struct iovec iov = { req, sizeof(req) };
+	/* "X", annotations, quiet, then --summary-max in decimal */
+	struct iovec iov = { req, 3 + snprintf(req + 3, sizeof(req) - 3, "%zu",
+					       o->summary_max) };
 	struct msghdr m = { .msg_iov = &iov,
 			    .msg_iovlen = 1,
 			    .msg_control = ctl,
@@ -1052,7 +1068,7 @@ static int ask_stop(int conn, int receipt_fd, int summary_fd,
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	if (sendmsg(conn, &m, MSG_NOSIGNAL) == sizeof(req)) {
+	if (sendmsg(conn, &m, MSG_NOSIGNAL) == (ssize_t)iov.iov_len) {
 		n = recv(conn, buf, sizeof(buf) - 1, 0);
 		if (n > 2 && buf[0] == 'R') {
 			buf[n] = '\0';

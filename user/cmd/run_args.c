@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "evlog.h"
+#include "receipt.h"
 #include "reconcile.h"
 #include "run_args.h"
 
@@ -112,6 +113,23 @@ int fp_parse_record_max(const char *sub, const char *arg, uint64_t *out)
 	return 0;
 }
 
+int fp_parse_summary_max(const char *sub, const char *arg, size_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || errno || *arg == '-' || v < 1 ||
+	    v > FP_SUMMARY_MAX_LIMIT)
+		return fp_usage_error(
+			sub,
+			"--summary-max wants a number of examples from 1 to %d, got '%s'",
+			FP_SUMMARY_MAX_LIMIT, arg);
+	*out = v;
+	return 0;
+}
+
 void fp_run_usage(FILE *f)
 {
 	fprintf(f,
@@ -167,6 +185,9 @@ void fp_run_usage(FILE *f)
 		"                       incomplete and fails, and footprint goes on (a\n"
 		"                       before snapshot past it: exit 2, nothing runs)\n"
 		"  -q, --quiet          no summary on stderr\n"
+		"      --summary-max N  at most N examples per category in the summary\n"
+		"                       (default 10); many files under one directory\n"
+		"                       show as one \"N under DIR/\" line\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"Examples:\n"
@@ -214,6 +235,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "max-argv", required_argument, NULL, 'A' },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "summary-max", required_argument, NULL, 'S' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -223,6 +245,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	o->ring_bytes = 16 << 20;
 	o->max_argv_bytes = 1 << 20;
 	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
+	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
 	fp_opts_start();
 	/* "+": the first non-option is COMMAND, and its options are its own */
 	while ((c = next_opt(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh", longopts,
@@ -311,6 +334,11 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'S' + 256:
+			if (fp_parse_summary_max("run", optarg,
+						 &o->summary_max))
+				return FP_EXIT_USAGE;
+			break;
 		case 'h':
 			return FP_ARGS_HELP;
 		case ':':
@@ -340,12 +368,14 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 		{ "receipt", required_argument, NULL, 'o' },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "summary-max", required_argument, NULL, 'S' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_positionals pos = { 0 };
 	int c, ret, at;
 
+	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
 	fp_opts_start();
 	while ((c = fp_next_opt_any_order(argc, argv, "-:a:f:x:p:o:qh",
 					  longopts, &at, &pos)) != -1) {
@@ -364,6 +394,11 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'S' + 256:
+			if (fp_parse_summary_max("replay", optarg,
+						 &o->summary_max))
+				return FP_EXIT_USAGE;
 			break;
 		case 'h':
 			return FP_ARGS_HELP;

@@ -32,6 +32,7 @@ struct run_opts {
 	uint64_t max_argv_bytes;
 	uint64_t mem_budget;
 	bool quiet;
+	size_t summary_max; /* --summary-max */
 	bool cross_mounts;
 	bool rehash_all;
 	char **argv;
@@ -47,6 +48,7 @@ struct fp_replay_opts {
 	const char *receipt_path;
 	uint64_t mem_budget; /* 0: the recorded one */
 	bool quiet;
+	size_t summary_max; /* --summary-max */
 	const char *log;
 };
 
@@ -84,6 +86,8 @@ int fp_next_opt_any_order(int argc, char **argv, const char *optstring,
 			  struct fp_positionals *pos);
 void fp_positional_add(struct fp_positionals *pos, char *arg);
 
+/* --summary-max N of subcommand sub: 0, or FP_EXIT_USAGE after a line */
+int fp_parse_summary_max(const char *sub, const char *arg, size_t *out);
 /* --record-max SIZE of subcommand sub: 0, or FP_EXIT_USAGE after a line */
 int fp_parse_record_max(const char *sub, const char *arg, uint64_t *out);
 /* --ring-size and --memory-budget: 0, or FP_EXIT_USAGE after one line */

@@ -74,6 +74,8 @@ struct fp_file_finding {
 	enum fp_file_list what; /* for unexplained: which list it came from */
 	const struct fp_fentry *before, *after; /* snapshot entries, or NULL */
 	struct fp_actor by; /* last process that touched it */
+	/* by only opened it for writing: it may not have written it */
+	bool by_open;
 	struct fp_actor created_by, removed_by; /* transient */
 	bool explained;
 	int err; /* unreadable */

@@ -36,6 +36,23 @@ struct path_state {
 	bool born; /* the file now at this path was created during the run */
 	int exists; /* per events: 1, 0, or -1 unknown */
 	struct who last, created, removed;
+	uint64_t seq; /* the event that last touched it (fp_recon.fed) */
+	/* an event surely changed it: created, truncated, replaced; an open
+	 * for writing alone may have written nothing */
+	bool wrote;
+	uint32_t moves; /* its last rename away: 1-based into fp_recon.moves */
+};
+
+/*
+ * A rename away from a path. A directory's takes what is in it along, and
+ * the files in it are reported where they ended: the renames of its
+ * ancestors after a file's last event say where that is.
+ */
+struct move {
+	const char *to; /* the key of the new name in fp_recon.paths */
+	size_t to_len;
+	uint64_t seq;
+	uint32_t prev; /* the rename before it from the same path, or 0 */
 };
 
 /*
@@ -60,6 +77,7 @@ struct fp_recon {
 	struct fp_vec execs; /* struct exec_rec */
 	struct fp_vec short_lived; /* struct fp_proc_finding, actor by index */
 	struct fp_vec binds; /* struct fp_net_finding */
+	struct fp_vec moves; /* struct move */
 	/* sidecar: steps, marks and tamper evidence */
 	pid_t step_parent; /* 0: no steps */
 	struct fp_vec groups; /* struct group_rec */
@@ -162,6 +180,7 @@ void fp_recon_free(struct fp_recon *r)
 	for (i = 0; i < r->binds.n; i++)
 		fp_net_finding_clear(&((struct fp_net_finding *)r->binds.v)[i]);
 	free(r->binds.v);
+	free(r->moves.v);
 	free(r);
 }
 
@@ -488,15 +507,35 @@ static int feed_unresolved(struct fp_recon *r, const struct fp_event *ev,
 static void born(struct path_state *ps, const struct who *w)
 {
 	ps->born = true;
+	ps->wrote = true;
 	ps->created = *w;
 	ps->exists = 1;
 	touch(ps, w);
 }
 
+/* from is renamed to the path of the i-th argument of ev */
+static int moved(struct fp_recon *r, struct path_state *from,
+		 const struct fp_event *ev, unsigned int i)
+{
+	const struct fp_bytes *to = &ev->file.path[i].path;
+	struct fp_hslot *s;
+	struct move *m;
+
+	if (charge(r, VEC_COST(sizeof(*m))))
+		return -EDQUOT;
+	s = fp_hashmap_slot(&r->paths, to->data, to->len);
+	m = s ? fp_vec_push(&r->moves, sizeof(*m)) : NULL;
+	if (!m)
+		return -ENOMEM;
+	*m = (struct move){ s->key, s->len, r->fed, from->moves };
+	from->moves = r->moves.n;
+	return 0;
+}
+
 static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 {
 	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
-	struct path_state *a, *b;
+	struct path_state *a, *b = NULL;
 	const char *kind = fp_event_kind(ev);
 	int ret;
 
@@ -520,6 +559,8 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		return ret;
 	if (!strcmp(kind, "open")) {
 		a->ops |= FP_OP_WRITTEN;
+		if (ev->file.flags & O_TRUNC)
+			a->wrote = true;
 		if (ev->file.created) {
 			a->ops |= FP_OP_CREATED;
 			born(a, &w);
@@ -542,6 +583,7 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		touch(a, &w);
 	} else if (!strcmp(kind, "truncate")) {
 		a->ops |= FP_OP_WRITTEN;
+		a->wrote = true;
 		touch(a, &w);
 	} else if (!strcmp(kind, "unlink")) {
 		a->ops |= FP_OP_REMOVED;
@@ -569,9 +611,18 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		b->born = old.born;
 		b->created = old.created;
 		b->exists = 1;
+		b->wrote = true;
 		touch(a, &w);
 		touch(b, &w);
+		ret = moved(r, a, ev, 1);
+		if (!ret && (ev->file.flags & 2 /* RENAME_EXCHANGE */))
+			ret = moved(r, b, ev, 0);
+		if (ret)
+			return ret;
 	}
+	a->seq = r->fed;
+	if (b)
+		b->seq = r->fed;
 	return 0;
 }
 
@@ -617,6 +668,7 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 				return ret;
 			ps->ops |= FP_OP_CREATED;
 			born(ps, &w);
+			ps->seq = r->fed;
 		}
 	}
 	return 0;
@@ -880,9 +932,49 @@ static bool hidden_by_unreadable(const struct fp_fs_snapshot *snap,
 	return false;
 }
 
-static int file_finding(const struct fp_recon *r, struct fp_findings *out,
-			enum fp_file_list l, const struct fp_fentry *b,
-			const struct fp_fentry *a, unsigned int changes)
+/*
+ * Is the event that explains a content change at e only an open for
+ * writing? Then its process may have written nothing, and is named as
+ * the one that opened it, not as the writer.
+ */
+static bool by_open_only(const struct fp_recon *r, const struct fp_fentry *e,
+			 const struct path_state *ps, enum fp_file_list l,
+			 unsigned int changes)
+{
+	unsigned int sure = FP_OP_CREATED | FP_OP_RENAMED_TO | FP_OP_REMOVED;
+
+	if (l != FP_F_ADDED &&
+	    !(l == FP_F_CHANGED &&
+	      (changes & (FP_CH_CONTENT | FP_CH_TYPE | FP_CH_TARGET))))
+		return false;
+	return fp_hashmap_get(&r->paths, e->path.data, e->path.len) == ps &&
+	       (ps->ops & FP_OP_WRITTEN) && !(ps->ops & sure) && !ps->wrote;
+}
+
+/*
+ * A writer outside the run explains a change the run only opened for: in
+ * `run` with no process left over, every process of the run had ended
+ * before the after snapshot started, so content modified later (its
+ * mtime says so; a filesystem's clock does not run ahead of the system's)
+ * was not the run's doing. The sidecar's job may still run: nothing is
+ * decided there.
+ */
+static bool written_after_run(const struct fp_recon_input *in,
+			      const struct fp_fentry *a, unsigned int changes)
+{
+	if (!a || !in->fs_after || in->fs_after->started_ns <= 0 ||
+	    in->nleftover || (in->state_dir && in->state_dir[0]))
+		return false;
+	if (!(changes & FP_CH_CONTENT) && changes)
+		return false;
+	return a->mtime_ns > in->fs_after->started_ns;
+}
+
+static int file_finding(const struct fp_recon *r,
+			const struct fp_recon_input *in,
+			struct fp_findings *out, enum fp_file_list l,
+			const struct fp_fentry *b, const struct fp_fentry *a,
+			unsigned int changes)
 {
 	const struct fp_fentry *e = a ? a : b;
 	const struct path_state *ps;
@@ -927,7 +1019,14 @@ static int file_finding(const struct fp_recon *r, struct fp_findings *out,
 			 !(ps->ops & (replaced | FP_OP_ATTRS)))
 			ps = NULL;
 	}
+	if (ps && by_open_only(r, e, ps, l, changes)) {
+		f->by_open = true;
+		if (written_after_run(in, a, changes))
+			ps = NULL;
+	}
 	f->explained = ps != NULL;
+	if (!ps)
+		f->by_open = false;
 	if (ps && actor_fill(r, &f->by, &ps->last))
 		return -ENOMEM;
 	if (f->explained)
@@ -960,15 +1059,15 @@ static int compare_fs(const struct fp_recon *r, const struct fp_recon_input *in,
 		if (c < 0) {
 			i++;
 			if (!hidden_by_unreadable(A, b->path.data, b->path.len))
-				ret = file_finding(r, out, FP_F_REMOVED, b,
+				ret = file_finding(r, in, out, FP_F_REMOVED, b,
 						   NULL, 0);
 			continue;
 		}
 		if (c > 0) {
 			j++;
 			if (!hidden_by_unreadable(B, a->path.data, a->path.len))
-				ret = file_finding(r, out, FP_F_ADDED, NULL, a,
-						   0);
+				ret = file_finding(r, in, out, FP_F_ADDED, NULL,
+						   a, 0);
 			continue;
 		}
 		i++;
@@ -991,10 +1090,177 @@ static int compare_fs(const struct fp_recon *r, const struct fp_recon_input *in,
 			unsigned int ch = diff_entries(b, a);
 
 			if (ch)
-				ret = file_finding(r, out, FP_F_CHANGED, b, a,
-						   ch);
+				ret = file_finding(r, in, out, FP_F_CHANGED, b,
+						   a, ch);
 		}
 	}
+	return ret;
+}
+
+#define MOVES(r) ((const struct move *)(r)->moves.v)
+
+/* The first rename after seq of a directory above path (len bytes): the
+ * one that took what was in it along. NULL if none; *at: its length. */
+static const struct move *next_move(const struct fp_recon *r, const char *p,
+				    size_t len, uint64_t seq, size_t *at)
+{
+	const struct move *best = NULL, *m;
+	const struct path_state *ps;
+	size_t k;
+	uint32_t i;
+
+	for (k = 1; k < len; k++) {
+		if (p[k] != '/')
+			continue;
+		ps = fp_hashmap_get(&r->paths, p, k);
+		for (i = ps ? ps->moves : 0; i; i = m->prev) {
+			m = &MOVES(r)[i - 1];
+			if (m->seq <= seq)
+				break;
+			if (!best || m->seq < best->seq) {
+				best = m;
+				*at = k;
+			}
+		}
+	}
+	return best;
+}
+
+/*
+ * Where the file that was at path after event seq ended, following the
+ * renames of the directories above it: a new malloc'd path in *out (NULL
+ * when it did not move), and the event of its last move in *seq. 0 or
+ * -ENOMEM.
+ */
+static int where_it_ended(const struct fp_recon *r, const char *p, size_t len,
+			  uint64_t *seq, struct fp_bytes *out)
+{
+	const struct move *m;
+	size_t at;
+	char *n;
+
+	out->data = NULL;
+	out->len = 0;
+	while ((m = next_move(r, out->data ?: p, out->data ? out->len : len,
+			      *seq, &at))) {
+		const char *cur = out->data ?: p;
+		size_t clen = out->data ? out->len : len;
+
+		n = malloc(m->to_len + clen - at + 1);
+		if (!n) {
+			free(out->data);
+			out->data = NULL;
+			return -ENOMEM;
+		}
+		memcpy(n, m->to, m->to_len);
+		memcpy(n + m->to_len, cur + at, clen - at);
+		n[m->to_len + clen - at] = '\0';
+		free(out->data);
+		out->data = n;
+		out->len = m->to_len + clen - at;
+		*seq = m->seq;
+	}
+	return 0;
+}
+
+/* the last rename away from ps, if that was the last thing done to it */
+static const struct move *renamed_last(const struct fp_recon *r,
+				       const struct path_state *ps)
+{
+	const struct move *m = ps->moves ? &MOVES(r)[ps->moves - 1] : NULL;
+
+	return m && m->seq == ps->seq && ps->exists == 0 ? m : NULL;
+}
+
+enum { KEEP, DROP };
+
+/* created where it ended, then removed there: transient there */
+static int transient_at(const struct fp_recon *r, struct fp_findings *out,
+			const struct fp_bytes *to, const struct path_state *ps,
+			const struct path_state *then)
+{
+	struct fp_file_finding *f =
+		add_file(out, FP_F_TRANSIENT, to->data, to->len);
+
+	if (!f || actor_fill(r, &f->created_by, &ps->created) ||
+	    actor_fill(r, &f->removed_by, &then->removed) ||
+	    actor_fill(r, &f->by, &then->last))
+		return -ENOMEM;
+	f->explained = true;
+	return DROP;
+}
+
+/*
+ * What became of the file at ps (key) once it was moved to `to`, after
+ * event seq: KEEP its finding at its old name, DROP it (it is reported
+ * where it ended), or -ENOMEM.
+ */
+static int ended_at(const struct fp_recon *r, const struct fp_recon_input *in,
+		    const struct path_state *ps, const struct fp_bytes *to,
+		    uint64_t seq, bool own, bool carried,
+		    struct fp_findings *out)
+{
+	const struct path_state *then =
+		fp_hashmap_get(&r->paths, to->data, to->len);
+	struct fp_file_finding *f;
+
+	if (then && then->seq > seq) {
+		/* its new name's own events tell the rest */
+		if (own && !carried && then->born)
+			return DROP;
+		if (ps->born && !then->born && then->exists == 0 &&
+		    (then->ops & FP_OP_REMOVED) &&
+		    under_roots(in, to->data, to->len))
+			return transient_at(r, out, to, ps, then);
+		return KEEP;
+	}
+	if (under_roots(in, to->data, to->len))
+		return DROP;
+	if (own || then)
+		return KEEP;
+	f = add_file(out, FP_F_OUTSIDE, to->data, to->len);
+	if (!f || actor_fill(r, &f->by, &ps->last))
+		return -ENOMEM;
+	f->changes = ps->ops | FP_OP_RENAMED_TO;
+	f->explained = true;
+	return DROP;
+}
+
+/*
+ * A file made or changed outside the roots that a rename (of itself, or
+ * of a directory above it) took elsewhere is reported once, where it
+ * ended: inside a root the snapshots show it there; removed there, it is
+ * transient there; outside, it is an outside_roots finding there. What
+ * is done at its new name later is its new name's own, and then it stays
+ * where it was. A file that was there before the run and was renamed
+ * away is a change where it was, and stays.
+ */
+static int relocate(const struct fp_recon *r, const struct fp_recon_input *in,
+		    const char *key, size_t klen, const struct path_state *ps,
+		    struct fp_findings *out)
+{
+	const struct move *own = ps->born ? renamed_last(r, ps) : NULL;
+	struct fp_bytes to, start = { (char *)key, klen };
+	uint64_t seq = ps->seq;
+	bool carried;
+	int ret;
+
+	if (own) {
+		start = (struct fp_bytes){ (char *)own->to, own->to_len };
+		seq = own->seq;
+	} else if (ps->exists == 0) {
+		return KEEP;
+	}
+	if (where_it_ended(r, start.data, start.len, &seq, &to))
+		return -ENOMEM;
+	carried = to.data != NULL;
+	if (!carried && !own)
+		return KEEP;
+	if (!carried)
+		to = start;
+	ret = ended_at(r, in, ps, &to, seq, own, carried, out);
+	if (carried)
+		free(to.data);
 	return ret;
 }
 
@@ -1003,6 +1269,7 @@ static int path_findings(const struct fp_recon *r,
 			 struct fp_findings *out)
 {
 	size_t i;
+	int ret;
 
 	for (i = 0; i < r->paths.cap; i++) {
 		const struct fp_hslot *s = &r->paths.slots[i];
@@ -1031,11 +1298,17 @@ static int path_findings(const struct fp_recon *r,
 		}
 		if (under_roots(in, s->key, s->len))
 			continue;
+		ret = relocate(r, in, s->key, s->len, ps, out);
+		if (ret < 0)
+			return ret;
+		if (ret == DROP)
+			continue;
 		f = add_file(out, FP_F_OUTSIDE, s->key, s->len);
 		if (!f || actor_fill(r, &f->by, &ps->last))
 			return -ENOMEM;
 		f->changes = ps->ops;
 		f->explained = true;
+		f->by_open = ps->ops == FP_OP_WRITTEN && !ps->wrote;
 	}
 	return 0;
 }

@@ -129,6 +129,46 @@ struct fp_step_count *fp_step_counts(const struct fp_findings *fi)
 
 /* ---- text ---- */
 
+/* The valid UTF-8 sequence at s: its length and code point; 0 if none. */
+size_t fp_utf8_decode(const unsigned char *s, size_t left, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	size_t n, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, *cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, *cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, *cp = c & 0x07;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && *cp < 0x800) || (n == 4 && *cp < 0x10000) ||
+	    *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Invisible or layout-changing characters a name could hide behind: C1
+ * controls, zero-width ones, bidi overrides, line separators, BOM. */
+bool fp_cp_sneaky(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff || cp == 0xad;
+}
+
 static bool grow(struct fp_sbuf *b, size_t n)
 {
 	size_t cap;
@@ -263,7 +303,9 @@ static void describe_file(const struct fp_file_finding *x, unsigned int l,
 		fp_sbuf_str(b, " (no event explains it)");
 		return;
 	}
-	fp_sbuf_str(b, " by ");
+	fp_sbuf_str(b, l != FP_F_TRANSIENT && x->by_open ?
+			       " opened for writing by " :
+			       " by ");
 	add_proc(b, a, max);
 }
 

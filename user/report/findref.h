@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "findings.h"
 
@@ -54,6 +55,12 @@ struct fp_step_count {
 
 /* steps.n + 1 counts, or NULL on ENOMEM; free() it */
 struct fp_step_count *fp_step_counts(const struct fp_findings *fi);
+
+/* The valid UTF-8 sequence at s: its length and code point; 0 if none. */
+size_t fp_utf8_decode(const unsigned char *s, size_t left, uint32_t *cp);
+/* Invisible or layout-changing characters a name could hide behind: C1
+ * controls, zero-width ones, bidi overrides, line separators, BOM. */
+bool fp_cp_sneaky(uint32_t cp);
 
 /* A growing byte buffer; err once an allocation failed. */
 struct fp_sbuf {

@@ -129,6 +129,8 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 		write_entry(j, "before", x->before);
 		write_entry(j, "after", x->after);
 		write_actor(j, "by", &x->by);
+		if (x->by_open)
+			json_field_bool(j, "by_open", true);
 		break;
 	case FP_F_TRANSIENT:
 		write_actor(j, "created_by", &x->created_by);
@@ -139,6 +141,8 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 	case FP_F_MAGIC:
 		write_names(j, "ops", x->changes, op_names, 6);
 		write_actor(j, "by", &x->by);
+		if (x->by_open)
+			json_field_bool(j, "by_open", true);
 		break;
 	case FP_F_UNEXPLAINED:
 		json_field_str(j, "finding", fp_file_list_names[x->what]);
@@ -432,185 +436,4 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	fputc(']', f);
 	json_end_object(&j);
 	fputc('\n', f);
-}
-
-static void argv_line(FILE *f, const struct fp_bytes *argv)
-{
-	size_t i;
-
-	for (i = 0; i < argv->len && i < 120; i++) {
-		unsigned char c = argv->data[i];
-
-		fputc(c == '\0' ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : c, f);
-	}
-	if (argv->len > 120)
-		fputs("...", f);
-}
-
-static void who(FILE *f, const struct fp_actor *a)
-{
-	if (!a->pid) {
-		fputs("  (no event explains it)", f);
-		return;
-	}
-	fprintf(f, "  by pid %d ", (int)a->pid);
-	argv_line(f, &a->argv);
-}
-
-static void safe_path(FILE *f, const struct fp_bytes *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->len; i++) {
-		unsigned char c = p->data[i];
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
-}
-
-struct colors {
-	const char *red, *off;
-};
-
-static void summary_line(FILE *f, const struct fp_findings *fi,
-			 const struct fp_fref *r, const struct colors *c)
-{
-	unsigned int cat = r->cat;
-	char subj[512];
-
-	if (cat == FP_CAT_TAMPER) {
-		const struct fp_tamper_finding *t = &FP_TAMPER(fi)[r->i];
-		struct fp_sbuf b = { 0 };
-		struct fp_bytes text;
-
-		fp_fref_describe(fi, r, 4096, &b);
-		text = (struct fp_bytes){ b.p, b.len };
-		fprintf(f, "  %s%-13s%s ", c->red, "tamper", c->off);
-		fprintf(f, "%s: ", fp_tamper_name(t));
-		if (!b.err)
-			safe_path(f, &text);
-		fp_sbuf_free(&b);
-	} else if (cat < FP_CAT_PROCS) {
-		unsigned int l = cat - FP_CAT_FILES;
-		const struct fp_file_finding *x = &FP_FILES(fi, l)[r->i];
-
-		fprintf(f, "  %s%-13s%s %s", c->red, fp_file_list_names[l],
-			c->off, l == FP_F_CUT ? "..." : "");
-		safe_path(f, &x->path);
-		if (l == FP_F_TRANSIENT)
-			who(f, &x->created_by);
-		else if (l != FP_F_UNEXPLAINED && l != FP_F_UNREADABLE)
-			who(f, &x->by);
-	} else if (cat < FP_CAT_NET) {
-		unsigned int l = cat - FP_CAT_PROCS;
-		const struct fp_proc_finding *x = &FP_PROCS(fi, l)[r->i];
-
-		fprintf(f, "  %s%-13s%s pid %d ", c->red, fp_proc_list_names[l],
-			c->off, (int)x->p.pid);
-		argv_line(f, &x->p.argv);
-	} else {
-		unsigned int l = cat - FP_CAT_NET;
-		const struct fp_net_finding *x = &FP_NETS(fi, l)[r->i];
-
-		fp_net_subject(x, subj, sizeof(subj));
-		fprintf(f, "  %s%-13s%s %s pid %d", c->red,
-			fp_net_list_names[l], c->off, subj, (int)x->pid);
-	}
-	fputc('\n', f);
-}
-
-/* "step 2 (Build):" before the first failing finding of each step */
-static void step_heading(FILE *f, const struct fp_findings *fi,
-			 unsigned int step)
-{
-	const struct fp_step *st = fp_findings_step(fi, step);
-
-	if (!st) {
-		fprintf(f, " outside any step:\n");
-		return;
-	}
-	fprintf(f, " step %u", st->index);
-	if (st->named != FP_STEP_NAMED_ORDER) {
-		fputs(" (", f);
-		safe_path(f, &st->name);
-		fputc(')', f);
-	}
-	fputs(":\n", f);
-}
-
-static void summary_findings(FILE *f, const struct fp_findings *fi,
-			     const struct colors *c)
-{
-	bool by_step = fi->steps.n > 0;
-	struct fp_vec refs;
-	size_t i;
-
-	if (fp_frefs_failing(fi, by_step, &refs)) {
-		fprintf(f, "  (out of memory: see the receipt)\n");
-		return;
-	}
-	for (i = 0; i < refs.n; i++) {
-		const struct fp_fref *r = &((struct fp_fref *)refs.v)[i];
-
-		if (by_step && (!i || r[-1].step != r->step))
-			step_heading(f, fi, r->step);
-		summary_line(f, fi, r, c);
-	}
-	free(refs.v);
-}
-
-/* suggestions shown on stderr; the receipt has them all */
-#define FP_SUMMARY_SUGGESTIONS 10
-
-/*
- * The most used suggestions, each with the findings it covers as a
- * comment a policy file takes ("allow /tmp/cc*.s  # covers 12").
- */
-static void summary_suggestions(FILE *f, const struct fp_verdict *v, size_t max)
-{
-	size_t i, n = v->suggestions.n;
-
-	if (!n)
-		return;
-	fprintf(f,
-		"footprint: policy lines that would allow this (review before use):\n");
-	for (i = 0; i < n && i < max; i++)
-		fprintf(f, "  %s  # covers %zu\n",
-			((char **)v->suggestions.v)[i],
-			i < v->suggestion_counts.n ?
-				((size_t *)v->suggestion_counts.v)[i] :
-				(size_t)1);
-	if (n > max)
-		fprintf(f,
-			"  # and %zu more (see the receipt, or footprint policy suggest)\n",
-			n - max);
-}
-
-void fp_summary_write(FILE *f, const struct fp_findings *fi,
-		      const struct fp_verdict *v, bool color)
-{
-	const char *red = color ? "\033[31m" : "",
-		   *green = color ? "\033[32m" : "",
-		   *bold = color ? "\033[1m" : "",
-		   *off = color ? "\033[0m" : "";
-	struct colors c = { red, off };
-	size_t i;
-
-	if (v->ok)
-		fprintf(f, "footprint: %s%sok%s\n", bold, green, off);
-	else
-		fprintf(f, "footprint: %s%sFAIL%s (%zu failing finding%s)\n",
-			bold, red, off, v->failing, v->failing == 1 ? "" : "s");
-	for (i = 0; i < v->reasons.n; i++) {
-		const char *r = ((char **)v->reasons.v)[i];
-
-		if (!strncmp(r, "command", 7) || !strncmp(r, "trace", 5) ||
-		    !strncmp(r, "expected", 8) || !strncmp(r, "footprint", 9))
-			fprintf(f, "  %s\n", r);
-	}
-	summary_findings(f, fi, &c);
-	summary_suggestions(f, v, FP_SUMMARY_SUGGESTIONS);
 }

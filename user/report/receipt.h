@@ -23,8 +23,29 @@ struct fp_receipt_info {
 
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v);
-/* Verdict first, one line per failing finding, then the policy lines that
- * would allow it. */
+/* examples per category in the stderr summary (--summary-max) */
+#define FP_SUMMARY_MAX_DEFAULT 10
+#define FP_SUMMARY_MAX_LIMIT 10000
+/* lines of findings, step headings included, for max examples: 24 for
+ * the default, so that the whole summary fits on a screen */
+#define FP_SUMMARY_LINES(max) (2 * (max) + 4)
+
+struct fp_summary_opts {
+	bool color;
+	size_t max; /* examples per category; 0 is taken as 1 */
+};
+
+/*
+ * The stderr summary (user/report/summary.c): the verdict, the reasons no
+ * finding tells, then per category the count and at most max examples,
+ * many files under one directory as one "N under DIR/" line, "and N more
+ * (see the receipt)", then at most max policy lines that would allow what
+ * failed. Every byte from the traced command is escaped.
+ */
+void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
+			   const struct fp_verdict *v,
+			   const struct fp_summary_opts *o);
+/* with FP_SUMMARY_MAX_DEFAULT */
 void fp_summary_write(FILE *f, const struct fp_findings *fi,
 		      const struct fp_verdict *v, bool color);
 

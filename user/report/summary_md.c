@@ -15,46 +15,6 @@
 /* rows of the step overview; a job has fewer, a hand-marked one may not */
 #define OVERVIEW_ROWS 100
 
-/* The valid UTF-8 sequence at s: its length and code point; 0 if none. */
-static size_t utf8_decode(const unsigned char *s, size_t left, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t n, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, *cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, *cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, *cp = c & 0x07;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		*cp = (*cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && *cp < 0x800) || (n == 4 && *cp < 0x10000) ||
-	    *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* Invisible or layout-changing characters a name could hide behind: C1
- * controls, zero-width ones, bidi overrides, line separators, BOM. */
-static bool sneaky(uint32_t cp)
-{
-	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x200b && cp <= 0x200f) ||
-	       (cp >= 0x2028 && cp <= 0x202e) ||
-	       (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff || cp == 0xad;
-}
-
 /*
  * Markdown (CommonMark and GitHub's tables): every ASCII punctuation
  * character may be backslash-escaped, which keeps it from making a link,
@@ -70,7 +30,7 @@ void fp_md_escape(struct fp_sbuf *b, const char *s, size_t len)
 	char c;
 
 	while (i < len && !b->err) {
-		n = utf8_decode(p + i, len - i, &cp);
+		n = fp_utf8_decode(p + i, len - i, &cp);
 		if (!n) {
 			fp_sbuf_printf(b, "\\x%02x", p[i++]);
 			continue;
@@ -78,7 +38,7 @@ void fp_md_escape(struct fp_sbuf *b, const char *s, size_t len)
 		c = n == 1 ? (char)cp : 'a';
 		if (cp < 0x20 || cp == 0x7f)
 			fp_sbuf_printf(b, "\\x%02x", (unsigned int)cp);
-		else if (n > 1 && sneaky(cp))
+		else if (n > 1 && fp_cp_sneaky(cp))
 			fp_sbuf_printf(b, "\\u{%x}", (unsigned int)cp);
 		else if (c == '<')
 			fp_sbuf_str(b, "&lt;");
@@ -321,7 +281,7 @@ static void gh_escape(struct fp_sbuf *b, const char *s, size_t len,
 	uint32_t cp;
 
 	while (i < len && !b->err) {
-		n = utf8_decode(p + i, len - i, &cp);
+		n = fp_utf8_decode(p + i, len - i, &cp);
 		if (!n)
 			fp_sbuf_printf(b, "\\x%02x", p[i]);
 		else if (cp == '%' || cp == '\r' || cp == '\n' ||
@@ -329,7 +289,7 @@ static void gh_escape(struct fp_sbuf *b, const char *s, size_t len,
 			fp_sbuf_printf(b, "%%%02X", (unsigned int)cp);
 		else if (cp < 0x20 || cp == 0x7f)
 			fp_sbuf_printf(b, "\\x%02x", (unsigned int)cp);
-		else if (n > 1 && sneaky(cp))
+		else if (n > 1 && fp_cp_sneaky(cp))
 			fp_sbuf_printf(b, "\\u{%x}", (unsigned int)cp);
 		else
 			fp_sbuf_add(b, s + i, n);

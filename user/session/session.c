@@ -464,9 +464,14 @@ int fp_session_verdict(struct fp_session *s)
 			"footprint: the memory budget (--memory-budget, %" PRIu64
 			" MiB) ran out; the trace is incomplete and the verdict fails\n",
 			s->o.mem_budget >> 20);
-	if (!s->o.quiet)
-		fp_summary_write(stderr, &s->findings, &s->verdict,
-				 isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+	if (!s->o.quiet) {
+		struct fp_summary_opts so = {
+			isatty(STDERR_FILENO) && !getenv("NO_COLOR"),
+			s->o.summary_max ?: FP_SUMMARY_MAX_DEFAULT
+		};
+
+		fp_summary_write_opts(stderr, &s->findings, &s->verdict, &so);
+	}
 	rc = fp_run_exit_code(run, &s->verdict);
 	if (s->snap_ret == -ETIMEDOUT)
 		rc = FP_EXIT_TIMEOUT;

@@ -199,6 +199,10 @@ static int serve_one(int conn, struct fp_session *s,
 		peer_pid(conn, &st->stopper);
 		st->annotations = n > 1 && buf[1] == 'a';
 		st->quiet = n > 2 && buf[2] == 'q';
+		/* then --summary-max in decimal, if given; root's own */
+		st->summary_max = n > 3 ? strtoul(buf + 3, NULL, 10) : 0;
+		if (st->summary_max > FP_SUMMARY_MAX_LIMIT)
+			st->summary_max = FP_SUMMARY_MAX_LIMIT;
 		return 1;
 	default:
 		send(conn, "E unknown request", 17, MSG_NOSIGNAL);
@@ -424,6 +428,7 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
 		return FP_EXIT_NOTRACE;
 	}
 	s->o.quiet = st->quiet;
+	s->o.summary_max = st->summary_max;
 	rc = finish(s, fds, t0, st->annotations, st->stopper);
 	fp_session_finish(s, &rc, false, 0, 0, NULL);
 	snprintf(reply, sizeof(reply), "R %d", rc);

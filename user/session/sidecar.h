@@ -43,6 +43,7 @@ struct fp_sidecar_state {
 	unsigned int minute; /* minutes since start */
 	unsigned int marks;
 	bool annotations, quiet; /* asked for by stop */
+	size_t summary_max; /* asked for by stop; 0: the default */
 	bool heartbeat_lost; /* reported once */
 	pid_t stopper; /* the stop request's process */
 };

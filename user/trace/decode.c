@@ -176,6 +176,27 @@ static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 	return decode_step_name(data + e->filename_len, e->step_len, ev);
 }
 
+/*
+ * The kernel's own name of a unix socket bound by a relative name, made
+ * absolute. Without it (cut, or above the process's root) the relative
+ * name stays, explains no file, and the socket file stays unexplained.
+ */
+static int bind_abs_path(const struct fp_bind *b, size_t size,
+			 struct fp_event *ev)
+{
+	size_t n = b->path_len;
+	struct fp_bytes abs;
+
+	if (!n || n > size - sizeof(*b) || !names_ok(b->data, n) ||
+	    (b->path_flags & (FP_PATH_BASE_TRUNC | FP_PATH_BASE_DETACHED)))
+		return 0;
+	if (fp_path_join(&abs, "", 0, b->data, n))
+		return -ENOMEM;
+	free(ev->bind.unix_path.data);
+	ev->bind.unix_path = abs;
+	return 0;
+}
+
 static void decode_bind(const struct fp_bind *b, struct fp_event *ev)
 {
 	size_t len =
@@ -273,6 +294,7 @@ int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 		if (size < sizeof(struct fp_bind))
 			return -EINVAL;
 		decode_bind(rec, ev);
+		err = bind_abs_path(rec, size, ev);
 		break;
 	case FP_EV_TAMPER:
 		err = decode_tamper(rec, size, ev);
