@@ -356,6 +356,27 @@ static size_t glob_name(struct buf *b, const char *nm, size_t n, int level,
 }
 
 /*
+ * A bare name of Python's tempfile (mkstemp, mkdtemp, NamedTemporaryFile):
+ * eight of [a-z0-9_], with a digit or '_' so that a word is never taken
+ * for one.
+ */
+static bool python_temp_name(const char *t, size_t n)
+{
+	bool odd = false;
+	size_t i;
+
+	if (n != 8)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!((t[i] >= 'a' && t[i] <= 'z') ||
+		      (t[i] >= '0' && t[i] <= '9') || t[i] == '_'))
+			return false;
+		odd |= t[i] < 'a';
+	}
+	return odd;
+}
+
+/*
  * The glob for path[0, len) (a directory rule if dir) with its last
  * component generalised at level; NULL when nothing looks random, the
  * name would keep fewer than two fixed bytes, or it would cover a root.
@@ -369,6 +390,19 @@ static char *glob_path(const struct fp_suggester *s, const char *path,
 	while (last > 0 && path[last - 1] != '/')
 		last--;
 	put_escaped(&b, path, last, specials(FP_T_PATH));
+	if (python_temp_name(path + last, len - last)) {
+		/* no fixed byte to keep: a class per byte keeps it exact */
+		for (replaced = 0; replaced < 8; replaced++)
+			put(&b, "[a-z0-9_]", 9);
+		if (dir)
+			put(&b, "/", 1);
+		if (b.err || covers_root(s, b.p, b.len)) {
+			free(b.p);
+			return NULL;
+		}
+		*plen = b.len;
+		return b.p;
+	}
 	replaced = glob_name(&b, path + last, len - last, level, FP_T_PATH);
 	if (dir)
 		put(&b, "/", 1);
