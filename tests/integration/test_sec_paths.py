@@ -180,7 +180,6 @@ class SecPathsTest(unittest.TestCase):
                   "fd = os.open(sys.argv[1], os.O_PATH)\n"
                   "os.chmod('/proc/self/fd/%d' % fd, 0o700)\n"
                   "os.chmod('/proc/%d/fd/%d' % (os.getpid(), fd), 0o600)\n"
-                  "rw = os.open(sys.argv[1], os.O_RDONLY)\n"
                   "os.truncate('//proc/./thread-self/fd/%d' % fd, 2)\n"
                   "print(fd, os.getpid())\n")
         res = self.run_fp([su.PY, "-c", script, f], opts=["--allow", f],
