@@ -68,7 +68,22 @@ struct path_args {
 	__u64 upath[2];
 	__s32 dirfd[2];
 	__u32 pos;
+	__u32 first; /* the path argument a path_step() loop starts at */
+	__u32 fd_leader; /* path[1]'s fd is the thread group leader's */
 	__u32 _pad;
+};
+
+/* The match of a path against /proc/self/fd/N (file.bpf.c) */
+struct fdlink_state {
+	__u32 len; /* bytes of the raw string, its NUL included */
+	__u32 start; /* of the component being read */
+	__u32 ncomp; /* components matched so far */
+	__u32 ndig; /* digits of the component, 0 if any is not one */
+	__u64 num; /* their value */
+	__u32 fd;
+	__u32 leader; /* the fd table is the thread group leader's */
+	__u32 fail;
+	__u32 done; /* the NUL was reached */
 };
 
 /* The search of a new environment for GITHUB_ACTION (env_step). */
@@ -85,6 +100,7 @@ struct scratch {
 	char buf[FP_BUF_SIZE];
 	struct walk_state walk; /* path.bpf.h */
 	struct path_args paths; /* file.bpf.c */
+	struct fdlink_state fdlink; /* file.bpf.c */
 	struct env_state env; /* process.bpf.c */
 	char envbuf[FP_ENV_CHUNK];
 };

@@ -43,7 +43,8 @@ struct {
  */
 static __always_inline void put_path(struct scratch *s, __u32 *pos,
 				     struct fp_path *fp, int dirfd,
-				     const char *upath)
+				     const char *upath,
+				     struct task_struct *fdtask)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	char *buf = s->buf;
@@ -57,7 +58,7 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	fp->raw_len = 0;
 	if (!upath) {
 		/* fchmod, fchown, ftruncate: the path of the fd itself */
-		struct file *f = task_fd(task, dirfd);
+		struct file *f = task_fd(fdtask, dirfd);
 		struct path fpath;
 
 		fp->flags |= FP_PATH_FROM_FD;
@@ -137,19 +138,168 @@ static __always_inline int sys_enter(__u32 sys, __u64 a0, __u64 a1, __u64 a2,
 static long path_step(__u32 i, void *unused)
 {
 	struct scratch *s = scratch_get();
+	struct task_struct *task;
 	struct fp_file *e;
-	__u32 k = i;
+	__u32 k;
 
-	if (!s || i > 1)
+	if (!s)
+		return 1;
+	k = i + s->paths.first;
+	if (k > 1)
 		return 1;
 	/* keep the mask: the compiler knows k < 2, the verifier does not */
 	barrier_var(k);
 	k &= 1;
 	e = (struct fp_file *)s->buf;
-
+	task = (struct task_struct *)bpf_get_current_task();
+	if (k && s->paths.fd_leader)
+		task = BPF_CORE_READ(task, group_leader);
 	put_path(s, &s->paths.pos, &e->path[k], s->paths.dirfd[k],
-		 (const char *)s->paths.upath[k]);
+		 (const char *)s->paths.upath[k], task);
 	return 0;
+}
+
+/* Is the component [start, start + len) of buf the string lit? */
+static __always_inline bool comp_is(const char *buf, __u32 start, __u32 len,
+				    const char *lit, __u32 litlen)
+{
+	__u32 k;
+
+	if (len != litlen)
+		return false;
+		/* a constant bound, for clang 14 to unroll */
+#pragma unroll
+	for (k = 0; k < 12; k++)
+		if (k < litlen && buf[(start + k) & FP_BUF_MASK] != lit[k])
+			return false;
+	return true;
+}
+
+/*
+ * /proc/PID/fd/N names the process's own file only when PID is the
+ * caller's tgid as that /proc counts it: taken so only when the caller
+ * is in the initial pid namespace, where the numbers are the kernel's.
+ */
+static __always_inline bool own_tgid(__u64 num)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, thread_pid, level) == 0 &&
+	       num == bpf_get_current_pid_tgid() >> 32;
+}
+
+/* One component of /proc/{self,thread-self,TGID}/fd/N, just ended. */
+static __always_inline void fdlink_comp(struct fdlink_state *st,
+					const char *buf, __u32 end)
+{
+	__u32 start = st->start, len = end - start;
+	char c0 = buf[start & FP_BUF_MASK];
+	bool digits = st->ndig == len && len <= 10;
+
+	if (len == 0 || (len == 1 && c0 == '.'))
+		return;
+	switch (st->ncomp) {
+	case 0:
+		st->fail |= !comp_is(buf, start, len, "proc", 4);
+		break;
+	case 1:
+		if (comp_is(buf, start, len, "self", 4) ||
+		    (digits && own_tgid(st->num)))
+			st->leader = 1;
+		else
+			st->fail |=
+				!comp_is(buf, start, len, "thread-self", 11);
+		break;
+	case 2:
+		st->fail |= !comp_is(buf, start, len, "fd", 2);
+		break;
+	case 3:
+		st->fail |= !digits || st->num > 0x7fffffff;
+		st->fd = st->num;
+		break;
+	default: /* fd/N/..: the kernel goes on from the file, not /proc */
+		st->fail = 1;
+	}
+	st->ncomp++;
+}
+
+static long fdlink_step(__u32 i, void *unused)
+{
+	struct scratch *s = scratch_get();
+	struct fdlink_state *st;
+	const char *buf;
+	char c;
+
+	if (!s)
+		return 1;
+	st = &s->fdlink;
+	buf = s->buf + sizeof(struct fp_file);
+	if (i >= st->len || st->fail)
+		return 1;
+	c = buf[i & FP_BUF_MASK];
+	if (c == '/' || c == '\0') {
+		fdlink_comp(st, buf, i);
+		st->start = i + 1;
+		st->ndig = 0;
+		st->num = 0;
+		st->done = c == '\0';
+		return st->done;
+	}
+	if (c >= '0' && c <= '9' && st->ndig == i - st->start &&
+	    st->ndig < 11) {
+		st->num = st->num * 10 + (c - '0');
+		st->ndig++;
+	}
+	return 0;
+}
+
+/*
+ * Does a syscall that follows a final magic link name one of the caller's
+ * own fds: /proc/self/fd/N, /proc/thread-self/fd/N, /proc/TGID/fd/N with
+ * its own TGID, absolute, with nothing after N but "/" or "."? Then it
+ * changes that fd's file, which the kernel side can name (glibc's lchmod
+ * and fchmodat(AT_SYMLINK_NOFOLLOW) chmod /proc/self/fd/N of an O_PATH
+ * fd). Any other name through a magic link stays unresolved.
+ */
+static __always_inline void fd_link(struct scratch *s, struct fp_file *e,
+				    struct path_args *pa)
+{
+	struct fdlink_state *st = &s->fdlink;
+	const char *raw = s->buf + sizeof(*e);
+
+	if (e->path[0].flags & (FP_PATH_RAW_TRUNC | FP_PATH_RAW_FAULT) ||
+	    e->path[0].raw_len < 2 || raw[0] != '/')
+		return;
+	__builtin_memset(st, 0, sizeof(*st));
+	st->len = e->path[0].raw_len;
+	bpf_loop(FP_PATH_MAX, fdlink_step, NULL, 0);
+	if (st->fail || !st->done || st->ncomp != 4)
+		return;
+	e->npaths = 2;
+	pa->dirfd[1] = st->fd;
+	pa->upath[1] = 0;
+	pa->fd_leader = st->leader;
+	pa->first = 1;
+	bpf_loop(1, path_step, NULL, 0);
+	e->path[1].flags |= FP_PATH_FD_LINK;
+}
+
+#define AT_SYMLINK_NOFOLLOW 0x100
+
+/* Does the syscall act on what a final symlink or magic link points to? */
+static __always_inline bool follows_link(__u32 sys, __u64 flags)
+{
+	switch (sys) {
+	case FP_SYS_CHMOD:
+	case FP_SYS_FCHMODAT:
+	case FP_SYS_CHOWN:
+	case FP_SYS_TRUNCATE:
+		return true;
+	case FP_SYS_FCHMODAT2:
+	case FP_SYS_FCHOWNAT:
+		return !(flags & AT_SYMLINK_NOFOLLOW);
+	}
+	return false;
 }
 
 /*
@@ -388,7 +538,11 @@ static __always_inline void file_event(struct pending *p, long ret)
 	if (p->sys <= FP_SYS_CREAT && ret >= 0)
 		opened_file(e, pa, ret);
 	pa->pos = sizeof(*e);
+	pa->first = 0;
+	pa->fd_leader = 0;
 	bpf_loop(e->npaths, path_step, NULL, 0);
+	if (ret >= 0 && follows_link(p->sys, e->flags))
+		fd_link(s, e, pa);
 	if (e->npaths == 2 && p->sys <= FP_SYS_CREAT)
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;

@@ -118,6 +118,8 @@ enum fp_heartbeat_prog {
 #define FP_PATH_OPENED (1U << 6) /* the file an open returned (path[1]) */
 #define FP_PATH_ANON (1U << 7) /* the fd's file has no name: pipe, socket */
 #define FP_PATH_PROCFS (1U << 8) /* the fd's file is on procfs */
+/* path[1] of a non-open syscall: the file its /proc/self/fd/N name reached */
+#define FP_PATH_FD_LINK (1U << 9)
 
 struct fp_hdr {
 	__u32 type;

@@ -29,10 +29,22 @@ static __always_inline void emit_tamper(__u32 kind, __s32 sig, __u32 target,
 	emit(&e, sizeof(e));
 }
 
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
+/*
+ * Kernel functions of 6.2 and later. Weak, so that an older kernel still
+ * loads the object: libbpf leaves them unresolved there, and the verifier
+ * drops their calls as dead code behind the version test below (a
+ * constant of the read-only .kconfig map). libbpf 1.1 has no
+ * bpf_ksym_exists(), and taking a kfunc's address needs kernel 6.4.
+ */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __weak __ksym;
+extern void bpf_task_release(struct task_struct *p) __weak __ksym;
+extern int LINUX_KERNEL_VERSION __kconfig;
 
-/* The process a ptrace request names: it may name any of its threads. */
+/*
+ * The process a ptrace request names: it may name any of its threads.
+ * Before 6.2 there is no way to look a task up by pid here, so the pid is
+ * taken for a tgid, and a request aimed at another thread is missed.
+ */
 static __always_inline __u32 tgid_of(__s32 pid)
 {
 	struct task_struct *t;
@@ -40,6 +52,8 @@ static __always_inline __u32 tgid_of(__s32 pid)
 
 	if (pid <= 0)
 		return 0;
+	if (LINUX_KERNEL_VERSION < KERNEL_VERSION(6, 2, 0))
+		return pid;
 	t = bpf_task_from_pid(pid);
 	if (!t)
 		return 0;

@@ -147,33 +147,111 @@ class SecPathsTest(unittest.TestCase):
         self.assertIs(ev[0]["path_anonymous"], True)
 
     def test_path_syscalls_through_magic_links_fail_whatever_is_allowed(self):
-        f = self.victim()
         d = os.path.join(self.outside, "d")
         os.mkdir(d, 0o755)
         os.chown(d, NOBODY.pw_uid, NOBODY.pw_gid)
-        # truncate(2), chmod(2) and mkdir(2) take a name, not an fd: the
-        # kernel side cannot tell where the name led
+        # mkdir(2) does not follow its last component: fd/N/new is a name
+        # in the directory of fd N, which no name spells
         script = ("import os, sys\n"
-                  "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
-                  "dfd = os.open(sys.argv[2], os.O_RDONLY)\n"
-                  "os.truncate('/proc/self/fd/%d' % fd, 0)\n"
-                  "os.chmod('/proc/self/fd/%d' % fd, 0o600)\n"
+                  "dfd = os.open(sys.argv[1], os.O_RDONLY)\n"
                   "os.mkdir('/proc/self/fd/%d/new' % dfd)\n"
-                  "print(fd, dfd)\n")
-        res = self.run_fp([su.PY, "-c", script, f, d],
+                  "print(dfd)\n")
+        res = self.run_fp([su.PY, "-c", script, d],
                           opts=["--allow", "/proc/", "--ignore", "/proc/**",
-                                "--allow", f, "--allow", d + "/"])
-        fd, dfd = res.out.split()
-        self.assertEqual(os.stat(f).st_size, 0)
-        self.assertEqual(os.stat(f).st_mode & 0o777, 0o600)
+                                "--allow", d + "/"])
+        dfd = res.out.strip()
         self.assertTrue(os.path.isdir(os.path.join(d, "new")))
-        x = self.assert_fails_naming(res, "magic_link",
-                                     "/proc/self/fd/%s" % fd)
-        self.assertEqual(sorted(x["ops"]), ["attrs", "written"])
         self.assert_fails_naming(res, "magic_link",
                                  "/proc/self/fd/%s/new" % dfd, op="created")
-        self.assertNotIn("allow /proc/self/fd/%s" % fd,
-                         res.r["suggestions"])
+
+    def nobodys_file_in_root(self, name="f"):
+        f = self.sb.in_root(name)
+        with open(f, "wb") as fh:
+            fh.write(b"orig\n")
+        os.chmod(f, 0o644)
+        os.chown(f, NOBODY.pw_uid, NOBODY.pw_gid)
+        return f
+
+    def test_chmod_through_own_fd_link_is_the_real_file(self):
+        # glibc's lchmod and fchmodat(AT_SYMLINK_NOFOLLOW) do this with an
+        # O_PATH fd; the kernel side reads the fd table, as for an open
+        f = self.nobodys_file_in_root()
+        script = ("import os, sys\n"
+                  "fd = os.open(sys.argv[1], os.O_PATH)\n"
+                  "os.chmod('/proc/self/fd/%d' % fd, 0o700)\n"
+                  "os.chmod('/proc/%d/fd/%d' % (os.getpid(), fd), 0o600)\n"
+                  "os.truncate('//proc/./thread-self/fd/%d' % fd, 2)\n"
+                  "print(fd, os.getpid())\n")
+        res = self.run_fp([su.PY, "-c", script, f], opts=["--allow", f],
+                          events=True)
+        fd, pid = res.out.split()
+        st = os.stat(f)
+        self.assertEqual((st.st_mode & 0o777, st.st_size), (0o600, 2))
+        self.assertEqual(res.rc, su.EXIT_OK, res.describe())
+        self.assertEqual(res.r["files"]["magic_link"], [])
+        ch = self.finding(res, "changed", f)
+        self.assertIs(ch["allowed"], True)
+        ev = [e for e in res.events
+              if e["type"] in ("chmod", "truncate") and e["ok"]]
+        self.assertEqual(
+            [(e["type"], e["path"], e["named_path"]) for e in ev],
+            [("chmod", f, "/proc/self/fd/%s" % fd),
+             ("chmod", f, "/proc/%s/fd/%s" % (pid, fd)),
+             ("truncate", f, "/proc/thread-self/fd/%s" % fd)], ev)
+        self.assertTrue(all(e["named_path_magic"] for e in ev), ev)
+        self.assertTrue(all("path_magic" not in e for e in ev), ev)
+
+    def test_chmod_through_another_process_fd_stays_magic(self):
+        # /proc/PID/fd/N of another process: its fd table is not the
+        # caller's, so the name still says nothing the kernel side reads
+        f = self.nobodys_file_in_root()
+        script = ("import os, sys\n"
+                  "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+                  "r, w = os.pipe()\n"
+                  "pid = os.fork()\n"
+                  "if pid == 0:\n"
+                  "    os.read(r, 1)\n"
+                  "    os._exit(0)\n"
+                  "os.chmod('/proc/%d/fd/%d' % (pid, fd), 0o600)\n"
+                  "os.write(w, b'x')\n"
+                  "os.waitpid(pid, 0)\n"
+                  "print(pid, fd)\n")
+        res = self.run_fp([su.PY, "-c", script, f], opts=["--allow", f])
+        pid, fd = res.out.split()
+        self.assertEqual(os.stat(f).st_mode & 0o777, 0o600)
+        x = self.assert_fails_naming(res, "magic_link",
+                                     "/proc/%s/fd/%s" % (pid, fd),
+                                     op="attrs")
+        self.assertEqual(x["ops"], ["attrs"])
+
+    def test_tar_extract_passes(self):
+        src = self.sb.in_root("src")
+        for sub in ("a/b", "a/c", "d"):
+            os.makedirs(os.path.join(src, sub))
+        with open(os.path.join(src, "a/b/f"), "w") as fh:
+            fh.write("x\n")
+        os.chmod(os.path.join(src, "a"), 0o750)
+        for d, dirs, files in os.walk(src):
+            for name in [d] + [os.path.join(d, x) for x in files]:
+                os.chown(name, NOBODY.pw_uid, NOBODY.pw_gid)
+        out = self.sb.in_root("out")
+        os.mkdir(out, 0o755)
+        os.chown(out, NOBODY.pw_uid, NOBODY.pw_gid)
+        res = self.run_fp(
+            # -p with umask 077: tar must fix every directory's mode
+            ["bash", "-c",
+             'umask 077; tar -cf - -C "$1" . | tar -xpf - -C "$2"',
+             "sh", src, out], opts=["--allow", out + "/"], events=True)
+        self.assertEqual(res.rc, su.EXIT_OK, res.describe())
+        self.assertEqual(res.r["files"]["magic_link"], [])
+        self.assertEqual(os.stat(os.path.join(out, "a")).st_mode & 0o777,
+                         0o750)
+        with open(os.path.join(out, "a/b/f")) as fh:
+            self.assertEqual(fh.read(), "x\n")
+        # tar fixed the directory modes through /proc/self/fd/N
+        fixed = [e["path"] for e in res.events if e["type"] == "chmod"
+                 and e.get("named_path", "").startswith("/proc/self/fd/")]
+        self.assertIn(os.path.join(out, "a"), fixed, res.events)
 
     # ---- class 8 ----
 

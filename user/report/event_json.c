@@ -167,6 +167,8 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 				 ev->file.path[1].path.len);
 	} else {
 		write_path(j, "path", &ev->file.path[0]);
+		if (ev->file.npaths == 2 && ev->file.path[1].named)
+			write_path(j, "named_path", &ev->file.path[1]);
 		if (!strcmp(kind, "chown")) {
 			/* -1 means "leave unchanged" */
 			json_field_i64(j, "owner_uid",

@@ -131,8 +131,10 @@ static int decode_file(const void *rec, size_t size, struct fp_event *ev)
 		if (err)
 			return err;
 	}
-	if (is_open(f->sys) && f->npaths == 2 &&
-	    (f->path[1].flags & FP_PATH_OPENED))
+	/* chmod("/proc/self/fd/N") and the like: reported as opens are */
+	if (f->npaths == 2 &&
+	    (is_open(f->sys) ? f->path[1].flags & FP_PATH_OPENED :
+			       f->path[1].flags & FP_PATH_FD_LINK))
 		settle_open(ev, f->path[1].flags);
 	return 0;
 }
