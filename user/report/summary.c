@@ -649,9 +649,7 @@ void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 				(size_t)1);
 	}
 	if (n > o.max)
-		fprintf(f,
-			"  # and %zu more (see the receipt)\n",
-			n - o.max);
+		fprintf(f, "  # and %zu more (see the receipt)\n", n - o.max);
 }
 
 void fp_summary_write(FILE *f, const struct fp_findings *fi,
