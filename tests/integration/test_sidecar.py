@@ -127,8 +127,14 @@ class SidecarTest(unittest.TestCase):
                      "sh -c 'echo y > busy/first'")
         self.assertEqual(p.returncode, EXIT_OK, p.stderr)
         job.step("true")
+        with open(os.path.join(job.state, "daemon.pid")) as f:
+            daemon = int(f.readline())
         p, doc, _ = job.stop("--quiet")
         self.assertEqual(p.returncode, EXIT_OK, (p.stderr, doc))
+        # the daemon left nothing behind: its cgroup is gone
+        fpcg = os.path.join(cgroup2_mount(), "footprint")
+        self.assertEqual([d for d in os.listdir(fpcg)
+                          if d.startswith("run-%d-" % daemon)], [])
         self.assertIs(doc["ok"], True, doc["reasons"])
         added = {f["path"] for f in doc["files"]["added"]}
         self.assertIn(os.path.join(job.ws, "busy", "first"), added)

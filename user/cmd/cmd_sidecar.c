@@ -590,6 +590,24 @@ static int daemon_cgroup(struct fp_cgroup *cg)
 
 /* the daemon's pid, and its cgroup, where `stop` moves itself so that
  * its own outputs are not the job's */
+static void leave_cgroup(const struct fp_cgroup *cg)
+{
+	char procs[sizeof(cg->path) + 16];
+	char *slash;
+	FILE *f;
+
+	snprintf(procs, sizeof(procs), "%s", cg->path);
+	slash = strrchr(procs, '/');
+	if (!slash)
+		return;
+	strcpy(slash, "/cgroup.procs");
+	f = fopen(procs, "we");
+	if (f) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
+}
+
 static void write_pidfile(int statefd, const struct fp_cgroup *cg)
 {
 	char buf[sizeof(cg->path) + 64];
@@ -717,8 +735,11 @@ static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
 		unlinkat(statefd, FP_SIDECAR_PID, 0);
 	}
 	fp_session_free(&s);
-	if (cg.fd >= 0)
+	if (cg.fd >= 0) {
+		/* out of our own cgroup first: a cgroup with us in it stays */
+		leave_cgroup(&cg);
 		fp_cgroup_remove(&cg);
+	}
 	return rc;
 }
 
