@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * footprint sidecar, the command side: its options, the state directory
+ * (root's, 0711: the daemon's pid, roots, log and control socket), the
+ * daemon's birth (sidecar_start.c) and the clients of its socket
+ * (sidecar_stop.c). The daemon's loop is session/sidecar.c.
+ */
+#ifndef FP_SIDECAR_CMD_H
+#define FP_SIDECAR_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+#include "creds.h"
+#include "rule_args.h"
+#include "session.h"
+#include "tracer.h"
+
+#define DEFAULT_STATE "/run/footprint/sidecar"
+#define MAX_CGROUPS 8
+
+struct sidecar_opts {
+	const char *state;
+	const char *roots_arg[64];
+	size_t nroots;
+	const char *record_path;
+	uint64_t record_max;
+	const char *cgroups[MAX_CGROUPS];
+	size_t ncgroups;
+	pid_t pid_trees[FP_TRACER_MAX_PID_TREES];
+	size_t npid_trees;
+	pid_t step_parent;
+	const char *receipt_path, *summary_path;
+	bool annotations, json, quiet;
+	size_t summary_max;
+	uint64_t mem_budget;
+	size_t ring_bytes;
+	struct fp_rule_args rules;
+	const char *verb;
+	const char *name; /* mark */
+};
+
+/* The state directory: made (make) or found; an fd, or -1 after a line. */
+int sidecar_open_state(const char *path, const struct fp_creds *c, bool make);
+/* The daemon's control socket: a connected fd, or -errno. */
+int sidecar_connect(int statefd, const char *state);
+bool sidecar_alive(int statefd);
+int sidecar_listen(int statefd);
+void sidecar_write_log_id(int statefd, struct fp_session *s);
+void sidecar_write_pidfile(int statefd, const struct fp_cgroup *cg);
+void sidecar_write_roots(int statefd, char *const *roots, size_t n);
+size_t sidecar_read_roots(int statefd, char *buf, size_t len, char **roots,
+			  size_t max);
+
+/* The verbs; each returns the exit code. */
+int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c);
+int sidecar_status(struct sidecar_opts *o);
+int sidecar_mark(struct sidecar_opts *o);
+int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c);
+
+#endif

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The sidecar's state directory and its control socket (sidecar_cmd.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "sidecar.h"
+
+#include "sidecar_cmd.h"
+
+/*
+ * The state directory, root's and 0711 (anyone may ask for status, only
+ * root may stop or read the log): made when missing (its parent
+ * opened as the invoking user, through no link), refused when it is
+ * anything else. An fd on it, or -1 after one line.
+ */
+int sidecar_open_state(const char *path, const struct fp_creds *c, bool make)
+{
+	char err[PATH_MAX + 256];
+	struct fp_outdir d;
+	struct stat st;
+	int fd = -1, ret;
+
+	if (make && !strcmp(path, DEFAULT_STATE))
+		mkdir("/run/footprint", 0755);
+	if (fp_outdir_open(&d, make ? c : NULL, "the state directory", path,
+			   err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	if (make && !fp_creds_enter(make ? c : NULL)) {
+		ret = mkdirat(d.dirfd, d.base, 0711);
+		fp_creds_leave(c);
+		if (ret && errno != EEXIST) {
+			fprintf(stderr,
+				"footprint: cannot make the state directory %s: %s\n",
+				path, strerror(errno));
+			goto cleanup;
+		}
+	}
+	/* O_PATH: search permission is all anyone but root has */
+	fd = openat(d.dirfd, d.base,
+		    (make ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr,
+			"footprint: cannot open the state directory %s: %s; is the sidecar started (footprint sidecar start)?\n",
+			path, strerror(errno));
+		goto cleanup;
+	}
+	/* a directory the user made there is not ours until it is root's */
+	if (make && !fstat(fd, &st) && st.st_uid != 0 &&
+	    (fchown(fd, 0, 0) || fchmod(fd, 0711)))
+		fprintf(stderr, "footprint: cannot make %s root's: %s\n", path,
+			strerror(errno));
+	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 066)) {
+		fprintf(stderr,
+			"footprint: the state directory %s is not root's alone; remove it or pick another --state\n",
+			path);
+		close(fd);
+		fd = -1;
+	}
+cleanup:
+	fp_outdir_close(&d);
+	return fd;
+}
+
+int sidecar_connect(int statefd, const char *state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	/* a short path through our own fd: the state dir may be deep */
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s",
+		 statefd, FP_SIDECAR_CTL);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+
+		close(fd);
+		(void)state;
+		return -e;
+	}
+	return fd;
+}
+
+/* A daemon of an earlier start, still alive? */
+bool sidecar_alive(int statefd)
+{
+	int fd = sidecar_connect(statefd, NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* ---- start: the daemon ---- */
+
+int sidecar_listen(int statefd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s",
+		 statefd, FP_SIDECAR_CTL);
+	unlinkat(statefd, FP_SIDECAR_CTL, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    fchmodat(statefd, FP_SIDECAR_CTL, 0666, 0) || listen(fd, 8)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Where --record put the log, for a stop that finds the daemon dead: the
+ * file's device and inode, then its path. Root's, in the state directory.
+ */
+void sidecar_write_log_id(int statefd, struct fp_session *s)
+{
+	struct fp_output *log = &s->outs[FP_OUT_LOG];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (fstat(s->log.w.fd, &st))
+		return;
+	fd = openat(statefd, FP_SIDECAR_LOG_ID,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f)
+		return;
+	fprintf(f, "%llu %llu\n%s/%s", (unsigned long long)st.st_dev,
+		(unsigned long long)st.st_ino, log->dir.real, log->dir.base);
+	fclose(f);
+}
+
+void sidecar_write_pidfile(int statefd, const struct fp_cgroup *cg)
+{
+	char buf[sizeof(cg->path) + 64];
+	int fd = openat(statefd, FP_SIDECAR_PID,
+			O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	int n = snprintf(buf, sizeof(buf), "%d\n%s/cgroup.procs\n",
+			 (int)getpid(), cg->path);
+
+	if (fd >= 0) {
+		if (write(fd, buf, n) != n)
+			fprintf(stderr, "footprint: cannot write %s\n",
+				FP_SIDECAR_PID);
+		close(fd);
+	}
+}
+
+/* The watched roots, NUL-separated, for stop: an output there would be
+ * a change of the job's. */
+void sidecar_write_roots(int statefd, char *const *roots, size_t n)
+{
+	int fd = openat(statefd, FP_SIDECAR_ROOTS,
+			O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	size_t i;
+
+	for (i = 0; fd >= 0 && i < n; i++)
+		if (write(fd, roots[i], strlen(roots[i]) + 1) < 0)
+			break;
+	if (fd >= 0)
+		close(fd);
+}
+
+size_t sidecar_read_roots(int statefd, char *buf, size_t len, char **roots,
+			  size_t max)
+{
+	int fd = openat(statefd, FP_SIDECAR_ROOTS,
+			O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+	size_t i, k = 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (i = 0; i < (size_t)n && k < max; i += strlen(buf + i) + 1)
+		roots[k++] = buf + i;
+	return k;
+}

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sidecar status, mark and stop: the clients of the daemon's socket, and
+ * the verdict of a daemon that is gone (fail closed). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/openat2.h>
+#include <linux/sched.h>
+
+#include "cli.h"
+#include "sidecar.h"
+#include "summary_md.h"
+
+#include "sidecar_cmd.h"
+
+/*
+ * stop is footprint's own, not the job's: it goes on in a child born in
+ * the daemon's cgroup (clone3 CLONE_INTO_CGROUP), so that nothing it
+ * writes is traced. Returns 1 in that child; 0 in the caller once the
+ * child is done, with its exit code in *code; -1 when it must go on
+ * where it is.
+ */
+static int leave_the_job(int statefd, int *code)
+{
+	char procs[PATH_MAX + 64], *slash;
+	struct clone_args ca = { .flags = CLONE_INTO_CGROUP,
+				 .exit_signal = SIGCHLD };
+	int pid, status, cgfd,
+		fd = openat(statefd, FP_SIDECAR_PID,
+			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	long child;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d\n%4159s", &pid, procs) != 2 ||
+	    strncmp(procs, "/sys/fs/cgroup/", 15) ||
+	    !(slash = strrchr(procs, '/'))) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	*slash = '\0';
+	cgfd = open(procs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cgfd < 0)
+		return -1;
+	ca.cgroup = cgfd;
+	child = syscall(SYS_clone3, &ca, sizeof(ca));
+	close(cgfd);
+	if (child <= 0)
+		return child == 0 ? 1 : -1;
+	*code = FP_EXIT_NOTRACE;
+	if (waitpid(child, &status, 0) == child && WIFEXITED(status))
+		*code = WEXITSTATUS(status);
+	return 0;
+}
+
+/* Before stop writes anything: the daemon leaves it out of the trace. */
+static void say_hello(int statefd)
+{
+	char req = FP_SC_HELLO, ack;
+	int fd = sidecar_connect(statefd, NULL);
+
+	if (fd < 0)
+		return;
+	if (send(fd, &req, 1, MSG_NOSIGNAL) == 1 && recv(fd, &ack, 1, 0) == 1)
+		(void)ack;
+	close(fd);
+}
+
+/* ---- status ---- */
+
+int sidecar_status(struct sidecar_opts *o)
+{
+	char buf[4096], req = o->json ? FP_SC_STATUS : FP_SC_STATUS_TEXT;
+	int statefd = sidecar_open_state(o->state, NULL, false), fd;
+	ssize_t n;
+
+	if (statefd < 0)
+		return FP_EXIT_USAGE;
+	fd = sidecar_connect(statefd, o->state);
+	close(statefd);
+	if (fd < 0) {
+		fprintf(stderr,
+			"footprint: no sidecar answers in %s (%s); `footprint sidecar stop` will judge what it recorded\n",
+			o->state, strerror(-fd));
+		return FP_EXIT_VERDICT;
+	}
+	n = (send(fd, &req, 1, 0) == 1) ? recv(fd, buf, sizeof(buf), 0) : -1;
+	close(fd);
+	if (n <= 0) {
+		fprintf(stderr, "footprint: the sidecar did not answer\n");
+		return FP_EXIT_VERDICT;
+	}
+	/* JSON to stdout, the human lines to stderr */
+	fwrite(buf, 1, n, o->json ? stdout : stderr);
+	return FP_EXIT_OK;
+}
+
+/* ---- mark ---- */
+
+int sidecar_mark(struct sidecar_opts *o)
+{
+	char req[260], ack = 0;
+	int statefd = sidecar_open_state(o->state, NULL, false), fd;
+	size_t len = strlen(o->name);
+
+	if (statefd < 0)
+		return FP_EXIT_USAGE;
+	fd = sidecar_connect(statefd, o->state);
+	close(statefd);
+	if (fd < 0) {
+		fprintf(stderr, "footprint: no sidecar answers in %s (%s)\n",
+			o->state, strerror(-fd));
+		return FP_EXIT_VERDICT;
+	}
+	req[0] = FP_SC_MARK;
+	memcpy(req + 1, o->name, len);
+	if (send(fd, req, len + 1, MSG_NOSIGNAL) != (ssize_t)len + 1 ||
+	    recv(fd, &ack, 1, 0) != 1 || ack != 'K') {
+		fprintf(stderr,
+			"footprint: the sidecar did not take the mark\n");
+		close(fd);
+		return FP_EXIT_VERDICT;
+	}
+	close(fd);
+	return FP_EXIT_OK;
+}
+
+/* ---- stop ---- */
+
+/* The log the daemon left: in the state directory, or where --record put
+ * it (the same file: device and inode as recorded at start). Its
+ * segments, if any, are *name.N in *dirfd (statefd or one to close). */
+static int dead_log_fd(int statefd, int *dirfd, char **name)
+{
+	unsigned long long dev, ino;
+	char path[PATH_MAX + 2], *slash;
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS };
+	struct open_how dhow = how;
+	struct stat st;
+	FILE *f;
+	int fd = openat(statefd, FP_SIDECAR_LOG_ID,
+			O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	*dirfd = statefd;
+	*name = strdup(FP_SIDECAR_LOG);
+	if (fd < 0)
+		return openat(statefd, FP_SIDECAR_LOG,
+			      O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	f = fdopen(fd, "r");
+	if (!f || fscanf(f, "%llu %llu\n", &dev, &ino) != 2 ||
+	    !fgets(path, sizeof(path), f) || !(slash = strrchr(path, '/'))) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	*slash = '\0';
+	dhow.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	*dirfd = syscall(SYS_openat2, AT_FDCWD, *path ? path : "/", &dhow,
+			 sizeof(dhow));
+	free(*name);
+	*name = strdup(slash + 1);
+	if (*dirfd < 0)
+		return -1;
+	fd = syscall(SYS_openat2, *dirfd, slash + 1, &how, sizeof(how));
+	if (fd >= 0 &&
+	    (fstat(fd, &st) || st.st_dev != dev || st.st_ino != ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Fail closed: the daemon is gone. What it recorded is judged all the
+ * same, and the verdict fails, saying why.
+ */
+static int judge_dead(int statefd, FILE *receipt, int summary_fd,
+		      const char *why, const struct sidecar_opts *o)
+{
+	FILE *md;
+	struct fp_run run;
+	struct fp_policy pol = { 0 };
+	struct fp_findings f = { 0 };
+	struct fp_verdict v = { 0 };
+	struct fp_outcome out;
+	char err[1600], *name;
+	int dirfd, fd = dead_log_fd(statefd, &dirfd, &name), ret;
+	int rc = FP_EXIT_VERDICT;
+
+	fprintf(stderr, "footprint: %s; judging what it recorded\n", why);
+	if (fd < 0 || !name || fp_run_init(&run)) {
+		fprintf(stderr,
+			"footprint: the sidecar's log cannot be read; the verdict fails\n");
+		if (fd >= 0)
+			close(fd);
+		if (dirfd >= 0 && dirfd != statefd)
+			close(dirfd);
+		free(name);
+		return FP_EXIT_VERDICT;
+	}
+	/* fd is taken; the segments after it are read from its directory */
+	ret = fp_log_load_fd(fd, dirfd, name, name, &run, NULL, NULL, err,
+			     sizeof(err));
+	if (dirfd != statefd)
+		close(dirfd);
+	free(name);
+	if (ret && ret != -ENODATA)
+		fprintf(stderr, "%s\n", err);
+	/* the daemon's end first, then whatever the log itself says (a gap) */
+	if (run.incomplete_why) {
+		char *both = NULL;
+
+		if (asprintf(&both, "%s; %s", why, run.incomplete_why) < 0)
+			both = NULL;
+		free(run.incomplete_why);
+		run.incomplete_why = both;
+	} else {
+		run.incomplete_why = strdup(why);
+	}
+	run.have_trailer = false;
+	if ((!ret || ret == -ENODATA) &&
+	    !fp_run_policy(&run, &pol, err, sizeof(err)) &&
+	    !fp_run_judge(&run, &pol, &f, &v, &out)) {
+		if (receipt)
+			fp_run_receipt(receipt, &run, &f, &v, &out);
+		md = summary_fd >= 0 ? fdopen(dup(summary_fd), "w") : NULL;
+		if (md) {
+			fp_summary_md_write(md, &f, &v, FP_MD_SUMMARY_MAX);
+			fclose(md);
+		}
+		if (o->annotations)
+			fp_annotations_write(stdout, &f, &v,
+					     FP_ANNOTATIONS_MAX);
+		if (!o->quiet) {
+			struct fp_summary_opts so = { false, o->summary_max };
+
+			fp_summary_write_opts(stderr, &f, &v, &so);
+		}
+	}
+	fp_verdict_free(&v);
+	fp_findings_free(&f);
+	fp_policy_free(&pol);
+	fp_run_free(&run);
+	return rc;
+}
+
+/* Ask the daemon for the verdict: "R <code>", or -1 if it died. */
+static int ask_stop(int conn, int receipt_fd, int summary_fd,
+		    const struct sidecar_opts *o)
+{
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int fds[4] = { receipt_fd >= 0 ? receipt_fd : devnull,
+		       summary_fd >= 0 ? summary_fd : devnull, STDOUT_FILENO,
+		       STDERR_FILENO };
+	char req[16] = { FP_SC_STOP, o->annotations ? 'a' : '-',
+			 o->quiet ? 'q' : '-' };
+	char ctl[CMSG_SPACE(sizeof(fds))], buf[64];
+	/* "X", annotations, quiet, then --summary-max in decimal */
+	struct iovec iov = { req, 3 + snprintf(req + 3, sizeof(req) - 3, "%zu",
+					       o->summary_max) };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl,
+			    .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	ssize_t n;
+	int rc = -1;
+
+	if (devnull < 0)
+		return -1;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	if (sendmsg(conn, &m, MSG_NOSIGNAL) == (ssize_t)iov.iov_len) {
+		n = recv(conn, buf, sizeof(buf) - 1, 0);
+		if (n > 2 && buf[0] == 'R') {
+			buf[n] = '\0';
+			rc = atoi(buf + 2);
+		}
+	}
+	close(devnull);
+	return rc;
+}
+
+int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
+{
+	struct fp_output receipt = FP_OUTPUT_INIT("the receipt");
+	struct fp_output summary = FP_OUTPUT_INIT("the job summary");
+	FILE *rf = NULL;
+	int statefd, conn, rc;
+	bool in_child;
+	int where;
+	static char rootbuf[64 * (PATH_MAX + 1)];
+	char *roots[64];
+	size_t nroots;
+
+	if (geteuid() != 0) {
+		fprintf(stderr,
+			"footprint: stopping the sidecar needs root; run it under sudo: sudo footprint sidecar stop\n");
+		return FP_EXIT_NOTRACE;
+	}
+	statefd = sidecar_open_state(o->state, c, false);
+	if (statefd < 0)
+		return FP_EXIT_USAGE;
+	where = leave_the_job(statefd, &rc);
+	if (where == 0) {
+		close(statefd);
+		return rc;
+	}
+	in_child = where == 1;
+	say_hello(statefd);
+	receipt.path = o->receipt_path;
+	nroots = sidecar_read_roots(statefd, rootbuf, sizeof(rootbuf), roots,
+				    64);
+	summary.path = o->summary_path;
+	rc = fp_output_prepare(&receipt, c, roots, nroots);
+	if (!rc)
+		rc = fp_output_prepare(&summary, c, roots, nroots);
+	if (!rc && o->receipt_path && strcmp(o->receipt_path, "-") &&
+	    fp_output_create(&receipt, c, true) < 0)
+		rc = FP_EXIT_USAGE;
+	if (!rc && o->summary_path && strcmp(o->summary_path, "-") &&
+	    fp_output_create(&summary, c, true) < 0)
+		rc = FP_EXIT_USAGE;
+	if (rc)
+		goto cleanup;
+	conn = sidecar_connect(statefd, o->state);
+	rc = conn < 0 ?
+		     -1 :
+		     ask_stop(conn,
+			      o->receipt_path && !strcmp(o->receipt_path, "-") ?
+				      STDOUT_FILENO :
+				      receipt.fd,
+			      summary.fd, o);
+	if (conn >= 0)
+		close(conn);
+	if (rc < 0) {
+		if (receipt.fd >= 0)
+			rf = fdopen(dup(receipt.fd), "w");
+		else if (o->receipt_path)
+			rf = stdout;
+		rc = judge_dead(
+			statefd, rf, summary.fd,
+			conn < 0 ?
+				"the sidecar daemon is gone (killed, or it died)" :
+				"the sidecar daemon died while it was stopping",
+			o);
+		if (rf && rf != stdout)
+			fclose(rf);
+	}
+cleanup:
+	close(statefd);
+	if (c->active) {
+		fp_output_hand_over(&receipt, 1, c->uid, c->gid, c->name);
+		fp_output_hand_over(&summary, 1, c->uid, c->gid, c->name);
+	}
+	if (receipt.fd >= 0)
+		close(receipt.fd);
+	if (summary.fd >= 0)
+		close(summary.fd);
+	fp_output_close(&receipt);
+	fp_output_close(&summary);
+	if (in_child) {
+		fflush(stdout);
+		_exit(rc);
+	}
+	return rc;
+}
