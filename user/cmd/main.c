@@ -22,7 +22,7 @@ static const struct cmd cmds[] = {
 	{ "events", cmd_events,
 	  "print the events of a recorded run as NDJSON" },
 	{ "sidecar", cmd_sidecar,
-	  "trace a whole CI job: sidecar start, status, stop" },
+	  "trace a whole CI job: sidecar start, status, mark, stop" },
 	{ "policy", cmd_policy,
 	  "learn a policy from recorded runs, check runs against one" },
 	{ NULL, NULL, NULL },
