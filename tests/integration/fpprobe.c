@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <linux/io_uring.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -607,7 +609,8 @@ static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
 /*
  * walk STEP...: a script of path syscalls, for the walk cache tests.
  * cd:DIR chdir; mk:REL mkdirat(AT_FDCWD); dir:DIR open the dirfd that
- * at:REL makes the directory REL under; mv:OLD:NEW renameat; sync:OUT:IN
+ * at:REL makes the directory REL under; mv:OLD:NEW renameat; urmv:OLD:NEW
+ * the same through io_uring; sync:OUT:IN
  * writes a byte to the fifo OUT, then waits for one on the fifo IN (the
  * test acts in between); userns-bind:SRC:DST a new user and mount
  * namespace with SRC bound on DST.
@@ -661,6 +664,50 @@ static void walk_mkdir(int dirfd, const char *rel)
 		fail("mkdirat");
 }
 
+/* A renameat through io_uring, with no liburing: one SQE, one CQE. */
+static void walk_uring_rename(const char *from, const char *to)
+{
+	struct io_uring_params p;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	unsigned int *tail;
+	char *sq, *cq;
+	int ring;
+
+	memset(&p, 0, sizeof(p));
+	ring = syscall(SYS_io_uring_setup, 1, &p);
+	if (ring < 0)
+		fail("io_uring_setup");
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(*cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_CQ_RING);
+	sqe = mmap(NULL, p.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqe == MAP_FAILED)
+		fail("mmap(io_uring)");
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_RENAMEAT;
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (uintptr_t)from;
+	sqe->len = AT_FDCWD;
+	sqe->addr2 = (uintptr_t)to;
+	((unsigned int *)(sq + p.sq_off.array))[0] = 0;
+	tail = (unsigned int *)(sq + p.sq_off.tail);
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) != 1)
+		fail("io_uring_enter");
+	cqe = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+	if (cqe[0].res < 0) {
+		errno = -cqe[0].res;
+		fail("io_uring renameat");
+	}
+	close(ring);
+}
+
 static int do_walk(char **steps, int n)
 {
 	int dirfd = -1, i;
@@ -680,6 +727,8 @@ static int do_walk(char **steps, int n)
 		else if (!strcmp(op, "mv") && syscall(SYS_renameat, AT_FDCWD, a,
 						      AT_FDCWD, b ? b : ""))
 			fail("renameat");
+		else if (!strcmp(op, "urmv") && b)
+			walk_uring_rename(a, b);
 		else if (!strcmp(op, "sync") && b)
 			walk_sync(a, b);
 		else if (!strcmp(op, "userns-bind") && b)

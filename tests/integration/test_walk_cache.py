@@ -118,6 +118,18 @@ class WalkCacheTest(unittest.TestCase):
         # the new file explained by the old name
         self.assertEqual(res.rc, su.EXIT_VERDICT, res.describe())
 
+    def test_rename_of_cwd_ancestor_through_io_uring(self):
+        r = self.sb.root
+        self.mkdirs("a/b")
+        paths, res = self.run_walk(
+            ["cd:%s/a/b" % r, "mk:f1", "mk:f2",
+             "urmv:%s/a:%s/c" % (r, r), "mk:f3"])
+        if "errno=" in res.err and "io_uring" in res.err:
+            self.skipTest("io_uring is not available here: " + res.err)
+        self.assertEqual(paths, ["%s/a/b/f1" % r, "%s/a/b/f2" % r,
+                                 "%s/c/b/f3" % r], res.describe())
+        self.assertTrue(os.path.exists("%s/c/b/f3" % r))
+
     def test_chdir_back_and_forth(self):
         r = self.sb.root
         self.mkdirs("x/y")
