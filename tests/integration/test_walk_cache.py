@@ -15,7 +15,9 @@ the command runs as nobody. Needs root and BPF (see sudo_util.py).
 
 import json
 import os
+import platform
 import shutil
+import subprocess
 import threading
 import unittest
 
@@ -129,6 +131,37 @@ class WalkCacheTest(unittest.TestCase):
         self.assertEqual(paths, ["%s/a/b/f1" % r, "%s/a/b/f2" % r,
                                  "%s/c/b/f3" % r], res.describe())
         self.assertTrue(os.path.exists("%s/c/b/f3" % r))
+
+    def rename32(self):
+        """rename32.c built for i386, or a skip if this compiler cannot."""
+        if platform.machine() != "x86_64":
+            self.skipTest("the 32-bit entry tested is x86's int $0x80")
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "rename32.c")
+        out = os.path.join(self.sb.base, "rename32")
+        cc = os.environ.get("CC", "cc")
+        res = subprocess.run(
+            [cc, "-m32", "-static", "-nostdlib", "-ffreestanding",
+             "-fno-pie", "-no-pie", "-O2", "-o", out, src],
+            capture_output=True, text=True)
+        if res.returncode:
+            self.skipTest("cannot build an i386 static binary: " +
+                          res.stderr.strip()[:200])
+        return out
+
+    def test_rename_of_cwd_ancestor_by_32bit_process(self):
+        r = self.sb.root
+        self.mkdirs("a/b")
+        prog = self.rename32()
+
+        def act():
+            res = subprocess.run([prog, "%s/a" % r, "%s/c" % r])
+            self.assertEqual(res.returncode, 0)
+        paths, res = self.run_walk(
+            ["cd:%s/a/b" % r, "mk:f1", "mk:f2", "SYNC", "mk:f3"], act=act)
+        self.assertTrue(os.path.isdir("%s/c/b" % r))
+        self.assertEqual(paths, ["%s/a/b/f1" % r, "%s/a/b/f2" % r,
+                                 "%s/c/b/f3" % r], res.describe())
 
     def test_chdir_back_and_forth(self):
         r = self.sb.root
