@@ -126,8 +126,15 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 	if (!c)
 		return walk_path(s, base, pos, limit, flags);
 	e = &c->e[slot & 1];
-	/* before the walk reads any dentry: a rename after it bumps past gen */
+	/*
+	 * Before the walk reads any dentry: a rename after it bumps past gen.
+	 * x86 keeps loads in order; elsewhere the fetch is the barrier.
+	 */
+#if defined(__TARGET_ARCH_x86)
 	gen = *(volatile __u64 *)&path_gen;
+#else
+	gen = __sync_fetch_and_add(&path_gen, 0);
+#endif
 	if (walk_hit(e, base, task, avail, gen)) {
 		len = e->len;
 		barrier_var(len);
