@@ -38,6 +38,140 @@ struct {
 } pending SEC(".maps");
 
 /*
+ * Bumped, by any process on the machine and before any scope check, at
+ * the entry and at the exit of every syscall that can change the path of
+ * a directory (FP_SYS_GEN), and of io_uring RENAMEAT/UNLINKAT. A cached
+ * walk is valid only under the generation it was read before it began.
+ */
+__u64 path_gen SEC(".bss");
+
+/* The last walk of the cwd (slot 0) and of a dirfd (slot 1). */
+#define FP_WC_CWD 0
+#define FP_WC_DIRFD 1
+struct walk_entry {
+	struct dentry *dentry;
+	struct vfsmount *mnt;
+	struct dentry *root_dentry;
+	struct vfsmount *root_mnt;
+	struct inode *inode;
+	__u64 ino;
+	__u64 gen;
+	__u32 avail; /* the room the walk had */
+	__u32 len;
+	__u32 flags;
+	__u32 valid;
+	char names[FP_PATH_MAX];
+};
+
+struct walk_cache {
+	struct walk_entry e[2];
+};
+
+/*
+ * In the task, so that it is bounded by the traced tasks and goes away
+ * with each: one entry per slot, not one per directory ever visited.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct walk_cache);
+} walk_cache SEC(".maps");
+
+static __always_inline void gen_bump(void)
+{
+	__sync_fetch_and_add(&path_gen, 1);
+}
+
+/* Does entry e hold the walk of base, made with this room, under gen? */
+static __always_inline bool walk_hit(struct walk_entry *e, struct path *base,
+				     struct task_struct *task, __u32 avail,
+				     __u64 gen)
+{
+	struct dentry *d = BPF_CORE_READ(base, dentry);
+	struct inode *inode = BPF_CORE_READ(d, d_inode);
+
+	if (!e->valid || e->gen != gen || e->dentry != d ||
+	    e->mnt != BPF_CORE_READ(base, mnt) || e->inode != inode ||
+	    e->ino != BPF_CORE_READ(inode, i_ino) ||
+	    e->root_dentry != BPF_CORE_READ(task, fs, root.dentry) ||
+	    e->root_mnt != BPF_CORE_READ(task, fs, root.mnt))
+		return false;
+	/* a cut walk is the same walk only with the same room */
+	if (e->avail == avail)
+		return true;
+	return !(e->flags & FP_PATH_BASE_TRUNC) && e->len <= avail;
+}
+
+/*
+ * walk_path() for the directory a relative path is relative to, done
+ * again only when the directory, the task's root or the generation
+ * changed since this task's last walk of that slot. The names written
+ * are the same bytes either way, so nothing downstream changes.
+ */
+static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
+					 __u32 pos, __u32 limit, __u32 *flags,
+					 int slot)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 avail = limit - pos, len, wflags = 0;
+	struct walk_cache *c;
+	struct walk_entry *e;
+	struct inode *inode;
+	struct dentry *d;
+	__u64 gen;
+
+	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c)
+		return walk_path(s, base, pos, limit, flags);
+	e = &c->e[slot & 1];
+	/*
+	 * Before the walk reads any dentry: a rename after it bumps past gen.
+	 * x86 keeps loads in order; elsewhere the fetch is the barrier.
+	 */
+#if defined(__TARGET_ARCH_x86)
+	gen = *(volatile __u64 *)&path_gen;
+#else
+	gen = __sync_fetch_and_add(&path_gen, 0);
+#endif
+	if (walk_hit(e, base, task, avail, gen)) {
+		len = e->len;
+		barrier_var(len);
+		len &= FP_PATH_MAX - 1;
+		bpf_probe_read_kernel(s->buf + (pos & FP_BUF_MASK), len,
+				      e->names);
+		*flags |= e->flags;
+		return len;
+	}
+	len = walk_path(s, base, pos, limit, &wflags);
+	*flags |= wflags;
+	e->valid = 0;
+	if (len >= FP_PATH_MAX)
+		return len;
+	d = BPF_CORE_READ(base, dentry);
+	e->dentry = d;
+	e->mnt = BPF_CORE_READ(base, mnt);
+	/* locals: BPF_CORE_READ must start from a kernel type */
+	inode = BPF_CORE_READ(d, d_inode);
+	e->inode = inode;
+	e->ino = BPF_CORE_READ(inode, i_ino);
+	e->root_dentry = BPF_CORE_READ(task, fs, root.dentry);
+	e->root_mnt = BPF_CORE_READ(task, fs, root.mnt);
+	e->gen = gen;
+	e->avail = avail;
+	e->len = len;
+	e->flags = wflags;
+	/* keep the mask: the compiler knows len < FP_PATH_MAX, the verifier not */
+	barrier_var(len);
+	if (bpf_probe_read_kernel(e->names, len & (FP_PATH_MAX - 1),
+				  s->buf + (pos & FP_BUF_MASK)))
+		return len;
+	e->valid = 1;
+	return len;
+}
+
+/*
  * Append one path argument at *pos: the raw user string, then, if it is
  * relative, the directory it is relative to.
  */
@@ -91,8 +225,8 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	if (dirfd == AT_FDCWD) {
 		struct path pwd = BPF_CORE_READ(task, fs, pwd);
 
-		fp->base_len = walk_path(s, &pwd, *pos, start + FP_PATH_MAX,
-					 &fp->flags);
+		fp->base_len = cached_walk(s, &pwd, *pos, start + FP_PATH_MAX,
+					   &fp->flags, FP_WC_CWD);
 	} else {
 		struct file *f = task_fd(task, dirfd);
 		struct path fpath;
@@ -102,8 +236,8 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 			return;
 		}
 		fpath = BPF_CORE_READ(f, f_path);
-		fp->base_len = walk_path(s, &fpath, *pos, start + FP_PATH_MAX,
-					 &fp->flags);
+		fp->base_len = cached_walk(s, &fpath, *pos, start + FP_PATH_MAX,
+					   &fp->flags, FP_WC_DIRFD);
 	}
 	*pos += fp->base_len;
 }
@@ -593,6 +727,32 @@ static __always_inline __u32 sys_entry(long id)
 	return v ? *v : 0;
 }
 
+#define AT_REMOVEDIR 0x200
+
+/*
+ * Bump the path generation if syscall-table entry v, for this task's
+ * syscall ABI, is one that can move a directory. unlinkat moves nothing
+ * without AT_REMOVEDIR: its flags are in dx for both ABIs, at entry and
+ * still at exit.
+ */
+static __always_inline void gen_syscall(struct pt_regs *regs, __u32 v)
+{
+	bool compat;
+	__u32 sys;
+
+	if (!(v & (FP_SYS_GEN | FP_SYS_GEN << 16)))
+		return;
+	compat = in_compat_syscall();
+	if (compat ? !FP_GEN_COMPAT(v) : !FP_GEN_NATIVE(v))
+		return;
+	sys = compat ? FP_SYS_COMPAT(v) : FP_SYS_NATIVE(v);
+#if defined(__TARGET_ARCH_x86)
+	if (sys == FP_SYS_UNLINKAT && !(BPF_CORE_READ(regs, dx) & AT_REMOVEDIR))
+		return;
+#endif
+	gen_bump();
+}
+
 /* A 32-bit caller's arguments: x86 passes them in bx, cx, ... */
 static __always_inline __u64 compat_arg(struct pt_regs *regs, int n)
 {
@@ -633,6 +793,7 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 
 	if (!v)
 		return 0;
+	gen_syscall(regs, v);
 	/* the number may belong to the 32-bit table */
 	if (in_compat_syscall())
 		return compat_enter(regs, FP_SYS_COMPAT(v));
@@ -664,8 +825,10 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 #else
 	long id = BPF_CORE_READ(regs, orig_ax);
 #endif
-	__u32 sys = FP_SYS_NATIVE(sys_entry(id));
+	__u32 v = sys_entry(id), sys = FP_SYS_NATIVE(v);
 
+	if (v & (FP_SYS_GEN | FP_SYS_GEN << 16))
+		gen_syscall(regs, v);
 	if (!sys)
 		return 0;
 	if (sys >= FP_SYS_BPF) {
@@ -675,4 +838,33 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	}
 	return sys_exit(ret);
+}
+
+/*
+ * io_uring renames and rmdirs make no syscall of their own: bump at
+ * submission, before the request can run, and at completion, after it
+ * ran. Every ring on the machine, like the syscalls.
+ */
+static __always_inline void gen_uring(struct io_kiocb *req)
+{
+	__u8 op = BPF_CORE_READ(req, opcode);
+
+	if (op == IORING_OP_RENAMEAT || op == IORING_OP_UNLINKAT)
+		gen_bump();
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
+{
+	gen_uring(req);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(handle_uring_complete, struct io_ring_ctx *ring, void *req,
+	     struct io_uring_cqe *cqe)
+{
+	/* NULL for a CQE that no request posted: the read gives 0 */
+	gen_uring((struct io_kiocb *)req);
+	return 0;
 }

@@ -92,8 +92,16 @@ enum fp_sys {
  * file syscalls are only counted: their arguments are laid out differently.
  */
 #define FP_NR_SYSCALLS 1024
-#define FP_SYS_NATIVE(v) ((v)&0xffff)
-#define FP_SYS_COMPAT(v) ((v) >> 16)
+#define FP_SYS_NATIVE(v) ((v)&0x7fff)
+#define FP_SYS_COMPAT(v) (((v) >> 16) & 0x7fff)
+/*
+ * Or'ed into an entry's half: the syscall can change what a directory's
+ * path is (rename, rmdir, mount, chdir, ...). Its entry and exit bump the
+ * generation that the cached cwd and dirfd walks are checked against.
+ */
+#define FP_SYS_GEN 0x8000U
+#define FP_GEN_NATIVE(v) ((v)&FP_SYS_GEN)
+#define FP_GEN_COMPAT(v) ((v) & (FP_SYS_GEN << 16))
 
 /* programs whose runs fp_tracer_heartbeat() checks, counters indexed so */
 enum fp_heartbeat_prog {

@@ -25,6 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <linux/io_uring.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -49,6 +53,13 @@
 #define SYS_fork -1
 #endif
 
+#ifndef CLONE_NEWUSER
+#define CLONE_NEWUSER 0x10000000
+#endif
+#ifndef CLONE_NEWNS
+#define CLONE_NEWNS 0x00020000
+#endif
+
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif
@@ -71,7 +82,7 @@ static void usage(void)
 		"       exit N | kill-self SIG | busy N PATH |\n"
 		"       exec-many N BYTES PROG | open-many DIR K |\n"
 		"       signal PID SIG | bpf | bpf-compat | ptrace-seize PID |\n"
-		"       ptrace-attach PID\n",
+		"       ptrace-attach PID | walk STEP...\n",
 		prog);
 	exit(2);
 }
@@ -595,6 +606,138 @@ static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
 	return true;
 }
 
+/*
+ * walk STEP...: a script of path syscalls, for the walk cache tests.
+ * cd:DIR chdir; mk:REL mkdirat(AT_FDCWD); dir:DIR open the dirfd that
+ * at:REL makes the directory REL under; mv:OLD:NEW renameat; urmv:OLD:NEW
+ * the same through io_uring; sync:OUT:IN
+ * writes a byte to the fifo OUT, then waits for one on the fifo IN (the
+ * test acts in between); userns-bind:SRC:DST a new user and mount
+ * namespace with SRC bound on DST.
+ */
+static char *walk_arg(char *step, char **second)
+{
+	char *a = strchr(step, ':'), *b;
+
+	if (!a)
+		usage();
+	*a++ = '\0';
+	b = strchr(a, ':');
+	if (b)
+		*b++ = '\0';
+	*second = b;
+	return a;
+}
+
+static void walk_sync(const char *out, const char *in)
+{
+	char c = 'r';
+	int fd = open(out, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, &c, 1) != 1)
+		fail("sync out");
+	close(fd);
+	fd = open(in, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, &c, 1) != 1)
+		fail("sync in");
+	close(fd);
+}
+
+static void walk_userns_bind(const char *src, const char *dst)
+{
+	if (syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNS))
+		fail("unshare");
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		fail("mount private");
+	if (mount(src, dst, NULL, MS_BIND, NULL))
+		fail("mount bind");
+}
+
+/*
+ * mkdirat, not openat: a successful open is reported under the path of
+ * the file it returned, walked from its own dentry, not under the name
+ * relative to the cwd or dirfd that this is about.
+ */
+static void walk_mkdir(int dirfd, const char *rel)
+{
+	if (syscall(SYS_mkdirat, dirfd, rel, 0755))
+		fail("mkdirat");
+}
+
+/* A renameat through io_uring, with no liburing: one SQE, one CQE. */
+static void walk_uring_rename(const char *from, const char *to)
+{
+	struct io_uring_params p;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	unsigned int *tail;
+	char *sq, *cq;
+	int ring;
+
+	memset(&p, 0, sizeof(p));
+	ring = syscall(SYS_io_uring_setup, 1, &p);
+	if (ring < 0)
+		fail("io_uring_setup");
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(*cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_CQ_RING);
+	sqe = mmap(NULL, p.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqe == MAP_FAILED)
+		fail("mmap(io_uring)");
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_RENAMEAT;
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (uintptr_t)from;
+	sqe->len = AT_FDCWD;
+	sqe->addr2 = (uintptr_t)to;
+	((unsigned int *)(sq + p.sq_off.array))[0] = 0;
+	tail = (unsigned int *)(sq + p.sq_off.tail);
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) != 1)
+		fail("io_uring_enter");
+	cqe = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+	if (cqe[0].res < 0) {
+		errno = -cqe[0].res;
+		fail("io_uring renameat");
+	}
+	close(ring);
+}
+
+static int do_walk(char **steps, int n)
+{
+	int dirfd = -1, i;
+
+	for (i = 0; i < n; i++) {
+		char *b, *a = walk_arg(steps[i], &b);
+		const char *op = steps[i];
+
+		if (!strcmp(op, "cd") && syscall(SYS_chdir, a))
+			fail("chdir");
+		else if (!strcmp(op, "mk"))
+			walk_mkdir(AT_FDCWD, a);
+		else if (!strcmp(op, "dir"))
+			dirfd = open_dir(a);
+		else if (!strcmp(op, "at"))
+			walk_mkdir(dirfd, a);
+		else if (!strcmp(op, "mv") && syscall(SYS_renameat, AT_FDCWD, a,
+						      AT_FDCWD, b ? b : ""))
+			fail("renameat");
+		else if (!strcmp(op, "urmv") && b)
+			walk_uring_rename(a, b);
+		else if (!strcmp(op, "sync") && b)
+			walk_sync(a, b);
+		else if (!strcmp(op, "userns-bind") && b)
+			walk_userns_bind(a, b);
+	}
+	report("");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *c;
@@ -661,6 +804,8 @@ int main(int argc, char **argv)
 		return do_bpf_compat();
 	if (is(c, "ptrace-seize", n, 1, 1))
 		return do_ptrace_seize(argv[0]);
+	if (is(c, "walk", n, 1, n > 1 ? n : 1))
+		return do_walk(argv, n);
 	if (is(c, "ptrace-attach", n, 1, 1))
 		return do_ptrace_attach(argv[0]);
 	usage();

@@ -17,13 +17,13 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ SYS_unlink, FP_SYS_UNLINK },
 #endif
 #ifdef SYS_rename
-	{ SYS_rename, FP_SYS_RENAME },
+	{ SYS_rename, FP_SYS_RENAME | FP_SYS_GEN },
 #endif
 #ifdef SYS_mkdir
 	{ SYS_mkdir, FP_SYS_MKDIR },
 #endif
 #ifdef SYS_rmdir
-	{ SYS_rmdir, FP_SYS_RMDIR },
+	{ SYS_rmdir, FP_SYS_RMDIR | FP_SYS_GEN },
 #endif
 #ifdef SYS_mknod
 	{ SYS_mknod, FP_SYS_MKNOD },
@@ -50,9 +50,9 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 #endif
 	{ SYS_openat, FP_SYS_OPENAT },
 	{ SYS_openat2, FP_SYS_OPENAT2 },
-	{ SYS_unlinkat, FP_SYS_UNLINKAT },
-	{ SYS_renameat, FP_SYS_RENAMEAT },
-	{ SYS_renameat2, FP_SYS_RENAMEAT2 },
+	{ SYS_unlinkat, FP_SYS_UNLINKAT | FP_SYS_GEN },
+	{ SYS_renameat, FP_SYS_RENAMEAT | FP_SYS_GEN },
+	{ SYS_renameat2, FP_SYS_RENAMEAT2 | FP_SYS_GEN },
 	{ SYS_bind, FP_SYS_BIND },
 	{ SYS_mkdirat, FP_SYS_MKDIRAT },
 	{ SYS_mknodat, FP_SYS_MKNODAT },
@@ -67,6 +67,22 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ SYS_bpf, FP_SYS_BPF },
 	{ SYS_ptrace, FP_SYS_PTRACE },
 	{ SYS_getppid, FP_SYS_HEARTBEAT },
+/* not traced: they only move directories or the cwd (FP_SYS_GEN) */
+#ifdef SYS_umount2
+	{ SYS_umount2, FP_SYS_GEN },
+#endif
+#ifdef SYS_move_mount
+	{ SYS_move_mount, FP_SYS_GEN },
+#else
+	{ 429, FP_SYS_GEN }, /* move_mount: same number everywhere */
+#endif
+	{ SYS_mount, FP_SYS_GEN },
+	{ SYS_pivot_root, FP_SYS_GEN },
+	{ SYS_chroot, FP_SYS_GEN },
+	{ SYS_chdir, FP_SYS_GEN },
+	{ SYS_fchdir, FP_SYS_GEN },
+	{ SYS_setns, FP_SYS_GEN },
+	{ SYS_unshare, FP_SYS_GEN },
 	{ -1, 0 },
 };
 
@@ -80,9 +96,9 @@ const struct fp_syscall_nr fp_compat_syscalls[] = {
 	{ 14, FP_SYS_MKNOD },
 	{ 15, FP_SYS_CHMOD },
 	{ 16, FP_SYS_LCHOWN },
-	{ 38, FP_SYS_RENAME },
+	{ 38, FP_SYS_RENAME | FP_SYS_GEN },
 	{ 39, FP_SYS_MKDIR },
-	{ 40, FP_SYS_RMDIR },
+	{ 40, FP_SYS_RMDIR | FP_SYS_GEN },
 	{ 83, FP_SYS_SYMLINK },
 	{ 92, FP_SYS_TRUNCATE },
 	{ 93, FP_SYS_FTRUNCATE },
@@ -97,17 +113,27 @@ const struct fp_syscall_nr fp_compat_syscalls[] = {
 	{ 296, FP_SYS_MKDIRAT },
 	{ 297, FP_SYS_MKNODAT },
 	{ 298, FP_SYS_FCHOWNAT },
-	{ 301, FP_SYS_UNLINKAT },
-	{ 302, FP_SYS_RENAMEAT },
+	{ 301, FP_SYS_UNLINKAT | FP_SYS_GEN },
+	{ 302, FP_SYS_RENAMEAT | FP_SYS_GEN },
 	{ 303, FP_SYS_LINKAT },
 	{ 304, FP_SYS_SYMLINKAT },
 	{ 306, FP_SYS_FCHMODAT },
-	{ 353, FP_SYS_RENAMEAT2 },
+	{ 353, FP_SYS_RENAMEAT2 | FP_SYS_GEN },
 	{ 361, FP_SYS_BIND },
 	{ 437, FP_SYS_OPENAT2 },
 	{ 452, FP_SYS_FCHMODAT2 },
 	{ 26, FP_SYS_PTRACE },
 	{ 357, FP_SYS_BPF },
+	{ 12, FP_SYS_GEN }, /* chdir */
+	{ 21, FP_SYS_GEN }, /* mount */
+	{ 22, FP_SYS_GEN }, /* umount */
+	{ 52, FP_SYS_GEN }, /* umount2 */
+	{ 61, FP_SYS_GEN }, /* chroot */
+	{ 133, FP_SYS_GEN }, /* fchdir */
+	{ 217, FP_SYS_GEN }, /* pivot_root */
+	{ 310, FP_SYS_GEN }, /* unshare */
+	{ 346, FP_SYS_GEN }, /* setns */
+	{ 429, FP_SYS_GEN }, /* move_mount */
 #endif
 	{ -1, 0 },
 };

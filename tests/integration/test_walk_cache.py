@@ -1,0 +1,226 @@
+"""Issue 11: the kernel caches the walk of a task's cwd and of a dirfd.
+
+A relative path is made absolute from the names of the directory it is
+relative to. The kernel keeps the last walk of each and reuses it while
+the directory, the task's root and a global generation are unchanged;
+the generation is bumped by any process on the machine that renames or
+removes a directory, mounts, changes its cwd or root, or changes
+namespace. A cached walk used after such a change would put a file
+under a name it does not have: each test here makes that change between
+two relative mkdirs (an open is reported under the file it returned) and checks the path of the second one.
+
+Every run is footprint as root with the SUDO_* variables of nobody, so
+the command runs as nobody. Needs root and BPF (see sudo_util.py).
+"""
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import threading
+import unittest
+
+import sudo_util as su
+
+TEST_BIN = os.environ.get("FOOTPRINT_TEST_BIN") or os.path.join(
+    os.path.dirname(__file__), "..", "..", "build", "tests")
+NOBODY = su.nobody()
+
+
+class WalkCacheTest(unittest.TestCase):
+
+    def setUp(self):
+        su.check_binary()
+        self.sb = su.Sandbox(self)
+        self.env = su.sudo_env(NOBODY)
+        # nobody must be able to run the probe wherever the checkout is
+        self.probe = os.path.join(self.sb.base, "fpprobe")
+        shutil.copy(os.path.join(TEST_BIN, "fpprobe"), self.probe)
+        os.chmod(self.probe, 0o755)
+        self.n = 0
+
+    def mkdirs(self, rel):
+        """Directories under the watched root, nobody's."""
+        path = self.sb.root
+        for part in rel.split("/"):
+            path = os.path.join(path, part)
+            if not os.path.isdir(path):
+                os.mkdir(path, 0o755)
+                os.chown(path, NOBODY.pw_uid, NOBODY.pw_gid)
+        return path
+
+    def fifos(self):
+        """Two FIFOs outside the root: the probe says it is ready on the
+        first, the test answers on the second once it has acted."""
+        self.n += 1
+        ready = os.path.join(self.sb.base, "ready-%d" % self.n)
+        go = os.path.join(self.sb.base, "go-%d" % self.n)
+        for f in (ready, go):
+            os.mkfifo(f)
+            os.chmod(f, 0o666)
+        return ready, go
+
+    def run_walk(self, steps, act=None):
+        """Trace `fpprobe walk STEPS`; act() runs, as root and outside the
+        run, while the probe waits in its sync step. Returns the absolute
+        paths of the probe's openat events, in order."""
+        evpath = self.sb.out_path("events-%d.ndjson" % (self.n + 1))
+        done = []
+        t = None
+        if act is not None:
+            ready, go = self.fifos()
+            steps = [s.replace("SYNC", "sync:%s:%s" % (ready, go))
+                     for s in steps]
+
+            def helper():
+                with open(ready, "rb") as f:
+                    f.read(1)
+                act()
+                done.append(True)
+                with open(go, "wb") as f:
+                    f.write(b"g")
+            t = threading.Thread(target=helper, daemon=True)
+            t.start()
+        res = self.sb.run([self.probe, "walk"] + steps,
+                          opts=["--events", evpath], env=self.env)
+        if t is not None:
+            t.join(5)
+            self.assertTrue(done, "the probe never synced\n" + res.describe())
+        self.assertIsNotNone(res.r, res.describe())
+        self.assertIn("pid=", res.out, res.describe())
+        self.assertNotIn("footprint", res.out, res.describe())
+        with open(evpath, encoding="utf-8") as f:
+            events = [json.loads(line) for line in f]
+        paths = [e["path"] for e in events
+                 if e["type"] == "mkdir" and e["comm"] == "fpprobe"
+                 and e.get("ok")]
+        return paths, res
+
+    def test_rename_of_cwd_ancestor_inside_run(self):
+        r = self.sb.root
+        self.mkdirs("a/b")
+        paths, res = self.run_walk(
+            ["cd:%s/a/b" % r, "mk:f1", "mk:f2",
+             "mv:%s/a:%s/c" % (r, r), "mk:f3"])
+        self.assertEqual(paths, ["%s/a/b/f1" % r, "%s/a/b/f2" % r,
+                                 "%s/c/b/f3" % r], res.describe())
+        self.assertTrue(os.path.exists("%s/c/b/f3" % r))
+
+    def test_rename_of_cwd_ancestor_outside_run(self):
+        r = self.sb.root
+        self.mkdirs("a/b")
+        paths, res = self.run_walk(
+            ["cd:%s/a/b" % r, "mk:f1", "mk:f2", "SYNC", "mk:f3"],
+            act=lambda: os.rename("%s/a" % r, "%s/c" % r))
+        self.assertEqual(paths, ["%s/a/b/f1" % r, "%s/a/b/f2" % r,
+                                 "%s/c/b/f3" % r], res.describe())
+        self.assertTrue(os.path.exists("%s/c/b/f3" % r))
+        # the move itself was outside the run: the receipt must not call
+        # the new file explained by the old name
+        self.assertEqual(res.rc, su.EXIT_VERDICT, res.describe())
+
+    def test_rename_of_cwd_ancestor_through_io_uring(self):
+        r = self.sb.root
+        self.mkdirs("a/b")
+        paths, res = self.run_walk(
+            ["cd:%s/a/b" % r, "mk:f1", "mk:f2",
+             "urmv:%s/a:%s/c" % (r, r), "mk:f3"])
+        if "errno=" in res.err and "io_uring" in res.err:
+            self.skipTest("io_uring is not available here: " + res.err)
+        self.assertEqual(paths, ["%s/a/b/f1" % r, "%s/a/b/f2" % r,
+                                 "%s/c/b/f3" % r], res.describe())
+        self.assertTrue(os.path.exists("%s/c/b/f3" % r))
+
+    def rename32(self):
+        """rename32.c built for i386, or a skip if this compiler cannot."""
+        if platform.machine() != "x86_64":
+            self.skipTest("the 32-bit entry tested is x86's int $0x80")
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "rename32.c")
+        out = os.path.join(self.sb.base, "rename32")
+        cc = os.environ.get("CC", "cc")
+        res = subprocess.run(
+            [cc, "-m32", "-static", "-nostdlib", "-ffreestanding",
+             "-fno-pie", "-no-pie", "-O2", "-o", out, src],
+            capture_output=True, text=True)
+        if res.returncode:
+            self.skipTest("cannot build an i386 static binary: " +
+                          res.stderr.strip()[:200])
+        return out
+
+    def test_rename_of_cwd_ancestor_by_32bit_process(self):
+        r = self.sb.root
+        self.mkdirs("a/b")
+        prog = self.rename32()
+
+        def act():
+            res = subprocess.run([prog, "%s/a" % r, "%s/c" % r])
+            self.assertEqual(res.returncode, 0)
+        paths, res = self.run_walk(
+            ["cd:%s/a/b" % r, "mk:f1", "mk:f2", "SYNC", "mk:f3"], act=act)
+        self.assertTrue(os.path.isdir("%s/c/b" % r))
+        self.assertEqual(paths, ["%s/a/b/f1" % r, "%s/a/b/f2" % r,
+                                 "%s/c/b/f3" % r], res.describe())
+
+    def test_chdir_back_and_forth(self):
+        r = self.sb.root
+        self.mkdirs("x/y")
+        self.mkdirs("z")
+        steps, want = [], []
+        for i in range(6):
+            d = "x/y" if i % 2 == 0 else "z"
+            steps += ["cd:%s/%s" % (r, d), "mk:f%d" % i]
+            want.append("%s/%s/f%d" % (r, d, i))
+        # fchdir-free relative chdir too: "..", then back down
+        steps += ["cd:..", "mk:f6", "cd:z", "mk:f7"]
+        want += ["%s/f6" % r, "%s/z/f7" % r]
+        paths, res = self.run_walk(steps)
+        self.assertEqual(paths, want, res.describe())
+
+    def test_dirfd_renamed_between_openats(self):
+        r = self.sb.root
+        self.mkdirs("d/e")
+        paths, res = self.run_walk(
+            ["dir:%s/d/e" % r, "at:f1", "at:f2", "SYNC", "at:f3",
+             "mv:%s/g:%s/h" % (r, r), "at:f4"],
+            act=lambda: os.rename("%s/d" % r, "%s/g" % r))
+        self.assertEqual(paths, ["%s/d/e/f1" % r, "%s/d/e/f2" % r,
+                                 "%s/g/e/f3" % r, "%s/h/e/f4" % r],
+                         res.describe())
+        self.assertTrue(os.path.exists("%s/h/e/f4" % r))
+
+    def test_two_dirfds_and_cwd_interleaved(self):
+        r = self.sb.root
+        self.mkdirs("p/q")
+        self.mkdirs("s")
+        paths, res = self.run_walk(
+            ["cd:%s/s" % r, "dir:%s/p/q" % r, "at:f1", "mk:f2",
+             "dir:%s/p" % r, "at:f3", "dir:%s/p/q" % r, "at:f4",
+             "mk:f5"])
+        self.assertEqual(paths, ["%s/p/q/f1" % r, "%s/s/f2" % r,
+                                 "%s/p/f3" % r, "%s/p/q/f4" % r,
+                                 "%s/s/f5" % r], res.describe())
+
+    def test_unshare_mount_bind(self):
+        r = self.sb.root
+        self.mkdirs("m")
+        self.mkdirs("src")
+        paths, res = self.run_walk(
+            ["cd:%s/m" % r, "mk:f1", "mk:f2",
+             "userns-bind:%s/src:%s/m" % (r, r),
+             # the cwd is still the directory under the mount
+             "mk:f3",
+             # now the bound directory, reached through its mountpoint
+             "cd:%s/m" % r, "mk:f4", "mk:f5"])
+        if "errno=" in res.err and "unshare" in res.err:
+            self.skipTest("no unprivileged user namespaces here")
+        self.assertEqual(paths, ["%s/m/f%d" % (r, i) for i in range(1, 6)],
+                         res.describe())
+        self.assertTrue(os.path.exists("%s/m/f3" % r))
+        self.assertTrue(os.path.exists("%s/src/f4" % r))
+        self.assertFalse(os.path.exists("%s/m/f4" % r))
+
+
+if __name__ == "__main__":
+    unittest.main()
