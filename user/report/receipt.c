@@ -52,10 +52,23 @@ static void write_entry(struct json_out *j, const char *key,
 	}
 	json_begin_object(j);
 	json_field_str(j, "type", t);
-	json_field_u64(j, "mode", e->mode);
-	json_field_u64(j, "uid", e->uid);
-	json_field_u64(j, "gid", e->gid);
-	json_field_u64(j, "size", e->size);
+	if (e->type == '?') {
+		/* never stat'ed: its mode, owner and size are unknown, and a
+		 * 0 would read as root's */
+		json_key(j, "mode");
+		fputs("null", j->f);
+		json_key(j, "uid");
+		fputs("null", j->f);
+		json_key(j, "gid");
+		fputs("null", j->f);
+		json_key(j, "size");
+		fputs("null", j->f);
+	} else {
+		json_field_u64(j, "mode", e->mode);
+		json_field_u64(j, "uid", e->uid);
+		json_field_u64(j, "gid", e->gid);
+		json_field_u64(j, "size", e->size);
+	}
 	if (e->type == 'f' && e->hashed) {
 		hex(h, e->sha256, 32);
 		json_field_str(j, "sha256", h);
