@@ -157,6 +157,34 @@ Test(suggest, random_temp_names_become_globs)
 	cr_assert_not(allows("/tmp/x/cc0bQBWU.s"));
 }
 
+Test(suggest, gcc_temp_name_without_digits_is_random_on_its_own)
+{
+	/* mixed case but a long lower-case run: gcc's cc + six of mkstemp */
+	start(1, "/srv/app");
+	need("/tmp/cciZvobw.o", true);
+	/* all lower case or all upper case: still gcc's six */
+	need("/tmp/ccqzvobw.s", true);
+	need("/tmp/ccQZVOBW.s", true);
+	finish();
+	cr_assert_eq(OUT.n, 2);
+	assert_sugg(0, "allow /tmp/cc*.s", 2);
+	assert_sugg(1, "allow /tmp/cc*.o", 1);
+	cr_assert(allows("/tmp/ccQ1aBcD.o"));
+}
+
+Test(suggest, python_temp_names_of_letters_only_in_the_temp_dir)
+{
+	start(1, "/srv/app");
+	need("/tmp/qzvobwkt", true);
+	need("/srv/app2/settings", true);
+	finish();
+	cr_assert_eq(OUT.n, 2);
+	/* eight letters right in /tmp: tempfile's; elsewhere: a word */
+	cr_assert(allows("/tmp/a1b2c3d4"));
+	cr_assert(allows("/srv/app2/settings"));
+	cr_assert_not(allows("/srv/app2/settingz"));
+}
+
 Test(suggest, words_and_versions_stay_literal)
 {
 	start(1, "/srv/app");

@@ -308,6 +308,26 @@ static int randomness(const char *t, size_t n, bool py)
 	return (!!sh.lower + !!sh.upper + !!sh.digit) >= 2 ? WEAK : NOT_RANDOM;
 }
 
+/*
+ * After a temp name's known start (prefix of plen bytes, then n more):
+ * mkstemp's [A-Za-z0-9] is random on its own. gcc's is "cc" and exactly
+ * six of them, whatever their case (/tmp/cciZvobw.o, /tmp/ccQ1ABCD.s);
+ * elsewhere six to ten with two kinds of character, which no word has.
+ */
+static bool mkstemp_tail(const char *t, size_t plen, size_t n)
+{
+	struct shape sh;
+
+	if (n < 6 || n > 10)
+		return false;
+	shape_of(t + plen, n, &sh);
+	if (sh.lower + sh.upper + sh.digit != n)
+		return false;
+	if (plen == 2 && !memcmp(t, "cc", 2) && n == 6)
+		return true;
+	return (!!sh.lower + !!sh.upper + !!sh.digit) >= 2;
+}
+
 /* fixed starts of temp names glued to their random part */
 static size_t known_prefix(const char *t, size_t n)
 {
@@ -343,7 +363,8 @@ static size_t glob_name(struct buf *b, const char *nm, size_t n, int level,
 		for (j = i; j < n && word_byte(nm[j]); j++)
 			;
 		p = known_prefix(nm + i, j - i);
-		if (randomness(nm + i + p, j - i - p, py_name) >= level) {
+		if (randomness(nm + i + p, j - i - p, py_name) >= level ||
+		    (p && mkstemp_tail(nm + i, p, j - i - p))) {
 			put(b, nm + i, p);
 			put(b, "*", 1);
 			replaced += j - i - p;
@@ -355,14 +376,27 @@ static size_t glob_name(struct buf *b, const char *nm, size_t n, int level,
 	return replaced;
 }
 
+/* Is path[0, dirlen) the system's temp directory ("/tmp/" and the like)? */
+static bool in_temp_dir(const char *path, size_t dirlen)
+{
+	static const char *const dirs[] = { "/tmp/", "/var/tmp/", "/dev/shm/" };
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (dirlen == strlen(dirs[i]) && !memcmp(path, dirs[i], dirlen))
+			return true;
+	return false;
+}
+
 /*
  * A bare name of Python's tempfile (mkstemp, mkdtemp, NamedTemporaryFile):
- * eight of [a-z0-9_], with a digit or '_' so that a word is never taken
- * for one.
+ * eight of [a-z0-9_]. Elsewhere it needs a digit or '_', so that a word is
+ * never taken for one; right in the temp directory, where tempfile puts
+ * them, eight letters are one too (a sixteenth of its names).
  */
-static bool python_temp_name(const char *t, size_t n)
+static bool python_temp_name(const char *t, size_t n, bool temp_dir)
 {
-	bool odd = false;
+	bool odd = temp_dir;
 	size_t i;
 
 	if (n != 8)
@@ -390,7 +424,8 @@ static char *glob_path(const struct fp_suggester *s, const char *path,
 	while (last > 0 && path[last - 1] != '/')
 		last--;
 	put_escaped(&b, path, last, specials(FP_T_PATH));
-	if (python_temp_name(path + last, len - last)) {
+	if (python_temp_name(path + last, len - last,
+			     in_temp_dir(path, last))) {
 		/* no fixed byte to keep: a class per byte keeps it exact */
 		for (replaced = 0; replaced < 8; replaced++)
 			put(&b, "[a-z0-9_]", 9);
