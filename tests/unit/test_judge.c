@@ -10,6 +10,7 @@
 
 #include "judge.h"
 #include "policy.h"
+#include "unit_util.h"
 
 static struct fp_findings F;
 static struct fp_policy P;
@@ -33,16 +34,6 @@ static void teardown(void)
 }
 
 TestSuite(judge, .init = setup, .fini = teardown, .timeout = 10);
-
-static struct fp_bytes bytes(const char *s, size_t len)
-{
-	struct fp_bytes b = { malloc(len + 1), len };
-
-	cr_assert_not_null(b.data);
-	memcpy(b.data, s, len);
-	b.data[len] = '\0';
-	return b;
-}
 
 static struct fp_file_finding *file_n(enum fp_file_list l, const char *p,
 				      size_t len)

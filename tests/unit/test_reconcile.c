@@ -12,6 +12,7 @@
 #include "judge.h"
 #include "policy.h"
 #include "reconcile.h"
+#include "unit_util.h"
 
 static struct fp_recon *R;
 static struct fp_fs_snapshot B, A;
@@ -40,16 +41,6 @@ static void teardown(void)
 }
 
 TestSuite(reconcile, .init = setup, .fini = teardown, .timeout = 10);
-
-static struct fp_bytes bytes(const char *s, size_t len)
-{
-	struct fp_bytes b = { malloc(len + 1), len };
-
-	cr_assert_not_null(b.data);
-	memcpy(b.data, s, len);
-	b.data[len] = '\0';
-	return b;
-}
 
 static struct fp_bytes str(const char *s)
 {

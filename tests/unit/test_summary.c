@@ -11,6 +11,7 @@
 #include "judge.h"
 #include "policy.h"
 #include "receipt.h"
+#include "unit_util.h"
 
 static struct fp_findings F;
 static struct fp_verdict V;
@@ -28,16 +29,6 @@ static void teardown(void)
 }
 
 TestSuite(summary, .fini = teardown, .timeout = 60);
-
-static struct fp_bytes bytes(const char *s, size_t len)
-{
-	struct fp_bytes b = { malloc(len + 1), len };
-
-	cr_assert_not_null(b.data);
-	memcpy(b.data, s, len);
-	b.data[len] = '\0';
-	return b;
-}
 
 static struct fp_file_finding *file(enum fp_file_list l, const char *path)
 {

@@ -12,6 +12,7 @@
 #include "judge.h"
 #include "policy.h"
 #include "summary_md.h"
+#include "unit_util.h"
 
 static struct fp_findings F;
 static struct fp_verdict V;
@@ -29,16 +30,6 @@ static void teardown(void)
 }
 
 TestSuite(summary_md, .fini = teardown, .timeout = 30);
-
-static struct fp_bytes bytes(const char *s, size_t len)
-{
-	struct fp_bytes b = { malloc(len + 1), len };
-
-	cr_assert_not_null(b.data);
-	memcpy(b.data, s, len);
-	b.data[len] = '\0';
-	return b;
-}
 
 static void add_step(const char *name, size_t len)
 {

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the Criterion unit tests share. */
+#ifndef FP_UNIT_UTIL_H
+#define FP_UNIT_UTIL_H
+
+#include <criterion/criterion.h>
+
+#include "event.h"
+
+/* An owned, NUL-terminated copy of len bytes (fp_bytes_dup), or a test
+ * failure. */
+static inline struct fp_bytes bytes(const char *s, size_t len)
+{
+	struct fp_bytes b = { 0 };
+
+	cr_assert_eq(fp_bytes_dup(&b, s, len), 0, "out of memory");
+	return b;
+}
+
+#endif
