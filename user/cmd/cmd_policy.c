@@ -90,12 +90,8 @@ static int policy_args(int argc, char **argv, struct policy_opts *o)
 		case 'h':
 			return FP_ARGS_HELP;
 		case ':':
-			return fp_usage_error("policy",
-					      "option '%s' needs a value",
-					      argv[at]);
 		default:
-			return fp_usage_error("policy", "unknown option '%s'",
-					      argv[at]);
+			return fp_bad_option("policy", c, argv[at]);
 		}
 	}
 	if (pos.n > FP_POSITIONALS_MAX)

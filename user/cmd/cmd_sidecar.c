@@ -203,14 +203,10 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 				return FP_EXIT_USAGE;
 			break;
 		case 'h':
-			return -1;
+			return FP_ARGS_HELP;
 		case ':':
-			return fp_usage_error("sidecar",
-					      "option '%s' needs a value",
-					      argv[at]);
 		default:
-			return fp_usage_error("sidecar", "unknown option '%s'",
-					      argv[at]);
+			return fp_bad_option("sidecar", c, argv[at]);
 		}
 	}
 	if (pos.n < 1)
@@ -246,7 +242,7 @@ int cmd_sidecar(int argc, char **argv)
 	char err[512];
 	int rc = parse_sidecar(argc, argv, &o);
 
-	if (rc == -1) {
+	if (rc == FP_ARGS_HELP) {
 		sidecar_usage(stdout);
 		return FP_EXIT_OK;
 	}

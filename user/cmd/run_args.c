@@ -31,7 +31,7 @@ void fp_positional_add(struct fp_positionals *pos, char *arg)
 	pos->n++;
 }
 
-static int bad_option(const char *sub, int c, const char *arg)
+int fp_bad_option(const char *sub, int c, const char *arg)
 {
 	if (c == ':')
 		return fp_usage_error(sub, "option '%s' needs a value", arg);
@@ -343,7 +343,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			return FP_ARGS_HELP;
 		case ':':
 		default:
-			return bad_option("run", c, argv[at]);
+			return fp_bad_option("run", c, argv[at]);
 		}
 	}
 	if (optind >= argc)
@@ -404,7 +404,7 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 			return FP_ARGS_HELP;
 		case ':':
 		default:
-			return bad_option("replay", c, argv[at]);
+			return fp_bad_option("replay", c, argv[at]);
 		}
 	}
 	if (pos.n != 1)
@@ -450,7 +450,7 @@ int fp_events_args_parse(int argc, char **argv, struct fp_events_opts *o)
 			return FP_ARGS_HELP;
 		case ':':
 		default:
-			return bad_option("events", c, argv[at]);
+			return fp_bad_option("events", c, argv[at]);
 		}
 	}
 	if (pos.n != 1)

@@ -81,6 +81,9 @@ struct option;
  * run does not use it: its options end at the command.
  */
 void fp_opts_start(void);
+/* getopt's ':' (a value missing) or anything else unknown, as one usage
+ * line about arg; FP_EXIT_USAGE */
+int fp_bad_option(const char *sub, int c, const char *arg);
 int fp_next_opt_any_order(int argc, char **argv, const char *optstring,
 			  const struct option *longopts, int *at,
 			  struct fp_positionals *pos);
