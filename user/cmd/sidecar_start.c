@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "cli.h"
 #include "sidecar.h"
@@ -202,6 +203,19 @@ static void leave_cgroup(const struct fp_cgroup *cg)
 	}
 }
 
+/* Bounded: a stop that hangs must not keep the daemon forever. */
+static void wait_for_stop_to_leave(const struct fp_cgroup *cg)
+{
+	struct timespec step = { 0, 2 * 1000 * 1000 };
+	int waited;
+
+	for (waited = 0; waited < 10000; waited += 2) {
+		if (fp_cgroup_populated(cg) != 1)
+			return;
+		nanosleep(&step, NULL);
+	}
+}
+
 /* stdio of the job is not ours to keep once tracing is live */
 static void detach_stdio(void)
 {
@@ -220,7 +234,7 @@ static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
 		      const struct fp_creds *c)
 {
 	static char *const argv[] = { "footprint", "sidecar", NULL };
-	struct fp_sidecar_state st = { .ready_fd = ready_fd };
+	struct fp_sidecar_state st = { .ready_fd = ready_fd, .stop_conn = -1 };
 	struct fp_cgroup cg = { .fd = -1 };
 	struct fp_session s = { 0 };
 	char err[512];
@@ -281,6 +295,11 @@ static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
 	if (cg.fd >= 0) {
 		/* out of our own cgroup first: a cgroup with us in it stays */
 		leave_cgroup(&cg);
+	}
+	fp_sidecar_answer(&st, rc);
+	if (cg.fd >= 0) {
+		/* stop's child waits in it for the answer, then exits */
+		wait_for_stop_to_leave(&cg);
 		fp_cgroup_remove(&cg);
 	}
 	return rc;

@@ -3,6 +3,7 @@
  * the verdict of a daemon that is gone (fail closed). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +19,22 @@
 #include "sidecar_cmd.h"
 
 /*
+ * The job's next step may be the runner reaping every cgroup it made:
+ * stop returns once the daemon is gone with its own. Bounded, so that a
+ * daemon stuck in teardown does not hang the job.
+ */
+static void wait_for_daemon_exit(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	if (pidfd < 0)
+		return;
+	while (poll(&p, 1, 15000) < 0 && errno == EINTR)
+		;
+	close(pidfd);
+}
+
+/*
  * stop is footprint's own, not the job's: it goes on in a child born in
  * the daemon's cgroup (clone3 CLONE_INTO_CGROUP), so that nothing it
  * writes is traced. Returns 1 in that child; 0 in the caller once the
@@ -29,7 +46,7 @@ static int leave_the_job(int statefd, int *code)
 	char procs[PATH_MAX + 64], *slash;
 	struct clone_args ca = { .flags = CLONE_INTO_CGROUP,
 				 .exit_signal = SIGCHLD };
-	int pid, status, cgfd,
+	int pid, status, cgfd, daemon,
 		fd = openat(statefd, FP_SIDECAR_PID,
 			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
@@ -48,14 +65,20 @@ static int leave_the_job(int statefd, int *code)
 	cgfd = open(procs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (cgfd < 0)
 		return -1;
+	/* taken before the child asks: the daemon, not a later reuse of pid */
+	daemon = syscall(SYS_pidfd_open, pid, 0);
 	ca.cgroup = cgfd;
 	child = syscall(SYS_clone3, &ca, sizeof(ca));
 	close(cgfd);
-	if (child <= 0)
+	if (child <= 0) {
+		if (daemon >= 0)
+			close(daemon);
 		return child == 0 ? 1 : -1;
+	}
 	*code = FP_EXIT_NOTRACE;
 	if (waitpid(child, &status, 0) == child && WIFEXITED(status))
 		*code = WEXITSTATUS(status);
+	wait_for_daemon_exit(daemon);
 	return 0;
 }
 

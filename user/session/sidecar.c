@@ -414,7 +414,6 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
 {
 	int fds[STOP_FDS] = { -1, -1, -1, -1 };
 	int64_t t0 = fp_now_ms();
-	char reply[32];
 	int conn, rc, i;
 
 	if (write(st->ready_fd, "1", 1) != 1)
@@ -431,11 +430,22 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
 	s->o.summary_max = st->summary_max;
 	rc = finish(s, fds, t0, st->annotations, st->stopper);
 	fp_session_finish(s, &rc, false, 0, 0, NULL);
-	snprintf(reply, sizeof(reply), "R %d", rc);
-	send(conn, reply, strlen(reply), MSG_NOSIGNAL);
-	close(conn);
+	/* answered by fp_sidecar_answer once the tracer and cgroup are gone */
+	st->stop_conn = conn;
 	for (i = 1; i < STOP_FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	return rc;
+}
+
+void fp_sidecar_answer(struct fp_sidecar_state *st, int rc)
+{
+	char reply[32];
+
+	if (st->stop_conn < 0)
+		return;
+	snprintf(reply, sizeof(reply), "R %d", rc);
+	send(st->stop_conn, reply, strlen(reply), MSG_NOSIGNAL);
+	close(st->stop_conn);
+	st->stop_conn = -1;
 }

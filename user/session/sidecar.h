@@ -29,7 +29,8 @@ enum fp_sidecar_req {
 	FP_SC_STATUS_TEXT = 's', /* reply: a few lines for a person */
 	FP_SC_MARK = 'M', /* followed by the step's name */
 	/* with SCM_RIGHTS: receipt (or -1 as /dev/null), summary, stdout,
-	 * stderr; reply: the exit code as text, once the verdict is out */
+	 * stderr; reply: the exit code as text, once the verdict is out
+	 * and the daemon has stopped tracing and removed its cgroup */
 	FP_SC_STOP = 'X',
 	/* root's stop, before it writes: leave me out of the trace */
 	FP_SC_HELLO = 'H',
@@ -46,9 +47,13 @@ struct fp_sidecar_state {
 	size_t summary_max; /* asked for by stop; 0: the default */
 	bool heartbeat_lost; /* reported once */
 	pid_t stopper; /* the stop request's process */
+	int stop_conn; /* the stop request's connection, still unanswered */
 };
 
 /* The daemon's loop: from attach to the verdict. The exit code. */
 int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st);
+/* The stop request's answer, rc; sent last, so that stop returning
+ * means the sidecar is gone. */
+void fp_sidecar_answer(struct fp_sidecar_state *st, int rc);
 
 #endif
