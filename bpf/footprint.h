@@ -176,8 +176,24 @@ struct fp_file {
 	char data[];
 };
 
+/*
+ * The credentials of a new image, just after exec committed them. The
+ * capability sets are 64-bit masks of CAP_* bits.
+ */
+struct fp_exec_creds {
+	__u32 uid, euid, suid;
+	__u32 gid, egid, sgid;
+	__u64 cap_eff;
+	__u64 cap_prm;
+	__u32 no_new_privs;
+	__u32 secureexec; /* AT_SECURE: the exec changed privileges */
+	__u32 userns_level; /* of the user namespace the caps are in: 0 init */
+	__u32 _pad;
+};
+
 struct fp_exec {
 	struct fp_hdr hdr;
+	struct fp_exec_creds creds;
 	__u32 old_pid;
 	__u32 exe_flags; /* FP_PATH_* for the executable path walk */
 	__u32 exe_len; /* leaf-first names, as fp_path.base */

@@ -189,6 +189,10 @@ void fp_findings_free(struct fp_findings *f)
 			fp_net_finding_clear(&FP_NETS(f, l)[i]);
 		free(f->net[l].v);
 	}
+	for (i = 0; i < f->privileged.n; i++)
+		fp_proc_finding_clear(
+			&((struct fp_proc_finding *)f->privileged.v)[i]);
+	free(f->privileged.v);
 	for (i = 0; i < f->tamper.n; i++)
 		fp_tamper_finding_clear(&FP_TAMPER(f)[i]);
 	free(f->tamper.v);

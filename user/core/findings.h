@@ -104,6 +104,11 @@ struct fp_proc_finding {
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */
 	const char *rule;
+	/* executed and privileged: the image's credentials; privileged: the
+	 * ones it rose above (unknown for the first of its tree), and what
+	 * rose (FP_PRIV_* of privilege.h) */
+	struct fp_privs creds, base;
+	unsigned int rose;
 };
 
 enum fp_net_list { FP_N_BOUND, FP_N_LISTENING, FP_N_NLISTS };
@@ -179,6 +184,9 @@ struct fp_findings {
 	struct fp_vec procs[FP_P_NLISTS]; /* struct fp_proc_finding */
 	struct fp_vec net[FP_N_NLISTS]; /* struct fp_net_finding */
 	struct fp_vec tamper; /* struct fp_tamper_finding */
+	/* struct fp_proc_finding: execs that raised privileges, judged by
+	 * their own rules (allow privileged), never by the process ones */
+	struct fp_vec privileged;
 	struct fp_vec steps; /* struct fp_step, in order; empty in `run` */
 };
 

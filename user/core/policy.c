@@ -263,7 +263,10 @@ static const char *kind_name(enum fp_rule_kind k)
 
 static const char *target_name(enum fp_rule_target t)
 {
-	return t == FP_T_PROCESS ? "process " : t == FP_T_BIND ? "bind " : "";
+	return t == FP_T_PROCESS ? "process " :
+	       t == FP_T_BIND	 ? "bind " :
+	       t == FP_T_PRIV	 ? "privileged " :
+				   "";
 }
 
 int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
@@ -318,17 +321,19 @@ cleanup:
 	return ret;
 }
 
-/* "process", "leftover", "exec" or "bind": a target, not a pattern */
+/* "process", "leftover", "exec", "bind" or "privileged": a target */
 static bool is_target_word(const char *s, size_t len,
 			   enum fp_rule_target *target)
 {
 	static const char *const words[] = { "process", "leftover", "exec",
-					     "bind" };
+					     "bind", "privileged" };
 	size_t i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
-			*target = i == 3 ? FP_T_BIND : FP_T_PROCESS;
+			*target = i == 4 ? FP_T_PRIV :
+				  i == 3 ? FP_T_BIND :
+					   FP_T_PROCESS;
 			return true;
 		}
 	}
@@ -452,6 +457,13 @@ int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 	 * that has such a name */
 	if (is_target_word(s, wl, &target))
 		s = w;
+	/* a raised privilege is never noise, nor a promise to keep */
+	if (target == FP_T_PRIV && (k == FP_EXPECT || k == FP_IGNORE)) {
+		snprintf(err, errlen,
+			 "'%s privileged' is not a rule: use allow or forbid",
+			 kinds[k]);
+		return -EINVAL;
+	}
 	while (s < e && isspace((unsigned char)*s))
 		s++;
 	if (s == e) {

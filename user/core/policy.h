@@ -14,7 +14,8 @@
 #include <stddef.h>
 
 enum fp_rule_kind { FP_ALLOW, FP_FORBID, FP_EXPECT, FP_IGNORE };
-enum fp_rule_target { FP_T_PATH, FP_T_PROCESS, FP_T_BIND };
+/* FP_T_PRIV: an exe whose exec may raise privileges (allow privileged) */
+enum fp_rule_target { FP_T_PATH, FP_T_PROCESS, FP_T_BIND, FP_T_PRIV };
 
 struct fp_rule {
 	enum fp_rule_kind kind;

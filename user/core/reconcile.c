@@ -8,12 +8,17 @@
 #include <sys/socket.h>
 
 #include "hashmap.h"
+#include "privilege.h"
 #include "reconcile.h"
 
 struct exec_rec {
 	pid_t pid, ppid;
 	struct fp_cmdline *cmd; /* shared with every actor naming it */
 	uint64_t ts_ns;
+	struct fp_privs creds;
+	/* the image before it (its own, or its parent's at fork) */
+	int32_t base;
+	unsigned int rose; /* FP_PRIV_* */
 };
 
 struct proc_state {
@@ -684,11 +689,18 @@ static uint64_t exec_cost(const struct fp_event *ev)
 	       VEC_COST(sizeof(struct fp_proc_finding));
 }
 
+static struct exec_rec *exec_at(const struct fp_recon *r, long i)
+{
+	return &((struct exec_rec *)r->execs.v)[i];
+}
+
 static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 {
 	struct exec_rec *e;
 	struct proc_state *p;
 	uint32_t g, *eg;
+	unsigned int rose;
+	long base;
 	int ret = event_group(r, ev, &g);
 
 	if (!ret)
@@ -702,6 +714,12 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	    charge(r, exec_cost(ev) +
 			      (r->step_parent ? VEC_COST(sizeof(*eg)) : 0)))
 		return -EDQUOT;
+	/* a pid reused by a process whose fork was not seen: no baseline */
+	base = p->exited ? -1 : p->exec_idx;
+	rose = fp_privs_rose(base < 0 ? NULL : &exec_at(r, base)->creds,
+			     &ev->exec.creds);
+	if (rose && charge(r, VEC_COST(sizeof(struct fp_proc_finding))))
+		return -EDQUOT;
 	if (r->step_parent) {
 		eg = fp_vec_push(&r->exec_groups, sizeof(*eg));
 		if (!eg)
@@ -714,6 +732,9 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	e->pid = ev->pid;
 	e->ppid = ev->ppid;
 	e->ts_ns = ev->ts_ns;
+	e->creds = ev->exec.creds;
+	e->base = base;
+	e->rose = rose;
 	/* only the start of argv: the receipt shows no more */
 	e->cmd = fp_cmdline_new(ev->exec.exe.data, ev->exec.exe.len,
 				ev->exec.argv.data, ev->exec.argv.len,
@@ -1341,6 +1362,23 @@ static bool in_run_cgroup(const struct fp_recon_input *in,
 	       fp_path_under(p->cgroup.data, p->cgroup.len, in->run_cgroup, n);
 }
 
+/* an exec that raised privileges, as its executed entry x shows it */
+static int push_privileged(const struct fp_recon *r, struct fp_findings *out,
+			   const struct fp_proc_finding *x,
+			   const struct exec_rec *e)
+{
+	struct fp_proc_finding *f = fp_vec_push(&out->privileged, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	*f = *x;
+	fp_actor_share(&f->p, e->cmd);
+	if (e->base >= 0)
+		f->base = exec_at(r, e->base)->creds;
+	f->rose = e->rose;
+	return 0;
+}
+
 static int compare_procs(const struct fp_recon *r,
 			 const struct fp_recon_input *in,
 			 struct fp_findings *out)
@@ -1360,8 +1398,11 @@ static int compare_procs(const struct fp_recon *r,
 		f->p.pid = e->pid;
 		f->p.ppid = e->ppid;
 		f->ts_ns = e->ts_ns;
+		f->creds = e->creds;
 		if (i < r->exec_groups.n)
 			f->p.step = ((const uint32_t *)r->exec_groups.v)[i];
+		if (e->rose && push_privileged(r, out, f, e))
+			return -ENOMEM;
 	}
 	for (i = 0; i < r->short_lived.n; i++) {
 		const struct fp_proc_finding *s =

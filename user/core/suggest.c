@@ -742,6 +742,7 @@ static char *line_of(const struct cand *c)
 {
 	const char *word = c->target == FP_T_PROCESS ? "process " :
 			   c->target == FP_T_BIND    ? "bind " :
+			   c->target == FP_T_PRIV    ? "privileged " :
 						       "";
 	char *q, *line = NULL;
 

@@ -162,6 +162,59 @@ static void dec_step_name(struct fp_dec *d, struct fp_event *ev)
 	}
 }
 
+/*
+ * Version 5: after the step name, a flag (0: unknown, 1: known), then
+ * uid, euid, suid, gid, egid, sgid, cap_eff, cap_prm, bits (1 no new
+ * privs, 2 secure exec) and the user namespace's level. An older exec has
+ * no bytes left: unknown.
+ */
+static void enc_creds(struct fp_enc *e, const struct fp_privs *c)
+{
+	fp_enc_u64(e, c->known);
+	if (!c->known)
+		return;
+	fp_enc_u64(e, c->uid);
+	fp_enc_u64(e, c->euid);
+	fp_enc_u64(e, c->suid);
+	fp_enc_u64(e, c->gid);
+	fp_enc_u64(e, c->egid);
+	fp_enc_u64(e, c->sgid);
+	fp_enc_u64(e, c->cap_eff);
+	fp_enc_u64(e, c->cap_prm);
+	fp_enc_u64(e, c->no_new_privs | c->secure_exec << 1);
+	fp_enc_u64(e, c->userns_level);
+}
+
+static void dec_creds(struct fp_dec *d, struct fp_privs *c)
+{
+	uint64_t known, bits;
+
+	if (d->pos >= d->len || d->err)
+		return;
+	known = fp_dec_u64(d);
+	if (known > 1) {
+		d->err = -EBADMSG;
+		return;
+	}
+	if (!known)
+		return;
+	c->uid = fp_dec_u64(d);
+	c->euid = fp_dec_u64(d);
+	c->suid = fp_dec_u64(d);
+	c->gid = fp_dec_u64(d);
+	c->egid = fp_dec_u64(d);
+	c->sgid = fp_dec_u64(d);
+	c->cap_eff = fp_dec_u64(d);
+	c->cap_prm = fp_dec_u64(d);
+	bits = fp_dec_u64(d);
+	c->no_new_privs = bits & 1;
+	c->secure_exec = bits & 2;
+	c->userns_level = fp_dec_u64(d);
+	if (bits > 3)
+		d->err = -EBADMSG;
+	c->known = !d->err;
+}
+
 static void enc_tamper(struct fp_enc *e, const struct fp_event *ev)
 {
 	fp_enc_u64(e, ev->tamper.kind);
@@ -206,6 +259,7 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		fp_enc_u64(e, ev->exec.argv_dropped);
 		fp_enc_u64(e, ev->exec.old_pid);
 		enc_step_name(e, ev);
+		enc_creds(e, &ev->exec.creds);
 		break;
 	case FP_EV_FORK:
 		fp_enc_u64(e, ev->fork.parent_tid);
@@ -286,6 +340,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		ev->exec.argv_dropped = fp_dec_u64(d);
 		ev->exec.old_pid = fp_dec_u64(d);
 		dec_step_name(d, ev);
+		dec_creds(d, &ev->exec.creds);
 		break;
 	case FP_EV_FORK:
 		ev->fork.parent_tid = fp_dec_u64(d);

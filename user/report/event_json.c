@@ -7,6 +7,7 @@
 
 #include "event_json.h"
 #include "json.h"
+#include "privs_json.h"
 
 #define AT_FDCWD_VALUE -100
 
@@ -396,6 +397,7 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 			json_field_bytes(&j, "step_name",
 					 ev->exec.step_name.data,
 					 ev->exec.step_name.len);
+		fp_json_privs(&j, "creds", &ev->exec.creds);
 		break;
 	case FP_EV_FORK:
 		json_field_u64(&j, "parent_tid", ev->fork.parent_tid);

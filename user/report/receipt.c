@@ -7,7 +7,11 @@
 
 #include "findref.h"
 #include "json.h"
+#include "privs_json.h"
 #include "receipt.h"
+
+/* write_proc's list for processes.privileged, which is not an fp_proc_list */
+#define PRIVILEGED FP_P_NLISTS
 
 static void hex(char *out, const unsigned char *d, size_t n)
 {
@@ -187,6 +191,12 @@ static void write_proc(struct json_out *j, const struct fp_findings *fi,
 			json_field_i64(j, "signal", x->signal);
 		else
 			json_field_i64(j, "exit_code", x->exit_code);
+	}
+	if (l == FP_P_EXECUTED || l == PRIVILEGED)
+		fp_json_privs(j, "creds", &x->creds);
+	if (l == PRIVILEGED) {
+		fp_json_privs(j, "base_creds", &x->base);
+		fp_json_priv_rose(j, "rose", x->rose);
 	}
 	write_judged(j, x->allowed, x->forbidden, x->rule);
 	write_step(j, fi, x->p.step);
@@ -406,6 +416,15 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		}
 		fputc(']', f);
 	}
+	json_key(&j, "privileged");
+	fputc('[', f);
+	for (i = 0; i < fi->privileged.n; i++) {
+		if (i)
+			fputc(',', f);
+		write_proc(&j, fi, PRIVILEGED,
+			   &((struct fp_proc_finding *)fi->privileged.v)[i]);
+	}
+	fputc(']', f);
 	json_end_object(&j);
 
 	json_key(&j, "network");

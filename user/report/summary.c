@@ -591,8 +591,10 @@ static size_t summary_reasons(struct out *o, const struct fp_verdict *v)
 	for (i = 0; i < v->reasons.n; i++) {
 		const char *r = ((char **)v->reasons.v)[i];
 
+		/* a privilege raised is rare and grave: always its own line */
 		if (strncmp(r, "command", 7) && strncmp(r, "trace", 5) &&
-		    strncmp(r, "expected", 8) && strncmp(r, "footprint", 9))
+		    strncmp(r, "expected", 8) && strncmp(r, "footprint", 9) &&
+		    strncmp(r, "processes.privileged", 20))
 			continue;
 		if (shown == o->max) {
 			left++;

@@ -165,6 +165,20 @@ static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 	ev->exec.exe_truncated = e->exe_flags & FP_PATH_BASE_TRUNC;
 	ev->exec.argv_total = e->argv_len;
 	ev->exec.argv_dropped = e->argv_len;
+	ev->exec.creds = (struct fp_privs){
+		.known = true,
+		.no_new_privs = e->creds.no_new_privs,
+		.secure_exec = e->creds.secureexec,
+		.uid = e->creds.uid,
+		.euid = e->creds.euid,
+		.suid = e->creds.suid,
+		.gid = e->creds.gid,
+		.egid = e->creds.egid,
+		.sgid = e->creds.sgid,
+		.cap_eff = e->creds.cap_eff,
+		.cap_prm = e->creds.cap_prm,
+		.userns_level = e->creds.userns_level,
+	};
 	err = fp_path_join(&ev->exec.exe, "", 0, data, e->exe_len);
 	if (err)
 		return err;
