@@ -12,6 +12,7 @@
 #include "logcodec.h"
 #include "policy.h"
 #include "privilege.h"
+#include "receipt.h"
 #include "reconcile.h"
 #include "unit_util.h"
 
@@ -228,7 +229,7 @@ static void reconcile(void)
 
 static const struct fp_proc_finding *priv(size_t i)
 {
-	return &((const struct fp_proc_finding *)F.privileged.v)[i];
+	return &FP_PRIVILEGED(&F)[i];
 }
 
 TestSuite(privs_recon, .init = rsetup, .fini = rteardown, .timeout = 10);
@@ -437,6 +438,30 @@ Test(privs_judge, ignore_and_expect_are_refused)
 	cr_assert_neq(rule("expect privileged /usr/bin/sudo", err, sizeof(err)),
 		      0);
 	cr_assert_eq(P.n, 0);
+}
+
+/* the stderr summary names it once, as a finding, and the rule to allow it */
+Test(privs_judge, summary_line_and_suggestion)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	privileged(12, "/usr/bin/sudo");
+	judge();
+	f = open_memstream(&out, &len);
+	cr_assert_not_null(f);
+	fp_summary_write(f, &F, &V, false);
+	fclose(f);
+	cr_assert(strstr(out, "FAIL (1 failing finding)"), "%s", out);
+	cr_assert(strstr(out, "  processes.privileged pid 12 /usr/bin/sudo\n"),
+		  "%s", out);
+	/* once: the reason is not repeated as a line of its own */
+	cr_assert_null(strstr(out, "processes.privileged:"), "%s", out);
+	cr_assert_eq(V.suggestions.n, 1);
+	cr_assert_str_eq(((char **)V.suggestions.v)[0],
+			 "allow privileged /usr/bin/sudo");
+	free(out);
 }
 
 /* ---- the event log ---- */

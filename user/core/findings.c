@@ -190,8 +190,7 @@ void fp_findings_free(struct fp_findings *f)
 		free(f->net[l].v);
 	}
 	for (i = 0; i < f->privileged.n; i++)
-		fp_proc_finding_clear(
-			&((struct fp_proc_finding *)f->privileged.v)[i]);
+		fp_proc_finding_clear(&FP_PRIVILEGED(f)[i]);
 	free(f->privileged.v);
 	for (i = 0; i < f->tamper.n; i++)
 		fp_tamper_finding_clear(&FP_TAMPER(f)[i]);

@@ -227,5 +227,6 @@ void fp_findings_free(struct fp_findings *f);
 #define FP_NETS(f, l) ((struct fp_net_finding *)(f)->net[l].v)
 #define FP_TAMPER(f) ((struct fp_tamper_finding *)(f)->tamper.v)
 #define FP_STEPS(f) ((struct fp_step *)(f)->steps.v)
+#define FP_PRIVILEGED(f) ((struct fp_proc_finding *)(f)->privileged.v)
 
 #endif

@@ -381,8 +381,7 @@ static int judge_privileged(const struct fp_policy *p, struct fp_findings *f,
 	int ret = 0;
 
 	for (i = 0; i < f->privileged.n && !ret; i++) {
-		struct fp_proc_finding *x =
-			&((struct fp_proc_finding *)f->privileged.v)[i];
+		struct fp_proc_finding *x = &FP_PRIVILEGED(f)[i];
 		const struct fp_rule *rule = NULL;
 		enum fp_decision d = fp_policy_decide(
 			p, FP_T_PRIV, x->p.exe.data, x->p.exe.len, &rule);
@@ -584,8 +583,7 @@ int fp_judge_needs(struct fp_suggester *s, const struct fp_findings *f)
 			free(cmd);
 		}
 	for (i = 0; i < f->privileged.n && !ret; i++) {
-		const struct fp_proc_finding *x =
-			&((struct fp_proc_finding *)f->privileged.v)[i];
+		const struct fp_proc_finding *x = &FP_PRIVILEGED(f)[i];
 
 		if (x->failing && !x->forbidden && x->p.exe.len)
 			ret = fp_suggester_need(s, FP_T_PRIV, x->p.exe.data,

@@ -421,8 +421,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	for (i = 0; i < fi->privileged.n; i++) {
 		if (i)
 			fputc(',', f);
-		write_proc(&j, fi, PRIVILEGED,
-			   &((struct fp_proc_finding *)fi->privileged.v)[i]);
+		write_proc(&j, fi, PRIVILEGED, &FP_PRIVILEGED(fi)[i]);
 	}
 	fputc(']', f);
 	json_end_object(&j);

@@ -139,8 +139,7 @@ static void put_example(FILE *f, const struct fp_findings *fi,
 		put_file(f, cat - FP_CAT_FILES,
 			 &FP_FILES(fi, cat - FP_CAT_FILES)[r->i]);
 	} else if (cat < FP_CAT_NET) {
-		const struct fp_proc_finding *x =
-			&FP_PROCS(fi, cat - FP_CAT_PROCS)[r->i];
+		const struct fp_proc_finding *x = fp_fref_proc(fi, cat, r->i);
 
 		fprintf(f, "pid %d", (int)x->p.pid);
 		put_argv(f, &x->p.argv);
@@ -591,10 +590,8 @@ static size_t summary_reasons(struct out *o, const struct fp_verdict *v)
 	for (i = 0; i < v->reasons.n; i++) {
 		const char *r = ((char **)v->reasons.v)[i];
 
-		/* a privilege raised is rare and grave: always its own line */
 		if (strncmp(r, "command", 7) && strncmp(r, "trace", 5) &&
-		    strncmp(r, "expected", 8) && strncmp(r, "footprint", 9) &&
-		    strncmp(r, "processes.privileged", 20))
+		    strncmp(r, "expected", 8) && strncmp(r, "footprint", 9))
 			continue;
 		if (shown == o->max) {
 			left++;
