@@ -180,6 +180,10 @@ struct fp_findings {
 	struct fp_vec net[FP_N_NLISTS]; /* struct fp_net_finding */
 	struct fp_vec tamper; /* struct fp_tamper_finding */
 	struct fp_vec steps; /* struct fp_step, in order; empty in `run` */
+	/* sensitive.h: files read, signals and ptrace outside the run */
+	struct fp_vec reads; /* struct fp_read_finding, by path */
+	uint64_t reads_omitted; /* past FP_READS_MAX: counted, not listed */
+	struct fp_vec signalled, ptraced; /* struct fp_signal_finding */
 };
 
 /* a zeroed new element at the end, or NULL */

@@ -14,7 +14,12 @@
 #include <stddef.h>
 
 enum fp_rule_kind { FP_ALLOW, FP_FORBID, FP_EXPECT, FP_IGNORE };
-enum fp_rule_target { FP_T_PATH, FP_T_PROCESS, FP_T_BIND };
+enum fp_rule_target {
+	FP_T_PATH,
+	FP_T_PROCESS,
+	FP_T_BIND,
+	FP_T_READ, /* a path opened for reading: matched as paths are */
+};
 
 struct fp_rule {
 	enum fp_rule_kind kind;
