@@ -109,10 +109,10 @@ static char *signal_reason(const struct fp_signal_finding *x, bool ptrace)
 	else
 		snprintf(whom, sizeof(whom), "every process");
 	if (t && e)
-		s = fmt("processes.%s: %s of %s%s%s by pid %d %s%s%s",
-			ptrace ? "ptraced" : "signalled_outside", what, whom,
-			*t ? " " : "", t, (int)x->by.pid, e,
-			x->err ? " (attempted, " : "",
+		s = fmt("processes.%s: %s %s %s%s%s by pid %d %s%s%s",
+			ptrace ? "ptraced" : "signalled_outside", what,
+			ptrace ? "of" : "to", whom, *t ? " " : "", t,
+			(int)x->by.pid, e, x->err ? " (attempted, " : "",
 			x->err ? strerrorname_np(x->err) ?: "error" : "");
 	if (s && x->err) {
 		char *u = fmt("%s)", s);
