@@ -198,6 +198,7 @@ void fp_run_usage(FILE *f)
 		"  sudo footprint run --allow .cache/ --allow logs/run.log -- ./gen.sh\n"
 		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
 		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
+		"  sudo footprint run --report-reads --receipt r.json -- make\n"
 		"\n"
 		"Under sudo, outputs and policy files are opened with the invoking\n"
 		"user's rights and never through a symbolic link; an existing output\n"
