@@ -141,23 +141,35 @@ class TestShadowAsNobody(unittest.TestCase):
         sb = su.Sandbox(self)
         nobody = su.nobody()
         log = sb.out_path("shadow.fplog")
-        res = sb.run(["cat", "/etc/shadow"], opts=["--record", log],
-                     env=su.sudo_env(nobody))
-        self.assertEqual(res.rc, su.EXIT_VERDICT, res.describe())
+        # the shell goes on: the verdict is the attempt's alone
+        res = sb.run(["sh", "-c", "cat /etc/shadow; true"],
+                     opts=["--record", log], env=su.sudo_env(nobody))
+        self.assertEqual(res.rc, su.EXIT_OK, res.describe())
         r = {x["path"]: x for x in res.r["files"]["read"]}["/etc/shadow"]
         self.assertEqual(r["secret"], "shadow")
         self.assertFalse(r["read"])
         self.assertEqual(r["errno"], "EACCES")
-        self.assertTrue(r["failing"])
+        self.assertFalse(r["failing"], "an attempt is reported, not held")
         self.assertEqual(r["by"]["exe"], CAT)
+        self.assertEqual(r["by"]["argv"], ["cat", "/etc/shadow"])
+        # forbid read makes the same attempt fail
+        pol = sb.out_path("forbid.policy")
+        with open(pol, "w") as f:
+            f.write("forbid read /etc/shadow\nignore bind *\n")
+        os.chmod(pol, 0o644)
+        res2 = sb.run(["sh", "-c", "cat /etc/shadow; true"],
+                      opts=["--policy", pol], env=su.sudo_env(nobody))
+        self.assertEqual(res2.rc, su.EXIT_VERDICT, res2.describe())
+        r2 = {x["path"]: x for x in res2.r["files"]["read"]}["/etc/shadow"]
+        self.assertTrue(r2["failing"])
         self.assertIn("files.read: /etc/shadow (secret: shadow) attempted "
-                      "by pid %d %s (EACCES)" % (r["by"]["pid"], CAT),
-                      res.r["reasons"])
+                      "by pid %d %s (EACCES) (forbidden)" %
+                      (r2["by"]["pid"], CAT), res2.r["reasons"])
         rep = sb.out_path("replay.json")
         p = subprocess.run([su.FOOTPRINT, "replay", "-q", "--receipt", rep,
                             log], env=su.base_env(),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.assertEqual(p.returncode, su.EXIT_VERDICT, p.stderr)
+        self.assertEqual(p.returncode, su.EXIT_OK, p.stderr)
         with open(rep, "rb") as a, open(res.receipt_path, "rb") as b:
             self.assertEqual(a.read(), b.read())
 

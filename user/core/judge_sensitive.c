@@ -22,11 +22,18 @@ static char *fmt(const char *f, ...)
 	return s;
 }
 
-/* Nothing was there to read: the attempt is reported, not held against
- * the run (ssh and git probe for keys that do not exist). */
-static bool found_nothing(int err)
+/*
+ * An attempt the kernel refused is reported, and fails only where a
+ * forbid rule names the path; one that found nothing never fails (ssh and
+ * git probe for keys that do not exist).
+ */
+static bool read_fails(const struct fp_read_finding *x)
 {
-	return err == ENOENT || err == ENOTDIR;
+	if (x->allowed)
+		return false;
+	if (!x->err)
+		return x->forbidden || x->secret;
+	return x->forbidden && x->err != ENOENT && x->err != ENOTDIR;
 }
 
 /* "files.read: PATH (secret: CLASS) read by pid N EXE (forbidden)" */
@@ -79,8 +86,7 @@ static int judge_reads(const struct fp_policy *p, struct fp_findings *f,
 		x->rule = rule ? rule->text : NULL;
 		x->forbidden = d == FP_DEC_FORBID;
 		x->allowed = d == FP_DEC_ALLOW;
-		if (found_nothing(x->err) || (!x->forbidden && !x->secret) ||
-		    x->allowed)
+		if (!read_fails(x))
 			continue;
 		x->failing = true;
 		ret = fp_verdict_fail(v, f, x->by.step, read_reason(x));
@@ -126,8 +132,9 @@ static char *signal_reason(const struct fp_signal_finding *x, bool ptrace)
 }
 
 /*
- * A signal or ptrace aimed outside the run fails the verdict; kill(pid, 0)
- * only asks whether the process exists, and is reported.
+ * A signal or ptrace aimed outside the run fails the verdict. An attempt
+ * the kernel refused is reported (the process is protected already), and
+ * so is kill(pid, 0), which only asks whether the process exists.
  */
 static int judge_signals(struct fp_findings *f, struct fp_vec *vec, bool ptrace,
 			 struct fp_verdict *v)
@@ -139,7 +146,7 @@ static int judge_signals(struct fp_findings *f, struct fp_vec *vec, bool ptrace,
 		struct fp_signal_finding *x =
 			&((struct fp_signal_finding *)vec->v)[i];
 
-		if (!ptrace && x->sig == 0)
+		if (x->err || (!ptrace && x->sig == 0))
 			continue;
 		x->failing = true;
 		ret = fp_verdict_fail(v, f, x->by.step,
