@@ -211,6 +211,17 @@ class TestSignalsOutside(SecretsBase):
                       (target.pid, vu.exe_of("sleep")),
                       "\n".join(res.r["reasons"]))
 
+    def test_allow_signal_by_target_executable(self):
+        target = self.outside()
+        self.write_policy("allow signal " + vu.exe_of("sleep"))
+        res = self.run_sh("kill -HUP %d" % target.pid)
+        self.assertEqual(res.rc, vu.EXIT_OK, res.describe())
+        self.assertEqual(target.wait(10), -signal.SIGHUP)
+        s = res.r["processes"]["signalled_outside"][0]
+        self.assertTrue(s["allowed"])
+        self.assertEqual(s["rule"], "allow signal " + vu.exe_of("sleep"))
+        self.assertFalse(s["failing"])
+
     def test_strace_p_of_a_process_outside_the_run(self):
         # it exits once it sees itself traced: no sleep to wait for strace
         code = ("import time\n"

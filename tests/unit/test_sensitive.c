@@ -282,6 +282,10 @@ Test(sensitive, expect_read_is_refused)
 					   err, sizeof(err)),
 		      0);
 	cr_assert(strstr(err, "expect read"), "%s", err);
+	cr_assert_neq(fp_policy_parse_line(&P, "expect ptrace *", 15, roots, 1,
+					   err, sizeof(err)),
+		      0);
+	cr_assert(strstr(err, "expect ptrace"), "%s", err);
 }
 
 Test(sensitive, reads_in_roots_are_listed_with_hash)
@@ -370,6 +374,35 @@ Test(sensitive, signals_and_ptrace)
 	cr_assert_eq(FP_PTRACED(&F)[0].count, 2);
 	cr_assert_eq(V.failing, 2);
 	cr_assert_not(V.ok);
+}
+
+Test(sensitive, signal_rules_by_target_exe)
+{
+	struct fp_proc procs[2] = { { .pid = 500 }, { .pid = 501 } };
+
+	procs[0].exe = bytes("/usr/sbin/nginx", 15);
+	procs[1].exe = bytes("/usr/bin/sleep", 14);
+	PT.procs = procs;
+	PT.n = 2;
+	rule("allow signal /usr/sbin/*");
+	rule("forbid ptrace /usr/bin/sleep");
+	exec_of(10, "/usr/bin/kill");
+	signal_of(10, FP_SYS_KILL, SIGHUP, 500, 0);
+	signal_of(10, FP_SYS_KILL, SIGHUP, 501, 0);
+	signal_of(10, FP_SYS_PTRACE, 0, 501, -EPERM);
+	judge();
+	cr_assert_str_eq(FP_SIGNALLED(&F)[0].target_exe.data,
+			 "/usr/sbin/nginx");
+	cr_assert(FP_SIGNALLED(&F)[0].allowed);
+	cr_assert_not(FP_SIGNALLED(&F)[0].failing);
+	cr_assert(FP_SIGNALLED(&F)[1].failing);
+	cr_assert(FP_PTRACED(&F)[0].forbidden);
+	cr_assert(FP_PTRACED(&F)[0].failing, "a forbidden attempt fails");
+	cr_assert_eq(V.failing, 2);
+	PT.procs = NULL;
+	PT.n = 0;
+	free(procs[0].exe.data);
+	free(procs[1].exe.data);
 }
 
 Test(sensitive, signal_event_roundtrip)

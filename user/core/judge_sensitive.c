@@ -103,50 +103,67 @@ static char *signal_reason(const struct fp_signal_finding *x, bool ptrace)
 	char *e = x->by.exe.len ? fp_policy_quote_dup(x->by.exe.data,
 						      x->by.exe.len, false) :
 				  strdup("?");
-	char what[64], whom[64], *s = NULL;
+	char what[64], whom[64], err[64] = "", *s = NULL;
 
 	if (ptrace)
-		snprintf(what, sizeof(what), "ptrace");
+		snprintf(what, sizeof(what), "ptrace of");
 	else
-		snprintf(what, sizeof(what), "SIG%s",
+		snprintf(what, sizeof(what), "SIG%s to",
 			 sigabbrev_np(x->sig) ?: "?");
 	if (x->target_pid)
 		snprintf(whom, sizeof(whom), "pid %u", x->target_pid);
 	else
 		snprintf(whom, sizeof(whom), "every process");
+	if (x->err)
+		snprintf(err, sizeof(err), " (attempted, %s)",
+			 strerrorname_np(x->err) ?: "error");
 	if (t && e)
-		s = fmt("processes.%s: %s %s %s%s%s by pid %d %s%s%s",
-			ptrace ? "ptraced" : "signalled_outside", what,
-			ptrace ? "of" : "to", whom, *t ? " " : "", t,
-			(int)x->by.pid, e, x->err ? " (attempted, " : "",
-			x->err ? strerrorname_np(x->err) ?: "error" : "");
-	if (s && x->err) {
-		char *u = fmt("%s)", s);
-
-		free(s);
-		s = u;
-	}
+		s = fmt("processes.%s: %s %s%s%s by pid %d %s%s%s",
+			ptrace ? "ptraced" : "signalled_outside", what, whom,
+			*t ? " " : "", t, (int)x->by.pid, e, err,
+			x->forbidden ? " (forbidden)" : "");
 	free(t);
 	free(e);
 	return s;
 }
 
-/*
- * A signal or ptrace aimed outside the run fails the verdict. An attempt
- * the kernel refused is reported (the process is protected already), and
- * so is kill(pid, 0), which only asks whether the process exists.
- */
-static int judge_signals(struct fp_findings *f, struct fp_vec *vec, bool ptrace,
-			 struct fp_verdict *v)
+static void drop_signal(struct fp_vec *v, size_t i)
 {
+	fp_signal_finding_clear(&((struct fp_signal_finding *)v->v)[i]);
+	fp_vec_remove(v, i, sizeof(struct fp_signal_finding));
+}
+
+/*
+ * A signal or ptrace aimed outside the run fails the verdict unless an
+ * allow rule names the target's executable. An attempt the kernel refused
+ * is reported (the process is protected already), and so is kill(pid, 0),
+ * which only asks whether the process exists; a forbid rule fails both.
+ */
+static int judge_signals(const struct fp_policy *p, struct fp_findings *f,
+			 struct fp_vec *vec, bool ptrace, struct fp_verdict *v)
+{
+	enum fp_rule_target target = ptrace ? FP_T_PTRACE : FP_T_SIGNAL;
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < vec->n && !ret; i++) {
+	for (i = 0; i < vec->n && !ret;) {
 		struct fp_signal_finding *x =
 			&((struct fp_signal_finding *)vec->v)[i];
+		const struct fp_rule *rule;
+		enum fp_decision d =
+			fp_policy_decide(p, target, x->target_exe.data ?: "",
+					 x->target_exe.len, &rule);
 
-		if (x->err || (!ptrace && x->sig == 0))
+		if (d == FP_DEC_IGNORE) {
+			drop_signal(vec, i);
+			continue;
+		}
+		i++;
+		x->rule = rule ? rule->text : NULL;
+		x->forbidden = d == FP_DEC_FORBID;
+		x->allowed = d == FP_DEC_ALLOW;
+		if (!x->forbidden &&
+		    (x->allowed || x->err || (!ptrace && x->sig == 0)))
 			continue;
 		x->failing = true;
 		ret = fp_verdict_fail(v, f, x->by.step,
@@ -161,8 +178,8 @@ int fp_judge_sensitive(const struct fp_policy *p, struct fp_findings *f,
 	int ret = judge_reads(p, f, v);
 
 	if (!ret)
-		ret = judge_signals(f, &f->signalled, false, v);
+		ret = judge_signals(p, f, &f->signalled, false, v);
 	if (!ret)
-		ret = judge_signals(f, &f->ptraced, true, v);
+		ret = judge_signals(p, f, &f->ptraced, true, v);
 	return ret;
 }

@@ -272,6 +272,8 @@ static const char *target_name(enum fp_rule_target t)
 	return t == FP_T_PROCESS ? "process " :
 	       t == FP_T_BIND	 ? "bind " :
 	       t == FP_T_READ	 ? "read " :
+	       t == FP_T_SIGNAL	 ? "signal " :
+	       t == FP_T_PTRACE	 ? "ptrace " :
 				   "";
 }
 
@@ -294,10 +296,13 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 			 kind_name(kind));
 		return -EINVAL;
 	}
-	if (target == FP_T_READ && kind == FP_EXPECT) {
+	if (target >= FP_T_READ && kind == FP_EXPECT) {
 		snprintf(
 			err, errlen,
-			"footprint: 'expect read' is not a rule: a read changes nothing to expect; use allow, forbid or ignore read");
+			"footprint: 'expect %s' is not a rule: it changes nothing to expect; use allow, forbid or ignore",
+			target == FP_T_READ   ? "read" :
+			target == FP_T_SIGNAL ? "signal" :
+						"ptrace");
 		return -EINVAL;
 	}
 	fp_policy_quote(quoted, sizeof(quoted), pattern, len, false);
@@ -333,19 +338,21 @@ cleanup:
 	return ret;
 }
 
-/* "process", "leftover", "exec", "bind" or "read": a target, not a
- * pattern */
+/* "process", "leftover", "exec", "bind", "read", "signal" or "ptrace": a
+ * target, not a pattern */
 static bool is_target_word(const char *s, size_t len,
 			   enum fp_rule_target *target)
 {
 	static const char *const words[] = { "process", "leftover", "exec",
-					     "bind", "read" };
+					     "bind",	"read",	    "signal",
+					     "ptrace" };
 	static const enum fp_rule_target targets[] = {
-		FP_T_PROCESS, FP_T_PROCESS, FP_T_PROCESS, FP_T_BIND, FP_T_READ
+		FP_T_PROCESS, FP_T_PROCESS, FP_T_PROCESS, FP_T_BIND,
+		FP_T_READ,    FP_T_SIGNAL,  FP_T_PTRACE
 	};
 	size_t i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 7; i++) {
 		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
 			*target = targets[i];
 			return true;

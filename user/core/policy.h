@@ -19,6 +19,8 @@ enum fp_rule_target {
 	FP_T_PROCESS,
 	FP_T_BIND,
 	FP_T_READ, /* a path opened for reading: matched as paths are */
+	FP_T_SIGNAL, /* the executable of a process signalled outside the run */
+	FP_T_PTRACE, /* the executable of a process ptraced outside the run */
 };
 
 struct fp_rule {
