@@ -41,44 +41,45 @@ void fp_event_free(struct fp_event *ev)
 }
 
 static const char *const sys_names[FP_SYS_MAX] = {
-	[FP_SYS_OPEN] = "open",
-	[FP_SYS_OPENAT] = "openat",
-	[FP_SYS_OPENAT2] = "openat2",
-	[FP_SYS_CREAT] = "creat",
-	[FP_SYS_UNLINK] = "unlink",
-	[FP_SYS_UNLINKAT] = "unlinkat",
-	[FP_SYS_RENAME] = "rename",
-	[FP_SYS_RENAMEAT] = "renameat",
-	[FP_SYS_RENAMEAT2] = "renameat2",
-	[FP_SYS_BIND] = "bind",
-	[FP_SYS_MKDIR] = "mkdir",
-	[FP_SYS_MKDIRAT] = "mkdirat",
-	[FP_SYS_RMDIR] = "rmdir",
-	[FP_SYS_MKNOD] = "mknod",
-	[FP_SYS_MKNODAT] = "mknodat",
-	[FP_SYS_SYMLINK] = "symlink",
-	[FP_SYS_SYMLINKAT] = "symlinkat",
-	[FP_SYS_LINK] = "link",
-	[FP_SYS_LINKAT] = "linkat",
-	[FP_SYS_CHMOD] = "chmod",
-	[FP_SYS_FCHMOD] = "fchmod",
-	[FP_SYS_FCHMODAT] = "fchmodat",
-	[FP_SYS_FCHMODAT2] = "fchmodat2",
-	[FP_SYS_CHOWN] = "chown",
-	[FP_SYS_LCHOWN] = "lchown",
-	[FP_SYS_FCHOWN] = "fchown",
-	[FP_SYS_FCHOWNAT] = "fchownat",
-	[FP_SYS_TRUNCATE] = "truncate",
+	[FP_SYS_OPEN] = "open",		  [FP_SYS_OPENAT] = "openat",
+	[FP_SYS_OPENAT2] = "openat2",	  [FP_SYS_CREAT] = "creat",
+	[FP_SYS_UNLINK] = "unlink",	  [FP_SYS_UNLINKAT] = "unlinkat",
+	[FP_SYS_RENAME] = "rename",	  [FP_SYS_RENAMEAT] = "renameat",
+	[FP_SYS_RENAMEAT2] = "renameat2", [FP_SYS_BIND] = "bind",
+	[FP_SYS_MKDIR] = "mkdir",	  [FP_SYS_MKDIRAT] = "mkdirat",
+	[FP_SYS_RMDIR] = "rmdir",	  [FP_SYS_MKNOD] = "mknod",
+	[FP_SYS_MKNODAT] = "mknodat",	  [FP_SYS_SYMLINK] = "symlink",
+	[FP_SYS_SYMLINKAT] = "symlinkat", [FP_SYS_LINK] = "link",
+	[FP_SYS_LINKAT] = "linkat",	  [FP_SYS_CHMOD] = "chmod",
+	[FP_SYS_FCHMOD] = "fchmod",	  [FP_SYS_FCHMODAT] = "fchmodat",
+	[FP_SYS_FCHMODAT2] = "fchmodat2", [FP_SYS_CHOWN] = "chown",
+	[FP_SYS_LCHOWN] = "lchown",	  [FP_SYS_FCHOWN] = "fchown",
+	[FP_SYS_FCHOWNAT] = "fchownat",	  [FP_SYS_TRUNCATE] = "truncate",
 	[FP_SYS_FTRUNCATE] = "ftruncate",
-	[FP_SYS_PTRACE] = "ptrace",
-	[FP_SYS_KILL] = "kill",
-	[FP_SYS_TKILL] = "tkill",
-	[FP_SYS_TGKILL] = "tgkill",
-	[FP_SYS_PIDFD_SEND_SIGNAL] = "pidfd_send_signal",
 };
+
+/* signal.bpf.h's, kept apart from the file syscalls' table */
+static const char *signal_sys_name(uint32_t sys)
+{
+	switch (sys) {
+	case FP_SYS_PTRACE:
+		return "ptrace";
+	case FP_SYS_KILL:
+		return "kill";
+	case FP_SYS_TKILL:
+		return "tkill";
+	case FP_SYS_TGKILL:
+		return "tgkill";
+	case FP_SYS_PIDFD_SEND_SIGNAL:
+		return "pidfd_send_signal";
+	}
+	return NULL;
+}
 
 const char *fp_sys_name(uint32_t sys)
 {
+	if (signal_sys_name(sys))
+		return signal_sys_name(sys);
 	return sys < FP_SYS_MAX && sys_names[sys] ? sys_names[sys] : "unknown";
 }
 
