@@ -210,5 +210,8 @@ static __always_inline struct file *task_fd(struct task_struct *task, int fd)
  */
 int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen); /* net */
 int fp_tamper_enter(__u32 sys, __u64 a0, __u64 a1); /* process */
+/* signal.bpf.c */
+__u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1);
+int fp_signal_exit(long ret, __u32 sys, __u64 given, __u64 what, __u64 target);
 
 #endif /* FP_COMMON_BPF_H */

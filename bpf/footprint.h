@@ -36,6 +36,9 @@ enum fp_event_type {
 	FP_EV_TAMPER = 7,
 	/* never from the kernel: a step named by `footprint sidecar mark` */
 	FP_EV_MARK = 8,
+	/* kill, tkill, tgkill, pidfd_send_signal or ptrace aimed at a process
+	 * outside the run (struct fp_signal) */
+	FP_EV_SIGNAL = 13,
 };
 
 /* what an FP_EV_TAMPER record saw */
@@ -81,6 +84,11 @@ enum fp_sys {
 	FP_SYS_BPF,
 	FP_SYS_PTRACE,
 	FP_SYS_HEARTBEAT, /* getppid: the tracer checks its programs run */
+	/* signals aimed at other processes (signal.bpf.c); ptrace too */
+	FP_SYS_KILL,
+	FP_SYS_TKILL,
+	FP_SYS_TGKILL,
+	FP_SYS_PIDFD_SEND_SIGNAL,
 	FP_SYS_MAX,
 };
 
@@ -252,6 +260,22 @@ struct fp_tamper {
 	__u32 target_pid; /* the tracer's process aimed at (tgid) */
 	__u32 _pad;
 	__s64 arg; /* bpf: the command; ptrace: the request */
+};
+
+/*
+ * A signal or ptrace request from a traced process to a process outside
+ * the run, decided at syscall entry (the target may be gone at exit) and
+ * sent at exit with the result.
+ */
+struct fp_signal {
+	struct fp_hdr hdr;
+	__s64 ret;
+	__u32 sys; /* FP_SYS_KILL ... FP_SYS_PIDFD_SEND_SIGNAL, FP_SYS_PTRACE */
+	__s32 sig; /* the signal; ptrace: 0 */
+	__s64 target; /* the pid or fd as given (kill: < 0 a group, -1 all) */
+	__u32 target_tgid; /* as the tracer sees it; 0: every process */
+	__u32 _pad;
+	__s64 request; /* ptrace: the request */
 };
 
 /* per-CPU counters, summed by userspace */

@@ -40,6 +40,8 @@ extern struct task_struct *bpf_task_from_pid(s32 pid) __weak __ksym;
 extern void bpf_task_release(struct task_struct *p) __weak __ksym;
 extern int LINUX_KERNEL_VERSION __kconfig;
 
+#include "signal.bpf.h"
+
 /*
  * The process a ptrace request names: it may name any of its threads.
  * Before 6.2 there is no way to look a task up by pid here, so the pid is

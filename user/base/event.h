@@ -105,6 +105,14 @@ struct fp_event {
 		struct {
 			struct fp_bytes name; /* as given to sidecar mark */
 		} mark;
+		struct {
+			uint32_t sys; /* FP_SYS_KILL..., FP_SYS_PTRACE */
+			int32_t sig; /* ptrace: 0 */
+			int64_t ret;
+			int64_t target; /* pid or pidfd as given */
+			uint32_t target_tgid; /* 0: every process (kill -1) */
+			int64_t request; /* ptrace */
+		} signal;
 	};
 };
 
@@ -114,7 +122,7 @@ void fp_event_free(struct fp_event *ev);
 const char *fp_sys_name(uint32_t sys);
 /* "open", "unlink", "rename", "mkdir", "mknod", "symlink", "link",
  * "chmod", "chown", "truncate", "bind", "exec", "fork", "exit", "tamper",
- * "mark" */
+ * "mark", "signal", "ptrace" */
 const char *fp_event_kind(const struct fp_event *ev);
 
 /*

@@ -304,6 +304,7 @@ int cmd_run(int argc, char **argv)
 		.summary_max = o.summary_max,
 		.cross_mounts = o.cross_mounts,
 		.rehash_all = o.rehash_all,
+		.report_reads = o.report_reads,
 		.mem_budget = o.mem_budget,
 		.ring_bytes = o.ring_bytes,
 		.max_argv_bytes = o.max_argv_bytes,

@@ -176,6 +176,9 @@ void fp_run_usage(FILE *f)
 		"      --cross-mounts   descend into other filesystems under a root\n"
 		"      --rehash-all     re-hash every file after the run\n"
 		"      --report-noise   report /dev/null, /dev/tty*, /proc/self/... too\n"
+		"      --report-reads   list every file read in files.read (deduplicated,\n"
+		"                       at most 100000, the rest counted); by default\n"
+		"                       only secrets and files read inside the roots\n"
 		"      --ring-size SIZE ring buffer size, a power of two (default 16M)\n"
 		"      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
 		"                       is counted in argv_dropped\n"
@@ -195,6 +198,7 @@ void fp_run_usage(FILE *f)
 		"  sudo footprint run --allow .cache/ --allow logs/run.log -- ./gen.sh\n"
 		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
 		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
+		"  sudo footprint run --report-reads --receipt r.json -- make\n"
 		"\n"
 		"Under sudo, outputs and policy files are opened with the invoking\n"
 		"user's rights and never through a symbolic link; an existing output\n"
@@ -223,6 +227,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "cross-mounts", no_argument, NULL, 'C' },
 		{ "rehash-all", no_argument, NULL, 'H' },
 		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
+		{ "report-reads", no_argument, NULL, 'D' + 256 },
 		{ "events", required_argument, NULL, 'e' },
 		{ "record", required_argument, NULL, 'w' },
 		{ "user", required_argument, NULL, 'u' },
@@ -311,6 +316,9 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'H':
 			o->rehash_all = true;
+			break;
+		case 'D' + 256:
+			o->report_reads = true;
 			break;
 		case 'e':
 			o->events_path = optarg;

@@ -35,6 +35,7 @@ struct run_opts {
 	size_t summary_max; /* --summary-max */
 	bool cross_mounts;
 	bool rehash_all;
+	bool report_reads;
 	char **argv;
 	const char *roots_arg[64];
 	size_t nroots;

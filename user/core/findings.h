@@ -188,6 +188,10 @@ struct fp_findings {
 	 * their own rules (allow privileged), never by the process ones */
 	struct fp_vec privileged;
 	struct fp_vec steps; /* struct fp_step, in order; empty in `run` */
+	/* sensitive.h: files read, signals and ptrace outside the run */
+	struct fp_vec reads; /* struct fp_read_finding, by path */
+	uint64_t reads_omitted; /* past FP_READS_MAX: counted, not listed */
+	struct fp_vec signalled, ptraced; /* struct fp_signal_finding */
 };
 
 /* a zeroed new element at the end, or NULL */

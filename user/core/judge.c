@@ -671,6 +671,8 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 		ret = judge_privileged(p, f, v);
 	if (!ret)
 		ret = judge_net(p, f, v);
+	if (!ret)
+		ret = fp_judge_sensitive(p, f, v);
 	for (i = 0; !ret && i < p->n; i++) {
 		const struct fp_rule *r = &p->rules[i];
 		struct fp_expect *e;
@@ -697,6 +699,12 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 	v->ok = !ret && !o->timed_out && !o->signal && o->exit_code == 0 &&
 		!o->interrupted && o->complete && v->failing == 0;
 	return ret;
+}
+
+int fp_verdict_fail(struct fp_verdict *v, const struct fp_findings *f,
+		    unsigned int step, char *reason)
+{
+	return fail(v, reason ? in_step(f, step, reason) : NULL);
 }
 
 void fp_verdict_free(struct fp_verdict *v)

@@ -202,21 +202,27 @@ static bool glob_dir_matches(const char *p, size_t plen, const char *s,
 	return false;
 }
 
+/* read rules name paths, and match them as path rules do */
+static bool pathlike(enum fp_rule_target t)
+{
+	return t == FP_T_PATH || t == FP_T_READ;
+}
+
 bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 {
 	const char *p = r->pattern;
 	size_t plen = r->len;
 
-	if (r->target == FP_T_PATH && plen == 1 && p[0] == '/')
+	if (pathlike(r->target) && plen == 1 && p[0] == '/')
 		return true; /* "/" is everything */
-	if (r->target == FP_T_PATH && plen > 1 && p[plen - 1] == '/' &&
+	if (pathlike(r->target) && plen > 1 && p[plen - 1] == '/' &&
 	    !is_glob(p, plen)) {
 		/* "dir/" is the directory and everything below it */
 		if (len == plen - 1 && !memcmp(s, p, len))
 			return true;
 		return len >= plen && !memcmp(s, p, plen);
 	}
-	if (r->target == FP_T_PATH && plen > 1 && p[plen - 1] == '/' &&
+	if (pathlike(r->target) && plen > 1 && p[plen - 1] == '/' &&
 	    (plen < 2 || p[plen - 2] != '\\'))
 		return glob_dir_matches(p, plen - 1, s, len);
 	if (!is_glob(p, plen))
@@ -224,7 +230,7 @@ bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 	/* "[::1]" in a bind subject is an address, not a class */
 	if (r->target == FP_T_BIND)
 		return glob_match(p, plen, s, len, false, false);
-	return fp_glob_match(p, plen, s, len, r->target == FP_T_PATH);
+	return fp_glob_match(p, plen, s, len, pathlike(r->target));
 }
 
 static int add_rule(struct fp_policy *p, enum fp_rule_kind kind,
@@ -266,6 +272,9 @@ static const char *target_name(enum fp_rule_target t)
 	return t == FP_T_PROCESS ? "process " :
 	       t == FP_T_BIND	 ? "bind " :
 	       t == FP_T_PRIV	 ? "privileged " :
+	       t == FP_T_READ	 ? "read " :
+	       t == FP_T_SIGNAL	 ? "signal " :
+	       t == FP_T_PTRACE	 ? "ptrace " :
 				   "";
 }
 
@@ -288,11 +297,22 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 			 kind_name(kind));
 		return -EINVAL;
 	}
+	if ((target == FP_T_READ || target == FP_T_SIGNAL ||
+	     target == FP_T_PTRACE) &&
+	    kind == FP_EXPECT) {
+		snprintf(
+			err, errlen,
+			"footprint: 'expect %s' is not a rule: it changes nothing to expect; use allow, forbid or ignore",
+			target == FP_T_READ   ? "read" :
+			target == FP_T_SIGNAL ? "signal" :
+						"ptrace");
+		return -EINVAL;
+	}
 	fp_policy_quote(quoted, sizeof(quoted), pattern, len, false);
 	if (asprintf(&text, "%s %s%s", kind_name(kind), target_name(target),
 		     quoted) < 0)
 		return -ENOMEM;
-	if (target != FP_T_PATH || pattern[0] == '/' || nroots == 0) {
+	if (!pathlike(target) || pattern[0] == '/' || nroots == 0) {
 		ret = add_rule(p, kind, target, pattern, len, text);
 		goto cleanup;
 	}
@@ -321,19 +341,23 @@ cleanup:
 	return ret;
 }
 
-/* "process", "leftover", "exec", "bind" or "privileged": a target */
+/* "process", "leftover", "exec", "bind", "read", "signal", "ptrace" or
+ * "privileged": a target, not a pattern */
 static bool is_target_word(const char *s, size_t len,
 			   enum fp_rule_target *target)
 {
-	static const char *const words[] = { "process", "leftover", "exec",
-					     "bind", "privileged" };
+	static const char *const words[] = { "process", "leftover",  "exec",
+					     "bind",	"read",	     "signal",
+					     "ptrace",	"privileged" };
+	static const enum fp_rule_target targets[] = {
+		FP_T_PROCESS, FP_T_PROCESS, FP_T_PROCESS, FP_T_BIND,
+		FP_T_READ,    FP_T_SIGNAL,  FP_T_PTRACE,  FP_T_PRIV
+	};
 	size_t i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 8; i++) {
 		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
-			*target = i == 4 ? FP_T_PRIV :
-				  i == 3 ? FP_T_BIND :
-					   FP_T_PROCESS;
+			*target = targets[i];
 			return true;
 		}
 	}

@@ -14,8 +14,15 @@
 #include <stddef.h>
 
 enum fp_rule_kind { FP_ALLOW, FP_FORBID, FP_EXPECT, FP_IGNORE };
-/* FP_T_PRIV: an exe whose exec may raise privileges (allow privileged) */
-enum fp_rule_target { FP_T_PATH, FP_T_PROCESS, FP_T_BIND, FP_T_PRIV };
+enum fp_rule_target {
+	FP_T_PATH,
+	FP_T_PROCESS,
+	FP_T_BIND,
+	FP_T_READ, /* a path opened for reading: matched as paths are */
+	FP_T_SIGNAL, /* the executable of a process signalled outside the run */
+	FP_T_PTRACE, /* the executable of a process ptraced outside the run */
+	FP_T_PRIV, /* an exe whose exec may raise privileges (allow privileged) */
+};
 
 struct fp_rule {
 	enum fp_rule_kind kind;

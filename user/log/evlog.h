@@ -14,7 +14,9 @@
 #include <stdint.h>
 
 #define FP_LOG_MAGIC "FPRINTLG" /* 8 bytes */
-#define FP_LOG_VERSION 5 /* the newest a reader knows: exec credentials */
+/* the newest a reader knows: 4 segments, 5 exec credentials, signal
+ * events, header homes */
+#define FP_LOG_VERSION 5
 /* what a log without segments is written as: its execs carry credentials,
  * which a reader of version 4 would silently drop */
 #define FP_LOG_VERSION_PLAIN 5

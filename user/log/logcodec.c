@@ -234,6 +234,30 @@ static void dec_tamper(struct fp_dec *d, struct fp_event *ev)
 		d->err = -EBADMSG;
 }
 
+static void enc_signal(struct fp_enc *e, const struct fp_event *ev)
+{
+	fp_enc_u64(e, ev->signal.sys);
+	fp_enc_i64(e, ev->signal.sig);
+	fp_enc_i64(e, ev->signal.ret);
+	fp_enc_i64(e, ev->signal.target);
+	fp_enc_u64(e, ev->signal.target_tgid);
+	fp_enc_i64(e, ev->signal.request);
+}
+
+static void dec_signal(struct fp_dec *d, struct fp_event *ev)
+{
+	ev->signal.sys = fp_dec_u64(d);
+	ev->signal.sig = fp_dec_i64(d);
+	ev->signal.ret = fp_dec_i64(d);
+	ev->signal.target = fp_dec_i64(d);
+	ev->signal.target_tgid = fp_dec_u64(d);
+	ev->signal.request = fp_dec_i64(d);
+	if (ev->signal.sys != FP_SYS_PTRACE &&
+	    (ev->signal.sys < FP_SYS_KILL ||
+	     ev->signal.sys > FP_SYS_PIDFD_SEND_SIGNAL))
+		d->err = -EBADMSG;
+}
+
 void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		  uint64_t *prev_ts)
 {
@@ -301,6 +325,9 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 	case FP_EV_MARK:
 		fp_enc_bytes(e, ev->mark.name.data, ev->mark.name.len);
 		break;
+	case FP_EV_SIGNAL:
+		enc_signal(e, ev);
+		break;
 	}
 }
 
@@ -311,8 +338,9 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->type = fp_dec_u64(d);
-	if (ev->type < FP_EV_EXEC || ev->type > FP_EV_MARK ||
-	    ev->type == FP_EV_ARGV) {
+	if ((ev->type < FP_EV_EXEC || ev->type > FP_EV_MARK ||
+	     ev->type == FP_EV_ARGV) &&
+	    ev->type != FP_EV_SIGNAL) {
 		d->err = -EBADMSG;
 		ev->type = 0;
 		return d->err;
@@ -391,6 +419,9 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		break;
 	case FP_EV_MARK:
 		fp_dec_bytes(d, &ev->mark.name);
+		break;
+	case FP_EV_SIGNAL:
+		dec_signal(d, ev);
 		break;
 	}
 	if (d->err)

@@ -9,6 +9,7 @@
 #include "json.h"
 #include "privs_json.h"
 #include "receipt.h"
+#include "receipt_parts.h"
 
 /* write_proc's list for processes.privileged, which is not an fp_proc_list */
 #define PRIVILEGED FP_P_NLISTS
@@ -348,6 +349,24 @@ static void write_strv(struct json_out *j, const char *key, char *const *v,
 	free(buf);
 }
 
+void fp_receipt_actor(struct json_out *j, const char *key,
+		      const struct fp_actor *a)
+{
+	write_actor(j, key, a);
+}
+
+void fp_receipt_step(struct json_out *j, const struct fp_findings *fi,
+		     unsigned int step)
+{
+	write_step(j, fi, step);
+}
+
+void fp_receipt_judged(struct json_out *j, bool allowed, bool forbidden,
+		       const char *rule)
+{
+	write_judged(j, allowed, forbidden, rule);
+}
+
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v)
 {
@@ -402,6 +421,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		}
 		fputc(']', f);
 	}
+	fp_receipt_reads(&j, fi);
 	json_end_object(&j);
 
 	json_key(&j, "processes");
@@ -424,6 +444,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		write_proc(&j, fi, PRIVILEGED, &FP_PRIVILEGED(fi)[i]);
 	}
 	fputc(']', f);
+	fp_receipt_signals(&j, fi);
 	json_end_object(&j);
 
 	json_key(&j, "network");

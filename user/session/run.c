@@ -79,6 +79,8 @@ void fp_run_free(struct fp_run *run)
 	free(run->state_dir);
 	free_strv(run->roots);
 	free_strv(run->policy);
+	free_strv(run->homes);
+	fp_policy_free(&run->read_pol);
 	for (p = 0; p < 2; p++) {
 		fp_fs_snapshot_free(&run->fs[p]);
 		fp_proc_table_free(&run->procs[p]);

@@ -257,6 +257,9 @@ int fp_session_header(struct fp_session *s, char *const *argv,
 			return -ENOMEM;
 	if (fp_run_set_policy(run, s->o.pol))
 		return -ENOMEM;
+	run->report_reads = s->o.report_reads;
+	if (fp_run_collect_homes(run) || fp_run_reads_ready(run))
+		return -ENOMEM;
 	uname(&u);
 	run->kernel = strdup(u.release);
 	run->hostname = strdup(u.nodename);

@@ -46,6 +46,7 @@ struct fp_session_opts {
 	uint64_t record_max; /* segments of at most this size; 0: one file */
 	bool force; /* replace an existing log */
 	bool quiet, cross_mounts, rehash_all;
+	bool report_reads; /* list every file read, not only secrets */
 	size_t summary_max; /* examples per category; 0: the default */
 	uint64_t mem_budget;
 	size_t ring_bytes;

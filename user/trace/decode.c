@@ -279,6 +279,23 @@ static int decode_tamper(const void *rec, size_t size, struct fp_event *ev)
 	return 0;
 }
 
+static int decode_signal(const void *rec, size_t size, struct fp_event *ev)
+{
+	const struct fp_signal *x = rec;
+
+	if (size < sizeof(*x) ||
+	    (x->sys != FP_SYS_PTRACE &&
+	     (x->sys < FP_SYS_KILL || x->sys > FP_SYS_PIDFD_SEND_SIGNAL)))
+		return -EINVAL;
+	ev->signal.sys = x->sys;
+	ev->signal.sig = x->sig;
+	ev->signal.ret = x->ret;
+	ev->signal.target = x->target;
+	ev->signal.target_tgid = x->target_tgid;
+	ev->signal.request = x->request;
+	return 0;
+}
+
 int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 {
 	const struct fp_hdr *h = rec;
@@ -314,6 +331,9 @@ int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 		break;
 	case FP_EV_TAMPER:
 		err = decode_tamper(rec, size, ev);
+		break;
+	case FP_EV_SIGNAL:
+		err = decode_signal(rec, size, ev);
 		break;
 	default:
 		return -ENOTSUP;
