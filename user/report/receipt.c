@@ -8,6 +8,7 @@
 #include "findref.h"
 #include "json.h"
 #include "receipt.h"
+#include "receipt_scratch.h"
 
 static void hex(char *out, const unsigned char *d, size_t n)
 {
@@ -424,6 +425,9 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	/* a run's receipt has neither, unless a run saw tampering */
 	if (ri->sidecar || fi->tamper.n || fi->steps.n)
 		write_sidecar(&j, fi);
+	if (ri->scratch_dir)
+		fp_receipt_scratch(&j, ri->scratch_dir, ri->roots, ri->nroots,
+				   ri->fs_before, ri->fs_after);
 
 	json_key(&j, "expected");
 	fputc('[', f);

@@ -32,6 +32,7 @@ enum {
 	H_MODE, /* "sidecar"; a log without it is a run's */
 	H_STEP_PARENT,
 	H_STATE_DIR,
+	H_SCRATCH_DIR = 24, /* run --scratch DIR (docs/scratch.md) */
 };
 
 /* trailer keys */
@@ -110,6 +111,8 @@ int fp_log_header(struct fp_log_sink *s, const struct fp_run *run)
 	kv_str(e, H_RUN_CGROUP, run->run_cgroup);
 	kv_u64(e, H_MEM_BUDGET, run->mem_budget);
 	header_sidecar(e, run);
+	if (run->scratch_dir)
+		kv_str(e, H_SCRATCH_DIR, run->scratch_dir);
 	return put(s, FP_REC_HEADER) ?: fp_evlog_flush(&s->w);
 }
 
@@ -377,6 +380,9 @@ static int read_header_sidecar(struct fp_run *run, uint64_t key,
 		return 0;
 	case H_STATE_DIR:
 		set_str(&run->state_dir, v);
+		return 0;
+	case H_SCRATCH_DIR:
+		set_str(&run->scratch_dir, v);
 		return 0;
 	}
 	return 1;
