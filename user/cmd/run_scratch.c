@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lockfile.h"
 #include "run_scratch.h"
 #include "snapshot_fs.h"
 
@@ -109,9 +110,26 @@ int fp_run_scratch_open(struct fp_scratch *sc, const struct run_opts *o,
 int fp_run_inputs_check(const struct run_opts *o, char *const *roots,
 			const struct fp_creds *c)
 {
-	(void)o;
+	struct fp_jval il;
+	const char *root;
+	int rc = fp_lockfile_read(c, "the input lock", o->inputs_lock, &il);
+
 	(void)roots;
-	(void)c;
-	fprintf(stderr, "footprint: --inputs-lock is not built yet\n");
-	return FP_EXIT_USAGE;
+	if (rc)
+		return rc;
+	rc = fp_lockfile_kind(&il, "inputs", o->inputs_lock);
+	root = fp_json_str(&il, "root");
+	if (!rc && !root) {
+		fprintf(stderr,
+			"footprint: the input lock %s names no root; give one that footprint lock --inputs wrote\n",
+			o->inputs_lock);
+		rc = FP_EXIT_USAGE;
+	}
+	if (!rc)
+		rc = fp_lockfile_check_inputs(&il, root, c);
+	/* drift refuses the run like any other bad input */
+	if (rc == 1)
+		rc = FP_EXIT_USAGE;
+	fp_json_free(&il);
+	return rc;
 }

@@ -3,33 +3,29 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lock.h"
 #include "receipt_scratch.h"
 
 enum { ADDED, CHANGED, REMOVED, NKINDS };
 static const char *const kind_names[] = { "added", "changed", "removed" };
 
-static void write_new(struct json_out *j, const struct fp_fentry *e)
+/* type, mode and content; a file the user may not read, or one that
+ * moved while it was hashed, has no sha256 anyone can lock */
+static void write_state(struct json_out *j, const struct fp_fentry *e)
 {
-	static const char digits[] = "0123456789abcdef";
 	char h[65], t[2] = { e->type, 0 };
-	size_t i;
 
-	json_field_bytes(j, "path", e->path.data, e->path.len);
 	json_field_str(j, "type", t);
 	json_field_u64(j, "mode", e->mode);
 	json_key(j, "sha256");
-	/* a file the user may not read, or one that moved while hashed,
-	 * has no content anyone can lock */
-	if (e->type != 'f' || !e->hashed || e->unstable || e->err) {
+	if (e->type != 'f' || !fp_lock_entry_ok(e)) {
 		fputs("null", j->f);
-		return;
+	} else {
+		fp_lock_hex(h, e->sha256);
+		json_string(j->f, h, 64);
 	}
-	for (i = 0; i < 32; i++) {
-		h[2 * i] = digits[e->sha256[i] >> 4];
-		h[2 * i + 1] = digits[e->sha256[i] & 15];
-	}
-	h[64] = '\0';
-	json_string(j->f, h, 64);
+	if (e->type == 'l')
+		json_field_bytes(j, "target", e->target.data, e->target.len);
 }
 
 static bool differs(const struct fp_fentry *a, const struct fp_fentry *b)
@@ -46,19 +42,29 @@ static bool differs(const struct fp_fentry *a, const struct fp_fentry *b)
 	return memcmp(a->sha256, b->sha256, 32) != 0;
 }
 
-static void write_one(struct json_out *j, int kind, const struct fp_fentry *e,
-		      bool *first)
+/* what the path held before (promote checks the real tree still does)
+ * and what it holds after */
+static void write_one(struct json_out *j, const struct fp_fentry *before,
+		      const struct fp_fentry *after, bool *first)
 {
+	const struct fp_fentry *e = after ? after : before;
 	struct json_out k = { .f = j->f };
 
 	if (!*first)
 		fputc(',', j->f);
 	*first = false;
 	json_begin_object(&k);
-	if (kind == REMOVED)
-		json_field_bytes(&k, "path", e->path.data, e->path.len);
-	else
-		write_new(&k, e);
+	json_field_bytes(&k, "path", e->path.data, e->path.len);
+	if (after)
+		write_state(&k, after);
+	json_key(&k, "before");
+	if (before) {
+		json_begin_object(&k);
+		write_state(&k, before);
+		json_end_object(&k);
+	} else {
+		fputs("null", k.f);
+	}
 	json_end_object(&k);
 }
 
@@ -82,20 +88,19 @@ static void write_kind(struct json_out *j, int kind,
 			c = fp_bytes_cmp(b->e[i].path.data, b->e[i].path.len,
 					 a->e[k].path.data, a->e[k].path.len);
 		if (c < 0 && kind == REMOVED)
-			write_one(j, kind, &b->e[i], &first);
+			write_one(j, &b->e[i], NULL, &first);
 		else if (c > 0 && kind == ADDED)
-			write_one(j, kind, &a->e[k], &first);
+			write_one(j, NULL, &a->e[k], &first);
 		else if (!c && kind == CHANGED && differs(&b->e[i], &a->e[k]))
-			write_one(j, kind, &a->e[k], &first);
+			write_one(j, &b->e[i], &a->e[k], &first);
 		i += c <= 0;
 		k += c >= 0;
 	}
 	fputc(']', j->f);
 }
 
-void fp_receipt_scratch(struct json_out *j, const char *dir,
-			char *const *roots, size_t nroots,
-			const struct fp_fs_snapshot *before,
+void fp_receipt_scratch(struct json_out *j, const char *dir, char *const *roots,
+			size_t nroots, const struct fp_fs_snapshot *before,
 			const struct fp_fs_snapshot *after)
 {
 	size_t i;
@@ -110,12 +115,25 @@ void fp_receipt_scratch(struct json_out *j, const char *dir,
 		struct json_out k = { .f = j->f };
 		char upper[32];
 
+		const struct fp_fentry *bad;
+		unsigned char h[32];
+		char hex[65];
+
 		snprintf(upper, sizeof(upper), "%zu/upper", i);
 		if (i)
 			fputc(',', j->f);
 		json_begin_object(&k);
 		json_field_str(&k, "root", roots[i]);
 		json_field_str(&k, "upper", upper);
+		/* the tree it started from, as footprint lock --inputs
+		 * hashes it; null when part of it could not be read */
+		json_key(&k, "input_sha256");
+		if (fp_lock_tree_hash(before, roots[i], h, &bad)) {
+			fputs("null", k.f);
+		} else {
+			fp_lock_hex(hex, h);
+			json_string(k.f, hex, 64);
+		}
 		json_end_object(&k);
 	}
 	fputc(']', j->f);
