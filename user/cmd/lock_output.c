@@ -69,10 +69,13 @@ static const char *other_failure(const struct fp_jval *r)
 	/* the reasons are capped: the lists that fail are looked at too */
 	if (any_disallowed(
 		    fp_json_get(fp_json_get(r, "processes"), "leftover")) ||
-	    any_disallowed(fp_json_get(r, "network")))
+	    any_disallowed(fp_json_get(r, "network")) ||
+	    any_disallowed(fp_json_get(r, "tamper")))
 		return "a process left running or a port bound";
+	/* "... and N more failing findings": the lists above cover them */
 	for (i = 0; rs && rs->type == FP_J_ARR && i < rs->n; i++)
-		if (!rs->items[i].s || strncmp(rs->items[i].s, "files.", 6))
+		if (!rs->items[i].s || (strncmp(rs->items[i].s, "files.", 6) &&
+					strncmp(rs->items[i].s, "... and ", 8)))
 			return rs->items[i].s ? rs->items[i].s : "?";
 	return NULL;
 }

@@ -234,10 +234,12 @@ static int fp_scratch_arg(struct run_opts *o, int c, const char *arg)
 	else if (c == 'a' + 512 && o->nalso < FP_SCRATCH_MAX)
 		o->also[o->nalso++] = arg;
 	else
-		return fp_usage_error("run", "at most %d --hide and %d --scratch-also",
+		return fp_usage_error("run",
+				      "at most %d --hide and %d --scratch-also",
 				      FP_SCRATCH_MAX, FP_SCRATCH_MAX);
 	if (arg && !*arg)
-		return fp_usage_error("run", "an empty path is no path; give one");
+		return fp_usage_error("run",
+				      "an empty path is no path; give one");
 	return 0;
 }
 

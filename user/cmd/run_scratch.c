@@ -43,6 +43,34 @@ static int check_apart(const char *dir, char *const *paths, size_t n)
 	return 0;
 }
 
+/* DIR's real path before it is made: nothing may be made in a root */
+static char *dir_before(const char *dir, const struct fp_creds *c)
+{
+	char *copy = strdup(dir), *slash, *parent, *out = NULL;
+	const char *base;
+
+	if (!copy || fp_creds_enter(c)) {
+		free(copy);
+		return NULL;
+	}
+	out = realpath(dir, NULL);
+	slash = out ? NULL : strrchr(copy, '/');
+	if (!out) {
+		base = slash ? slash + 1 : copy;
+		if (slash)
+			*slash = '\0';
+		parent = realpath(slash ? (*copy ? copy : "/") : ".", NULL);
+		if (parent &&
+		    asprintf(&out, "%s/%s", strcmp(parent, "/") ? parent : "",
+			     base) < 0)
+			out = NULL;
+		free(parent);
+	}
+	fp_creds_leave(c);
+	free(copy);
+	return out;
+}
+
 static int resolve_also(const struct run_opts *o, const struct fp_creds *c,
 			char **out, size_t base)
 {
@@ -88,6 +116,12 @@ int fp_run_scratch_open(struct fp_scratch *sc, const struct run_opts *o,
 	for (i = 0; i < o->nroots; i++)
 		paths[i] = roots[i];
 	rc = resolve_also(o, c, paths, o->nroots);
+	if (!rc) {
+		char *guess = dir_before(o->scratch_dir, c);
+
+		rc = guess ? check_apart(guess, paths, a.npaths) : 0;
+		free(guess);
+	}
 	if (!rc && fp_scratch_open(sc, &a, c, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		rc = FP_EXIT_USAGE;
