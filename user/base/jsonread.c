@@ -166,8 +166,9 @@ static int container(struct rd *r, struct fp_jval *v, bool obj)
 		memset(&v->items[v->n], 0, sizeof(*v->items));
 		if (obj) {
 			ws(r);
-			if (r->p == r->end || *r->p++ != '"')
+			if (r->p == r->end || *r->p != '"')
 				return -EINVAL;
+			r->p++;
 			if ((e = string(r, &v->keys[v->n], &klen)))
 				return e;
 			ws(r);
