@@ -5,6 +5,7 @@ footprint runs as root the way sudo starts it, for the invoking user
 lock and promote run as nobody without root.
 """
 
+import fcntl
 import hashlib
 import json
 import os
@@ -32,6 +33,17 @@ Path("extra.py").write_text("print('side quest')\\n")
 
 def setUpModule():
     su.check_binary()
+
+
+def lock_schema_errors(doc, kind):
+    """Errors of doc against docs/KIND-lock.schema.json."""
+    try:
+        from jsonschema import Draft202012Validator
+    except ImportError:  # pragma: no cover - the schema check is a bonus
+        return []
+    with open(os.path.join(su.TOP, "docs", kind + "-lock.schema.json")) as f:
+        v = Draft202012Validator(json.load(f))
+    return [e.message for e in v.iter_errors(doc)]
 
 
 def tree(root):
@@ -152,6 +164,7 @@ class ScratchTest(unittest.TestCase):
         self.assertEqual(rc, EXIT_OK, err)
         with open(ilock) as f:
             il = json.load(f)
+        self.assertEqual(lock_schema_errors(il, "input"), [])
         self.assertEqual(sorted(e["path"] for e in il["files"]),
                          ["README.md", "calc.py", "test_calc.py"])
         # stage 4: the fake model runs in the scratch box, as nobody
@@ -191,6 +204,7 @@ class ScratchTest(unittest.TestCase):
         self.assertEqual(rc, EXIT_OK, err)
         with open(olock) as f:
             ol = json.load(f)
+        self.assertEqual(lock_schema_errors(ol, "output"), [])
         self.assertEqual(sorted(os.path.basename(p) for p in ol["skipped"]),
                          ["README.md", "extra.py"])
         self.assertEqual([(c["path"], c["op"], c["sha256"])
@@ -294,6 +308,40 @@ class ScratchTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.job, "README.md")))
         self.assertEqual(sorted(os.listdir(self.job)),
                          ["calc.py", "test_calc.py"])
+
+    def test_promotes_of_one_tree_never_interleave(self):
+        self.seed_job()
+        rc, err, r, s1 = self.scratch_run(
+            "s1", ["sh", "-c", "echo fixed > calc.py"],
+            ["--allow", "calc.py"])
+        self.assertEqual(rc, EXIT_OK, err)
+        olock = os.path.join(self.fixture, "output.lock")
+        rc, _, err = self.lock_output(os.path.join(self.out, "s1.json"),
+                                      olock)
+        self.assertEqual(rc, EXIT_OK, err)
+        before = tree(self.job)
+        # another promote holds the tree
+        held = os.open(self.job, os.O_RDONLY | os.O_DIRECTORY)
+        self.addCleanup(os.close, held)
+        fcntl.flock(held, fcntl.LOCK_EX)
+        p = subprocess.Popen([su.FOOTPRINT, "promote", "--lock", olock,
+                              "--scratch", s1], cwd=self.top,
+                             env=su.base_env(), preexec_fn=as_nobody,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(p.kill)
+
+        def waiting():
+            with open("/proc/locks") as f:
+                return any(" -> " in line and
+                           " %d " % p.pid in line for line in f)
+        self.assertTrue(su.wait_for(waiting, 30),
+                        "promote did not wait for the lock on the tree")
+        self.assertEqual(tree(self.job), before)
+        fcntl.flock(held, fcntl.LOCK_UN)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, EXIT_OK, err)
+        with open(os.path.join(self.job, "calc.py")) as f:
+            self.assertEqual(f.read(), "fixed\n")
 
     def test_disk_full_restores_the_target(self):
         # the target is a small tmpfs; the upper layer is elsewhere
