@@ -11,9 +11,8 @@
 #include "json.h"
 #include "snapshot_fs.h"
 
-void fp_receipt_scratch(struct json_out *j, const char *dir,
-			char *const *roots, size_t nroots,
-			const struct fp_fs_snapshot *before,
+void fp_receipt_scratch(struct json_out *j, const char *dir, char *const *roots,
+			size_t nroots, const struct fp_fs_snapshot *before,
 			const struct fp_fs_snapshot *after);
 
 #endif

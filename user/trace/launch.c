@@ -17,7 +17,8 @@
 #endif
 
 static void child_exec(int errfd, char *const argv[], const sigset_t *mask,
-		       const struct fp_identity *id, const struct fp_scratch *sc)
+		       const struct fp_identity *id,
+		       const struct fp_scratch *sc)
 {
 	int e = 0;
 

@@ -77,8 +77,7 @@ static int mount_hide(bool dir)
 
 	if (fs < 0)
 		return -errno;
-	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", dir ? "0" : "0755",
-		     0) ||
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", dir ? "0" : "0755", 0) ||
 	    fsconfig(fs, FSCONFIG_SET_STRING, "size", "64k", 0) ||
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
 		goto out;
@@ -88,7 +87,8 @@ static int mount_hide(bool dir)
 	fd = openat(mnt, "hidden", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
 	if (fd >= 0) {
 		close(fd);
-		fd = open_tree(mnt, "hidden", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		fd = open_tree(mnt, "hidden",
+			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	}
 	e = errno;
 	close(mnt);
@@ -100,8 +100,7 @@ out:
 	return mnt < 0 ? -e : mnt;
 }
 
-static int open_dir_as(const struct fp_creds *c, const char *path,
-		       bool create)
+static int open_dir_as(const struct fp_creds *c, const char *path, bool create)
 {
 	int fd, e = fp_creds_enter(c);
 
@@ -124,9 +123,10 @@ static int open_layer(struct fp_scratch *sc, const char *path,
 
 	lower = open_dir_as(c, path, false);
 	if (lower < 0) {
-		snprintf(err, errlen,
-			 "footprint: --scratch: cannot open %s as %s: %s; give an existing directory without symbolic links",
-			 path, c->active ? c->name : "root", strerror(-lower));
+		snprintf(
+			err, errlen,
+			"footprint: --scratch: cannot open %s as %s: %s; give an existing directory without symbolic links",
+			path, c->active ? c->name : "root", strerror(-lower));
 		return lower;
 	}
 	e = fp_creds_enter(c);
@@ -135,13 +135,15 @@ static int open_layer(struct fp_scratch *sc, const char *path,
 		fp_creds_leave(c);
 	}
 	if (e)
-		snprintf(err, errlen,
-			 "footprint: --scratch: cannot make %zu/upper and %zu/work in the scratch directory: %s; give an empty or new directory that you may write",
-			 sc->nlayers, sc->nlayers, strerror(-e));
+		snprintf(
+			err, errlen,
+			"footprint: --scratch: cannot make %zu/upper and %zu/work in the scratch directory: %s; give an empty or new directory that you may write",
+			sc->nlayers, sc->nlayers, strerror(-e));
 	else if ((e = mount_overlay(lower, upper, work)) < 0)
-		snprintf(err, errlen,
-			 "footprint: --scratch: cannot mount an overlay on %s: %s; the scratch directory must be on another filesystem than overlayfs, outside every root",
-			 path, strerror(-e));
+		snprintf(
+			err, errlen,
+			"footprint: --scratch: cannot mount an overlay on %s: %s; the scratch directory must be on another filesystem than overlayfs, outside every root",
+			path, strerror(-e));
 	else
 		l->mnt = e;
 	close(lower);
@@ -171,9 +173,10 @@ static int open_hide(struct fp_scratch *sc, const char *path,
 	if (fd >= 0)
 		close(fd);
 	if (e) {
-		snprintf(err, errlen,
-			 "footprint: --hide %s: %s; give an existing path without symbolic links",
-			 path, strerror(-e));
+		snprintf(
+			err, errlen,
+			"footprint: --hide %s: %s; give an existing path without symbolic links",
+			path, strerror(-e));
 		return e;
 	}
 	h->dir = S_ISDIR(st.st_mode);
@@ -205,9 +208,10 @@ int fp_scratch_open(struct fp_scratch *sc, const struct fp_scratch_args *a,
 	sc->ngroups = c->ngroups;
 	sc->dirfd = open_dir_as(c, a->dir, true);
 	if (sc->dirfd < 0) {
-		snprintf(err, errlen,
-			 "footprint: --scratch %s: %s; give a directory you may write, without symbolic links",
-			 a->dir, strerror(-sc->dirfd));
+		snprintf(
+			err, errlen,
+			"footprint: --scratch %s: %s; give a directory you may write, without symbolic links",
+			a->dir, strerror(-sc->dirfd));
 		return sc->dirfd;
 	}
 	if (a->npaths > FP_SCRATCH_LAYERS || a->nhide > FP_SCRATCH_HIDES) {
