@@ -185,13 +185,14 @@ static int write_body(struct json_out *j, const struct fp_jval *prop,
 	return rc;
 }
 
-/* a change to lock whose content could not be hashed, or NULL */
+/* a change to lock whose content could not be hashed, or whose path or
+ * target is not UTF-8 (not supported yet), or NULL */
 static const char *unlockable(const struct fp_jval *prop,
 			      const struct fp_jval *files)
 {
 	size_t op, i;
 
-	for (op = 0; op < 2; op++) {
+	for (op = 0; op < 3; op++) {
 		const struct fp_jval *l = fp_json_get(prop, ops[op]);
 
 		for (i = 0; l && l->type == FP_J_ARR && i < l->n; i++) {
@@ -199,8 +200,11 @@ static const char *unlockable(const struct fp_jval *prop,
 			const char *t = fp_json_str(c, "type");
 			const char *p = fp_json_str(c, "path") ?: "";
 
-			if (t && t[0] == 'f' && !fp_json_str(c, "sha256") &&
-			    !disallowed(files, p))
+			if (fp_json_get(c, "path_b64") ||
+			    fp_json_get(c, "target_b64"))
+				return p;
+			if (op < 2 && t && t[0] == 'f' &&
+			    !fp_json_str(c, "sha256") && !disallowed(files, p))
 				return p;
 		}
 	}
@@ -222,7 +226,7 @@ static int check_receipt(const struct fp_jval *r, const char *path, bool skip)
 			 fp_json_get(r, "files"));
 	if (why) {
 		fprintf(stderr,
-			"footprint: lock: %s has no hash (it could not be read while hashed); fix the run and lock again\n",
+			"footprint: lock: %s has no hash (it could not be read while hashed), or is not UTF-8 (not supported); fix the run and lock again\n",
 			why);
 		return FP_EXIT_VERDICT;
 	}

@@ -41,6 +41,11 @@ static int open_parent(int rootfd, const char *rel, const char **base)
 	*base = slash ? slash + 1 : rel;
 	if (!slash)
 		return fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	/* never a cut path: its prefix could be another directory */
+	if ((size_t)(slash - rel) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel);
 	return syscall(SYS_openat2, rootfd, dir, &how, sizeof(how));
 }

@@ -139,9 +139,12 @@ void fp_pset_free(struct fp_pset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void join(char *out, size_t n, const char *dir, const char *name)
+/* dir/name into out; -ENAMETOOLONG rather than a cut path */
+static int join(char *out, size_t n, const char *dir, const char *name)
 {
-	snprintf(out, n, "%s%s%s", dir, *dir ? "/" : "", name);
+	int k = snprintf(out, n, "%s%s%s", dir, *dir ? "/" : "", name);
+
+	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
 }
 
 /* everything the real tree holds at rel and beneath, removed */
@@ -163,8 +166,8 @@ static int removed_tree(struct fp_proot *r, const char *rel, int depth)
 		while (!e && (d = readdir(dir))) {
 			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 				continue;
-			join(sub, sizeof(sub), rel, d->d_name);
-			e = removed_tree(r, sub, depth + 1);
+			e = join(sub, sizeof(sub), rel, d->d_name) ?:
+				    removed_tree(r, sub, depth + 1);
 		}
 		closedir(dir);
 	}
@@ -190,8 +193,8 @@ static int opaque_removals(struct fp_proot *r, const char *rel, int depth)
 	while (!e && (d = readdir(dir))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
-		join(sub, sizeof(sub), rel, d->d_name);
-		e = fp_promote_state(r->upperfd, sub, &up);
+		e = join(sub, sizeof(sub), rel, d->d_name) ?:
+			    fp_promote_state(r->upperfd, sub, &up);
 		if (!e && !up.type)
 			e = removed_tree(r, sub, depth + 1);
 	}
@@ -259,8 +262,8 @@ static int scan_dir(struct fp_proot *r, const char *rel, int depth)
 	while (!e && (d = readdir(dir))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
-		join(sub, sizeof(sub), rel, d->d_name);
-		e = scan_entry(r, sub, depth);
+		e = join(sub, sizeof(sub), rel, d->d_name) ?:
+			    scan_entry(r, sub, depth);
 	}
 	closedir(dir);
 	return e;
