@@ -309,6 +309,40 @@ class ScratchTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(self.job)),
                          ["calc.py", "test_calc.py"])
 
+    def test_replaced_tree(self):
+        """A directory removed and made again is opaque in the overlay:
+        the receipt says replaced, promote removes what it held."""
+        self.seed_job()
+        os.makedirs(os.path.join(self.job, "m"))
+        os.makedirs(os.path.join(self.job, "o"))
+        self.write("job/m/a", "1\n")
+        self.write("job/o/b", "2\n")
+        self.chown_all()
+        rc, err, r, s1 = self.scratch_run(
+            "s1", ["sh", "-c", "echo x > m/new; rm -rf o; mkdir o; "
+                   "echo y > o/c"], ["--allow", "m/", "--allow", "o/"])
+        self.assertEqual(rc, EXIT_OK, err)
+        self.assertReplaySame("s1")
+        prop = r["scratch"]["proposed"]
+        j = self.job
+        self.assertEqual([c["path"] for c in prop["replaced"]],
+                         [os.path.join(j, "o")])
+        self.assertEqual([c["path"] for c in prop["removed"]],
+                         [os.path.join(j, "o", "b")])
+        self.assertEqual([c["path"] for c in prop["added"]],
+                         [os.path.join(j, "m", "new"),
+                          os.path.join(j, "o", "c")])
+        olock = os.path.join(self.fixture, "output.lock")
+        rc, _, err = self.lock_output(os.path.join(self.out, "s1.json"),
+                                      olock)
+        self.assertEqual(rc, EXIT_OK, err)
+        rc, _, err = self.run_user(["promote", "--lock", olock,
+                                    "--scratch", s1])
+        self.assertEqual(rc, EXIT_OK, err)
+        self.assertEqual(sorted(os.listdir(os.path.join(j, "o"))), ["c"])
+        self.assertEqual(sorted(os.listdir(os.path.join(j, "m"))),
+                         ["a", "new"])
+
     def test_promotes_of_one_tree_never_interleave(self):
         self.seed_job()
         rc, err, r, s1 = self.scratch_run(

@@ -6,8 +6,9 @@
 #include "lock.h"
 #include "receipt_scratch.h"
 
-enum { ADDED, CHANGED, REMOVED, NKINDS };
-static const char *const kind_names[] = { "added", "changed", "removed" };
+enum { ADDED, CHANGED, REMOVED, REPLACED, NKINDS };
+static const char *const kind_names[] = { "added", "changed", "removed",
+					  "replaced" };
 
 /* type, mode and content; a file the user may not read, or one that
  * moved while it was hashed, has no sha256 anyone can lock */
@@ -44,6 +45,17 @@ static bool differs(const struct fp_fentry *a, const struct fp_fentry *b)
 
 /* what the path held before (promote checks the real tree still does)
  * and what it holds after */
+/*
+ * A directory the overlay made opaque (removed, then made again): the
+ * merged view gives a directory that is still the lower one its inode
+ * number, and an opaque one the upper one's. What it held is in removed,
+ * what it holds in added.
+ */
+static bool replaced(const struct fp_fentry *b, const struct fp_fentry *a)
+{
+	return b->type == 'd' && a->type == 'd' && b->ino != a->ino;
+}
+
 static void write_one(struct json_out *j, const struct fp_fentry *before,
 		      const struct fp_fentry *after, bool *first)
 {
@@ -92,6 +104,8 @@ static void write_kind(struct json_out *j, int kind,
 		else if (c > 0 && kind == ADDED)
 			write_one(j, NULL, &a->e[k], &first);
 		else if (!c && kind == CHANGED && differs(&b->e[i], &a->e[k]))
+			write_one(j, &b->e[i], &a->e[k], &first);
+		else if (!c && kind == REPLACED && replaced(&b->e[i], &a->e[k]))
 			write_one(j, &b->e[i], &a->e[k], &first);
 		i += c <= 0;
 		k += c >= 0;
