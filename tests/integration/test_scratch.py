@@ -126,7 +126,8 @@ class ScratchTest(unittest.TestCase):
         if receipt:
             args += ["--receipt", rpath, "--record",
                      os.path.join(self.out, name + ".fplog")]
-        rc, _, err = self.run_fp(args + list(extra) + ["--"] + cmd)
+        rc, self.last_out, err = self.run_fp(args + list(extra) + ["--"] +
+                                             cmd)
         r = None
         if receipt and os.path.exists(rpath):
             with open(rpath) as f:
@@ -415,6 +416,7 @@ class ScratchTest(unittest.TestCase):
         os.makedirs(os.path.join(home, ".ssh"))
         self.write("home/.ssh/id_rsa", "PRIVATE KEY\n")
         self.write("home/.env", "TOKEN=1\n")
+        self.write("job/.env", "JOBTOKEN=1\n")
         self.chown_all()
         os.chmod(os.path.join(home, ".ssh"), 0o700)
         key = os.path.join(home, ".ssh", "id_rsa")
@@ -422,11 +424,14 @@ class ScratchTest(unittest.TestCase):
         for hidden in (True, False):
             extra = ["--events", events, "--scratch-also", home]
             if hidden:
+                # a relative one, in the root, too
                 extra += ["--hide", os.path.join(home, ".ssh"),
-                          "--hide", os.path.join(home, ".env")]
+                          "--hide", os.path.join(home, ".env"),
+                          "--hide", ".env"]
             rc, err, r, _ = self.scratch_run(
                 "hide%d" % hidden,
-                ["sh", "-c", "cat %s; cat %s/.env" % (key, home)], extra)
+                ["sh", "-c", "cat %s; cat %s/.env; cat .env" % (key, home)],
+                extra)
             opens = []
             with open(events) as f:
                 for line in f:
@@ -434,13 +439,19 @@ class ScratchTest(unittest.TestCase):
                     if ev["type"] == "open" and ev.get("path") == key:
                         opens.append(ev)
             self.assertEqual(len(opens), 1, opens)
+            # a hide is no change of the tree
+            self.assertEqual(r["files"]["changed"], [])
+            self.assertEqual(r["scratch"]["proposed"]["changed"], [])
             if hidden:
-                self.assertNotIn("PRIVATE KEY", err)
+                self.assertNotIn("PRIVATE KEY", self.last_out)
+                self.assertNotIn("TOKEN", self.last_out)
                 self.assertIn("Permission denied", err)
                 self.assertFalse(opens[0]["ok"])
                 self.assertEqual(opens[0]["errno"], "EACCES")
             else:
                 self.assertTrue(opens[0]["ok"], opens)
+                self.assertIn("PRIVATE KEY", self.last_out)
+                self.assertIn("JOBTOKEN=1", self.last_out)
         with open(key) as f:
             self.assertEqual(f.read(), "PRIVATE KEY\n")
 
@@ -462,7 +473,7 @@ class ScratchTest(unittest.TestCase):
         rc, err, _, _ = self.scratch_run("net1", [PY, "-c", probe],
                                          receipt=False)
         self.assertNotEqual(rc, 125, err)
-        self.assertNotIn("connect failed", err)
+        self.assertIn("connected", self.last_out)
         p = subprocess.run([su.FOOTPRINT, "run", "--quiet", "--scratch",
                             os.path.join(self.top, "net2"), "--no-network",
                             "--", PY, "-c", probe], cwd=self.job,

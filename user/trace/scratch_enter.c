@@ -83,12 +83,13 @@ int fp_scratch_enter(const struct fp_scratch *sc)
 	/* layers first, so that a hidden path inside a root hides it there */
 	for (i = 0; !e && i < sc->nlayers; i++)
 		e = move_onto(sc->layer[i].mnt, sc->layer[i].path, O_DIRECTORY);
+	/* as the user: a cwd they may not enter fails here, not later; and
+	 * before the hides, whose relative paths are relative to it */
+	if (!e && sc->cwd[0] && chdir(sc->cwd))
+		e = -errno;
 	for (i = 0; !e && i < sc->nhide; i++)
 		e = move_onto(sc->hide[i].mnt, sc->hide[i].path,
 			      sc->hide[i].dir ? O_DIRECTORY : 0);
-	/* as the user: a cwd they may not enter fails here, not later */
-	if (!e && sc->cwd[0] && chdir(sc->cwd))
-		e = -errno;
 	if (!e && sc->no_network && unshare(CLONE_NEWNET))
 		e = -errno;
 	if (!e && sc->no_network)
