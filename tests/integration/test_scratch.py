@@ -428,10 +428,20 @@ class ScratchTest(unittest.TestCase):
                 extra += ["--hide", os.path.join(home, ".ssh"),
                           "--hide", os.path.join(home, ".env"),
                           "--hide", ".env"]
-            rc, err, r, _ = self.scratch_run(
+            # strace -f sees the same attempt footprint reports
+            rc, err, r, sdir = self.scratch_run(
                 "hide%d" % hidden,
-                ["sh", "-c", "cat %s; cat %s/.env; cat .env" % (key, home)],
+                ["strace", "-f", "-qq", "-e", "trace=openat", "-o",
+                 "strace.out", "sh", "-c",
+                 "cat %s; cat %s/.env; cat .env" % (key, home)],
                 extra)
+            # written in the box: it is in the upper layer only
+            self.assertFalse(os.path.exists(
+                os.path.join(self.job, "strace.out")))
+            with open(os.path.join(sdir, "0", "upper", "strace.out")) as f:
+                traced = [ln for ln in f
+                          if 'openat(AT_FDCWD, "%s"' % key in ln]
+            self.assertEqual(len(traced), 1, err)
             opens = []
             with open(events) as f:
                 for line in f:
@@ -448,6 +458,7 @@ class ScratchTest(unittest.TestCase):
                 self.assertIn("Permission denied", err)
                 self.assertFalse(opens[0]["ok"])
                 self.assertEqual(opens[0]["errno"], "EACCES")
+                self.assertIn("= -1 EACCES", traced[0])
             else:
                 self.assertTrue(opens[0]["ok"], opens)
                 self.assertIn("PRIVATE KEY", self.last_out)
