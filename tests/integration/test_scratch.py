@@ -289,6 +289,22 @@ class ScratchTest(unittest.TestCase):
         self.assertIn("set drift", err)
         self.assertIn("sneaky.py", err)
         self.assertEqual(tree(self.job), before)
+        # a lock that says its receipt failed, with nothing set aside
+        os.unlink(os.path.join(s1, "0", "upper", "sneaky.py"))
+        with open(olock) as f:
+            ol = json.load(f)
+        ol["receipt_ok"] = False
+        bad = os.path.join(self.fixture, "failed.lock")
+        self.write("fixture/failed.lock", json.dumps(ol))
+        rc, _, err = self.run_user(["promote", "--lock", bad,
+                                    "--scratch", s1])
+        self.assertEqual(rc, EXIT_VERDICT, err)
+        self.assertIn("not ok", err)
+        self.assertEqual(tree(self.job), before)
+        # the same lock as written promotes
+        rc, _, err = self.run_user(["promote", "--lock", olock,
+                                    "--scratch", s1])
+        self.assertEqual(rc, EXIT_OK, err)
 
     def test_removal_is_locked_and_promoted(self):
         self.seed_job()
