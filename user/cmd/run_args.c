@@ -191,10 +191,20 @@ void fp_run_usage(FILE *f)
 		"      --summary-max N  at most N examples per category in the summary\n"
 		"                       (default 10); many files under one directory\n"
 		"                       show as one \"N under DIR/\" line\n"
+		"      --scratch DIR    run COMMAND on a copy-on-write view of each root\n"
+		"                       (overlayfs in a private mount namespace, upper\n"
+		"                       layers under DIR); the real trees stay untouched\n"
+		"                       and the receipt lists the proposed changes\n"
+		"      --hide PATH      with --scratch: an empty, unreadable PATH (repeatable)\n"
+		"      --no-network     with --scratch: only a loopback network\n"
+		"      --scratch-also PATH  with --scratch: overlay PATH too, unwatched\n"
+		"      --inputs-lock FILE  refuse to start (exit 2) if a root drifted from\n"
+		"                       the input lock FILE (footprint lock --inputs)\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"Examples:\n"
 		"  sudo footprint run -- ./generated_script.sh\n"
+		"  sudo footprint run --scratch /tmp/s --hide ~/.ssh --no-network -- ./agent\n"
 		"  sudo footprint run --allow .cache/ --allow logs/run.log -- ./gen.sh\n"
 		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
 		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
@@ -212,6 +222,29 @@ void fp_run_usage(FILE *f)
 		"exited non-zero or an interrupted run); 2 usage or input error; 124\n"
 		"timed out; 125 footprint could not trace (COMMAND is then never run);\n"
 		"126 COMMAND is not executable; 127 COMMAND was not found.\n");
+}
+
+/* The scratch box's options (docs/scratch.md); 0 or FP_EXIT_USAGE. */
+static int fp_scratch_arg(struct run_opts *o, int c, const char *arg)
+{
+	if (c == 'S' + 512)
+		o->scratch_dir = arg;
+	else if (c == 'n' + 512)
+		o->no_network = true;
+	else if (c == 'i' + 512)
+		o->inputs_lock = arg;
+	else if (c == 'h' + 512 && o->nhide < FP_SCRATCH_MAX)
+		o->hide[o->nhide++] = arg;
+	else if (c == 'a' + 512 && o->nalso < FP_SCRATCH_MAX)
+		o->also[o->nalso++] = arg;
+	else
+		return fp_usage_error("run",
+				      "at most %d --hide and %d --scratch-also",
+				      FP_SCRATCH_MAX, FP_SCRATCH_MAX);
+	if (arg && !*arg)
+		return fp_usage_error("run",
+				      "an empty path is no path; give one");
+	return 0;
 }
 
 int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
@@ -241,6 +274,11 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "summary-max", required_argument, NULL, 'S' + 256 },
+		{ "scratch", required_argument, NULL, 'S' + 512 },
+		{ "hide", required_argument, NULL, 'h' + 512 },
+		{ "no-network", no_argument, NULL, 'n' + 512 },
+		{ "scratch-also", required_argument, NULL, 'a' + 512 },
+		{ "inputs-lock", required_argument, NULL, 'i' + 512 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -349,6 +387,14 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'h':
 			return FP_ARGS_HELP;
+		case 'S' + 512:
+		case 'h' + 512:
+		case 'n' + 512:
+		case 'a' + 512:
+		case 'i' + 512:
+			if (fp_scratch_arg(o, c, optarg))
+				return FP_EXIT_USAGE;
+			break;
 		case ':':
 		default:
 			return fp_bad_option("run", c, argv[at]);
@@ -357,6 +403,10 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	if (optind >= argc)
 		return fp_usage_error("run",
 				      "no command given; put it after '--'");
+	if (!o->scratch_dir && (o->nhide || o->nalso || o->no_network))
+		return fp_usage_error(
+			"run",
+			"--hide, --no-network and --scratch-also work in a scratch box; add --scratch DIR");
 	if (o->record_max && !o->record_path)
 		return fp_usage_error(
 			"run", "--record-max cuts the --record FILE; give one");

@@ -17,6 +17,8 @@
 
 /* returned for -h/--help: the caller prints the usage and exits 0 */
 #define FP_ARGS_HELP (-1)
+/* --hide and --scratch-also, each */
+#define FP_SCRATCH_MAX 32
 
 struct run_opts {
 	const char *events_path;
@@ -40,6 +42,14 @@ struct run_opts {
 	const char *roots_arg[64];
 	size_t nroots;
 	struct fp_rule_args rules;
+	/* docs/scratch.md */
+	const char *scratch_dir;
+	const char *hide[FP_SCRATCH_MAX];
+	size_t nhide;
+	const char *also[FP_SCRATCH_MAX];
+	size_t nalso;
+	bool no_network;
+	const char *inputs_lock;
 };
 
 enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };

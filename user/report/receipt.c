@@ -10,6 +10,7 @@
 #include "privs_json.h"
 #include "receipt.h"
 #include "receipt_parts.h"
+#include "receipt_scratch.h"
 
 /* write_proc's list for processes.privileged, which is not an fp_proc_list */
 #define PRIVILEGED FP_P_NLISTS
@@ -463,6 +464,9 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	/* a run's receipt has neither, unless a run saw tampering */
 	if (ri->sidecar || fi->tamper.n || fi->steps.n)
 		write_sidecar(&j, fi);
+	if (ri->scratch_dir)
+		fp_receipt_scratch(&j, ri->scratch_dir, ri->roots, ri->nroots,
+				   ri->fs_before, ri->fs_after);
 
 	json_key(&j, "expected");
 	fputc('[', f);

@@ -35,6 +35,7 @@ enum {
 	/* version 5: the "~" of the secret class (repeated), --report-reads */
 	H_HOME = 23,
 	H_REPORT_READS = 24,
+	H_SCRATCH_DIR = 25, /* run --scratch DIR (docs/scratch.md) */
 };
 
 /* trailer keys */
@@ -116,6 +117,8 @@ int fp_log_header(struct fp_log_sink *s, const struct fp_run *run)
 	for (i = 0; i < run->nhomes; i++)
 		kv_str(e, H_HOME, run->homes[i]);
 	kv_u64(e, H_REPORT_READS, run->report_reads);
+	if (run->scratch_dir)
+		kv_str(e, H_SCRATCH_DIR, run->scratch_dir);
 	return put(s, FP_REC_HEADER) ?: fp_evlog_flush(&s->w);
 }
 
@@ -383,6 +386,9 @@ static int read_header_sidecar(struct fp_run *run, uint64_t key,
 		return 0;
 	case H_STATE_DIR:
 		set_str(&run->state_dir, v);
+		return 0;
+	case H_SCRATCH_DIR:
+		set_str(&run->scratch_dir, v);
 		return 0;
 	}
 	return 1;

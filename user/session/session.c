@@ -145,6 +145,7 @@ int fp_session_init(struct fp_session *s, const struct fp_session_opts *o)
 	s->fo.creds = o->invoker;
 	s->fo.deadline_ns = o->deadline_ms * 1000000;
 	s->fo.max_bytes = o->mem_budget;
+	s->fo.root_fds = o->root_fds;
 	if (!o->quiet && isatty(STDERR_FILENO))
 		s->fo.progress = progress;
 	if (fp_run_init(&s->run))

@@ -53,6 +53,8 @@ struct fp_session_opts {
 	uint64_t max_argv_bytes;
 	int64_t deadline_ms; /* CLOCK_MONOTONIC; 0: none */
 	int64_t timeout_ms; /* what deadline_ms came from, for the grace */
+	/* run --scratch: the roots are read through these overlays */
+	const int *root_fds;
 };
 
 enum { FP_OUT_LOG, FP_OUT_EVENTS, FP_OUT_RECEIPT, FP_OUT_N };
