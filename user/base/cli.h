@@ -28,5 +28,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_sidecar(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
+int cmd_shape(int argc, char **argv);
 
 #endif

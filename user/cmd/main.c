@@ -25,6 +25,8 @@ static const struct cmd cmds[] = {
 	  "trace a whole CI job: sidecar start, status, mark, stop" },
 	{ "policy", cmd_policy,
 	  "learn a policy from recorded runs, check runs against one" },
+	{ "shape", cmd_shape,
+	  "fingerprint a running unit, process or cgroup; diff two shapes" },
 	{ NULL, NULL, NULL },
 };
 
@@ -112,7 +114,9 @@ int main(int argc, char **argv)
 	for (c = cmds; c->name; c++) {
 		if (strcmp(argv[1], c->name))
 			continue;
+		/* shape reads other users' /proc; it writes as the user */
 		if (c->fn != cmd_run && c->fn != cmd_sidecar &&
+		    c->fn != cmd_shape &&
 		    drop_to_invoker())
 			return FP_EXIT_USAGE;
 		return c->fn(argc - 1, argv + 1);
