@@ -1,0 +1,65 @@
+#!/bin/bash
+# Runs inside the VM of scripts/vm-shape-test, as root, under systemd.
+# Prints "== " lines that the host script checks.
+F=/footprint
+U=/etc/systemd/system/shape-demo.service
+[ "$(cat /proc/1/comm)" = systemd ] && echo "== systemd is pid 1"
+
+unit() { # $1: extra [Service] lines
+	cat > $U <<UNIT
+[Service]
+User=nobody
+ExecStart=/usr/bin/python3 -m http.server -b 127.0.0.1 8080 -d /
+ProtectSystem=full
+PrivateTmp=true
+CapabilityBoundingSet=
+$1
+UNIT
+}
+
+# the unit is started but the server binds a moment later: poll, bounded
+listening() {
+	for _ in $(seq 120); do
+		python3 -c 'import socket; socket.create_connection(("127.0.0.1", 8080), 1)' 2>/dev/null && return 0
+		sleep 0.5
+	done
+	echo "== the server never listened"; return 1
+}
+
+mkdir -p /var/tmp/shape-demo
+unit "NoNewPrivileges=true"
+systemctl daemon-reload && systemctl start shape-demo && listening
+$F shape --unit shape-demo -o /tmp/before.json; echo "== before rc=$?"
+head -c 600 /tmp/before.json; echo
+
+unit "ReadWritePaths=/var/tmp/shape-demo"
+systemctl daemon-reload && systemctl restart shape-demo && listening
+$F shape --unit shape-demo -o /tmp/after.json; echo "== after rc=$?"
+
+$F shape diff /tmp/before.json /tmp/after.json -o /tmp/diff.json; echo "== diff rc=$?"
+cat /tmp/diff.json
+for b in cap_eff_changed no_new_privs_changed sockets_changed mounts_changed; do
+	grep -q "\"$b\":true" /tmp/diff.json && echo "== $b"
+done
+echo "allow mount /var/tmp/shape-demo rw" > /tmp/mount.policy
+$F shape diff /tmp/before.json /tmp/after.json --policy /tmp/mount.policy
+echo "== policy mount only rc=$?"
+cat > /tmp/all.policy <<POL
+allow mount /var/tmp/shape-demo rw
+allow no_new_privs
+allow property NoNewPrivileges
+allow property ReadWritePaths
+POL
+$F shape diff /tmp/before.json /tmp/after.json --policy /tmp/all.policy
+echo "== policy all rc=$?"
+
+# step 3-4 as one traced change: the edit and the restart
+unit "NoNewPrivileges=true"
+systemctl daemon-reload && systemctl restart shape-demo && listening
+$F run --unit shape-demo --receipt /tmp/r.json -- /bin/sh -c \
+	"sed -i 's/^NoNewPrivileges=true/ReadWritePaths=\/var\/tmp\/shape-demo/' $U &&
+	 systemctl daemon-reload && systemctl restart shape-demo" 
+echo "== run --unit rc=$?"
+grep -q '"shape_diff":{' /tmp/r.json && echo "== receipt has shape diff"
+grep -o '"shape_diff":{[^}]*' /tmp/r.json
+echo "== done"
