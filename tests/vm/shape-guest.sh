@@ -4,6 +4,14 @@
 F=/footprint
 U=/etc/systemd/system/shape-demo.service
 [ "$(cat /proc/1/comm)" = systemd ] && echo "== systemd is pid 1"
+python3 - <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for m in ("inet_diag", "tcp_diag", "udp_diag"):
+    fd = os.open("/diag-modules/%s.ko" % m, os.O_RDONLY)
+    if libc.syscall(313, fd, b"", 0) != 0:  # finit_module
+        print("== cannot load", m, os.strerror(ctypes.get_errno()))
+PY
 
 unit() { # $1: extra [Service] lines
 	cat > $U <<UNIT

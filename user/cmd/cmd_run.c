@@ -21,6 +21,7 @@
 #include "identity.h"
 #include "launch.h"
 #include "run_args.h"
+#include "shape_cmd.h"
 #include "runloop.h"
 #include "session.h"
 #include "watchdog.h"
@@ -267,6 +268,7 @@ int cmd_run(int argc, char **argv)
 	struct fp_creds invoker = { 0 };
 	struct fp_policy pol = { 0 };
 	char *roots[64] = { 0 };
+	char *shape_pol = NULL;
 	char err[512];
 	int64_t deadline_ms = 0;
 	int rc;
@@ -289,6 +291,10 @@ int cmd_run(int argc, char **argv)
 	if (o.timeout_ms)
 		deadline_ms = fp_now_ms() + o.timeout_ms;
 	rc = run_policy(&o, &invoker, roots, &pol);
+	if (!rc && o.shape_policy)
+		rc = o.unit ? fp_shape_policy_text(o.shape_policy, &shape_pol) :
+			      fp_usage_error("run",
+					     "--shape-policy needs --unit");
 	so = (struct fp_session_opts){
 		.roots = roots,
 		.nroots = o.nroots,
@@ -309,6 +315,8 @@ int cmd_run(int argc, char **argv)
 		.max_argv_bytes = o.max_argv_bytes,
 		.deadline_ms = deadline_ms,
 		.timeout_ms = o.timeout_ms,
+		.unit = o.unit,
+		.shape_policy = shape_pol,
 	};
 	if (fp_session_init(&s, &so)) {
 		fprintf(stderr, "footprint: out of memory\n");
@@ -332,6 +340,7 @@ int cmd_run(int argc, char **argv)
 	run_target_close(&t, o.leftovers);
 	fp_creds_free(&invoker);
 	fp_policy_free(&pol);
+	free(shape_pol);
 	for (i = 0; i < 64; i++)
 		free(roots[i]);
 	return rc;

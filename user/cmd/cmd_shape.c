@@ -107,6 +107,13 @@ static int shape_args(int argc, char **argv, struct shape_opts *o)
 	return 0;
 }
 
+/* who gets the output once it is whole (fp_outdir_create makes it root's) */
+static struct {
+	bool active;
+	uid_t uid;
+	gid_t gid;
+} owner;
+
 /* a new file made as the invoking user, or stdout for NULL or "-" */
 FILE *fp_shape_output(const char *path, const char *what)
 {
@@ -131,12 +138,20 @@ FILE *fp_shape_output(const char *path, const char *what)
 		fprintf(stderr, "%s\n", err);
 	else if (!(f = fdopen(fd, "w")))
 		close(fd);
+	owner.active = c.active;
+	owner.uid = c.uid;
+	owner.gid = c.gid;
 	fp_creds_free(&c);
 	return f;
 }
 
 int fp_shape_close(FILE *f, const char *path, const char *what)
 {
+	if (f != stdout && owner.active && !fflush(f) &&
+	    fchown(fileno(f), owner.uid, owner.gid))
+		fprintf(stderr,
+			"footprint: shape: cannot give %s to its user: %s; it stays root's\n",
+			path, strerror(errno));
 	if (fflush(f) || (f != stdout && fclose(f))) {
 		fprintf(stderr,
 			"footprint: shape: writing %s to %s failed: %s\n", what,

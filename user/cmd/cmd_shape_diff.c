@@ -124,8 +124,10 @@ static int slurp(const char *path, const char *what, size_t max, char **out,
 			break;
 	}
 	close(fd);
-	if (*out && *len <= max && n == 0)
+	if (*out && *len <= max && n == 0) {
+		(*out)[*len] = '\0';
 		return 0;
+	}
 	fprintf(stderr, "footprint: shape diff: cannot read %s %s (%s)\n", what,
 		path, *len > max ? "too large" : "read error");
 	free(*out);
@@ -164,6 +166,25 @@ static int load_policy(const char *path, struct fp_shape_policy *p)
 	if (ret)
 		fprintf(stderr, "footprint: shape diff: %s: %s\n", path, err);
 	return ret;
+}
+
+int fp_shape_policy_text(const char *path, char **text)
+{
+	struct fp_shape_policy p;
+	char err[512], *buf;
+	size_t len;
+
+	if (slurp(path, "the shape policy", POLICY_FILE_MAX, &buf, &len))
+		return FP_EXIT_USAGE;
+	/* the text is what the log keeps and replay parses again */
+	if (fp_shape_policy_parse(buf, len, &p, err, sizeof(err))) {
+		fprintf(stderr, "footprint: run: %s: %s\n", path, err);
+		free(buf);
+		return FP_EXIT_USAGE;
+	}
+	fp_shape_policy_free(&p);
+	*text = buf;
+	return 0;
 }
 
 static int diff_files(const struct diff_opts *o)

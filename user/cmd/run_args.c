@@ -186,6 +186,9 @@ void fp_run_usage(FILE *f)
 		"                       before snapshot past it: exit 2, nothing runs)\n"
 		"  -q, --quiet          no summary on stderr\n"
 		"      --summary-max N  at most N examples per category in the summary\n"
+		"      --unit NAME  take the systemd unit's shape before and after the\n"
+		"                  command; drift fails the verdict (footprint shape)\n"
+		"      --shape-policy FILE  drift --unit allows (footprint shape diff --help)\n"
 		"                       (default 10); many files under one directory\n"
 		"                       show as one \"N under DIR/\" line\n"
 		"  -h, --help           show this help\n"
@@ -195,6 +198,7 @@ void fp_run_usage(FILE *f)
 		"  sudo footprint run --allow .cache/ --allow logs/run.log -- ./gen.sh\n"
 		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
 		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
+		"  sudo footprint run --unit web --shape-policy web.policy -- systemctl restart web\n"
 		"\n"
 		"Under sudo, outputs and policy files are opened with the invoking\n"
 		"user's rights and never through a symbolic link; an existing output\n"
@@ -236,6 +240,8 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "summary-max", required_argument, NULL, 'S' + 256 },
+		{ "unit", required_argument, NULL, 'U' + 256 },
+		{ "shape-policy", required_argument, NULL, 'P' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -308,6 +314,12 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'F':
 			o->force = true;
+			break;
+		case 'U' + 256:
+			o->unit = optarg;
+			break;
+		case 'P' + 256:
+			o->shape_policy = optarg;
 			break;
 		case 'H':
 			o->rehash_all = true;

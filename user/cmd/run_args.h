@@ -39,6 +39,8 @@ struct run_opts {
 	const char *roots_arg[64];
 	size_t nroots;
 	struct fp_rule_args rules;
+	const char *unit; /* --unit: shape before and after */
+	const char *shape_policy; /* --shape-policy FILE */
 };
 
 enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };

@@ -42,6 +42,9 @@ struct fp_verdict {
 int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 	     const struct fp_outcome *o, struct fp_verdict *v);
 void fp_verdict_free(struct fp_verdict *v);
+/* fail v for a reason judged elsewhere (run --unit's shape drift); takes
+ * reason. 0 or -ENOMEM */
+int fp_verdict_fail(struct fp_verdict *v, char *reason);
 
 extern const char *const fp_file_list_names[FP_F_NLISTS];
 extern const char *const fp_proc_list_names[FP_P_NLISTS];

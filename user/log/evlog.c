@@ -113,6 +113,17 @@ int fp_evlog_open_segments(struct fp_evlog_writer *w, int fd, const char *path,
 	return 0;
 }
 
+/* segment 0's version field; later segments are FP_LOG_VERSION already */
+int fp_evlog_require_version(struct fp_evlog_writer *w, unsigned int v)
+{
+	unsigned char b[2];
+
+	put_le16(b, v);
+	if (!w->err && pwrite(w->fd0, b, 2, 8) != 2)
+		w->err = -errno;
+	return w->err;
+}
+
 int fp_evlog_open(struct fp_evlog_writer *w, int fd, const char *path,
 		  char *err, size_t errlen)
 {

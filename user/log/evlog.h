@@ -14,7 +14,9 @@
 #include <stdint.h>
 
 #define FP_LOG_MAGIC "FPRINTLG" /* 8 bytes */
-#define FP_LOG_VERSION 4 /* the newest a reader knows: segments */
+#define FP_LOG_VERSION 5 /* the newest a reader knows: run --unit */
+/* a log with a unit's shapes, which an older reader would skip */
+#define FP_LOG_VERSION_SHAPE 5
 /* what a log without segments is written as: step names, tamper, marks */
 #define FP_LOG_VERSION_PLAIN 3
 #define FP_LOG_FILE_HDR 16 /* magic, u16 version, u16 flags, u32 reserved */
@@ -74,6 +76,8 @@ struct fp_evlog_writer {
 };
 
 /* Start a log on fd, a new file footprint created (userfile.h); takes fd. */
+/* Mark the log as at least version v (its header is written already). */
+int fp_evlog_require_version(struct fp_evlog_writer *w, unsigned int v);
 int fp_evlog_open(struct fp_evlog_writer *w, int fd, const char *path,
 		  char *err, size_t errlen);
 /*

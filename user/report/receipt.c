@@ -8,6 +8,7 @@
 #include "findref.h"
 #include "json.h"
 #include "receipt.h"
+#include "shape_report.h"
 
 static void hex(char *out, const unsigned char *d, size_t n)
 {
@@ -338,6 +339,21 @@ static void write_strv(struct json_out *j, const char *key, char *const *v,
 	free(buf);
 }
 
+/* run --unit: the diff of the unit's shapes, or why there is none */
+static void write_unit(struct json_out *j, const struct fp_receipt_info *ri)
+{
+	json_field_str(j, "unit", ri->unit);
+	json_key(j, "shape_diff");
+	if (ri->shape_diff && !ri->shape_why) {
+		fp_shape_diff_json_value(j, ri->shape_diff, ri->shape_policy);
+		return;
+	}
+	json_begin_object(j);
+	json_field_bool(j, "ok", false);
+	json_field_str(j, "error", ri->shape_why ? ri->shape_why : "none");
+	json_end_object(j);
+}
+
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v)
 {
@@ -424,6 +440,8 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	/* a run's receipt has neither, unless a run saw tampering */
 	if (ri->sidecar || fi->tamper.n || fi->steps.n)
 		write_sidecar(&j, fi);
+	if (ri->unit)
+		write_unit(&j, ri);
 
 	json_key(&j, "expected");
 	fputc('[', f);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,9 +11,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "shape.h"
 
-#define CGROUP_ROOT "/sys/fs/cgroup"
 
 void fp_shape_note(struct fp_shape *s, const char *fmt, ...)
 {
@@ -100,16 +101,21 @@ static int open_procs(const char *path)
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS,
 	};
-	char *rel;
+	char mnt[PATH_MAX], *rel;
+	size_t n;
 	int root, fd;
 
-	if (!strncmp(path, CGROUP_ROOT "/", sizeof(CGROUP_ROOT)))
-		path += sizeof(CGROUP_ROOT);
+	/* cgroup2 is not always at /sys/fs/cgroup (hybrid: .../unified) */
+	if (fp_cgroup_mountpoint(mnt, sizeof(mnt)))
+		return -ENOENT;
+	n = strlen(mnt);
+	if (!strncmp(path, mnt, n) && (path[n] == '/' || !path[n]))
+		path += n;
 	while (*path == '/')
 		path++;
 	if (asprintf(&rel, "%s%scgroup.procs", path, *path ? "/" : "") < 0)
 		return -ENOMEM;
-	root = open(CGROUP_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	root = open(mnt, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	fd = root < 0 ? -1 : syscall(SYS_openat2, root, rel, &how, sizeof(how));
 	fd = fd < 0 ? -errno : fd;
 	if (root >= 0)
