@@ -31,7 +31,8 @@ listening() {
 		python3 -c 'import socket; socket.create_connection(("127.0.0.1", 8080), 1)' 2>/dev/null && return 0
 		sleep 0.5
 	done
-	echo "== the server never listened"; return 1
+	echo "== the server never listened"
+	systemctl status shape-demo --no-pager -l | tail -n 8; return 1
 }
 
 mkdir -p /var/tmp/shape-demo
@@ -40,7 +41,11 @@ systemctl daemon-reload && systemctl start shape-demo && listening
 $F shape --unit shape-demo -o /tmp/before.json; echo "== before rc=$?"
 head -c 600 /tmp/before.json; echo
 
-unit "ReadWritePaths=/var/tmp/shape-demo"
+# ReadWritePaths= would need /var/tmp/shape-demo inside the private
+# /var/tmp (PrivateTmp=), where it does not exist, so the unit would not
+# start; BindPaths= takes its source from the host's /var/tmp
+CHANGE="BindPaths=/var/tmp/shape-demo"
+unit "$CHANGE"
 systemctl daemon-reload && systemctl restart shape-demo && listening
 $F shape --unit shape-demo -o /tmp/after.json; echo "== after rc=$?"
 
@@ -56,7 +61,7 @@ cat > /tmp/all.policy <<POL
 allow mount /var/tmp/shape-demo rw
 allow no_new_privs
 allow property NoNewPrivileges
-allow property ReadWritePaths
+allow property BindPaths
 POL
 $F shape diff /tmp/before.json /tmp/after.json --policy /tmp/all.policy
 echo "== policy all rc=$?"
@@ -64,10 +69,14 @@ echo "== policy all rc=$?"
 # step 3-4 as one traced change: the edit and the restart
 unit "NoNewPrivileges=true"
 systemctl daemon-reload && systemctl restart shape-demo && listening
-$F run --unit shape-demo --receipt /tmp/r.json -- /bin/sh -c \
-	"sed -i 's/^NoNewPrivileges=true/ReadWritePaths=\/var\/tmp\/shape-demo/' $U &&
-	 systemctl daemon-reload && systemctl restart shape-demo" 
+$F run --unit shape-demo --root /etc/systemd/system --receipt /tmp/r.json \
+	--record /tmp/r.fplog --shape-policy /tmp/mount.policy -- /bin/sh -c \
+	"sed -i 's|^NoNewPrivileges=true|$CHANGE|' $U &&
+	 systemctl daemon-reload && systemctl restart shape-demo"
 echo "== run --unit rc=$?"
-grep -q '"shape_diff":{' /tmp/r.json && echo "== receipt has shape diff"
-grep -o '"shape_diff":{[^}]*' /tmp/r.json
+grep -q '"shape_diff":{"cap_eff_changed":false,"no_new_privs_changed":true' /tmp/r.json &&
+	echo "== receipt has shape diff"
+grep -o '"shape_diff":{[^]]*' /tmp/r.json
+$F replay -q --receipt /tmp/r2.json /tmp/r.fplog
+cmp /tmp/r.json /tmp/r2.json && echo "== replay identical"
 echo "== done"

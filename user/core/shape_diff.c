@@ -229,12 +229,13 @@ int fp_shape_diff(const struct fp_jv *before, const struct fp_jv *after,
 		      fp_jv_bool(after, "complete") == 1;
 	pb = fp_shape_main_proc(before);
 	pa = fp_shape_main_proc(after);
-	if (!pb || !pa)
+	/* neither has one: nothing to compare ("complete" says if it should) */
+	if (!pb != !pa)
 		ret = fp_shape_drift(d, pol, FP_SF_PROCESS,
-				     pb ? "gone" :
-				     pa ? "appeared" :
-					  "none",
-				     "main process", NULL, NULL);
+				     pb ? "gone" : "appeared", "main process",
+				     NULL, NULL);
+	else if (!pb)
+		ret = 0;
 	else
 		ret = caps(d, pol, pb, pa)			    ?:
 			      fp_shape_diff_scalars(d, pol, pb, pa) ?:

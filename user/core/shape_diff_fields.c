@@ -6,44 +6,57 @@
 
 #include "shape_diff_int.h"
 
-/* a value's canonical text: enough to compare and to show */
-static void text(const struct fp_jv *v, char *out, size_t len)
+/* a value's canonical text, whole: enough to compare and to show */
+static void text(FILE *f, const struct fp_jv *v)
 {
-	size_t i, at;
+	size_t i;
 
-	out[0] = '\0';
 	if (!v)
-		snprintf(out, len, "absent");
+		fputs("absent", f);
 	else if (v->type == FP_JV_BOOL)
-		snprintf(out, len, "%s", v->b ? "true" : "false");
+		fputs(v->b ? "true" : "false", f);
 	else if (v->type == FP_JV_NULL)
-		snprintf(out, len, "null");
+		fputs("null", f);
 	else if (v->type == FP_JV_STR || v->type == FP_JV_NUM)
-		snprintf(out, len, "%s", v->s);
+		fwrite(v->s, 1, v->len, f);
 	else
 		for (i = 0; i < v->n; i++) {
-			at = strlen(out);
 			if (v->keys)
-				snprintf(out + at, len - at,
-					 "%s%s=", i ? " " : "", v->keys[i]);
+				fprintf(f, "%s%s=", i ? " " : "", v->keys[i]);
 			else if (i)
-				snprintf(out + at, len - at, ",");
-			at = strlen(out);
-			text(&v->items[i], out + at, len - at);
+				fputc(',', f);
+			text(f, &v->items[i]);
 		}
+}
+
+static char *text_of(const struct fp_jv *v)
+{
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	text(f, v);
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 static int compare(struct fp_shape_diff *d, const struct fp_shape_policy *pol,
 		   enum fp_shape_field f, const char *subject,
 		   const struct fp_jv *b, const struct fp_jv *a)
 {
-	char tb[4096], ta[4096];
+	char *tb = text_of(b), *ta = text_of(a);
+	int ret = tb && ta ? 0 : -1;
 
-	text(b, tb, sizeof(tb));
-	text(a, ta, sizeof(ta));
-	if (!strcmp(tb, ta))
-		return 0;
-	return fp_shape_drift(d, pol, f, "changed", subject, tb, ta);
+	if (!ret && strcmp(tb, ta))
+		ret = fp_shape_drift(d, pol, f, "changed", subject, tb, ta);
+	free(tb);
+	free(ta);
+	return ret;
 }
 
 /* whether each namespace differs from PID 1's, not its id: ids are new

@@ -27,6 +27,8 @@ struct prop {
 static const struct prop props[] = {
 	{ "ActiveState", "s", "org.freedesktop.systemd1.Unit" },
 	{ "AmbientCapabilities", "t", SERVICE_IF },
+	{ "BindPaths", "a(ssbt)", SERVICE_IF },
+	{ "BindReadOnlyPaths", "a(ssbt)", SERVICE_IF },
 	{ "CapabilityBoundingSet", "t", SERVICE_IF },
 	{ "DynamicUser", "b", SERVICE_IF },
 	{ "Group", "s", SERVICE_IF },
@@ -103,6 +105,36 @@ static char *caps_text(uint64_t mask)
 	return out;
 }
 
+/* BindPaths: "SOURCE:DEST" each, sorted */
+static char *binds_text(sd_bus_message *m)
+{
+	const char *src, *dst;
+	char **v = NULL, **nv, *out = NULL;
+	size_t n = 0, i;
+	uint64_t flags;
+	int ignore, r;
+
+	if (sd_bus_message_enter_container(m, 'a', "(ssbt)") < 0)
+		return NULL;
+	while ((r = sd_bus_message_read(m, "(ssbt)", &src, &dst, &ignore,
+					&flags)) > 0) {
+		nv = n < 4096 ? realloc(v, (n + 2) * sizeof(*v)) : NULL;
+		if (!nv)
+			goto out;
+		v = nv;
+		if (asprintf(&v[n], "%s%s:%s", ignore ? "-" : "", src, dst) < 0)
+			goto out;
+		v[++n] = NULL;
+	}
+	if (r == 0)
+		out = join_sorted(v ? v : (char *[]){ NULL }, "");
+out:
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return out;
+}
+
 static char *get_prop(sd_bus *bus, const char *path, const struct prop *p,
 		      sd_bus_error *e)
 {
@@ -122,6 +154,8 @@ static char *get_prop(sd_bus *bus, const char *path, const struct prop *p,
 		out = strdup(b ? "yes" : "no");
 	else if (!strcmp(p->sig, "t") && sd_bus_message_read(m, "t", &t) >= 0)
 		out = caps_text(t);
+	else if (!strcmp(p->sig, "a(ssbt)"))
+		out = binds_text(m);
 	else if (!strcmp(p->sig, "as") &&
 		 sd_bus_message_read_strv(m, &strv) >= 0)
 		out = join_sorted(strv, "");
