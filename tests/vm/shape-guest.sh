@@ -69,6 +69,9 @@ echo "== policy all rc=$?"
 # step 3-4 as one traced change: the edit and the restart
 unit "NoNewPrivileges=true"
 systemctl daemon-reload && systemctl restart shape-demo && listening
+# can this kernel trace at all? (the libbpf warnings say why not)
+FOOTPRINT_DEBUG=1 $F run -q --root /tmp -- /bin/true 2>&1 | tail -n 15
+echo "== plain run rc=${PIPESTATUS[0]}"
 $F run --unit shape-demo --root /etc/systemd/system --receipt /tmp/r.json \
 	--record /tmp/r.fplog --shape-policy /tmp/mount.policy -- /bin/sh -c \
 	"sed -i 's|^NoNewPrivileges=true|$CHANGE|' $U &&
@@ -79,4 +82,6 @@ grep -q '"shape_diff":{"cap_eff_changed":false,"no_new_privs_changed":true' /tmp
 grep -o '"shape_diff":{[^]]*' /tmp/r.json
 $F replay -q --receipt /tmp/r2.json /tmp/r.fplog
 cmp /tmp/r.json /tmp/r2.json && echo "== replay identical"
+grep -q "its shape drifted" /tmp/r.json && echo "== verdict failed by the drift"
+echo "== receipt $(cat /tmp/r.json)"
 echo "== done"

@@ -69,7 +69,9 @@ static int write_file_header(struct fp_evlog_writer *w)
 	memcpy(hdr, FP_LOG_MAGIC, 8);
 	put_le16(hdr + 8, FP_LOG_VERSION_PLAIN);
 	if (w->max) {
-		put_le16(hdr + 8, FP_LOG_VERSION);
+		put_le16(hdr + 8, w->version_min > FP_LOG_VERSION_SEGMENTS ?
+					  w->version_min :
+					  FP_LOG_VERSION_SEGMENTS);
 		put_le16(hdr + 10, FP_LOG_SEGMENTED);
 		put_le32(hdr + 12, w->seg);
 		memcpy(hdr + FP_LOG_FILE_HDR, w->run_id, FP_LOG_RUN_ID);
@@ -113,11 +115,12 @@ int fp_evlog_open_segments(struct fp_evlog_writer *w, int fd, const char *path,
 	return 0;
 }
 
-/* segment 0's version field; later segments are FP_LOG_VERSION already */
+/* segment 0's version field now, later segments' as they are made */
 int fp_evlog_require_version(struct fp_evlog_writer *w, unsigned int v)
 {
 	unsigned char b[2];
 
+	w->version_min = v;
 	put_le16(b, v);
 	if (!w->err && pwrite(w->fd0, b, 2, 8) != 2)
 		w->err = -errno;

@@ -19,6 +19,8 @@
 #define FP_LOG_VERSION_SHAPE 5
 /* what a log without segments is written as: step names, tamper, marks */
 #define FP_LOG_VERSION_PLAIN 3
+/* what a segment is written as, unless it needs more (run --unit) */
+#define FP_LOG_VERSION_SEGMENTS 4
 #define FP_LOG_FILE_HDR 16 /* magic, u16 version, u16 flags, u32 reserved */
 /*
  * A segment of a log cut into segments (--record-max): version 3, flag
@@ -73,6 +75,7 @@ struct fp_evlog_writer {
 	fp_evlog_segment_fn next;
 	void *next_ctx;
 	char msg[512]; /* why a segment could not be made */
+	unsigned int version_min; /* fp_evlog_require_version */
 };
 
 /* Start a log on fd, a new file footprint created (userfile.h); takes fd. */
