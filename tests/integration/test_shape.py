@@ -252,5 +252,40 @@ class ShapeTest(unittest.TestCase):
         self.assertIn(b"allow listen tcp/127.0.0.1:8080", r.stdout)
 
 
+class RunUnitTest(unittest.TestCase):
+    """run --unit where systemd cannot answer (not PID 1 here): refused
+    before the command runs; the VM test covers a real unit."""
+
+    def setUp(self):
+        su.check_binary()
+        self.d = tempfile.mkdtemp(prefix="fpshape.")
+        self.addCleanup(shutil.rmtree, self.d)
+
+    def run_fp(self, *args):
+        return subprocess.run([su.FOOTPRINT, "run", "--root", self.d] +
+                              list(args), capture_output=True, text=True,
+                              env=su.base_env(), timeout=60)
+
+    def test_no_unit_no_run(self):
+        mark = os.path.join(self.d, "ran")
+        if os.path.exists("/run/systemd/system"):
+            self.skipTest("systemd is running here")
+        r = self.run_fp("--unit", "fp-no-such-unit", "--", "touch", mark)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertTrue(r.stderr.startswith("footprint: run:"), r.stderr)
+        self.assertIn("the command was not run", r.stderr)
+        self.assertFalse(os.path.exists(mark))
+
+    def test_shape_policy_errors(self):
+        pol = os.path.join(self.d, "p")
+        with open(pol, "w") as f:
+            f.write("allow cap CAP_CHOWN\nallow bogus\n")
+        r = self.run_fp("--shape-policy", pol, "--", "true")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--shape-policy needs --unit", r.stderr)
+        r = self.run_fp("--unit", "x", "--shape-policy", pol, "--", "true")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("line 2: unknown kind 'bogus'", r.stderr)
+
 if __name__ == "__main__":
     unittest.main()

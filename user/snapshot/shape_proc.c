@@ -258,6 +258,23 @@ static void read_cgroup(struct fp_shape_proc *p, int dirfd)
 	free(b.data);
 }
 
+/* include/linux/sched.h; not exported to user space */
+#define PF_KTHREAD 0x00200000UL
+
+/* stat's field 9, after the name (which may hold spaces and parens) */
+static bool kernel_thread(int dirfd)
+{
+	struct fp_bytes st = { 0 };
+	unsigned long flags = 0;
+	char *p;
+
+	if (!fp_shape_slurp(dirfd, "stat", &st, 4096) &&
+	    (p = strrchr(st.data, ')')))
+		sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags);
+	free(st.data);
+	return flags & PF_KTHREAD;
+}
+
 /*
  * Everything comes through one /proc/PID directory fd: if the pid is
  * reused while we read, the reads fail (ESRCH) instead of describing
@@ -282,6 +299,9 @@ int fp_shape_read_proc(struct fp_shape *s, struct fp_shape_proc *p, pid_t pid,
 	if (ret)
 		goto out;
 	parse_status(p, status.data);
+	/* a kernel thread runs no image: nothing is missing */
+	if (kernel_thread(dirfd))
+		goto out;
 	if (read_link(dirfd, "exe", &p->exe) || hash_exe(dirfd, p->exe_sha256))
 		fp_shape_note(s, "pid %d: its executable is unreadable", pid);
 	if (fp_shape_slurp(dirfd, "cmdline", &p->argv, 256 * 1024))
