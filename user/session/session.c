@@ -477,6 +477,7 @@ int fp_session_verdict(struct fp_session *s)
 		};
 
 		fp_summary_write_opts(stderr, &s->findings, &s->verdict, &so);
+		fp_session_shape_summary(s);
 	}
 	rc = fp_run_exit_code(run, &s->verdict);
 	if (s->snap_ret == -ETIMEDOUT)

@@ -97,6 +97,8 @@ int fp_session_before(struct fp_session *s);
 /* --unit: the unit's shape for phase into the run (session_shape.c). 0,
  * or an exit code after one line */
 int fp_session_shape(struct fp_session *s, unsigned int phase);
+/* --unit: seed 002's triage table of the unit's drift, on stderr */
+void fp_session_shape_summary(struct fp_session *s);
 int fp_session_attach(struct fp_session *s, char *err, size_t errlen);
 /* Processes and sockets, while what is left of the target still runs. */
 int fp_session_after_procs(struct fp_session *s);

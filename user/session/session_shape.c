@@ -9,6 +9,7 @@
 #include "session.h"
 #include "shape.h"
 #include "shape_json.h"
+#include "shape_report.h"
 
 static int shape_text(const struct fp_shape *sh, struct fp_bytes *out)
 {
@@ -50,4 +51,21 @@ int fp_session_shape(struct fp_session *s, unsigned int phase)
 	if (ret == -ENOMEM)
 		return FP_EXIT_NOTRACE;
 	return ret && phase == 0 ? FP_EXIT_USAGE : 0;
+}
+
+void fp_session_shape_summary(struct fp_session *s)
+{
+	struct fp_shape_policy pol;
+	struct fp_shape_diff d;
+	const char *why;
+
+	if (!s->run.unit || fp_run_shape_diff(&s->run, &pol, &d, &why))
+		return;
+	fprintf(stderr, "unit %s:\n", s->run.unit);
+	if (why)
+		fprintf(stderr, "footprint: shape diff: %s\n", why);
+	else
+		fp_shape_diff_summary(stderr, &d, &pol);
+	fp_shape_diff_free(&d);
+	fp_shape_policy_free(&pol);
 }
