@@ -39,7 +39,27 @@ mkdir -p /var/tmp/shape-demo
 unit "NoNewPrivileges=true"
 systemctl daemon-reload && systemctl start shape-demo && listening
 $F shape --unit shape-demo -o /tmp/before.json; echo "== before rc=$?"
-head -c 600 /tmp/before.json; echo
+# the promises and what the process shows of them
+python3 - <<'PY' && echo "== before fields ok"
+import json
+d = json.load(open("/tmp/before.json"))
+u = d["unit"]["properties"]
+want = {"NoNewPrivileges": "yes", "PrivateTmp": "yes", "ProtectSystem": "full",
+        "CapabilityBoundingSet": "", "User": "nobody", "ActiveState": "active"}
+bad = {k: u.get(k) for k in want if u.get(k) != want[k]}
+m = [p for p in d["processes"] if p["main"]][0]
+assert m["pid"] == d["unit"]["main_pid"] == d["main_pid"], d["main_pid"]
+checks = [not bad, d["complete"], m["uids"] == [65534] * 4,
+          m["cap_eff"] == m["cap_bnd"] == [], m["no_new_privs"] is True,
+          m["listeners"] == ["tcp/127.0.0.1:8080"],
+          m["namespaces"]["mnt"]["differs_from_init"] is True,
+          m["namespaces"]["net"]["differs_from_init"] is False,
+          any(x["mount_point"] == "/etc" and not x["rw"] for x in m["mounts"]),
+          any(x["mount_point"] == "/tmp" and x["rw"] for x in m["mounts"]),
+          m["cgroup"] == "/system.slice/shape-demo.service"]
+print("before:", bad, checks)
+raise SystemExit(0 if all(checks) else 1)
+PY
 
 # ReadWritePaths= would need /var/tmp/shape-demo inside the private
 # /var/tmp (PrivateTmp=), where it does not exist, so the unit would not
@@ -51,6 +71,18 @@ $F shape --unit shape-demo -o /tmp/after.json; echo "== after rc=$?"
 
 $F shape diff /tmp/before.json /tmp/after.json -o /tmp/diff.json; echo "== diff rc=$?"
 cat /tmp/diff.json
+python3 - <<'PY' && echo "== exact drift"
+import json
+d = json.load(open("/tmp/diff.json"))
+got = sorted((x["field"], x["change"], x["subject"]) for x in d["drift"])
+want = sorted([("no_new_privs", "changed", "no_new_privs"),
+               ("mounts", "added rw", "/var/tmp/shape-demo"),
+               ("unit", "changed", "BindPaths"),
+               ("unit", "changed", "NoNewPrivileges")])
+print("drift:", got)
+raise SystemExit(0 if got == want and not d["cap_eff_changed"]
+                 and not d["sockets_changed"] else 1)
+PY
 for b in cap_eff_changed no_new_privs_changed sockets_changed mounts_changed; do
 	grep -q "\"$b\":true" /tmp/diff.json && echo "== $b"
 done

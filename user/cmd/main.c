@@ -116,8 +116,7 @@ int main(int argc, char **argv)
 			continue;
 		/* shape reads other users' /proc; it writes as the user */
 		if (c->fn != cmd_run && c->fn != cmd_sidecar &&
-		    c->fn != cmd_shape &&
-		    drop_to_invoker())
+		    c->fn != cmd_shape && drop_to_invoker())
 			return FP_EXIT_USAGE;
 		return c->fn(argc - 1, argv + 1);
 	}

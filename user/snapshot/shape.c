@@ -14,7 +14,6 @@
 #include "cgroup.h"
 #include "shape.h"
 
-
 void fp_shape_note(struct fp_shape *s, const char *fmt, ...)
 {
 	va_list ap;
