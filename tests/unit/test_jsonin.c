@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* the JSON reader: values, escapes, bounds, malformed input */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonin.h"
@@ -82,4 +83,28 @@ Test(jsonin, nesting_is_bounded)
 	memset(deep + n, ']', n);
 	deep[2 * n] = '\0';
 	cr_assert_eq(parse(deep), 0, "%s", err);
+}
+
+/* a long array grows geometrically; one value too many is refused */
+Test(jsonin, values_are_bounded)
+{
+	size_t n = FP_JSONIN_VALUES, i;
+	char *doc = malloc(2 * n + 8);
+
+	doc[0] = '[';
+	for (i = 0; i < n; i++) {
+		doc[1 + 2 * i] = '0';
+		doc[2 + 2 * i] = ',';
+	}
+	doc[2 * n] = ']';
+	doc[2 * n + 1] = '\0';
+	cr_assert_eq(parse(doc), 0, "%s", err);
+	cr_assert_eq(V.n, n);
+	doc[2 * n] = ',';
+	doc[2 * n + 1] = '0';
+	doc[2 * n + 2] = ']';
+	doc[2 * n + 3] = '\0';
+	cr_assert_eq(parse(doc), -1);
+	cr_assert(strstr(err, "too many values"), "%s", err);
+	free(doc);
 }

@@ -11,6 +11,7 @@ struct jp {
 	char *err;
 	size_t errlen;
 	int depth;
+	size_t values;
 };
 
 static int fail(struct jp *j, const char *what)
@@ -176,14 +177,24 @@ static int parse_value(struct jp *j, struct fp_jv *v);
 static int add_item(struct jp *j, struct fp_jv *v, char *key)
 {
 	struct fp_jv *ni;
+	size_t cap;
 	char **nk;
+	bool grow;
 
 	/* key is ours from here: stored, or freed on failure */
-	ni = realloc(v->items, (v->n + 1) * sizeof(*ni));
+	if (++j->values > FP_JSONIN_VALUES) {
+		free(key);
+		return fail(j, "too many values");
+	}
+	/* capacity doubles at 4, 8, 16...: no quadratic copying */
+	grow = v->n < 4 ? !v->n : !(v->n & (v->n - 1));
+	cap = v->n < 4 ? 4 : v->n * 2;
+	ni = grow ? realloc(v->items, cap * sizeof(*ni)) : v->items;
 	if (ni)
 		v->items = ni;
-	nk = v->type == FP_JV_OBJ ? realloc(v->keys, (v->n + 1) * sizeof(*nk)) :
-				    NULL;
+	nk = v->type != FP_JV_OBJ ? NULL :
+	     grow		  ? realloc(v->keys, cap * sizeof(*nk)) :
+				    v->keys;
 	if (nk)
 		v->keys = nk;
 	if (!ni || (v->type == FP_JV_OBJ && !nk)) {
@@ -300,7 +311,7 @@ static int parse_value(struct jp *j, struct fp_jv *v)
 int fp_json_parse(const char *in, size_t len, struct fp_jv *v, char *err,
 		  size_t errlen)
 {
-	struct jp j = { in, in + len, in, err, errlen, 0 };
+	struct jp j = { in, in + len, in, err, errlen, 0, 0 };
 
 	if (err && errlen)
 		err[0] = '\0';

@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #define FP_JSONIN_DEPTH 32
+/* values in one document: bounds the memory an input can make us use */
+#define FP_JSONIN_VALUES (1 << 21)
 
 enum fp_jv_type {
 	FP_JV_NULL,
