@@ -25,12 +25,20 @@ $1
 UNIT
 }
 
-# the unit is started but the server binds a moment later: poll, bounded
+# the unit is started but the server binds a moment later (Type=simple
+# says nothing of readiness): poll, bounded
+cat > /usr/local/bin/wait-listen <<'SH'
+#!/bin/sh
+for _ in $(seq 300); do
+	python3 -c 'import socket; socket.create_connection(("127.0.0.1", 8080), 1)' \
+		2>/dev/null && exit 0
+	sleep 0.2
+done
+exit 1
+SH
+chmod +x /usr/local/bin/wait-listen
 listening() {
-	for _ in $(seq 120); do
-		python3 -c 'import socket; socket.create_connection(("127.0.0.1", 8080), 1)' 2>/dev/null && return 0
-		sleep 0.5
-	done
+	wait-listen && return 0
 	echo "== the server never listened"
 	systemctl status shape-demo --no-pager -l | tail -n 8; return 1
 }
@@ -107,7 +115,8 @@ echo "== plain run rc=${PIPESTATUS[0]}"
 $F run --unit shape-demo --root /etc/systemd/system --receipt /tmp/r.json \
 	--record /tmp/r.fplog --shape-policy /tmp/mount.policy -- /bin/sh -c \
 	"sed -i 's|^NoNewPrivileges=true|$CHANGE|' $U &&
-	 systemctl daemon-reload && systemctl restart shape-demo"
+	 systemctl daemon-reload && systemctl restart shape-demo &&
+	 /usr/local/bin/wait-listen"
 echo "== run --unit rc=$?"
 grep -q '"shape_diff":{"cap_eff_changed":false,"no_new_privs_changed":true' /tmp/r.json &&
 	echo "== receipt has shape diff"
@@ -115,5 +124,17 @@ grep -o '"shape_diff":{[^]]*' /tmp/r.json
 $F replay -q --receipt /tmp/r2.json /tmp/r.fplog
 cmp /tmp/r.json /tmp/r2.json && echo "== replay identical"
 grep -q "its shape drifted" /tmp/r.json && echo "== verdict failed by the drift"
+python3 - <<'PY' && echo "== receipt drift exact"
+import json
+d = json.load(open("/tmp/r.json"))["shape_diff"]
+got = sorted((x["field"], x["change"], x["subject"], x["allowed"])
+             for x in d["drift"])
+print("receipt drift:", got)
+raise SystemExit(0 if got == sorted([
+    ("no_new_privs", "changed", "no_new_privs", False),
+    ("mounts", "added rw", "/var/tmp/shape-demo", True),
+    ("unit", "changed", "BindPaths", False),
+    ("unit", "changed", "NoNewPrivileges", False)]) else 1)
+PY
 echo "== receipt $(cat /tmp/r.json)"
 echo "== done"
