@@ -138,6 +138,13 @@ class ShapeTest(unittest.TestCase):
         self.assertIn("/", pts)
         self.assertEqual(pts, sorted(pts))
 
+    def test_seccomp_filters(self):
+        t = self.target(args=["--seccomp", "2"])
+        p = self.pid_shape(t.pid)
+        self.assertEqual(p["seccomp"], {"mode": "filter", "filters": 2})
+        with open("/proc/%d/status" % t.pid) as f:
+            self.assertIn("Seccomp:\t2\n", f.read())
+
     def test_private_mount_namespace(self):
         d = tempfile.mkdtemp(prefix="fpshape.")
         self.addCleanup(shutil.rmtree, d)
@@ -216,6 +223,28 @@ class ShapeTest(unittest.TestCase):
         self.assertEqual(lost, sorted(set(mine) - {"CAP_NET_RAW"}))
         self.assertIn("no_new_privs_changed", r.stderr)
         self.assertIn("Reject and ask the model", r.stderr)
+        # seccomp and exe: another target with a filter
+        c = self.target(args=["--seccomp", "1"])
+        shape("--pid", str(c.pid), "-o", os.path.join(d, "filtered"))
+        r = subprocess.run([su.FOOTPRINT, "shape", "diff", before,
+                            os.path.join(d, "filtered"), "-q"],
+                           capture_output=True, text=True)
+        diff = json.loads(r.stdout)
+        self.assertTrue(diff["seccomp_changed"])
+        self.assertFalse(diff["exe_changed"])
+        sc = [x for x in diff["drift"] if x["field"] == "seccomp"]
+        self.assertEqual(sc[0]["before"], "mode=disabled filters=0")
+        self.assertEqual(sc[0]["after"], "mode=filter filters=1")
+        pol = os.path.join(d, "pol")
+        with open(pol, "w") as f:
+            f.write("allow seccomp\nallow process  # argv\n")
+            for t in (a, c):
+                f.write("allow listen tcp/127.0.0.1:%d\n" % t.info["tcp"])
+                f.write("allow listen udp/127.0.0.1:%d\n" % t.info["udp"])
+        r = subprocess.run([su.FOOTPRINT, "shape", "diff", before,
+                            os.path.join(d, "filtered"), "-q",
+                            "--policy", pol], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout)
         # the same shape twice: no drift
         r = subprocess.run([su.FOOTPRINT, "shape", "diff", before, before],
                            capture_output=True, text=True)
