@@ -77,7 +77,7 @@ static void add(struct socklist *l, const struct inet_diag_msg *m, int proto)
 
 static int dump(int fd, struct socklist *l, int family, int proto)
 {
-	static char buf[32768];
+	static char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
 	struct nlmsghdr *h;
 	ssize_t n;
 	int ret = send_req(fd, family, proto);
