@@ -101,12 +101,12 @@ static int open_dir(int at, const char *path, const char *what)
 }
 
 /* open a root's real tree (and lock it) and its scratch layer */
-static int open_root(struct fp_proot *r, const struct fp_jval *l, int sdir)
+static int open_root(struct fp_proot *r, const struct fp_jv *l, int sdir)
 {
-	const char *upper = fp_json_str(l, "upper");
+	const char *upper = fp_jv_str(l, "upper");
 
 	r->rootfd = r->upperfd = -1;
-	r->root = fp_json_str(l, "root");
+	r->root = fp_jv_str(l, "root");
 	if (!r->root || !upper || strstr(upper, "..")) {
 		fprintf(stderr,
 			"footprint: promote: the lock names no root or layer; give the file footprint lock wrote\n");
@@ -125,14 +125,14 @@ static int open_root(struct fp_proot *r, const struct fp_jval *l, int sdir)
 	return r->upperfd < 0 ? FP_EXIT_USAGE : 0;
 }
 
-static int promote(const struct fp_jval *lk, int sdir)
+static int promote(const struct fp_jv *lk, int sdir)
 {
-	const struct fp_jval *roots = fp_json_get(lk, "roots");
+	const struct fp_jv *roots = fp_jv_get(lk, "roots");
 	struct fp_proot r[64];
 	size_t n = 0, i;
 	int rc = 0;
 
-	if (!roots || roots->type != FP_J_ARR || roots->n > 64) {
+	if (!roots || roots->type != FP_JV_ARR || roots->n > 64) {
 		fprintf(stderr,
 			"footprint: promote: the lock has no roots; give the file footprint lock wrote\n");
 		return FP_EXIT_USAGE;
@@ -167,7 +167,7 @@ int cmd_promote(int argc, char **argv)
 {
 	struct promote_opts o = { 0 };
 	struct fp_creds self = { 0 };
-	struct fp_jval lk;
+	struct fp_jv lk;
 	int rc = promote_args(argc, argv, &o), sdir;
 
 	if (rc == FP_ARGS_HELP) {
@@ -189,6 +189,6 @@ int cmd_promote(int argc, char **argv)
 		rc = promote(&lk, sdir);
 	if (sdir >= 0)
 		close(sdir);
-	fp_json_free(&lk);
+	fp_jv_free(&lk);
 	return rc;
 }

@@ -22,6 +22,7 @@
 #include "launch.h"
 #include "run_args.h"
 #include "run_scratch.h"
+#include "shape_cmd.h"
 #include "runloop.h"
 #include "session.h"
 #include "watchdog.h"
@@ -273,6 +274,7 @@ int cmd_run(int argc, char **argv)
 	struct fp_policy pol = { 0 };
 	char *roots[64] = { 0 };
 	int root_fds[64];
+	char *shape_pol = NULL;
 	char err[512];
 	int64_t deadline_ms = 0;
 	int rc;
@@ -297,6 +299,10 @@ int cmd_run(int argc, char **argv)
 	rc = run_policy(&o, &invoker, roots, &pol);
 	if (!rc && o.inputs_lock)
 		rc = fp_run_inputs_check(&o, roots, &invoker);
+	if (!rc && o.shape_policy)
+		rc = o.unit ? fp_shape_policy_text(o.shape_policy, &shape_pol) :
+			      fp_usage_error("run",
+					     "--shape-policy needs --unit");
 	so = (struct fp_session_opts){
 		.roots = roots,
 		.nroots = o.nroots,
@@ -320,6 +326,8 @@ int cmd_run(int argc, char **argv)
 		.timeout_ms = o.timeout_ms,
 		/* filled once the overlays are mounted, before any snapshot */
 		.root_fds = o.scratch_dir ? root_fds : NULL,
+		.unit = o.unit,
+		.shape_policy = shape_pol,
 	};
 	if (fp_session_init(&s, &so)) {
 		fprintf(stderr, "footprint: out of memory\n");
@@ -346,6 +354,7 @@ int cmd_run(int argc, char **argv)
 	run_target_close(&t, o.leftovers);
 	fp_creds_free(&invoker);
 	fp_policy_free(&pol);
+	free(shape_pol);
 	for (i = 0; i < 64; i++)
 		free(roots[i]);
 	return rc;

@@ -33,10 +33,11 @@ FILE *fp_lockfile_create(const char *what, const char *path)
 }
 
 int fp_lockfile_read(const struct fp_creds *c, const char *what,
-		     const char *path, struct fp_jval *out)
+		     const char *path, struct fp_jv *out)
 {
 	char err[PATH_MAX + 256], *buf;
-	size_t len = 0, at;
+	char jerr[128];
+	size_t len = 0;
 	ssize_t n;
 	int fd = fp_input_open(c, what, path, FP_LOCK_MAX_BYTES, err,
 			       sizeof(err));
@@ -58,10 +59,10 @@ int fp_lockfile_read(const struct fp_creds *c, const char *what,
 		free(buf);
 		return FP_EXIT_USAGE;
 	}
-	if (fp_json_parse(buf, len, out, &at)) {
+	if (fp_json_parse(buf, len, out, jerr, sizeof(jerr))) {
 		fprintf(stderr,
-			"footprint: %s %s is not valid JSON (at byte %zu); give the file footprint wrote\n",
-			what, path, at);
+			"footprint: %s %s is not valid JSON (%s); give the file footprint wrote\n",
+			what, path, jerr);
 		free(buf);
 		return FP_EXIT_USAGE;
 	}
@@ -69,14 +70,12 @@ int fp_lockfile_read(const struct fp_creds *c, const char *what,
 	return 0;
 }
 
-int fp_lockfile_kind(const struct fp_jval *v, const char *kind,
-		     const char *path)
+int fp_lockfile_kind(const struct fp_jv *v, const char *kind, const char *path)
 {
-	const char *k = fp_json_str(v, "lock");
-	const struct fp_jval *ver = fp_json_get(v, "version");
+	const char *k = fp_jv_str(v, "lock");
+	const struct fp_jv *ver = fp_jv_get(v, "version");
 
-	if (k && !strcmp(k, kind) && ver && ver->type == FP_J_NUM &&
-	    ver->num == 1)
+	if (k && !strcmp(k, kind) && fp_jv_as_int(ver, 0) == 1)
 		return 0;
 	fprintf(stderr,
 		"footprint: %s is no %s lock of version 1; give one that footprint lock%s wrote\n",
@@ -107,23 +106,23 @@ static int drift_line(const char *root, const char *rel, size_t len,
 }
 
 /* 1 and a line if the locked entry f differs from e */
-static int entry_drift(const struct fp_jval *f, const struct fp_fentry *e,
+static int entry_drift(const struct fp_jv *f, const struct fp_fentry *e,
 		       const char *root, const char *rel)
 {
-	const char *t = fp_json_str(f, "type"), *h = fp_json_str(f, "sha256");
-	const struct fp_jval *m = fp_json_get(f, "mode");
+	const char *t = fp_jv_str(f, "type"), *h = fp_jv_str(f, "sha256");
+	const struct fp_jv *m = fp_jv_get(f, "mode");
 	char hex[65] = "";
 
 	if (e->type == 'f' && e->hashed)
 		fp_lock_hex(hex, e->sha256);
-	if (t && e->type == t[0] && m && m->num == e->mode &&
+	if (t && e->type == t[0] && fp_jv_as_int(m, -1) == e->mode &&
 	    (e->type != 'f' || (h && !strcmp(h, hex))))
 		return 0;
 	return drift_line(root, rel, strlen(rel), "changed");
 }
 
 /* the lock's entries and the tree's, both in path byte order, merged */
-static int merge_drift(const struct fp_jval *files,
+static int merge_drift(const struct fp_jv *files,
 		       const struct fp_fs_snapshot *s, const char *root)
 {
 	size_t rlen = strlen(root), skip = rlen + (rlen > 1), i = 0, k = 0;
@@ -132,9 +131,9 @@ static int merge_drift(const struct fp_jval *files,
 	while (i < s->n && s->e[i].path.len == rlen)
 		i++;
 	while (i < s->n || k < files->n) {
-		const char *rel =
-			k < files->n ? fp_json_str(&files->items[k], "path") :
-				       NULL;
+		const char *rel = k < files->n ?
+					  fp_jv_str(&files->items[k], "path") :
+					  NULL;
 		const struct fp_fentry *e = i < s->n ? &s->e[i] : NULL;
 
 		if (k < files->n && !rel)
@@ -159,14 +158,14 @@ static int merge_drift(const struct fp_jval *files,
 	return 0;
 }
 
-int fp_lockfile_check_inputs(const struct fp_jval *il, const char *root,
+int fp_lockfile_check_inputs(const struct fp_jv *il, const char *root,
 			     const struct fp_creds *c)
 {
-	const struct fp_jval *files = fp_json_get(il, "files");
+	const struct fp_jv *files = fp_jv_get(il, "files");
 	struct fp_fs_snapshot s;
 	int rc;
 
-	if (!files || files->type != FP_J_ARR) {
+	if (!files || files->type != FP_JV_ARR) {
 		fprintf(stderr,
 			"footprint: the input lock has no files; give one that footprint lock --inputs wrote\n");
 		return FP_EXIT_USAGE;

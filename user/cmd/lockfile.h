@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "creds.h"
-#include "jsonread.h"
+#include "jsonin.h"
 #include "snapshot_fs.h"
 
 #define FP_LOCK_MAX_BYTES (64u << 20)
@@ -15,17 +15,16 @@
 FILE *fp_lockfile_create(const char *what, const char *path);
 /* 0, or FP_EXIT_USAGE after one line naming what and path */
 int fp_lockfile_read(const struct fp_creds *c, const char *what,
-		     const char *path, struct fp_jval *out);
+		     const char *path, struct fp_jv *out);
 /* an input lock's object (kind "inputs") or an output lock's ("outputs");
  * 0 or FP_EXIT_USAGE after one line */
-int fp_lockfile_kind(const struct fp_jval *v, const char *kind,
-		     const char *path);
+int fp_lockfile_kind(const struct fp_jv *v, const char *kind, const char *path);
 /*
  * Snapshot root (as c) and compare it with the input lock il: 0 when it
  * matches, 1 after one line naming the first drifted path, or an exit
  * code.
  */
-int fp_lockfile_check_inputs(const struct fp_jval *il, const char *root,
+int fp_lockfile_check_inputs(const struct fp_jv *il, const char *root,
 			     const struct fp_creds *c);
 /* snapshot one root as c; 0 or FP_EXIT_USAGE after one line */
 int fp_lockfile_snapshot(struct fp_fs_snapshot *s, const char *root,

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "jsonread.h"
+#include "jsonin.h"
 
 enum { FP_OP_ADDED, FP_OP_CHANGED, FP_OP_REMOVED };
 

@@ -8,32 +8,32 @@
 
 #define DRIFT_SHOWN 10
 
-int fp_promote_receipt_ok(const struct fp_jval *lk)
+int fp_promote_receipt_ok(const struct fp_jv *lk)
 {
-	const struct fp_jval *ok = fp_json_get(lk, "receipt_ok");
-	const struct fp_jval *sk = fp_json_get(lk, "skipped");
+	const struct fp_jv *ok = fp_jv_get(lk, "receipt_ok");
+	const struct fp_jv *sk = fp_jv_get(lk, "skipped");
 
 	/* a failing receipt is only lockable with --skip-disallowed, which
 	 * records what it set aside */
-	if ((ok && ok->type == FP_J_BOOL && ok->b) ||
-	    (sk && sk->type == FP_J_ARR && sk->n))
+	if ((ok && ok->type == FP_JV_BOOL && ok->b) ||
+	    (sk && sk->type == FP_JV_ARR && sk->n))
 		return 0;
 	fprintf(stderr,
 		"footprint: promote: refused: the lock was made from a receipt that is not ok; fix the run and lock again\n");
 	return FP_EXIT_VERDICT;
 }
 
-static void state_of(const struct fp_jval *o, struct fp_pstate *st)
+static void state_of(const struct fp_jv *o, struct fp_pstate *st)
 {
-	const char *t = fp_json_str(o, "type"), *h = fp_json_str(o, "sha256");
-	const char *tg = fp_json_str(o, "target");
-	const struct fp_jval *m = fp_json_get(o, "mode");
+	const char *t = fp_jv_str(o, "type"), *h = fp_jv_str(o, "sha256");
+	const char *tg = fp_jv_str(o, "target");
+	const struct fp_jv *m = fp_jv_get(o, "mode");
 
 	memset(st, 0, sizeof(*st));
-	if (!o || o->type != FP_J_OBJ)
+	if (!o || o->type != FP_JV_OBJ)
 		return;
 	st->type = t ? t[0] : '?';
-	st->mode = m && m->type == FP_J_NUM ? (unsigned int)m->num : 0;
+	st->mode = fp_jv_as_int(m, 0);
 	snprintf(st->sha, sizeof(st->sha), "%s", h ? h : "");
 	snprintf(st->target, sizeof(st->target), "%s", tg ? tg : "");
 }
@@ -53,16 +53,16 @@ static int cmp_rel(const void *a, const void *b)
 		      ((const struct fp_pchange *)b)->rel);
 }
 
-int fp_promote_load(struct fp_proot *r, const struct fp_jval *lk)
+int fp_promote_load(struct fp_proot *r, const struct fp_jv *lk)
 {
-	const struct fp_jval *ch = fp_json_get(lk, "changes");
+	const struct fp_jv *ch = fp_jv_get(lk, "changes");
 	size_t rlen = strlen(r->root), skip = rlen + (rlen > 1), i;
 	struct fp_pstate now, before;
 
-	for (i = 0; ch && ch->type == FP_J_ARR && i < ch->n; i++) {
-		const struct fp_jval *c = &ch->items[i];
-		const char *p = fp_json_str(c, "path");
-		int op = op_of(fp_json_str(c, "op"));
+	for (i = 0; ch && ch->type == FP_JV_ARR && i < ch->n; i++) {
+		const struct fp_jv *c = &ch->items[i];
+		const char *p = fp_jv_str(c, "path");
+		int op = op_of(fp_jv_str(c, "op"));
 
 		if (!p || op < 0) {
 			fprintf(stderr,
@@ -72,7 +72,7 @@ int fp_promote_load(struct fp_proot *r, const struct fp_jval *lk)
 		if (strncmp(p, r->root, rlen) || p[rlen] != '/' || !p[skip])
 			continue;
 		state_of(c, &now);
-		state_of(fp_json_get(c, "before"), &before);
+		state_of(fp_jv_get(c, "before"), &before);
 		if (fp_pset_add(&r->locked, p + skip, op, &now, &before))
 			return FP_EXIT_USAGE;
 	}
@@ -86,12 +86,12 @@ static const struct fp_pchange *find(const struct fp_pset *s, const char *rel)
 	return s->n ? bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_rel) : NULL;
 }
 
-static bool skipped(const struct fp_jval *lk, const char *root, const char *rel)
+static bool skipped(const struct fp_jv *lk, const char *root, const char *rel)
 {
-	const struct fp_jval *sk = fp_json_get(lk, "skipped");
+	const struct fp_jv *sk = fp_jv_get(lk, "skipped");
 	size_t rlen = strlen(root), i;
 
-	for (i = 0; sk && sk->type == FP_J_ARR && i < sk->n; i++) {
+	for (i = 0; sk && sk->type == FP_JV_ARR && i < sk->n; i++) {
 		const char *p = sk->items[i].s;
 
 		if (p && !strncmp(p, root, rlen) && p[rlen] == '/' &&
@@ -103,7 +103,7 @@ static bool skipped(const struct fp_jval *lk, const char *root, const char *rel)
 
 /* paths in a but not in b (the skipped ones aside), at most a few shown */
 static size_t missing_from(const struct fp_pset *a, const struct fp_pset *b,
-			   const struct fp_proot *r, const struct fp_jval *lk,
+			   const struct fp_proot *r, const struct fp_jv *lk,
 			   const char *what)
 {
 	size_t i, n = 0;
@@ -175,7 +175,7 @@ static int input_drift(const struct fp_proot *r)
 	return 0;
 }
 
-int fp_promote_verify(struct fp_proot *r, const struct fp_jval *lk)
+int fp_promote_verify(struct fp_proot *r, const struct fp_jv *lk)
 {
 	size_t extra, missing;
 

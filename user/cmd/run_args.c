@@ -200,6 +200,9 @@ void fp_run_usage(FILE *f)
 		"      --scratch-also PATH  with --scratch: overlay PATH too, unwatched\n"
 		"      --inputs-lock FILE  refuse to start (exit 2) if a root drifted from\n"
 		"                       the input lock FILE (footprint lock --inputs)\n"
+		"      --unit NAME      take the systemd unit's shape before and after the\n"
+		"                       command; drift fails the verdict (footprint shape)\n"
+		"      --shape-policy FILE  drift --unit allows (footprint shape diff --help)\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"Examples:\n"
@@ -209,6 +212,7 @@ void fp_run_usage(FILE *f)
 		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
 		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
 		"  sudo footprint run --report-reads --receipt r.json -- make\n"
+		"  sudo footprint run --unit web --shape-policy web.policy -- systemctl restart web\n"
 		"\n"
 		"Under sudo, outputs and policy files are opened with the invoking\n"
 		"user's rights and never through a symbolic link; an existing output\n"
@@ -279,6 +283,8 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "no-network", no_argument, NULL, 'n' + 512 },
 		{ "scratch-also", required_argument, NULL, 'a' + 512 },
 		{ "inputs-lock", required_argument, NULL, 'i' + 512 },
+		{ "unit", required_argument, NULL, 'U' + 256 },
+		{ "shape-policy", required_argument, NULL, 'P' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -351,6 +357,12 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'F':
 			o->force = true;
+			break;
+		case 'U' + 256:
+			o->unit = optarg;
+			break;
+		case 'P' + 256:
+			o->shape_policy = optarg;
 			break;
 		case 'H':
 			o->rehash_all = true;

@@ -50,6 +50,8 @@ struct run_opts {
 	size_t nalso;
 	bool no_network;
 	const char *inputs_lock;
+	const char *unit; /* --unit: shape before and after */
+	const char *shape_policy; /* --shape-policy FILE */
 };
 
 enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };

@@ -144,7 +144,7 @@ int fp_run_scratch_open(struct fp_scratch *sc, const struct run_opts *o,
 int fp_run_inputs_check(const struct run_opts *o, char *const *roots,
 			const struct fp_creds *c)
 {
-	struct fp_jval il;
+	struct fp_jv il;
 	const char *root;
 	int rc = fp_lockfile_read(c, "the input lock", o->inputs_lock, &il);
 
@@ -152,7 +152,7 @@ int fp_run_inputs_check(const struct run_opts *o, char *const *roots,
 	if (rc)
 		return rc;
 	rc = fp_lockfile_kind(&il, "inputs", o->inputs_lock);
-	root = fp_json_str(&il, "root");
+	root = fp_jv_str(&il, "root");
 	if (!rc && !root) {
 		fprintf(stderr,
 			"footprint: the input lock %s names no root; give one that footprint lock --inputs wrote\n",
@@ -164,6 +164,6 @@ int fp_run_inputs_check(const struct run_opts *o, char *const *roots,
 	/* drift refuses the run like any other bad input */
 	if (rc == 1)
 		rc = FP_EXIT_USAGE;
-	fp_json_free(&il);
+	fp_jv_free(&il);
 	return rc;
 }

@@ -164,6 +164,12 @@ static int fail(struct fp_verdict *v, char *reason)
 	return push_str(&v->reasons, reason);
 }
 
+int fp_verdict_fail_external(struct fp_verdict *v, char *reason)
+{
+	v->ok = false;
+	return fail(v, reason);
+}
+
 /* reason, and the step it happened in (sidecar) */
 static char *in_step(const struct fp_findings *f, unsigned int step,
 		     char *reason)

@@ -49,6 +49,9 @@ int fp_verdict_fail(struct fp_verdict *v, const struct fp_findings *f,
 /* Sensitive reads and signals outside the run (judge_sensitive.c). */
 int fp_judge_sensitive(const struct fp_policy *p, struct fp_findings *f,
 		       struct fp_verdict *v);
+/* fail v for a reason judged elsewhere (run --unit's shape drift); takes
+ * reason. 0 or -ENOMEM */
+int fp_verdict_fail_external(struct fp_verdict *v, char *reason);
 
 extern const char *const fp_file_list_names[FP_F_NLISTS];
 extern const char *const fp_proc_list_names[FP_P_NLISTS];

@@ -25,7 +25,5 @@ unsigned int fp_privs_rose(const struct fp_privs *base,
 			   const struct fp_privs *now);
 /* "ids", "caps", "secure_exec" */
 const char *fp_priv_bit_name(unsigned int bit);
-/* "CAP_CHOWN", ...; NULL past the last capability known here */
-const char *fp_cap_name(unsigned int cap);
 
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "privilege.h"
+#include "capnames.h"
 #include "privs_json.h"
 
 /* capability names in bit order, so that two receipts diff cleanly */
@@ -18,11 +19,7 @@ static void write_caps(struct json_out *j, const char *key, uint64_t set)
 	for (i = 0; i < 64; i++) {
 		if (!(set & (1ULL << i)))
 			continue;
-		name = fp_cap_name(i);
-		if (!name) {
-			snprintf(other, sizeof(other), "CAP_%u", i);
-			name = other;
-		}
+		name = fp_cap_name(i, other, sizeof(other));
 		if (!first)
 			fputc(',', j->f);
 		first = false;

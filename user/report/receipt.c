@@ -14,6 +14,7 @@
 
 /* write_proc's list for processes.privileged, which is not an fp_proc_list */
 #define PRIVILEGED FP_P_NLISTS
+#include "shape_report.h"
 
 static void hex(char *out, const unsigned char *d, size_t n)
 {
@@ -368,6 +369,21 @@ void fp_receipt_judged(struct json_out *j, bool allowed, bool forbidden,
 	write_judged(j, allowed, forbidden, rule);
 }
 
+/* run --unit: the diff of the unit's shapes, or why there is none */
+static void write_unit(struct json_out *j, const struct fp_receipt_info *ri)
+{
+	json_field_str(j, "unit", ri->unit);
+	json_key(j, "shape_diff");
+	if (ri->shape_diff && !ri->shape_why) {
+		fp_shape_diff_json_value(j, ri->shape_diff, ri->shape_policy);
+		return;
+	}
+	json_begin_object(j);
+	json_field_bool(j, "ok", false);
+	json_field_str(j, "error", ri->shape_why ? ri->shape_why : "none");
+	json_end_object(j);
+}
+
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v)
 {
@@ -467,6 +483,8 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	if (ri->scratch_dir)
 		fp_receipt_scratch(&j, ri->scratch_dir, ri->roots, ri->nroots,
 				   ri->fs_before, ri->fs_after);
+	if (ri->unit)
+		write_unit(&j, ri);
 
 	json_key(&j, "expected");
 	fputc('[', f);

@@ -9,6 +9,7 @@
 
 #include "findings.h"
 #include "judge.h"
+#include "shape_diff.h"
 
 struct fp_receipt_info {
 	char *const *argv;
@@ -23,6 +24,10 @@ struct fp_receipt_info {
 	 * (receipt_scratch.h); NULL: no scratch object */
 	const char *scratch_dir;
 	const struct fp_fs_snapshot *fs_before, *fs_after;
+	const char *unit; /* run --unit: "unit" and "shape_diff" */
+	const struct fp_shape_diff *shape_diff; /* NULL: not compared */
+	const struct fp_shape_policy *shape_policy;
+	const char *shape_why; /* why not compared */
 };
 
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,

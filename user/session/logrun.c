@@ -32,6 +32,9 @@ enum {
 	H_MODE, /* "sidecar"; a log without it is a run's */
 	H_STEP_PARENT,
 	H_STATE_DIR,
+	H_UNIT, /* run --unit, with the two below */
+	H_SHAPE_POLICY,
+	H_SHAPE_BEFORE,
 	/* version 5: the "~" of the secret class (repeated), --report-reads */
 	H_HOME = 23,
 	H_REPORT_READS = 24,
@@ -50,6 +53,7 @@ enum {
 	T_DURATION_MS,
 	T_LEFTOVER,
 	T_RECON_FAILED,
+	T_SHAPE_AFTER,
 };
 
 static int put(struct fp_log_sink *s, unsigned int type)
@@ -119,6 +123,13 @@ int fp_log_header(struct fp_log_sink *s, const struct fp_run *run)
 	kv_u64(e, H_REPORT_READS, run->report_reads);
 	if (run->scratch_dir)
 		kv_str(e, H_SCRATCH_DIR, run->scratch_dir);
+	if (run->unit) {
+		kv_str(e, H_UNIT, run->unit);
+		kv_str(e, H_SHAPE_POLICY,
+		       run->shape_policy ? run->shape_policy : "");
+		kv_str(e, H_SHAPE_BEFORE,
+		       run->shape[0].data ? run->shape[0].data : "");
+	}
 	return put(s, FP_REC_HEADER) ?: fp_evlog_flush(&s->w);
 }
 
@@ -171,6 +182,9 @@ int fp_log_trailer(struct fp_log_sink *s, const struct fp_run *run)
 	kv_u64(e, T_RECON_FAILED, run->recon_failed);
 	for (i = 0; i < run->nleftover; i++)
 		kv_u64(e, T_LEFTOVER, run->leftover[i]);
+	if (run->unit)
+		kv_str(e, T_SHAPE_AFTER,
+		       run->shape[1].data ? run->shape[1].data : "");
 	return put(s, FP_REC_TRAILER) ?: fp_evlog_flush(&s->w);
 }
 
@@ -359,6 +373,12 @@ static void set_str(char **dst, struct fp_dec *v)
 	*dst = val_str(v);
 }
 
+static void set_shape(struct fp_bytes *b, struct fp_dec *v)
+{
+	set_str(&b->data, v);
+	b->len = b->data ? strlen(b->data) : 0;
+}
+
 static uint64_t val_u64(struct fp_dec *v)
 {
 	return fp_dec_u64(v);
@@ -386,6 +406,15 @@ static int read_header_sidecar(struct fp_run *run, uint64_t key,
 		return 0;
 	case H_STATE_DIR:
 		set_str(&run->state_dir, v);
+		return 0;
+	case H_UNIT:
+		set_str(&run->unit, v);
+		return 0;
+	case H_SHAPE_POLICY:
+		set_str(&run->shape_policy, v);
+		return 0;
+	case H_SHAPE_BEFORE:
+		set_shape(&run->shape[0], v);
 		return 0;
 	case H_SCRATCH_DIR:
 		set_str(&run->scratch_dir, v);
@@ -507,6 +536,9 @@ static int read_trailer(struct fp_run *run, struct fp_dec *d)
 		if (kv_next(d, &key, &v))
 			return -EBADMSG;
 		switch (key) {
+		case T_SHAPE_AFTER:
+			set_shape(&run->shape[1], &v);
+			break;
 		case T_EVENTS:
 			run->events = val_u64(&v);
 			break;

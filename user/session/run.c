@@ -90,6 +90,10 @@ void fp_run_free(struct fp_run *run)
 	fp_recon_free(run->recon);
 	free(run->leftover);
 	free(run->incomplete_why);
+	free(run->unit);
+	free(run->shape_policy);
+	free(run->shape[0].data);
+	free(run->shape[1].data);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -183,6 +187,8 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 	ret = fp_reconcile(run->recon, &in, f);
 	if (!ret)
 		ret = fp_judge(pol, f, o, v);
+	if (!ret && run->unit)
+		ret = fp_run_shape_verdict(run, v);
 	return ret;
 }
 
@@ -205,9 +211,23 @@ void fp_run_receipt(FILE *out, const struct fp_run *run,
 		.fs_after = &run->fs[run->have_snap[FP_PHASE_AFTER] ?
 					     FP_PHASE_AFTER :
 					     FP_PHASE_BEFORE],
+		.unit = run->unit,
 	};
+	struct fp_shape_policy sp;
+	struct fp_shape_diff sd;
 
+	/* judged again here as in fp_run_shape_verdict: pure, so the same */
+	if (run->unit && !fp_run_shape_diff(run, &sp, &sd, &ri.shape_why)) {
+		ri.shape_diff = &sd;
+		ri.shape_policy = &sp;
+	} else if (run->unit) {
+		ri.shape_why = "out of memory";
+	}
 	fp_receipt_write(out, &ri, f, v);
+	if (ri.shape_diff) {
+		fp_shape_diff_free(&sd);
+		fp_shape_policy_free(&sp);
+	}
 }
 
 int fp_run_exit_code(const struct fp_run *run, const struct fp_verdict *v)

@@ -18,6 +18,7 @@
 #include "policy.h"
 #include "reconcile.h"
 #include "sensitive.h"
+#include "shape_diff.h"
 #include "snapshot_fs.h"
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
@@ -73,6 +74,10 @@ struct fp_run {
 	int64_t end_ns;
 	/* replay of a log cut short: where it stopped */
 	char *incomplete_why;
+	/* --unit: the unit, its shapes' JSON (empty: not taken) and the
+	 * shape policy's text (run_shape.c) */
+	char *unit, *shape_policy;
+	struct fp_bytes shape[2];
 };
 
 int fp_run_init(struct fp_run *run);
@@ -90,6 +95,13 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 void fp_run_receipt(FILE *out, const struct fp_run *run,
 		    const struct fp_findings *f, const struct fp_verdict *v,
 		    const struct fp_outcome *o);
+/* --unit: the shape diff and its policy from the run's two shapes; 0 and
+ * nothing to do without a unit, -ENOMEM, or 0 with *why set when the
+ * shapes cannot be compared (the verdict then fails) */
+int fp_run_shape_diff(const struct fp_run *run, struct fp_shape_policy *pol,
+		      struct fp_shape_diff *d, const char **why);
+/* fail v on the unit's drift the shape policy does not allow */
+int fp_run_shape_verdict(const struct fp_run *run, struct fp_verdict *v);
 /* "run" or "sidecar" */
 const char *fp_run_mode_name(enum fp_run_mode mode);
 /* A sidecar run: its mode, step parent and state directory, for the header

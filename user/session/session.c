@@ -344,6 +344,10 @@ static int snapshot_incomplete(struct fp_run *run, const char *why)
 
 int fp_session_before(struct fp_session *s)
 {
+	int rc = fp_session_shape(s, FP_PHASE_BEFORE);
+
+	if (rc)
+		return rc;
 	s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, true, true);
 	if (s->snap_ret == -ETIMEDOUT) {
 		/* a receipt that says why nothing ran */
@@ -410,8 +414,10 @@ static int64_t after_deadline_ns(int64_t deadline_ms, int64_t timeout_ms)
 int fp_session_after_files(struct fp_session *s)
 {
 	struct fp_run *run = &s->run;
-	int ret;
+	int ret = fp_session_shape(s, FP_PHASE_AFTER);
 
+	if (ret)
+		return ret;
 	s->fo.prev = &run->fs[FP_PHASE_BEFORE];
 	s->fo.touched = fp_recon_touched;
 	s->fo.touched_ctx = run->recon;
@@ -475,6 +481,7 @@ int fp_session_verdict(struct fp_session *s)
 		};
 
 		fp_summary_write_opts(stderr, &s->findings, &s->verdict, &so);
+		fp_session_shape_summary(s);
 	}
 	rc = fp_run_exit_code(run, &s->verdict);
 	if (s->snap_ret == -ETIMEDOUT)

@@ -55,6 +55,8 @@ struct fp_session_opts {
 	int64_t timeout_ms; /* what deadline_ms came from, for the grace */
 	/* run --scratch: the roots are read through these overlays */
 	const int *root_fds;
+	const char *unit; /* --unit: its shape before and after */
+	const char *shape_policy; /* the text of --shape-policy, or NULL */
 };
 
 enum { FP_OUT_LOG, FP_OUT_EVENTS, FP_OUT_RECEIPT, FP_OUT_N };
@@ -95,6 +97,11 @@ int fp_session_header(struct fp_session *s, char *const *argv,
 /* The before snapshot, and the log's header and first snapshot. 0, or an
  * exit code after one line (a receipt is still written on a timeout). */
 int fp_session_before(struct fp_session *s);
+/* --unit: the unit's shape for phase into the run (session_shape.c). 0,
+ * or an exit code after one line */
+int fp_session_shape(struct fp_session *s, unsigned int phase);
+/* --unit: seed 002's triage table of the unit's drift, on stderr */
+void fp_session_shape_summary(struct fp_session *s);
 int fp_session_attach(struct fp_session *s, char *err, size_t errlen);
 /* Processes and sockets, while what is left of the target still runs. */
 int fp_session_after_procs(struct fp_session *s);
