@@ -1,0 +1,66 @@
+"""The scratch box against its own invoking user (issue 13 review).
+
+footprint runs as root the way sudo starts it, for `nobody`. The upper
+layers are nobody's: whatever nobody writes there shows at the roots'
+paths inside the box, however the real files there are owned. So nothing
+in the box may gain privileges by exec, or a set-user-ID program would
+read nobody's files at root's paths.
+"""
+
+import os
+import shutil
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import sudo_util as su  # noqa: E402
+import test_scratch as ts  # noqa: E402
+from sudo_util import EXIT_VERDICT  # noqa: E402
+
+NOBODY = ts.NOBODY
+
+
+def setUpModule():
+    su.check_binary()
+
+
+class ScratchSecTest(unittest.TestCase):
+    setUp = ts.ScratchTest.setUp
+    cleanup = ts.ScratchTest.cleanup
+    chown_all = ts.ScratchTest.chown_all
+    write = ts.ScratchTest.write
+    run_fp = ts.ScratchTest.run_fp
+    run_user = ts.ScratchTest.run_user
+    scratch_run = ts.ScratchTest.scratch_run
+
+    def test_setuid_gains_nothing_in_the_box(self):
+        self.chown_all()
+        # a root-owned tree whose config nobody may not write
+        etc = os.path.join(self.top, "etc")
+        os.mkdir(etc)
+        with open(os.path.join(etc, "conf"), "w") as f:
+            f.write("trusted\n")
+        suid = os.path.join(self.top, "suid-id")
+        shutil.copy("/usr/bin/id", suid)
+        os.chmod(suid, 0o4755)
+        sdir = os.path.join(self.top, "s")
+        # a name the snapshots have not looked up in the overlay yet
+        upper = os.path.join(sdir, "1", "upper", "ld.so.preload")
+        rc, err, _, _ = self.scratch_run(
+            "s", ["sh", "-c", "echo planted > %s; cat %s/ld.so.preload; %s -u" %
+                  (upper, etc, suid)],
+            ["--root", self.job, "--root", etc], receipt=False)
+        lines = self.last_out.split()
+        # the premise: nobody's file is at root's path inside the box
+        self.assertEqual(lines[0], "planted", self.last_out)
+        # so a set-user-ID root program there must not run as root
+        self.assertEqual(lines[1], str(NOBODY.pw_uid), self.last_out)
+        # and the plant is no event's: unexplained, the run fails
+        self.assertEqual(rc, EXIT_VERDICT, err)
+        with open(os.path.join(etc, "conf")) as f:
+            self.assertEqual(f.read(), "trusted\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
