@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sudo_util as su  # noqa: E402
 import test_scratch as ts  # noqa: E402
-from sudo_util import EXIT_VERDICT  # noqa: E402
+from sudo_util import EXIT_OK, EXIT_USAGE, EXIT_VERDICT  # noqa: E402
 
 NOBODY = ts.NOBODY
 
@@ -60,6 +60,30 @@ class ScratchSecTest(unittest.TestCase):
         self.assertEqual(rc, EXIT_VERDICT, err)
         with open(os.path.join(etc, "conf")) as f:
             self.assertEqual(f.read(), "trusted\n")
+
+    def test_inputs_lock_sees_a_retargeted_symlink(self):
+        self.write("job/a", "a\n")
+        self.write("job/b", "b\n")
+        os.symlink("a", os.path.join(self.job, "link"))
+        self.chown_all()
+        os.lchown(os.path.join(self.job, "link"), NOBODY.pw_uid,
+                  NOBODY.pw_gid)
+        ilock = os.path.join(self.fixture, "input.lock")
+        rc, _, err = self.run_user(["lock", "--inputs", "job", "-o", ilock])
+        self.assertEqual(rc, EXIT_OK, err)
+        rc, err, _, _ = self.scratch_run("s1", ["true"],
+                                         ["--inputs-lock", ilock],
+                                         receipt=False)
+        self.assertEqual(rc, EXIT_OK, err)
+        # same type, same mode, another target: the input drifted
+        os.unlink(os.path.join(self.job, "link"))
+        os.symlink("b", os.path.join(self.job, "link"))
+        rc, err, _, _ = self.scratch_run("s2", ["true"],
+                                         ["--inputs-lock", ilock],
+                                         receipt=False)
+        self.assertEqual(rc, EXIT_USAGE, err)
+        self.assertIn("%s/link points elsewhere" % self.job, err)
+        self.assertFalse(os.path.exists(os.path.join(self.top, "s2", "0")))
 
 
 if __name__ == "__main__":
