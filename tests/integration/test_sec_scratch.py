@@ -85,6 +85,25 @@ class ScratchSecTest(unittest.TestCase):
         self.assertIn("%s/link points elsewhere" % self.job, err)
         self.assertFalse(os.path.exists(os.path.join(self.top, "s2", "0")))
 
+    def test_promoted_tree_removal_leaves_no_backup(self):
+        os.makedirs(os.path.join(self.job, "d", "e"))
+        self.write("job/d/f", "f\n")
+        self.write("job/d/e/g", "g\n")
+        self.write("job/keep", "k\n")
+        self.chown_all()
+        rc, err, _, s1 = self.scratch_run(
+            "s1", ["rm", "-r", "d"], ["--allow", "d", "--allow", "d/**"])
+        self.assertEqual(rc, EXIT_OK, err)
+        olock = os.path.join(self.fixture, "output.lock")
+        rc, _, err = self.run_user(["lock", os.path.join(self.out, "s1.json"),
+                                    "-o", olock])
+        self.assertEqual(rc, EXIT_OK, err)
+        rc, _, err = self.run_user(["promote", "--lock", olock,
+                                    "--scratch", s1])
+        self.assertEqual(rc, EXIT_OK, err)
+        # the tree is gone, backups and all
+        self.assertEqual(os.listdir(self.job), ["keep"])
+
 
 if __name__ == "__main__":
     unittest.main()
