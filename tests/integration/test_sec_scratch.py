@@ -9,6 +9,7 @@ read nobody's files at root's paths.
 
 import os
 import shutil
+import subprocess
 import sys
 import unittest
 
@@ -33,6 +34,7 @@ class ScratchSecTest(unittest.TestCase):
     run_fp = ts.ScratchTest.run_fp
     run_user = ts.ScratchTest.run_user
     scratch_run = ts.ScratchTest.scratch_run
+    seed_job = ts.ScratchTest.seed_job
 
     def test_setuid_gains_nothing_in_the_box(self):
         self.chown_all()
@@ -103,6 +105,52 @@ class ScratchSecTest(unittest.TestCase):
         self.assertEqual(rc, EXIT_OK, err)
         # the tree is gone, backups and all
         self.assertEqual(os.listdir(self.job), ["keep"])
+
+    def skip_lock(self, script, home):
+        """A scratch run of script that also fixes calc.py (allowed);
+        then lock --skip-disallowed of its receipt: (rc, stderr)."""
+        self.seed_job()
+        sdir = os.path.join(self.top, "s1")
+        rpath = os.path.join(self.out, "s1.json")
+        p = subprocess.run(
+            [su.FOOTPRINT, "run", "--quiet", "--scratch", sdir, "--receipt",
+             rpath, "--allow", "calc.py", "--", "sh", "-c",
+             script + "; echo fixed > calc.py"],
+            cwd=self.job, env=su.sudo_env(NOBODY, HOME=home),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, timeout=300)
+        self.assertEqual(p.returncode, EXIT_VERDICT, p.stderr)
+        olock = os.path.join(self.fixture, "output.lock")
+        rc, _, err = self.run_user(["lock", rpath, "-o", olock,
+                                    "--skip-disallowed"])
+        if rc != EXIT_OK:
+            self.assertFalse(os.path.exists(olock))
+        return rc, err
+
+    def test_skip_disallowed_never_sets_aside_a_secret_read(self):
+        home = os.path.join(self.top, "home")
+        os.makedirs(os.path.join(home, ".ssh"))
+        self.write("home/.ssh/id_rsa", "PRIVATE KEY\n")
+        self.chown_all()
+        key = os.path.join(home, ".ssh", "id_rsa")
+        rc, err = self.skip_lock("cat %s >/dev/null" % key, home)
+        self.assertEqual(rc, EXIT_VERDICT, err)
+        self.assertIn(key, err)
+        self.assertIn("--skip-disallowed cannot", err)
+
+    def test_skip_disallowed_never_sets_aside_a_real_write(self):
+        # outside the roots there is no overlay: the write is real
+        out = os.path.join(self.top, "outside.txt")
+        self.chown_all()
+        rc, err = self.skip_lock("echo x > %s" % out, self.top)
+        self.assertTrue(os.path.exists(out))
+        self.assertEqual(rc, EXIT_VERDICT, err)
+        self.assertIn(out, err)
+
+    def test_skip_disallowed_still_sets_aside_a_box_change(self):
+        self.chown_all()
+        rc, err = self.skip_lock("echo x > extra.py", self.top)
+        self.assertEqual(rc, EXIT_OK, err)
 
 
 if __name__ == "__main__":
