@@ -7,6 +7,7 @@ in the box may gain privileges by exec, or a set-user-ID program would
 read nobody's files at root's paths.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -151,6 +152,31 @@ class ScratchSecTest(unittest.TestCase):
         self.chown_all()
         rc, err = self.skip_lock("echo x > extra.py", self.top)
         self.assertEqual(rc, EXIT_OK, err)
+
+    def test_promote_of_an_edited_lock_is_a_clear_refusal(self):
+        """A lock whose change is also skipped, against a scratch that
+        lacks it: refused in one line, not a crash."""
+        self.seed_job()
+        rc, err, _, s1 = self.scratch_run(
+            "s1", ["sh", "-c", "echo x > extra.py"], ["--allow", "extra.py"])
+        self.assertEqual(rc, EXIT_OK, err)
+        rc, err, _, s2 = self.scratch_run("s2", ["true"])
+        self.assertEqual(rc, EXIT_OK, err)
+        olock = os.path.join(self.fixture, "output.lock")
+        rc, _, err = self.run_user(["lock", os.path.join(self.out, "s1.json"),
+                                    "-o", olock])
+        self.assertEqual(rc, EXIT_OK, err)
+        with open(olock) as f:
+            lk = json.load(f)
+        lk["skipped"] = [c["path"] for c in lk["changes"]]
+        with open(olock, "w") as f:
+            json.dump(lk, f)
+        rc, _, err = self.run_user(["promote", "--lock", olock,
+                                    "--scratch", s2])
+        self.assertEqual(rc, EXIT_VERDICT, err)
+        self.assertTrue(err.startswith("footprint:"), err)
+        self.assertIn(os.path.join(self.job, "extra.py"), err)
+        self.assertFalse(os.path.exists(os.path.join(self.job, "extra.py")))
 
 
 if __name__ == "__main__":
