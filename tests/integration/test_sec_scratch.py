@@ -178,6 +178,30 @@ class ScratchSecTest(unittest.TestCase):
         self.assertIn(os.path.join(self.job, "extra.py"), err)
         self.assertFalse(os.path.exists(os.path.join(self.job, "extra.py")))
 
+    @unittest.expectedFailure
+    def test_box_cannot_reach_the_real_tree_through_proc(self):
+        """KNOWN HOLE (docs/security.md): the box has no pid namespace, so
+        /proc/PID/root of any process of the user outside it is the real
+        filesystem: --hide is read around and the real tree written. This
+        turns into an unexpected success when it is fixed."""
+        self.seed_job()
+        home = os.path.join(self.top, "home")
+        os.makedirs(os.path.join(home, ".ssh"))
+        self.write("home/.ssh/id_rsa", "PRIVATE KEY\n")
+        self.chown_all()
+        before = ts.tree(self.job)
+        outside = subprocess.Popen(["sleep", "300"],
+                                   preexec_fn=ts.as_nobody)
+        self.addCleanup(outside.wait)
+        self.addCleanup(outside.kill)
+        via = "/proc/%d/root" % outside.pid
+        self.scratch_run(
+            "s1", ["sh", "-c", "cat %s%s/.ssh/id_rsa; echo x > %s%s/calc.py"
+                   % (via, home, via, self.job)],
+            ["--hide", os.path.join(home, ".ssh")], receipt=False)
+        self.assertNotIn("PRIVATE KEY", self.last_out)
+        self.assertEqual(ts.tree(self.job), before)
+
 
 if __name__ == "__main__":
     unittest.main()
