@@ -48,6 +48,47 @@ static bool any_disallowed(const struct fp_jv *v)
 	return false;
 }
 
+static bool proposed(const struct fp_jv *prop, const char *path)
+{
+	size_t op, i;
+
+	for (op = 0; op < 3; op++) {
+		const struct fp_jv *l = fp_jv_get(prop, ops[op]);
+
+		for (i = 0; l && l->type == FP_JV_ARR && i < l->n; i++) {
+			const char *p = fp_jv_str(&l->items[i], "path");
+
+			if (p && !strcmp(p, path))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Only a change the box held can be set aside. A disallowed file finding
+ * on any other path (a secret read, a write outside the roots, which was
+ * real) is a failure no skip undoes: its path, or NULL.
+ */
+static const char *outside_box(const struct fp_jv *files,
+			       const struct fp_jv *prop)
+{
+	size_t l, i;
+
+	for (l = 0; files && files->type == FP_JV_OBJ && l < files->n; l++)
+		for (i = 0;
+		     files->items[l].type == FP_JV_ARR && i < files->items[l].n;
+		     i++) {
+			const struct fp_jv *f = &files->items[l].items[i];
+			const char *p = fp_jv_str(f, "path");
+
+			if (is_false(fp_jv_get(f, "allowed")) &&
+			    (!p || !proposed(prop, p)))
+				return p ? p : "a path that is not UTF-8";
+		}
+	return NULL;
+}
+
 /* what is left when the disallowed file findings are set aside: a
  * reason that is no file's, or NULL */
 static const char *other_failure(const struct fp_jv *r)
@@ -238,9 +279,17 @@ static int check_receipt(const struct fp_jv *r, const char *path, bool skip)
 		return FP_EXIT_VERDICT;
 	}
 	why = other_failure(r);
-	if (why)
+	if (why) {
 		fprintf(stderr,
 			"footprint: lock: the receipt %s failed, and not only by disallowed file changes (%s); --skip-disallowed cannot lock it\n",
+			path, why);
+		return FP_EXIT_VERDICT;
+	}
+	why = outside_box(fp_jv_get(r, "files"),
+			  fp_jv_get(fp_jv_get(r, "scratch"), "proposed"));
+	if (why)
+		fprintf(stderr,
+			"footprint: lock: the receipt %s failed at %s, which is no change the scratch box held (a read, or a write outside the roots, that really happened); --skip-disallowed cannot set it aside\n",
 			path, why);
 	return why ? FP_EXIT_VERDICT : 0;
 }

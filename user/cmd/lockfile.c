@@ -111,14 +111,20 @@ static int entry_drift(const struct fp_jv *f, const struct fp_fentry *e,
 {
 	const char *t = fp_jv_str(f, "type"), *h = fp_jv_str(f, "sha256");
 	const struct fp_jv *m = fp_jv_get(f, "mode");
+	const struct fp_jv *l = fp_jv_get(f, "target");
 	char hex[65] = "";
 
 	if (e->type == 'f' && e->hashed)
 		fp_lock_hex(hex, e->sha256);
-	if (t && e->type == t[0] && fp_jv_as_int(m, -1) == e->mode &&
-	    (e->type != 'f' || (h && !strcmp(h, hex))))
-		return 0;
-	return drift_line(root, rel, strlen(rel), "changed");
+	if (!t || e->type != t[0] || fp_jv_as_int(m, -1) != e->mode ||
+	    (e->type == 'f' && (!h || strcmp(h, hex))))
+		return drift_line(root, rel, strlen(rel), "changed");
+	/* a symlink pointed elsewhere is drift like a file's new content */
+	if (e->type == 'l' &&
+	    (!l || l->type != FP_JV_STR || l->len != e->target.len ||
+	     memcmp(l->s, e->target.data, l->len)))
+		return drift_line(root, rel, strlen(rel), "points elsewhere");
+	return 0;
 }
 
 /* the lock's entries and the tree's, both in path byte order, merged */
@@ -136,8 +142,11 @@ static int merge_drift(const struct fp_jv *files,
 					  NULL;
 		const struct fp_fentry *e = i < s->n ? &s->e[i] : NULL;
 
-		if (k < files->n && !rel)
+		if (k < files->n && !rel) {
+			fprintf(stderr,
+				"footprint: the input lock holds a path that is not UTF-8, which --inputs-lock does not support yet; keep such paths out of the root\n");
 			return FP_EXIT_USAGE;
+		}
 		if (!e)
 			c = 1;
 		else if (!rel)

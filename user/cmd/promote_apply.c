@@ -7,6 +7,7 @@
  * a backup name; a removal is a rename to a backup name. If a step fails,
  * the steps done are undone in reverse; if all succeed, the backups go.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -183,15 +184,50 @@ static int undo(struct fp_proot *r, struct step *s)
 	return e;
 }
 
+/*
+ * A removed directory's backup holds the backups of what it held (they
+ * were removed first, deepest first): those go with it, and only those.
+ * Anything else in it appeared after the check; it is kept, and said.
+ */
+static int remove_backup(int at, const char *name, const char *ours)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (!unlinkat(at, name, 0))
+		return 0;
+	if (errno != EISDIR)
+		return errno == ENOENT ? 0 : -errno;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	/* depth: each level is a component of a locked path */
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, ours, strlen(ours)))
+			remove_backup(dirfd(d), de->d_name, ours);
+	closedir(d);
+	return unlinkat(at, name, AT_REMOVEDIR) ? -errno : 0;
+}
+
 static void drop_backup(struct fp_proot *r, struct step *s)
 {
 	const char *base;
-	int dirfd = open_parent(r->rootfd, s->c->rel, &base);
+	char ours[32];
+	int dirfd = open_parent(r->rootfd, s->c->rel, &base), e;
 
 	if (dirfd < 0)
 		return;
-	if (unlinkat(dirfd, s->bak, 0) && errno == EISDIR)
-		unlinkat(dirfd, s->bak, AT_REMOVEDIR);
+	snprintf(ours, sizeof(ours), ".footprint-bak.%d.", getpid());
+	e = remove_backup(dirfd, s->bak, ours);
+	if (e)
+		fprintf(stderr,
+			"footprint: promote: kept %s, the backup of %s/%s, beside it: %s; it holds what appeared there after the check, look at it and remove it\n",
+			s->bak, r->root, s->c->rel, strerror(-e));
 	fsync(dirfd);
 	close(dirfd);
 }
@@ -223,7 +259,8 @@ int fp_promote_apply(struct fp_proot *r)
 	for (i = 0; !e && i < r->locked.n; i++, done++)
 		e = do_step(r, &st[i], i);
 	if (!e) {
-		for (i = 0; i < done; i++)
+		/* parents' backups first: they take their children's */
+		for (i = done; i-- > 0;)
 			if (st[i].backup)
 				drop_backup(r, &st[i]);
 		free(st);

@@ -101,7 +101,10 @@ static bool skipped(const struct fp_jv *lk, const char *root, const char *rel)
 	return false;
 }
 
-/* paths in a but not in b (the skipped ones aside), at most a few shown */
+/*
+ * paths in a but not in b, at most a few shown. Only an extra scratch
+ * change may be skipped: every locked one must be there to be applied.
+ */
 static size_t missing_from(const struct fp_pset *a, const struct fp_pset *b,
 			   const struct fp_proot *r, const struct fp_jv *lk,
 			   const char *what)
@@ -112,7 +115,7 @@ static size_t missing_from(const struct fp_pset *a, const struct fp_pset *b,
 		const struct fp_pchange *o = find(b, a->v[i].rel);
 
 		if ((o && o->op == a->v[i].op) ||
-		    skipped(lk, r->root, a->v[i].rel))
+		    (a == &r->scratch && skipped(lk, r->root, a->v[i].rel)))
 			continue;
 		if (n++ < DRIFT_SHOWN)
 			fprintf(stderr, "footprint: promote:   %s %s/%s\n",

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -94,5 +95,13 @@ int fp_scratch_enter(const struct fp_scratch *sc)
 		e = -errno;
 	if (!e && sc->no_network)
 		e = loopback_up();
+	/*
+	 * The upper layers are the user's: what they write there shows at
+	 * the roots' paths in the box, however the real files are owned
+	 * (a new ld.so.preload, pam.d file...). A set-user-ID program must
+	 * not run with root's rights on that.
+	 */
+	if (!e && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		e = -errno;
 	return e;
 }
