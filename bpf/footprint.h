@@ -96,7 +96,7 @@ enum fp_sys {
 #define FP_SYS_COMPAT(v) (((v) >> 16) & 0x7fff)
 /*
  * Or'ed into an entry's half: the syscall can change what a directory's
- * path is (rename, rmdir, mount, chdir, ...). Its entry and exit bump the
+ * path is (rename, rmdir, mount, chdir, ...). Its exit bumps the
  * generation that the cached cwd and dirfd walks are checked against.
  */
 #define FP_SYS_GEN 0x8000U
@@ -105,7 +105,6 @@ enum fp_sys {
 
 /* programs whose runs fp_tracer_heartbeat() checks, counters indexed so */
 enum fp_heartbeat_prog {
-	FP_HB_SYS_ENTER,
 	FP_HB_SYS_EXIT,
 	FP_HB_FORK,
 	FP_HB_EXIT,

@@ -496,7 +496,7 @@ static __u64 hb_count(struct fp_tracer *t, int prog)
 
 /*
  * Make each checked program run once for this process and see that it
- * did: getppid() (sys_enter, sys_exit), and a child (fork) that kills
+ * did: getppid() (sys_exit), and a child (fork) that kills
  * itself (signal) and so exits (exit). Each program bumps its counter in
  * the context of the syscall or of the child, before wait returns.
  */
