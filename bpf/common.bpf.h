@@ -210,5 +210,6 @@ static __always_inline struct file *task_fd(struct task_struct *task, int fd)
  */
 int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen); /* net */
 int fp_tamper_enter(__u32 sys, __u64 a0, __u64 a1); /* process */
+int fp_open_flush(void); /* file: emit the task's held open (collapse.bpf.h) */
 
 #endif /* FP_COMMON_BPF_H */

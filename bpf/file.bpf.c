@@ -13,6 +13,7 @@
 #include "common.bpf.h"
 #include "path.bpf.h"
 #include "scope.bpf.h"
+#include "collapse.bpf.h"
 
 #define O_ACCMODE 03
 #define O_CREAT 0100
@@ -476,7 +477,7 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 	e->sys = sys;
 	e->npaths = 1;
 	e->created = 0;
-	e->_pad = 0;
+	e->count = 1;
 	e->flags = 0;
 	e->mode = 0;
 	e->resolve = 0;
@@ -642,7 +643,8 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;
 	e->hdr.size = size;
-	emit(e, size);
+	if (!held_take(s, e, sys, ret, size))
+		emit(e, size);
 }
 
 /* syscall number -> native and compat enum fp_sys, filled before attach */
@@ -763,9 +765,19 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret)
 		return fp_tamper_enter(sys, a[0], a[1]);
 	if (!traced())
 		return 0;
-	if (sys == FP_SYS_BIND)
+	if (sys == FP_SYS_BIND) {
+		/* a held open of this task goes out first */
+		held_flush((__u32)bpf_get_current_pid_tgid());
 		return fp_bind_exit(ret, a[0], a[1], a[2]);
+	}
 	file_event(sys, a, ret);
+	return 0;
+}
+
+/* Exec and exit (process.bpf.c): the task's held open goes out first. */
+__noinline int fp_open_flush(void)
+{
+	held_flush((__u32)bpf_get_current_pid_tgid());
 	return 0;
 }
 

@@ -166,7 +166,7 @@ struct fp_file {
 	__u32 sys;
 	__u32 npaths;
 	__u32 created; /* the open created the file (FMODE_CREATED) */
-	__u32 _pad;
+	__u32 count; /* identical read-only opens it stands for (bpf/collapse.h) */
 	__u64 flags; /* open/openat2 flags, unlink or rename flags */
 	__u64 mode;
 	__u64 resolve; /* openat2 RESOLVE_* */

@@ -458,7 +458,7 @@ Test(segments, rotation_only_at_frame_boundaries)
 		fclose(f);
 		cr_assert(!memcmp(hdr, FP_LOG_MAGIC, 8));
 		cr_assert_eq(hdr[8], FP_LOG_VERSION, "version");
-		cr_assert_eq(FP_LOG_VERSION, 4);
+		cr_assert_eq(FP_LOG_VERSION, 5);
 		cr_assert_eq(hdr[10], FP_LOG_SEGMENTED, "flags");
 		cr_assert_eq(get32(hdr + 12), n, "segment number");
 		if (!n)

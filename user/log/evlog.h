@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 #define FP_LOG_MAGIC "FPRINTLG" /* 8 bytes */
-#define FP_LOG_VERSION 4 /* the newest a reader knows: segments */
+/* the newest a reader knows: 4 segments, 5 a count on collapsed opens */
+#define FP_LOG_VERSION 5
 /* what a log without segments is written as: step names, tamper, marks */
 #define FP_LOG_VERSION_PLAIN 3
 #define FP_LOG_FILE_HDR 16 /* magic, u16 version, u16 flags, u32 reserved */

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "collapse.h"
 #include "footprint.skel.h"
 #include "scope.h"
 #include "syscalls.h"
@@ -22,6 +23,7 @@
 struct fp_tracer {
 	struct footprint_bpf *skel;
 	struct ring_buffer *rb;
+	struct fp_collector *col;
 	bool attached;
 	pid_t roots[FP_TRACER_MAX_PID_TREES];
 	unsigned int nroots;
@@ -163,6 +165,7 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	}
 	t->skel->rodata->max_argv_bytes = opts->max_argv_bytes;
 	t->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
+	t->skel->rodata->every_open = opts->every_open;
 	step = "size the ring buffer of";
 	ret = bpf_map__set_max_entries(t->skel->maps.events, opts->ring_bytes);
 	if (ret)
@@ -184,6 +187,7 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	step = "set up the ring buffer of";
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events),
 				 fp_collector_feed, collector, NULL);
+	t->col = collector;
 	if (!t->rb) {
 		ret = -errno;
 		goto fail;
@@ -410,6 +414,35 @@ int fp_tracer_epoll_fd(struct fp_tracer *t)
 int fp_tracer_consume(struct fp_tracer *t)
 {
 	return ring_buffer__consume(t->rb);
+}
+
+int fp_tracer_drain_held(struct fp_tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.held_opens), n = 0;
+	struct fp_held_open h;
+	__u32 key, next;
+	__u32 *keys;
+	size_t size;
+
+	/* the keys first: deleting while walking them may restart the walk */
+	keys = calloc(FP_HELD_TASKS, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	while (n < FP_HELD_TASKS &&
+	       !bpf_map_get_next_key(fd, n ? &key : NULL, &next)) {
+		keys[n++] = next;
+		key = next;
+	}
+	for (int i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(fd, &keys[i], &h))
+			continue;
+		size = ((struct fp_file *)h.rec)->hdr.size;
+		if (size <= sizeof(h.rec))
+			fp_collector_feed(t->col, h.rec, size);
+		bpf_map_delete_elem(fd, &keys[i]);
+	}
+	free(keys);
+	return n;
 }
 
 /* Runs the tracing programs skipped because another was active on the CPU. */
