@@ -30,6 +30,7 @@ struct fp_tracer {
 	/* what the links were at attach, to tell a closed or swapped fd */
 	__u32 link_ids[16];
 	uint64_t lost_scope; /* processes of /proc the tree table lacked */
+	uint64_t lost_held; /* held-back opens that could not be drained */
 };
 
 /* Syscall tracepoints need tracefs; a minimal system may not mount it. */
@@ -434,11 +435,13 @@ int fp_tracer_drain_held(struct fp_tracer *t)
 		key = next;
 	}
 	for (int i = 0; i < n; i++) {
-		if (bpf_map_lookup_elem(fd, &keys[i], &h))
-			continue;
-		size = ((struct fp_file *)h.rec)->hdr.size;
-		if (size <= sizeof(h.rec))
+		size = 0;
+		if (!bpf_map_lookup_elem(fd, &keys[i], &h))
+			size = ((struct fp_file *)h.rec)->hdr.size;
+		if (size >= sizeof(struct fp_file) && size <= sizeof(h.rec))
 			fp_collector_feed(t->col, h.rec, size);
+		else
+			t->lost_held++;
 		bpf_map_delete_elem(fd, &keys[i]);
 	}
 	free(keys);
@@ -488,6 +491,9 @@ int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st)
 		st->events += per[i].events;
 		st->lost_ringbuf += per[i].lost;
 		st->lost_pending += per[i].pending_full;
+		/* not per CPU, but the same kind of loss: counted once */
+		if (!i)
+			st->lost_pending += t->lost_held;
 		st->lost_compat += per[i].compat;
 		st->lost_scope += per[i].scope_full;
 		st->lost_per_cpu[i] = per[i].lost + per[i].pending_full +
