@@ -4,7 +4,7 @@
  * fork and exit of the traced tasks, the upkeep of the traced process
  * trees at fork and exit, and tamper evidence: signals to the tracer here,
  * bpf() and ptrace() through fp_tamper_enter(), which the syscall programs
- * of file.bpf.c call at entry.
+ * of file.bpf.c call at the syscall's exit.
  */
 #include "common.bpf.h"
 #include "path.bpf.h"
