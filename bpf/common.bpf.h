@@ -213,5 +213,6 @@ int fp_tamper_enter(__u32 sys, __u64 a0, __u64 a1); /* process */
 /* signal.bpf.c */
 __u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1);
 int fp_signal_exit(long ret, __u32 sys, __u64 given, __u64 what, __u64 target);
+int fp_open_flush(void); /* file: emit the task's held open (collapse.bpf.h) */
 
 #endif /* FP_COMMON_BPF_H */

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Files: the file syscalls of the traced tasks, paired from entry to exit,
- * with their path arguments resolved in the kernel.
+ * Files: the file syscalls of the traced tasks, read at their exit, with
+ * their path arguments resolved in the kernel.
  *
- * The two programs here are the only ones on the raw sys_enter/sys_exit
- * tracepoints (one attachment each, not one per syscall, keeps start and
- * stop fast): a table turns away every syscall footprint does not trace,
- * and the few that are not file syscalls go to their family, bind to
- * net.bpf.c, bpf() and ptrace() to process.bpf.c. File syscalls, nearly
- * all of the traffic, stay inline.
+ * The program here is the only one on the raw sys_exit tracepoint (one
+ * attachment, not one per syscall, keeps start and stop fast): a table
+ * turns away every syscall footprint does not trace, and the few that
+ * are not file syscalls go to their family, bind to net.bpf.c, bpf() and
+ * ptrace() to process.bpf.c. File syscalls, nearly all of the traffic,
+ * stay inline.
  */
 #include "common.bpf.h"
 #include "path.bpf.h"
 #include "scope.bpf.h"
+#include "collapse.bpf.h"
 
 #define O_ACCMODE 03
 #define O_CREAT 0100
@@ -20,28 +21,16 @@
 #define FMODE_CREATED 0x100000
 #define TS_COMPAT 0x0002
 
-struct pending {
-	__u64 args[5];
-	__u32 sys;
-	__u32 active; /* set at entry, cleared at exit */
-};
-
-/*
- * Arguments saved at syscall entry, consumed at exit: in the task itself,
- * which is cheaper than a hash keyed by tid and goes away with the task.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct pending);
-} pending SEC(".maps");
-
 /*
  * Bumped, by any process on the machine and before any scope check, at
- * the entry and at the exit of every syscall that can change the path of
- * a directory (FP_SYS_GEN), and of io_uring RENAMEAT/UNLINKAT. A cached
- * walk is valid only under the generation it was read before it began.
+ * the exit of every syscall that can change the path of a directory
+ * (FP_SYS_GEN), after its d_move(), and at the submission and completion
+ * of io_uring RENAMEAT/UNLINKAT. A cached walk is valid only under the
+ * generation it was read before it began: a walk that read the dentries
+ * before a rename's d_move() read a generation the rename bumps past.
+ * A cache hit between another task's d_move() and its sys_exit still
+ * gives the old path (docs/security.md): there is no sys_enter program
+ * to bump earlier, as it would tax every syscall on the machine.
  */
 __u64 path_gen SEC(".bss");
 
@@ -240,56 +229,6 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 					   &fp->flags, FP_WC_DIRFD);
 	}
 	*pos += fp->base_len;
-}
-
-static __always_inline int sys_enter(__u32 sys, __u64 a0, __u64 a1, __u64 a2,
-				     __u64 a3, __u64 a4)
-{
-	struct pending *p;
-
-	if (!traced())
-		return 0;
-	p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!p) {
-		struct fp_stats *st = stats_cpu();
-
-		if (st)
-			__sync_fetch_and_add(&st->pending_full, 1);
-		return 0;
-	}
-	p->sys = sys;
-	p->args[0] = a0;
-	p->args[1] = a1;
-	p->args[2] = a2;
-	p->args[3] = a3;
-	p->args[4] = a4;
-	p->active = 1;
-	return 0;
-}
-
-/*
- * A signal or ptrace syscall is kept for its exit only when its target is
- * outside the run; the arguments kept are the target as given, the signal
- * (or ptrace request) and what fp_signal_target() found.
- */
-static __always_inline int signal_enter(__u32 sys, __u64 a0, __u64 a1, __u64 a2)
-{
-	__u64 target, given = a0, what = a1;
-
-	if (!traced())
-		return 0;
-	target = fp_signal_target(sys, a0, a1);
-	if (!target)
-		return 0;
-	if (sys == FP_SYS_TGKILL) {
-		given = a1;
-		what = a2;
-	} else if (sys == FP_SYS_PTRACE) {
-		given = a1;
-		what = a0;
-	}
-	return sys_enter(sys, given, what, target, 0, 0);
 }
 
 /* One path argument per iteration, so the verifier checks put_path once. */
@@ -522,12 +461,11 @@ static __always_inline void opened_file(struct fp_file *e, struct path_args *pa,
 	pa->upath[1] = 0;
 }
 
-static __always_inline void file_event(struct pending *p, long ret)
+static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 {
 	struct scratch *s = scratch_get();
 	struct path_args *pa;
 	struct fp_file *e;
-	__u64 *a = p->args;
 	__u32 size;
 
 	if (!s)
@@ -536,10 +474,10 @@ static __always_inline void file_event(struct pending *p, long ret)
 	pa = &s->paths;
 	fill_hdr(&e->hdr, FP_EV_FILE);
 	e->ret = ret;
-	e->sys = p->sys;
+	e->sys = sys;
 	e->npaths = 1;
 	e->created = 0;
-	e->_pad = 0;
+	e->count = 1;
 	e->flags = 0;
 	e->mode = 0;
 	e->resolve = 0;
@@ -549,7 +487,7 @@ static __always_inline void file_event(struct pending *p, long ret)
 	pa->dirfd[0] = AT_FDCWD;
 	pa->dirfd[1] = AT_FDCWD;
 
-	switch (p->sys) {
+	switch (sys) {
 	case FP_SYS_OPEN: /* path, flags, mode */
 		pa->upath[0] = a[0];
 		e->flags = a[1];
@@ -597,7 +535,7 @@ static __always_inline void file_event(struct pending *p, long ret)
 		pa->upath[0] = a[1];
 		pa->dirfd[1] = a[2];
 		pa->upath[1] = a[3];
-		if (p->sys == FP_SYS_RENAMEAT2)
+		if (sys == FP_SYS_RENAMEAT2)
 			e->flags = a[4];
 		break;
 	case FP_SYS_MKDIR: /* path, mode */
@@ -693,36 +631,20 @@ static __always_inline void file_event(struct pending *p, long ret)
 	default:
 		return;
 	}
-	if (p->sys <= FP_SYS_CREAT && ret >= 0)
+	if (sys <= FP_SYS_CREAT && ret >= 0)
 		opened_file(e, pa, ret);
 	pa->pos = sizeof(*e);
 	pa->first = 0;
 	pa->fd_leader = 0;
 	bpf_loop(e->npaths, path_step, NULL, 0);
-	if (ret >= 0 && follows_link(p->sys, e->flags))
+	if (ret >= 0 && follows_link(sys, e->flags))
 		fd_link(s, e, pa);
-	if (e->npaths == 2 && p->sys <= FP_SYS_CREAT)
+	if (e->npaths == 2 && sys <= FP_SYS_CREAT)
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;
 	e->hdr.size = size;
-	emit(e, size);
-}
-
-static __always_inline int sys_exit(long ret)
-{
-	struct pending *p = bpf_task_storage_get(
-		&pending, bpf_get_current_task_btf(), 0, 0);
-
-	if (!p || !p->active)
-		return 0;
-	p->active = 0;
-	if (p->sys == FP_SYS_BIND)
-		fp_bind_exit(ret, p->args[0], p->args[1], p->args[2]);
-	else if (p->sys == FP_SYS_PTRACE || p->sys >= FP_SYS_KILL)
-		fp_signal_exit(ret, p->sys, p->args[0], p->args[1], p->args[2]);
-	else
-		file_event(p, ret);
-	return 0;
+	if (!held_take(s, e, sys, ret, size))
+		emit(e, size);
 }
 
 /* syscall number -> native and compat enum fp_sys, filled before attach */
@@ -735,11 +657,12 @@ struct {
 
 static __always_inline bool in_compat_syscall(void)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	/* a BTF pointer: a plain load, on every traced syscall */
+	struct task_struct *task = bpf_get_current_task_btf();
 
 	if (!bpf_core_field_exists(task->thread_info.status))
 		return false;
-	return BPF_CORE_READ(task, thread_info.status) & TS_COMPAT;
+	return task->thread_info.status & TS_COMPAT;
 }
 
 static __always_inline __u32 sys_entry(long id)
@@ -758,39 +681,57 @@ static __always_inline __u32 sys_entry(long id)
 /*
  * Bump the path generation if syscall-table entry v, for this task's
  * syscall ABI, is one that can move a directory. unlinkat moves nothing
- * without AT_REMOVEDIR: its flags are in dx for both ABIs, at entry and
- * still at exit.
+ * without AT_REMOVEDIR: its flags are in dx for both ABIs.
  */
-static __always_inline void gen_syscall(struct pt_regs *regs, __u32 v)
+static __always_inline void gen_syscall(struct pt_regs *regs, __u32 v,
+					bool compat)
 {
-	bool compat;
 	__u32 sys;
 
-	if (!(v & (FP_SYS_GEN | FP_SYS_GEN << 16)))
-		return;
-	compat = in_compat_syscall();
 	if (compat ? !FP_GEN_COMPAT(v) : !FP_GEN_NATIVE(v))
 		return;
 	sys = compat ? FP_SYS_COMPAT(v) : FP_SYS_NATIVE(v);
 #if defined(__TARGET_ARCH_x86)
-	if (sys == FP_SYS_UNLINKAT && !(BPF_CORE_READ(regs, dx) & AT_REMOVEDIR))
+	if (sys == FP_SYS_UNLINKAT && !(regs->dx & AT_REMOVEDIR))
 		return;
 #endif
 	gen_bump();
+}
+
+/*
+ * The arguments as the caller passed them: the kernel saved its registers
+ * in pt_regs at entry and no file syscall writes them back, so at exit
+ * they are still there. Plain loads through the BTF pointer, no helpers.
+ */
+static __always_inline void saved_args(struct pt_regs *regs, __u64 *a)
+{
+#if defined(__TARGET_ARCH_x86)
+	a[0] = regs->di;
+	a[1] = regs->si;
+	a[2] = regs->dx;
+	a[3] = regs->r10;
+	a[4] = regs->r8;
+#else
+	a[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	a[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	a[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	a[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+	a[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+#endif
 }
 
 /* A 32-bit caller's arguments: x86 passes them in bx, cx, ... */
 static __always_inline __u64 compat_arg(struct pt_regs *regs, int n)
 {
 #if defined(__TARGET_ARCH_x86)
-	return n == 0 ? BPF_CORE_READ(regs, bx) : BPF_CORE_READ(regs, cx);
+	return n == 0 ? regs->bx : regs->cx;
 #else
 	return n == 0 ? PT_REGS_PARM1_CORE_SYSCALL(regs) :
 			PT_REGS_PARM2_CORE_SYSCALL(regs);
 #endif
 }
 
-static __always_inline int compat_enter(struct pt_regs *regs, __u32 csys)
+static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys)
 {
 	struct fp_stats *st;
 
@@ -808,68 +749,95 @@ static __always_inline int compat_enter(struct pt_regs *regs, __u32 csys)
 }
 
 /*
- * One program for every syscall entry: a table lookup turns away the
- * syscalls footprint does not trace before anything else is done. One
- * attachment instead of one per syscall also makes start and stop fast.
+ * A signal or ptrace syscall: a record only when its target is outside
+ * the run. Judged at exit, where the target of a SIGKILL may have exited:
+ * a zombie is still found, and keeps its cgroup; one already reaped is not
+ * (docs/policy.md says so).
  */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
+static __always_inline int signal_exit(__u32 sys, __u64 *a, long ret)
 {
-	__u32 v = sys_entry(id), sys;
+	__u64 target = fp_signal_target(sys, a[0], a[1]), given = a[0],
+	      what = a[1];
 
-	if (!v)
+	if (!target)
 		return 0;
-	gen_syscall(regs, v);
-	/* the number may belong to the 32-bit table */
-	if (in_compat_syscall())
-		return compat_enter(regs, FP_SYS_COMPAT(v));
-	sys = FP_SYS_NATIVE(v);
-	if (!sys)
-		return 0;
-	if (sys == FP_SYS_HEARTBEAT) {
-		if (heartbeat_tgid &&
-		    bpf_get_current_pid_tgid() >> 32 == heartbeat_tgid)
-			heartbeat_bump(FP_HB_SYS_ENTER);
-		return 0;
+	if (sys == FP_SYS_TGKILL) {
+		given = a[1];
+		what = a[2];
+	} else if (sys == FP_SYS_PTRACE) {
+		given = a[1];
+		what = a[0];
 	}
-	if (sys == FP_SYS_BPF || sys == FP_SYS_PTRACE)
-		fp_tamper_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
-				PT_REGS_PARM2_CORE_SYSCALL(regs));
-	if (sys == FP_SYS_BPF)
-		return 0;
-	if (sys == FP_SYS_PTRACE || sys >= FP_SYS_KILL)
-		return signal_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
-				    PT_REGS_PARM2_CORE_SYSCALL(regs),
-				    PT_REGS_PARM3_CORE_SYSCALL(regs));
-	return sys_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
-			 PT_REGS_PARM2_CORE_SYSCALL(regs),
-			 PT_REGS_PARM3_CORE_SYSCALL(regs),
-			 PT_REGS_PARM4_CORE_SYSCALL(regs),
-			 PT_REGS_PARM5_CORE_SYSCALL(regs));
+	held_flush((__u32)bpf_get_current_pid_tgid());
+	return fp_signal_exit(ret, sys, given, what, target);
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
+/* A traced syscall of the native ABI: its handler, with the saved args. */
+static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret)
 {
-	/* the hash lookup in sys_exit is the cost: only for traced syscalls */
-#if defined(__TARGET_ARCH_arm64)
-	long id = BPF_CORE_READ((struct user_pt_regs *)regs, syscallno);
-#else
-	long id = BPF_CORE_READ(regs, orig_ax);
-#endif
-	__u32 v = sys_entry(id), sys = FP_SYS_NATIVE(v);
+	__u64 a[5];
 
-	if (v & (FP_SYS_GEN | FP_SYS_GEN << 16))
-		gen_syscall(regs, v);
-	if (!sys)
-		return 0;
-	if (sys >= FP_SYS_BPF && sys != FP_SYS_PTRACE && sys < FP_SYS_KILL) {
-		if (sys == FP_SYS_HEARTBEAT && heartbeat_tgid &&
+	if (sys == FP_SYS_HEARTBEAT) {
+		if (heartbeat_tgid &&
 		    bpf_get_current_pid_tgid() >> 32 == heartbeat_tgid)
 			heartbeat_bump(FP_HB_SYS_EXIT);
 		return 0;
 	}
-	return sys_exit(ret);
+	saved_args(regs, a);
+	/* they check their own scope: the tracer's own tasks matter there */
+	if (sys == FP_SYS_BPF || sys == FP_SYS_PTRACE)
+		fp_tamper_enter(sys, a[0], a[1]);
+	if (sys == FP_SYS_BPF || !traced())
+		return 0;
+	if (sys == FP_SYS_PTRACE ||
+	    (sys >= FP_SYS_KILL && sys <= FP_SYS_PIDFD_SEND_SIGNAL))
+		return signal_exit(sys, a, ret);
+	if (sys == FP_SYS_BIND) {
+		/* a held open of this task goes out first */
+		held_flush((__u32)bpf_get_current_pid_tgid());
+		return fp_bind_exit(ret, a[0], a[1], a[2]);
+	}
+	file_event(sys, a, ret);
+	return 0;
+}
+
+/* Exec and exit (process.bpf.c): the task's held open goes out first. */
+__noinline int fp_open_flush(void)
+{
+	held_flush((__u32)bpf_get_current_pid_tgid());
+	return 0;
+}
+
+/*
+ * The one raw syscall program: a table lookup turns away the syscalls
+ * footprint does not trace before anything else is done. There is no
+ * sys_enter program: the number and the arguments are still in the
+ * saved pt_regs here, and every program on the raw tracepoints runs for
+ * every syscall of every process on the machine. One attachment instead
+ * of one per syscall keeps start and stop fast.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
+{
+#if defined(__TARGET_ARCH_arm64)
+	long id = BPF_CORE_READ((struct user_pt_regs *)regs, syscallno);
+#else
+	long id = regs->orig_ax;
+#endif
+	__u32 v = sys_entry(id);
+	bool compat;
+
+	if (!v)
+		return 0;
+	/* the number may belong to the 32-bit table */
+	compat = in_compat_syscall();
+	if (v & (FP_SYS_GEN | FP_SYS_GEN << 16))
+		gen_syscall(regs, v, compat);
+	if (compat)
+		return compat_exit(regs, FP_SYS_COMPAT(v));
+	if (!FP_SYS_NATIVE(v))
+		return 0;
+	return sys_exit(regs, FP_SYS_NATIVE(v), ret);
 }
 
 /*

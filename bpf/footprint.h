@@ -104,7 +104,7 @@ enum fp_sys {
 #define FP_SYS_COMPAT(v) (((v) >> 16) & 0x7fff)
 /*
  * Or'ed into an entry's half: the syscall can change what a directory's
- * path is (rename, rmdir, mount, chdir, ...). Its entry and exit bump the
+ * path is (rename, rmdir, mount, chdir, ...). Its exit bumps the
  * generation that the cached cwd and dirfd walks are checked against.
  */
 #define FP_SYS_GEN 0x8000U
@@ -113,7 +113,6 @@ enum fp_sys {
 
 /* programs whose runs fp_tracer_heartbeat() checks, counters indexed so */
 enum fp_heartbeat_prog {
-	FP_HB_SYS_ENTER,
 	FP_HB_SYS_EXIT,
 	FP_HB_FORK,
 	FP_HB_EXIT,
@@ -175,7 +174,7 @@ struct fp_file {
 	__u32 sys;
 	__u32 npaths;
 	__u32 created; /* the open created the file (FMODE_CREATED) */
-	__u32 _pad;
+	__u32 count; /* identical read-only opens it stands for (bpf/collapse.h) */
 	__u64 flags; /* open/openat2 flags, unlink or rename flags */
 	__u64 mode;
 	__u64 resolve; /* openat2 RESOLVE_* */

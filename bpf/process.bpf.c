@@ -4,7 +4,7 @@
  * fork and exit of the traced tasks, the upkeep of the traced process
  * trees at fork and exit, and tamper evidence: signals to the tracer here,
  * bpf() and ptrace() through fp_tamper_enter(), which the syscall programs
- * of file.bpf.c call at entry.
+ * of file.bpf.c call at the syscall's exit.
  */
 #include "common.bpf.h"
 #include "path.bpf.h"
@@ -239,6 +239,8 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	__u32 pos;
 	long n;
 
+	/* a read-only open the task held back comes before its exec */
+	fp_open_flush();
 	if (!traced())
 		return 0;
 	s = scratch_get();
@@ -342,6 +344,8 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 	struct fp_exit e = {};
 	__u32 tgid;
 
+	/* before its exit, and before the tid can be reused */
+	fp_open_flush();
 	if (heartbeat_tgid && p->real_parent->tgid == heartbeat_tgid)
 		heartbeat_bump(FP_HB_EXIT);
 	/* only the last thread of the group reports the process exit */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Signals and ptrace aimed at processes outside the run: kill, tkill,
- * tgkill, pidfd_send_signal and ptrace, through the sys_enter/sys_exit
- * programs of file.bpf.c. Whether the target is outside is decided at
- * entry, while it still exists: once a SIGKILL is delivered its exit may
- * be reported before this syscall returns.
+ * tgkill, pidfd_send_signal and ptrace, at the exit of the syscall, from
+ * the sys_exit program of file.bpf.c. A target that a SIGKILL made exit
+ * before the syscall returned is still found while it is a zombie; the
+ * pid tree keeps it until it is reaped (sched_process_exit does not
+ * drop it).
  */
 #ifndef FP_SIGNAL_BPF_H
 #define FP_SIGNAL_BPF_H
@@ -15,6 +16,8 @@
  */
 #include "common.bpf.h"
 #include "scope.bpf.h"
+
+#define PF_EXITING 0x00000004
 
 /* deep enough for any cgroup tree a CI runner or systemd makes */
 #define FP_CGROUP_DEPTH 32
@@ -112,6 +115,15 @@ __noinline __u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1)
 		return 0;
 	tgid = BPF_CORE_READ(t, tgid);
 	inside = in_run(t, tgid);
+	/*
+	 * One the signal already made exit has left the pid tree: judge it
+	 * by its parent, which has not reaped it yet.
+	 */
+	if (!inside && (BPF_CORE_READ(t, flags) & PF_EXITING)) {
+		struct task_struct *parent = BPF_CORE_READ(t, real_parent);
+
+		inside = in_run(parent, BPF_CORE_READ(parent, tgid));
+	}
 	bpf_task_release(t);
 	return inside ? 0 : (1ULL << 32) | tgid;
 }
@@ -119,7 +131,7 @@ __noinline __u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1)
 /*
  * At exit: the record, with the result. given is the pid (or pidfd) as
  * the caller named it, what the signal or the ptrace request, target
- * what fp_signal_target() returned at entry.
+ * what fp_signal_target() returned.
  */
 __noinline int fp_signal_exit(long ret, __u32 sys, __u64 given, __u64 what,
 			      __u64 target)

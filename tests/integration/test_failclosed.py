@@ -41,6 +41,8 @@ class FailClosedTest(unittest.TestCase):
         argv = [vu.FOOTPRINT, "run", "--root", self.root,
                 "--allow", self.work + "/", "--allow", done,
                 "--ring-size", ring,
+                # one record per open: repeats are not collapsed
+                "--every-open",
                 "--receipt", receipt, "--events", events, "--",
                 "sh", "-c", script, "sh", self.work, go, done]
         p = subprocess.Popen(argv, stdout=subprocess.PIPE,

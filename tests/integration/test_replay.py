@@ -692,7 +692,9 @@ class ReplayTest(unittest.TestCase):
         root = self.env.root("work")
         log = self.log_path("openheavy.fplog")
         res = self.env.run([oh, root, "200000", "20000"], roots=[root],
-                           opts=["--record", log], timeout=120)
+                           # one event per open, not one with a count
+                           opts=["--record", log, "--every-open"],
+                           timeout=120)
         self.assertIn(res.rc, (EXIT_OK, EXIT_VERDICT), res.describe())
         p = footprint("events", log)
         self.assertEqual(p.returncode, EXIT_OK, describe(p))

@@ -116,3 +116,55 @@ Test(logcodec, tamper_bad_kind_refused)
 	cr_assert_neq(fp_dec_event(&d, &out, &ts), 0);
 	fp_enc_free(&e);
 }
+
+static struct fp_event open_event(uint32_t count)
+{
+	struct fp_event ev = base(FP_EV_FILE);
+
+	ev.file.sys = FP_SYS_OPENAT;
+	ev.file.ret = 3;
+	ev.file.npaths = 1;
+	ev.file.path[0].path = (struct fp_bytes){ "/etc/hosts", 10 };
+	ev.file.path[0].dirfd = -100;
+	ev.file.count = count;
+	return ev;
+}
+
+/* A collapsed open keeps its count; one of count 1 is a version 4 record. */
+Test(logcodec, open_count_roundtrip)
+{
+	struct fp_event in = open_event(1234), one = open_event(1), out;
+	struct fp_enc a = { 0 }, b = { 0 };
+	uint64_t ts = 0;
+
+	roundtrip(&in, &out);
+	cr_assert_eq(out.file.count, 1234);
+	fp_event_free(&out);
+	roundtrip(&one, &out);
+	cr_assert_eq(out.file.count, 1);
+	fp_event_free(&out);
+	fp_enc_event(&a, &in, &ts);
+	ts = 0;
+	fp_enc_event(&b, &one, &ts);
+	cr_assert_gt(a.len, b.len, "the count is a trailing field");
+	cr_assert(!memcmp(a.p, b.p, b.len));
+	fp_enc_free(&a);
+	fp_enc_free(&b);
+}
+
+/* A count of 0 or 1 is never written: reading one is damage. */
+Test(logcodec, open_count_below_two_refused)
+{
+	struct fp_event in = open_event(1), out;
+	struct fp_enc e = { 0 };
+	struct fp_dec d;
+	uint64_t ts = 0;
+
+	fp_enc_event(&e, &in, &ts);
+	fp_enc_u64(&e, 1);
+	d = (struct fp_dec){ .p = e.p, .len = e.len };
+	ts = 0;
+	cr_assert_neq(fp_dec_event(&d, &out, &ts), 0);
+	fp_event_free(&out);
+	fp_enc_free(&e);
+}

@@ -81,6 +81,8 @@ struct fp_event {
 			uint32_t sys; /* enum fp_sys */
 			int64_t ret;
 			bool created; /* this open created the file */
+			/* identical read-only opens this one stands for, >= 1 */
+			uint32_t count;
 			uint64_t flags, mode, resolve;
 			uint64_t arg[2]; /* chown uid, gid; truncate length */
 			unsigned int npaths;

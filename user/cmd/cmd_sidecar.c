@@ -48,6 +48,7 @@ static void sidecar_usage(FILE *f)
 		"      --record-max SIZE cut the log into segments of at most SIZE (at\n"
 		"                        least 1M): LOG, LOG.1, LOG.2, ...\n"
 		"      --ring-size SIZE  ring buffer size (default 16M)\n"
+		"      --every-open      as for `footprint run`: no collapsed opens\n"
 		"      --memory-budget SIZE  as for `footprint run` (default 128M)\n"
 		"Options of every verb:\n"
 		"      --state DIR       the daemon's directory (default " DEFAULT_STATE
@@ -110,6 +111,7 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ "summary", required_argument, NULL, 'M' + 256 },
 		{ "annotations", no_argument, NULL, 'N' + 256 },
 		{ "ring-size", required_argument, NULL, 'R' + 256 },
+		{ "every-open", no_argument, NULL, 'O' + 256 },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "summary-max", required_argument, NULL, 'X' + 256 },
@@ -189,6 +191,9 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 			if (fp_parse_ring_size("sidecar", optarg,
 					       &o->ring_bytes))
 				return FP_EXIT_USAGE;
+			break;
+		case 'O' + 256:
+			o->every_open = true;
 			break;
 		case 'B' + 256:
 			if (fp_parse_budget("sidecar", optarg, &o->mem_budget))

@@ -180,6 +180,8 @@ void fp_run_usage(FILE *f)
 		"                       at most 100000, the rest counted); by default\n"
 		"                       only secrets and files read inside the roots\n"
 		"      --ring-size SIZE ring buffer size, a power of two (default 16M)\n"
+		"      --every-open     one event per read-only open; by default repeated\n"
+		"                       identical ones of a file are one event with a count\n"
 		"      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
 		"                       is counted in argv_dropped\n"
 		"      --memory-budget SIZE  memory for what the events leave to judge,\n"
@@ -274,6 +276,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "force", no_argument, NULL, 'F' },
 		{ "record-max", required_argument, NULL, 'W' + 256 },
 		{ "ring-size", required_argument, NULL, 'R' },
+		{ "every-open", no_argument, NULL, 'O' + 256 },
 		{ "max-argv", required_argument, NULL, 'A' },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -376,6 +379,9 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		case 'R':
 			if (fp_parse_ring_size("run", optarg, &o->ring_bytes))
 				return FP_EXIT_USAGE;
+			break;
+		case 'O' + 256:
+			o->every_open = true;
 			break;
 		case 'A':
 			if (fp_parse_size(optarg, &v))

@@ -31,6 +31,7 @@ struct run_opts {
 	int64_t timeout_ms;
 	int leftovers; /* LEFTOVERS_* */
 	size_t ring_bytes;
+	bool every_open; /* --every-open */
 	uint64_t max_argv_bytes;
 	uint64_t mem_budget;
 	bool quiet;

@@ -38,6 +38,7 @@ struct sidecar_opts {
 	size_t summary_max;
 	uint64_t mem_budget;
 	size_t ring_bytes;
+	bool every_open; /* --every-open */
 	struct fp_rule_args rules;
 	const char *verb;
 	const char *name; /* mark */

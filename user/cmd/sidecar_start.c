@@ -31,6 +31,7 @@ static int daemon_session(struct fp_session *s, struct sidecar_opts *o,
 		.quiet = true,
 		.mem_budget = o->mem_budget,
 		.ring_bytes = o->ring_bytes,
+		.every_open = o->every_open,
 		.max_argv_bytes = 1 << 20,
 	};
 	int rc;

@@ -306,6 +306,9 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		fp_enc_u64(e, ev->file.npaths);
 		for (i = 0; i < ev->file.npaths && i < 2; i++)
 			enc_path(e, &ev->file.path[i]);
+		/* only when collapsed: older logs end here (count 1) */
+		if (ev->file.count > 1)
+			fp_enc_u64(e, ev->file.count);
 		break;
 	case FP_EV_BIND:
 		fp_enc_i64(e, ev->bind.ret);
@@ -395,6 +398,14 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		}
 		for (i = 0; i < ev->file.npaths && !d->err; i++)
 			dec_path(d, &ev->file.path[i]);
+		ev->file.count = 1;
+		if (d->pos < d->len && !d->err) {
+			uint64_t n = fp_dec_u64(d);
+
+			if (n < 2 || n > UINT32_MAX)
+				d->err = -EBADMSG;
+			ev->file.count = n;
+		}
 		break;
 	case FP_EV_BIND: {
 		char *addr;

@@ -162,6 +162,8 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 		if (ev->file.sys == FP_SYS_OPENAT2)
 			json_field_u64(j, "resolve", ev->file.resolve);
 		json_field_bool(j, "created", ev->file.created);
+		if (ev->file.count > 1)
+			json_field_u64(j, "count", ev->file.count);
 	} else if (!strcmp(kind, "symlink")) {
 		write_path(j, "path", &ev->file.path[0]);
 		json_field_bytes(j, "target", ev->file.path[1].path.data,

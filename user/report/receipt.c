@@ -416,6 +416,8 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	json_key(&j, "trace");
 	json_begin_object(&j);
 	json_field_u64(&j, "events", ri->events);
+	if (ri->opens_collapsed)
+		json_field_u64(&j, "opens_collapsed", ri->opens_collapsed);
 	json_field_u64(&j, "lost", o->lost);
 	json_field_bool(&j, "complete", o->complete);
 	if (!o->complete && ri->incomplete)

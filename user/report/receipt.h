@@ -16,6 +16,7 @@ struct fp_receipt_info {
 	const struct fp_outcome *outcome;
 	uint64_t duration_ms;
 	uint64_t events;
+	uint64_t opens_collapsed; /* shown when not 0 */
 	char *const *roots;
 	size_t nroots;
 	const char *incomplete; /* fp_run_incomplete_reason() */

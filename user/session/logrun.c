@@ -672,6 +672,8 @@ static int load_record(struct loader *l, unsigned int type,
 		if (fp_dec_event(&d, &ev, &l->prev_ts))
 			return -EBADMSG;
 		l->events++;
+		if (ev.type == FP_EV_FILE && ev.file.count > 1)
+			run->opens_collapsed += ev.file.count - 1;
 		if (fp_recon_feed(run->recon, &ev))
 			run->recon_failed = true;
 		if (l->fn)

@@ -59,6 +59,8 @@ struct fp_run {
 	/* events */
 	struct fp_recon *recon;
 	uint64_t events;
+	/* read-only opens folded into another's count (bpf/collapse.h) */
+	uint64_t opens_collapsed;
 	bool recon_failed;
 	uint64_t mem_budget; /* for recon; in the log's header */
 	bool mem_budget_given; /* replay: not the recorded one */

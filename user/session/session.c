@@ -80,6 +80,8 @@ static int sink_event(void *ctx, const struct fp_event *ev)
 	int err;
 
 	err = fp_recon_feed(s->run.recon, ev);
+	if (ev->type == FP_EV_FILE && ev->file.count > 1)
+		s->run.opens_collapsed += ev->file.count - 1;
 	if (err && !s->recon_err)
 		s->recon_err = err;
 	if (s->logging && !s->log_err)
@@ -212,6 +214,7 @@ int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen)
 {
 	struct fp_tracer_opts topts = {
 		.ring_bytes = s->o.ring_bytes,
+		.every_open = s->o.every_open,
 		.max_argv_bytes = s->o.max_argv_bytes,
 	};
 
@@ -393,9 +396,12 @@ int fp_session_after_procs(struct fp_session *s)
 void fp_session_drain(struct fp_session *s)
 {
 	fp_tracer_consume(s->tracer);
+	/* detached first: no task can hold back an open once drained */
+	fp_tracer_detach(s->tracer);
+	fp_tracer_consume(s->tracer);
+	fp_tracer_drain_held(s->tracer);
 	fp_collector_flush(s->col);
 	fp_tracer_stats(s->tracer, &s->st);
-	fp_tracer_detach(s->tracer);
 	if (s->events)
 		write_stats_json(s->events, &s->st, s->col);
 }

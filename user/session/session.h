@@ -50,6 +50,7 @@ struct fp_session_opts {
 	size_t summary_max; /* examples per category; 0: the default */
 	uint64_t mem_budget;
 	size_t ring_bytes;
+	bool every_open; /* no collapsed read-only opens */
 	uint64_t max_argv_bytes;
 	int64_t deadline_ms; /* CLOCK_MONOTONIC; 0: none */
 	int64_t timeout_ms; /* what deadline_ms came from, for the grace */

@@ -120,6 +120,7 @@ static int decode_file(const void *rec, size_t size, struct fp_event *ev)
 	ev->file.sys = f->sys;
 	ev->file.ret = f->ret;
 	ev->file.created = f->created;
+	ev->file.count = f->count ? f->count : 1;
 	ev->file.flags = f->flags;
 	ev->file.mode = f->mode;
 	ev->file.resolve = f->resolve;

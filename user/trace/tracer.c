@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "collapse.h"
 #include "footprint.skel.h"
 #include "scope.h"
 #include "syscalls.h"
@@ -22,12 +23,14 @@
 struct fp_tracer {
 	struct footprint_bpf *skel;
 	struct ring_buffer *rb;
+	struct fp_collector *col;
 	bool attached;
 	pid_t roots[FP_TRACER_MAX_PID_TREES];
 	unsigned int nroots;
 	/* what the links were at attach, to tell a closed or swapped fd */
 	__u32 link_ids[16];
 	uint64_t lost_scope; /* processes of /proc the tree table lacked */
+	uint64_t lost_held; /* held-back opens that could not be drained */
 };
 
 /* Syscall tracepoints need tracefs; a minimal system may not mount it. */
@@ -163,6 +166,7 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	}
 	t->skel->rodata->max_argv_bytes = opts->max_argv_bytes;
 	t->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
+	t->skel->rodata->every_open = opts->every_open;
 	step = "size the ring buffer of";
 	ret = bpf_map__set_max_entries(t->skel->maps.events, opts->ring_bytes);
 	if (ret)
@@ -184,6 +188,7 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	step = "set up the ring buffer of";
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events),
 				 fp_collector_feed, collector, NULL);
+	t->col = collector;
 	if (!t->rb) {
 		ret = -errno;
 		goto fail;
@@ -417,6 +422,37 @@ int fp_tracer_consume(struct fp_tracer *t)
 	return ring_buffer__consume(t->rb);
 }
 
+int fp_tracer_drain_held(struct fp_tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.held_opens), n = 0;
+	struct fp_held_open h;
+	__u32 key, next;
+	__u32 *keys;
+	size_t size;
+
+	/* the keys first: deleting while walking them may restart the walk */
+	keys = calloc(FP_HELD_TASKS, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	while (n < FP_HELD_TASKS &&
+	       !bpf_map_get_next_key(fd, n ? &key : NULL, &next)) {
+		keys[n++] = next;
+		key = next;
+	}
+	for (int i = 0; i < n; i++) {
+		size = 0;
+		if (!bpf_map_lookup_elem(fd, &keys[i], &h))
+			size = ((struct fp_file *)h.rec)->hdr.size;
+		if (size >= sizeof(struct fp_file) && size <= sizeof(h.rec))
+			fp_collector_feed(t->col, h.rec, size);
+		else
+			t->lost_held++;
+		bpf_map_delete_elem(fd, &keys[i]);
+	}
+	free(keys);
+	return n;
+}
+
 /* Runs the tracing programs skipped because another was active on the CPU. */
 static uint64_t recursion_misses(struct fp_tracer *t)
 {
@@ -460,6 +496,9 @@ int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st)
 		st->events += per[i].events;
 		st->lost_ringbuf += per[i].lost;
 		st->lost_pending += per[i].pending_full;
+		/* not per CPU, but the same kind of loss: counted once */
+		if (!i)
+			st->lost_pending += t->lost_held;
 		st->lost_compat += per[i].compat;
 		st->lost_scope += per[i].scope_full;
 		st->lost_per_cpu[i] = per[i].lost + per[i].pending_full +
@@ -501,7 +540,7 @@ static __u64 hb_count(struct fp_tracer *t, int prog)
 
 /*
  * Make each checked program run once for this process and see that it
- * did: getppid() (sys_enter, sys_exit), and a child (fork) that kills
+ * did: getppid() (sys_exit), and a child (fork) that kills
  * itself (signal) and so exits (exit). Each program bumps its counter in
  * the context of the syscall or of the child, before wait returns.
  */

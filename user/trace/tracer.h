@@ -26,6 +26,8 @@ struct fp_tracer;
  */
 struct fp_tracer_opts {
 	size_t ring_bytes; /* power of two */
+	/* emit every read-only open; by default repeats are collapsed */
+	bool every_open;
 	uint64_t max_argv_bytes;
 	int cgroup_fds
 		[FP_TRACER_MAX_CGROUPS]; /* O_DIRECTORY fds of cgroup v2 */
@@ -92,6 +94,12 @@ int fp_tracer_heartbeat(struct fp_tracer *t);
 int fp_tracer_epoll_fd(struct fp_tracer *t);
 /* Hand every committed record to the collector; returns records or -errno. */
 int fp_tracer_consume(struct fp_tracer *t);
+/*
+ * After detach: hand the collector the read-only opens the kernel still
+ * holds back for tasks that neither exited nor made another file syscall
+ * (bpf/collapse.h). Returns records or -errno.
+ */
+int fp_tracer_drain_held(struct fp_tracer *t);
 int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st);
 void fp_trace_stats_free(struct fp_trace_stats *st);
 void fp_tracer_close(struct fp_tracer *t);

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Repeated read-only opens, collapsed in the kernel (file.bpf.c): the
+ * layout of the table of records held back, which userspace drains when
+ * tracing stops (user/trace/held.c).
+ */
+#ifndef FP_COLLAPSE_H
+#define FP_COLLAPSE_H
+
+/* A record held back is at most this long (larger ones are not held). */
+#define FP_HELD_MAX 512
+/* Tasks that can hold a record at once; past that, opens go out one by one. */
+#define FP_HELD_TASKS 4096
+
+/*
+ * The last read-only open of a task, not yet emitted: struct fp_file with
+ * its first timestamp and, in fp_file.count, how many identical opens of
+ * the same struct file (inode and mount) it stands for.
+ */
+struct fp_held_open {
+	__u64 inode; /* kernel addresses: identity only, never shown */
+	__u64 mnt;
+	__u32 size; /* bytes of rec compared: hdr.size rounded up to 8 */
+	__u32 _pad;
+	char rec[FP_HELD_MAX];
+};
+
+#endif /* FP_COLLAPSE_H */

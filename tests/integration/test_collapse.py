@@ -1,0 +1,178 @@
+"""Issue 11: repeated identical read-only opens are one event with a count.
+
+A thread that opens one file read-only again and again gets one open
+event with the first timestamp and the exact number in `count`; any
+other traced file syscall of the thread emits it first, mutating opens
+are never collapsed, `--every-open` turns it off, a record held back by
+a process still running when tracing stops is drained with its count,
+and replay of the log gives the receipt byte for byte. Counts are
+checked against `strace -f` where it runs.
+
+Needs root and BPF (see fptest.py).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import fptest  # noqa: E402
+from fptest import FOOTPRINT  # noqa: E402
+
+PY = "/usr/bin/python3"
+
+# open FILE read-only N times, then (if W) once for writing, then M reads
+OPENER = r"""
+import os, sys
+path, n, w, m = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+for _ in range(n):
+    os.close(os.open(path, os.O_RDONLY))
+if w != "-":
+    os.close(os.open(w, os.O_WRONLY | os.O_CREAT, 0o644))
+for _ in range(m):
+    os.close(os.open(path, os.O_RDONLY))
+"""
+
+
+class CollapseTest(fptest.TraceCase):
+
+    def setUp(self):
+        super().setUp()
+        self.file = self.path("data")
+        with open(self.file, "w") as f:
+            f.write("x")
+
+    def opens(self, r, path):
+        return [ev for ev in r.of(type="open") if ev["path"] == path]
+
+    def opener(self, n, w="-", m=0, opts=()):
+        return self.trace([PY, "-c", OPENER, self.file, str(n), w, str(m)],
+                          opts=opts)
+
+    def test_repeats_are_one_event_with_the_exact_count(self):
+        r = self.opener(500)
+        evs = self.opens(r, self.file)
+        self.assertEqual(len(evs), 1, evs)
+        self.assertEqual(evs[0]["count"], 500)
+        self.assertTrue(evs[0]["flags_text"].startswith("O_RDONLY"), evs)
+        self.assertIs(evs[0]["ok"], True)
+
+    def test_every_open_turns_it_off(self):
+        r = self.opener(50, opts=["--every-open"])
+        evs = self.opens(r, self.file)
+        self.assertEqual(len(evs), 50)
+        self.assertTrue(all("count" not in ev for ev in evs), evs)
+
+    def test_a_write_open_ends_the_run_and_keeps_the_order(self):
+        w = self.path("w")
+        r = self.opener(30, w=w, m=7)
+        mine = [ev for ev in r.of(type="open")
+                if ev["path"] in (self.file, w)]
+        self.assertEqual([(ev["path"], ev.get("count", 1)) for ev in mine],
+                         [(self.file, 30), (w, 1), (self.file, 7)])
+        self.assertLess(mine[0]["ts_ns"], mine[1]["ts_ns"])
+        self.assertLess(mine[1]["ts_ns"], mine[2]["ts_ns"])
+
+    def test_write_opens_are_never_collapsed(self):
+        script = ("import os\nfor _ in range(40):\n"
+                  "    os.close(os.open(%r, os.O_WRONLY))\n" % self.file)
+        r = self.trace([PY, "-c", script])
+        evs = self.opens(r, self.file)
+        self.assertEqual(len(evs), 40)
+        self.assertTrue(all("count" not in ev for ev in evs))
+
+    def test_count_matches_strace(self):
+        if not shutil.which("strace"):
+            self.skipTest("strace is not installed")
+        out = self.path("strace.out")
+        subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat",
+                        "-o", out, PY, "-c", OPENER, self.file, "123", "-",
+                        "0"], check=True)
+        with open(out) as f:
+            want = sum(1 for line in f if '"%s"' % self.file in line)
+        self.assertEqual(want, 123)
+        r = self.opener(123)
+        self.assertEqual(sum(ev.get("count", 1)
+                             for ev in self.opens(r, self.file)), want)
+
+
+class HeldAtStopTest(unittest.TestCase):
+    """A process still running when tracing stops: its held open is
+    drained from the kernel with its count; replay gives the receipt."""
+
+    def kill_from(self, pidf):
+        try:
+            with open(pidf) as f:
+                os.kill(int(f.read()), 9)
+        except (OSError, ValueError):
+            pass
+
+    def test_leftover_holds_and_replay_is_byte_for_byte(self):
+        fptest.check_binaries()
+        tmp = os.path.realpath(tempfile.mkdtemp(prefix="fpit-col-",
+                                                dir="/tmp"))
+        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        data = os.path.join(tmp, "data")
+        with open(data, "w") as f:
+            f.write("x")
+        ready = os.path.join(tmp, "ready")
+        os.mkfifo(ready)
+        root = os.path.join(tmp, "root")
+        os.mkdir(root)
+        log, rec, events = (os.path.join(tmp, n)
+                            for n in ("log", "receipt.json", "ev.ndjson"))
+        pidf = os.path.join(tmp, "pid")
+        self.addCleanup(self.kill_from, pidf)
+        # the child opens 77 times and outlives the command; it says so
+        # through a FIFO opened before, with no file syscall after the
+        # opens, so the kernel still holds their record at the end
+        child = ("import os, time\nfd = os.open(%r, os.O_WRONLY)\n"
+                 "for _ in range(77):\n"
+                 "    os.close(os.open(%r, os.O_RDONLY))\n"
+                 "os.write(fd, str(os.getpid()).encode())\nos.close(fd)\n"
+                 "time.sleep(60)\n" % (ready, data))
+        cmd = [PY, "-c", "import subprocess, sys\n"
+               "subprocess.Popen([sys.executable, '-c', %r],\n"
+               "                 stdout=subprocess.DEVNULL,\n"
+               "                 stderr=subprocess.DEVNULL)\n"
+               "pid = open(%r).read()\n"
+               "open(%r, 'w').write(pid)\n" % (child, ready, pidf)]
+        argv = [FOOTPRINT, "run", "-q", "--root", root, "--leftovers",
+                "allow", "--allow", "**", "--record", log, "--receipt", rec,
+                "--events", events, "--"] + cmd
+        p = subprocess.run(argv, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=60)
+        if p.returncode == fptest.EXIT_NOTRACE:
+            fptest.cannot_test(p.stderr.decode())
+        with open(events) as f:
+            evs = [json.loads(line) for line in f]
+        opens = [ev for ev in evs
+                 if ev["type"] == "open" and ev["path"] == data]
+        self.assertEqual([ev.get("count", 1) for ev in opens], [77],
+                         p.stderr.decode())
+        with open(rec, "rb") as f:
+            live = f.read()
+        self.assertEqual(json.loads(live)["trace"]["opens_collapsed"], 76)
+        rep = os.path.join(tmp, "replay.json")
+        q = subprocess.run([FOOTPRINT, "replay", "--receipt", rep, log],
+                           stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=60)
+        self.assertEqual(q.returncode, p.returncode, q.stderr.decode())
+        with open(rep, "rb") as f:
+            self.assertEqual(f.read(), live)
+        ev2 = subprocess.run([FOOTPRINT, "events", log],
+                             stdin=subprocess.DEVNULL, capture_output=True,
+                             timeout=60)
+        counts = [json.loads(line).get("count", 1)
+                  for line in ev2.stdout.splitlines()
+                  if b'"type":"open"' in line and data.encode() in line]
+        self.assertEqual(counts, [77])
+
+
+if __name__ == "__main__":
+    unittest.main()
