@@ -106,7 +106,8 @@ bool fp_read_state_note(struct fp_read_state *st, const struct fp_event *ev,
 {
 	bool first = !st->opens, name;
 
-	st->opens++;
+	/* a collapsed record stands for count identical opens */
+	st->opens += ev->file.count > 1 ? ev->file.count : 1;
 	if (secret)
 		st->secret = secret;
 	if (ev->file.ret >= 0) {
