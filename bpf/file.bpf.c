@@ -684,6 +684,33 @@ static __always_inline void file_event(struct pending *p, long ret)
 	emit(e, size);
 }
 
+/* the network syscalls, to net.bpf.c with their arguments as numbers */
+static __always_inline void net_exit(__u32 sys, long ret, __u64 *a)
+{
+	switch (sys) {
+	case FP_SYS_CONNECT:
+		fp_connect_exit(ret, a[0], a[1], a[2]);
+		break;
+	case FP_SYS_SENDTO:
+		fp_sendto_exit(ret, a[0], a[1], a[2], a[4]);
+		break;
+	case FP_SYS_SENDMSG:
+		fp_sendmsg_exit(ret, a[0], a[1]);
+		break;
+	case FP_SYS_ACCEPT:
+	case FP_SYS_ACCEPT4:
+		fp_accept_exit(ret, a[0]);
+		break;
+	case FP_SYS_RECVFROM:
+	case FP_SYS_READ:
+		fp_recv_exit(ret, a[0], a[1], 0);
+		break;
+	case FP_SYS_RECVMSG:
+		fp_recv_exit(ret, a[0], 0, a[1]);
+		break;
+	}
+}
+
 static __always_inline int sys_exit(long ret)
 {
 	struct pending *p = bpf_task_storage_get(
@@ -694,6 +721,8 @@ static __always_inline int sys_exit(long ret)
 	p->active = 0;
 	if (p->sys == FP_SYS_BIND)
 		fp_bind_exit(ret, p->args[0], p->args[1], p->args[2]);
+	else if (p->sys >= FP_SYS_CONNECT)
+		net_exit(p->sys, ret, p->args);
 	else
 		file_event(p, ret);
 	return 0;
@@ -800,6 +829,9 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 	sys = FP_SYS_NATIVE(v);
 	if (!sys)
 		return 0;
+	/* reads matter only for DNS answers: most runs never pay for them */
+	if (sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ && !dns_active)
+		return 0;
 	if (sys == FP_SYS_HEARTBEAT) {
 		if (heartbeat_tgid &&
 		    bpf_get_current_pid_tgid() >> 32 == heartbeat_tgid)
@@ -837,6 +869,8 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 			heartbeat_bump(FP_HB_SYS_EXIT);
 		return 0;
 	}
+	if (sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ && !dns_active)
+		return 0;
 	return sys_exit(ret);
 }
 

@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 #define FP_LOG_MAGIC "FPRINTLG" /* 8 bytes */
-#define FP_LOG_VERSION 4 /* the newest a reader knows: segments */
+#define FP_LOG_VERSION 5 /* the newest a reader knows: network events */
 /* what a log without segments is written as: step names, tamper, marks */
-#define FP_LOG_VERSION_PLAIN 3
+#define FP_LOG_VERSION_PLAIN 5
 #define FP_LOG_FILE_HDR 16 /* magic, u16 version, u16 flags, u32 reserved */
 /*
  * A segment of a log cut into segments (--record-max): version 3, flag

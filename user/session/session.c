@@ -388,6 +388,7 @@ void fp_session_drain(struct fp_session *s)
 	fp_collector_flush(s->col);
 	fp_tracer_stats(s->tracer, &s->st);
 	fp_tracer_detach(s->tracer);
+	fp_tracer_flush_flows(s->tracer, s->col);
 	if (s->events)
 		write_stats_json(s->events, &s->st, s->col);
 }

@@ -18,6 +18,7 @@
 #include "scope.h"
 #include "syscalls.h"
 #include "tracer.h"
+#include "flows.h"
 
 struct fp_tracer {
 	struct footprint_bpf *skel;
@@ -163,6 +164,9 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	}
 	t->skel->rodata->max_argv_bytes = opts->max_argv_bytes;
 	t->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
+	if (opts->dns_ports[0])
+		memcpy((void *)t->skel->rodata->dns_ports, opts->dns_ports,
+		       sizeof(opts->dns_ports));
 	step = "size the ring buffer of";
 	ret = bpf_map__set_max_entries(t->skel->maps.events, opts->ring_bytes);
 	if (ret)
@@ -410,6 +414,11 @@ int fp_tracer_epoll_fd(struct fp_tracer *t)
 int fp_tracer_consume(struct fp_tracer *t)
 {
 	return ring_buffer__consume(t->rb);
+}
+
+int fp_tracer_flush_flows(struct fp_tracer *t, struct fp_collector *c)
+{
+	return fp_flows_flush(bpf_map__fd(t->skel->maps.net_flows), c);
 }
 
 /* Runs the tracing programs skipped because another was active on the CPU. */
