@@ -222,7 +222,7 @@ bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 	if (!is_glob(p, plen))
 		return len == plen && !memcmp(s, p, len);
 	/* "[::1]" in a bind subject is an address, not a class */
-	if (r->target == FP_T_BIND)
+	if (r->target == FP_T_BIND || r->target == FP_T_CONNECT)
 		return glob_match(p, plen, s, len, false, false);
 	return fp_glob_match(p, plen, s, len, r->target == FP_T_PATH);
 }
@@ -263,7 +263,10 @@ static const char *kind_name(enum fp_rule_kind k)
 
 static const char *target_name(enum fp_rule_target t)
 {
-	return t == FP_T_PROCESS ? "process " : t == FP_T_BIND ? "bind " : "";
+	static const char *const names[] = { "", "process ", "bind ",
+					     "connect ", "dns " };
+
+	return names[t];
 }
 
 int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
@@ -323,12 +326,16 @@ static bool is_target_word(const char *s, size_t len,
 			   enum fp_rule_target *target)
 {
 	static const char *const words[] = { "process", "leftover", "exec",
-					     "bind" };
+					     "bind",	"connect",  "dns" };
+	static const enum fp_rule_target targets[] = {
+		FP_T_PROCESS, FP_T_PROCESS, FP_T_PROCESS,
+		FP_T_BIND,    FP_T_CONNECT, FP_T_DNS
+	};
 	size_t i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 6; i++) {
 		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
-			*target = i == 3 ? FP_T_BIND : FP_T_PROCESS;
+			*target = targets[i];
 			return true;
 		}
 	}

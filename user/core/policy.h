@@ -14,7 +14,13 @@
 #include <stddef.h>
 
 enum fp_rule_kind { FP_ALLOW, FP_FORBID, FP_EXPECT, FP_IGNORE };
-enum fp_rule_target { FP_T_PATH, FP_T_PROCESS, FP_T_BIND };
+enum fp_rule_target {
+	FP_T_PATH,
+	FP_T_PROCESS,
+	FP_T_BIND,
+	FP_T_CONNECT, /* PROTO/HOST:PORT, HOST a name or an address */
+	FP_T_DNS, /* a name looked up */
+};
 
 struct fp_rule {
 	enum fp_rule_kind kind;
