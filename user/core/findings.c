@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "netflow.h"
 
 void *fp_vec_push(struct fp_vec *v, size_t elem)
 {
@@ -195,5 +196,6 @@ void fp_findings_free(struct fp_findings *f)
 	for (i = 0; i < f->steps.n; i++)
 		free(FP_STEPS(f)[i].name.data);
 	free(f->steps.v);
+	fp_netflow_findings_free(f);
 	memset(f, 0, sizeof(*f));
 }

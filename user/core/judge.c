@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "judge.h"
+#include "judge_net.h"
 #include "suggest.h"
 
 #define MAX_REASONS 50
@@ -162,6 +163,11 @@ static int fail(struct fp_verdict *v, char *reason)
 		return 0;
 	}
 	return push_str(&v->reasons, reason);
+}
+
+int fp_verdict_fail(struct fp_verdict *v, char *reason)
+{
+	return fail(v, reason);
 }
 
 /* reason, and the step it happened in (sidecar) */
@@ -555,6 +561,8 @@ int fp_judge_needs(struct fp_suggester *s, const struct fp_findings *f)
 			ret = fp_suggester_need(s, FP_T_BIND, subj,
 						strlen(subj), false);
 		}
+	if (!ret)
+		ret = fp_netflow_needs(s, f);
 	return ret ? ret : fp_suggester_end_run(s);
 }
 
@@ -625,6 +633,8 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 		ret = judge_procs(p, f, v);
 	if (!ret)
 		ret = judge_net(p, f, v);
+	if (!ret)
+		ret = fp_judge_netflow(p, f, v);
 	for (i = 0; !ret && i < p->n; i++) {
 		const struct fp_rule *r = &p->rules[i];
 		struct fp_expect *e;

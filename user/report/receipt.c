@@ -8,6 +8,7 @@
 #include "findref.h"
 #include "json.h"
 #include "receipt.h"
+#include "receipt_net.h"
 
 static void hex(char *out, const unsigned char *d, size_t n)
 {
@@ -420,6 +421,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		}
 		fputc(']', f);
 	}
+	fp_receipt_netflow(&j, fi);
 	json_end_object(&j);
 	/* a run's receipt has neither, unless a run saw tampering */
 	if (ri->sidecar || fi->tamper.n || fi->steps.n)
