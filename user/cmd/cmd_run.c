@@ -310,6 +310,7 @@ int cmd_run(int argc, char **argv)
 		.deadline_ms = deadline_ms,
 		.timeout_ms = o.timeout_ms,
 	};
+	memcpy(so.dns_ports, o.dns_ports, sizeof(so.dns_ports));
 	if (fp_session_init(&s, &so)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		rc = FP_EXIT_NOTRACE;

@@ -214,6 +214,8 @@ int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen)
 		.max_argv_bytes = s->o.max_argv_bytes,
 	};
 
+	memcpy(topts.dns_ports, s->o.dns_ports, sizeof(topts.dns_ports));
+
 	s->col = calloc(1, sizeof(*s->col));
 	if (!s->col) {
 		snprintf(err, errlen, "footprint: out of memory");
