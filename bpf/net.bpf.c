@@ -251,6 +251,9 @@ static __always_inline void flow_count(struct fp_net *e)
 		if (st)
 			__sync_fetch_and_add(&st->net_unagg, 1);
 	}
+	/* the header only for a record that goes out: not per call */
+	fill_hdr(&e->hdr, FP_EV_NET);
+	e->hdr.size = sizeof(*e);
 	e->count = 1;
 	emit(e, sizeof(*e));
 }
@@ -262,10 +265,8 @@ static __always_inline struct fp_net *net_rec(__u16 op, long ret, __u64 fd)
 
 	if (!e)
 		return NULL;
-	fill_hdr(&e->hdr, FP_EV_NET);
-	e->hdr.size = sizeof(*e);
 	__builtin_memset(&e->key, 0, sizeof(e->key));
-	e->key.tgid = e->hdr.pid;
+	e->key.tgid = bpf_get_current_pid_tgid() >> 32;
 	e->key.op = op;
 	e->key.ret = ret < 0 ? ret : 0;
 	e->fd = (int)fd;
