@@ -455,11 +455,15 @@ int fp_netrec_findings(const struct fp_netrec *n, struct fp_findings *out)
 	if (ret)
 		return ret;
 	/* hash order is not an order */
-	qsort(out->connected.v, out->connected.n,
-	      sizeof(struct fp_conn_finding), conn_cmp);
-	qsort(out->accepted.v, out->accepted.n, sizeof(struct fp_conn_finding),
-	      conn_cmp);
-	qsort(out->dns.v, out->dns.n, sizeof(struct fp_dns_finding), dns_cmp);
+	if (out->connected.n)
+		qsort(out->connected.v, out->connected.n,
+		      sizeof(struct fp_conn_finding), conn_cmp);
+	if (out->accepted.n)
+		qsort(out->accepted.v, out->accepted.n,
+		      sizeof(struct fp_conn_finding), conn_cmp);
+	if (out->dns.n)
+		qsort(out->dns.v, out->dns.n, sizeof(struct fp_dns_finding),
+		      dns_cmp);
 	return 0;
 }
 
