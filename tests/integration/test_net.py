@@ -14,14 +14,12 @@ the live one byte for byte.
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import unittest
 import uuid
 
-from verdict_util import EXIT_OK, EXIT_VERDICT, Env, cannot_test
+from verdict_util import EXIT_OK, EXIT_VERDICT, FOOTPRINT, Env, cannot_test
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = "/usr/bin/python3"
@@ -255,6 +253,17 @@ class TestDns(NetCase):
                       res.r["suggestions"])
         self.assertIn("network.connected: tcp/%s (%s):8080 by pid" %
                       (NAME, WEB), "\n".join(res.r["reasons"]))
+        # offline, from the log: the suggested policy passes the run
+        log = os.path.join(self.env.out, "record-%d.fplog" % self.env.n)
+        pol = os.path.join(self.env.out, "suggested.policy")
+        p = subprocess.run([FOOTPRINT, "policy", "suggest", "-o", pol, log],
+                           capture_output=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(pol) as f:
+            self.assertIn("allow connect tcp/%s:8080" % NAME, f.read())
+        p = subprocess.run([FOOTPRINT, "policy", "check", pol, log],
+                           capture_output=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
     def test_python_getaddrinfo(self):
         res = self.run_fp(self.ns.cmd(
