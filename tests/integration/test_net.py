@@ -19,6 +19,7 @@ import tempfile
 import unittest
 import uuid
 
+import sudo_util
 from verdict_util import EXIT_OK, EXIT_VERDICT, FOOTPRINT, Env, cannot_test
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -355,3 +356,37 @@ class TestCounts(NetCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestSudo(unittest.TestCase):
+    """Under sudo the command runs as the invoking user (here nobody) and
+    the policy is read with that user's rights; the connection is traced
+    and judged all the same."""
+
+    def setUp(self):
+        if os.geteuid() != 0:
+            cannot_test("needs root")
+        need("ip", "nsenter", "curl")
+        self.ns = Netns(self)
+        self.box = sudo_util.Sandbox(self)
+        self.pw = sudo_util.nobody()
+
+    def run_as_nobody(self, policy):
+        path = os.path.join(self.box.base, "net.policy")
+        with open(path, "w") as f:
+            f.write(policy)
+        os.chmod(path, 0o644)
+        return self.box.run(
+            ["curl", "-sf", "-o", "/dev/null", "http://%s:8080/" % WEB],
+            opts=["--policy", path], env=sudo_util.sudo_env(self.pw),
+            wrapper=self.ns.enter(), timeout=60)
+
+    def test_connection_of_the_invoking_users_command(self):
+        res = self.run_as_nobody("# nothing allowed\n")
+        self.assertEqual(res.rc, EXIT_VERDICT, res.describe())
+        c = [x for x in res.r["network"]["connected"]
+             if x["address"] == WEB and x.get("port") == 8080]
+        self.assertEqual(len(c), 1, res.describe())
+        self.assertTrue(c[0]["failing"])
+        res = self.run_as_nobody("allow connect tcp/%s:8080\n" % WEB)
+        self.assertEqual(res.rc, EXIT_OK, res.describe())
