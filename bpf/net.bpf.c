@@ -126,6 +126,17 @@ struct {
 	__type(value, struct dns_sock);
 } dns_socks SEC(".maps");
 
+/*
+ * Processes that marked a DNS socket: only their reads are looked at, so
+ * that a build which resolved one name does not pay for every read after.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} dns_tgids SEC(".maps");
+
 /* the struct sock behind fd, or NULL if fd is not a socket */
 static __always_inline struct sock *fd_sock(int fd, __u16 *type)
 {
@@ -210,6 +221,7 @@ static __always_inline void dns_mark(struct sock *sk, const __u8 *addr,
 {
 	struct dns_sock d = { .sock_type = type };
 	__u64 key = (__u64)sk;
+	__u32 tgid;
 
 	if (!sk)
 		return;
@@ -221,6 +233,8 @@ static __always_inline void dns_mark(struct sock *sk, const __u8 *addr,
 			__sync_fetch_and_add(&st->dns_full, 1);
 		return;
 	}
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_map_update_elem(&dns_tgids, &tgid, &tgid, BPF_ANY);
 	if (!dns_active)
 		dns_active = 1;
 }
@@ -325,11 +339,13 @@ static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
 static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
 					long moved)
 {
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct dns_sock *d;
 	struct sock *sk;
 	__u64 key;
 
-	if (!dns_active || moved <= 0)
+	if (!dns_active || moved <= 0 ||
+	    !bpf_map_lookup_elem(&dns_tgids, &tgid))
 		return;
 	sk = fd_sock((int)fd, NULL);
 	if (!sk)
