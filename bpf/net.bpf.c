@@ -91,6 +91,7 @@ __noinline int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 #define AF_UNIX 1
 #define AF_INET 2
 #define AF_INET6 10
+#define AF_NETLINK 16
 #define EEXIST 17
 #define FP_NET_FLOWS 16384
 #define FP_DNS_SOCKS 4096
@@ -272,6 +273,18 @@ static __always_inline void flow_count(struct fp_net *e)
 	emit(e, sizeof(*e));
 }
 
+/*
+ * Is the address read into e a peer on a network? AF_UNSPEC dissolves a
+ * datagram socket's association, and netlink talks to the kernel (glibc's
+ * getaddrinfo does both): neither reaches anyone.
+ */
+static __always_inline bool net_peer(const struct fp_net *e)
+{
+	__u16 family = e->key.addr[0] | e->key.addr[1] << 8;
+
+	return e->key.addrlen >= 2 && family && family != AF_NETLINK;
+}
+
 /* The scratch record for one call of op on fd, key filled but addr. */
 static __always_inline struct fp_net *net_rec(__u16 op, long ret, __u64 fd)
 {
@@ -298,6 +311,8 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 	if (!e)
 		return 0;
 	e->key.addrlen = read_sockaddr(e->key.addr, uaddr, (__u32)addrlen);
+	if (!net_peer(e))
+		return 0;
 	sk = fd_sock(e->fd, &type);
 	e->key.sock_type = type;
 	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;
@@ -372,6 +387,8 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
 	if (!e)
 		return 0;
 	e->key.addrlen = read_sockaddr(e->key.addr, uaddr, 0);
+	if (!net_peer(e))
+		return 0;
 	sk = fd_sock(e->fd, &type);
 	e->key.sock_type = type;
 	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;

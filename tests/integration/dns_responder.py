@@ -1,5 +1,5 @@
 """A small DNS responder for the network tests: answers A queries for the
-names it is given, NOERROR with no answer for their other types, NXDOMAIN
+names it is given (NAME=IP[,IP...]), NOERROR with no answer for their other types, NXDOMAIN
 for any other name. UDP and TCP on one address, in a thread each.
 
     python3 dns_responder.py ADDR PORT NAME=IP... : serve until killed,
@@ -28,15 +28,15 @@ def parse_question(msg):
 
 def answer(msg, names):
     qid, flags, qname, qtype, end = parse_question(msg)
-    ip = names.get(qname)
-    rcode = 0 if ip else 3
-    records = b""
-    if ip and qtype == 1:
-        records = struct.pack(">HHHIH", 0xc00c, 1, 1, 60, 4) + \
-            socket.inet_aton(ip)
+    ips = names.get(qname)
+    rcode = 0 if ips else 3
+    records = []
+    if ips and qtype == 1:
+        records = [struct.pack(">HHHIH", 0xc00c, 1, 1, 60, 4) +
+                   socket.inet_aton(ip) for ip in ips.split(",")]
     hdr = struct.pack(">HHHHHH", qid, 0x8180 | rcode | (flags & 0x0100), 1,
-                      1 if records else 0, 0, 0)
-    return hdr + msg[12:end] + records
+                      len(records), 0, 0)
+    return hdr + msg[12:end] + b"".join(records)
 
 
 def serve_udp(sock, names):

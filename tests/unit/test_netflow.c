@@ -257,3 +257,20 @@ Test(netflow, resolver_socket_hides_names)
 	cr_assert_str_eq(connected(1)->resolver ?: "", "systemd-resolved");
 	cr_assert(connected(1)->loopback);
 }
+
+Test(netflow, udp_connect_to_port_0_sends_nothing_and_does_not_fail)
+{
+	struct fp_event a = conn(FP_EV_NET, 7, "192.0.2.9", 0, 0, 1);
+	struct fp_event b = conn(FP_EV_NET, 7, "192.0.2.9", 0, 0, 1);
+
+	a.net.sock_type = SOCK_DGRAM;
+	a.net.protocol = 17;
+	feed(&a);
+	feed(&b); /* TCP to port 0: still judged */
+	cr_assert_eq(fp_netrec_findings(N, &F), 0);
+	cr_assert_eq(fp_judge_netflow(&P, &F, &V), 0);
+	cr_assert_eq(F.connected.n, 2);
+	cr_assert_eq(V.failing, 1);
+	cr_assert_str_eq(((char **)V.reasons.v)[0],
+			 "network.connected: tcp/192.0.2.9:0 by pid 7");
+}

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "judge_net.h"
 #include "netflow.h"
@@ -46,6 +48,17 @@ static enum fp_decision decide_conn(const struct fp_policy *p,
 	return best;
 }
 
+/*
+ * A datagram socket connected to port 0 can send nothing (the kernel
+ * refuses it): glibc's getaddrinfo connects one to each address it sorts.
+ */
+static bool no_traffic(const struct fp_conn_finding *x)
+{
+	return x->op == FP_NET_CONNECT && x->port == 0 &&
+	       (x->family == AF_INET || x->family == AF_INET6) &&
+	       (x->protocol == IPPROTO_UDP || x->sock_type == SOCK_DGRAM);
+}
+
 static void drop_conn(struct fp_vec *v, size_t i)
 {
 	fp_conn_finding_clear(&CONNS(v)[i]);
@@ -83,7 +96,8 @@ static int judge_conns(const struct fp_policy *p, struct fp_vec *list,
 		x->rule = rule ? rule->text : NULL;
 		x->forbidden = d == FP_DEC_FORBID;
 		x->allowed = d == FP_DEC_ALLOW;
-		if (x->allowed || (!x->forbidden && (x->loopback || accepted)))
+		if (x->allowed || (!x->forbidden &&
+				   (x->loopback || accepted || no_traffic(x))))
 			continue;
 		x->failing = true;
 		ret = fp_verdict_fail(v, conn_reason(name, x));
