@@ -217,5 +217,8 @@ int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg);
 int fp_recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg);
 int fp_accept_exit(long ret, __u64 fd);
 int fp_tamper_enter(__u32 sys, __u64 a0, __u64 a1); /* process */
+/* signal.bpf.c */
+__u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1);
+int fp_signal_exit(long ret, __u32 sys, __u64 given, __u64 what, __u64 target);
 
 #endif /* FP_COMMON_BPF_H */

@@ -268,6 +268,30 @@ static __always_inline int sys_enter(__u32 sys, __u64 a0, __u64 a1, __u64 a2,
 	return 0;
 }
 
+/*
+ * A signal or ptrace syscall is kept for its exit only when its target is
+ * outside the run; the arguments kept are the target as given, the signal
+ * (or ptrace request) and what fp_signal_target() found.
+ */
+static __always_inline int signal_enter(__u32 sys, __u64 a0, __u64 a1, __u64 a2)
+{
+	__u64 target, given = a0, what = a1;
+
+	if (!traced())
+		return 0;
+	target = fp_signal_target(sys, a0, a1);
+	if (!target)
+		return 0;
+	if (sys == FP_SYS_TGKILL) {
+		given = a1;
+		what = a2;
+	} else if (sys == FP_SYS_PTRACE) {
+		given = a1;
+		what = a0;
+	}
+	return sys_enter(sys, given, what, target, 0, 0);
+}
+
 /* One path argument per iteration, so the verifier checks put_path once. */
 static long path_step(__u32 i, void *unused)
 {
@@ -723,6 +747,8 @@ static __always_inline int sys_exit(long ret)
 		fp_bind_exit(ret, p->args[0], p->args[1], p->args[2]);
 	else if (p->sys >= FP_SYS_CONNECT)
 		net_exit(p->sys, ret, p->args);
+	else if (p->sys == FP_SYS_PTRACE || p->sys >= FP_SYS_KILL)
+		fp_signal_exit(ret, p->sys, p->args[0], p->args[1], p->args[2]);
 	else
 		file_event(p, ret);
 	return 0;
@@ -839,8 +865,15 @@ int BPF_PROG(handle_sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	}
 	if (sys == FP_SYS_BPF || sys == FP_SYS_PTRACE)
-		return fp_tamper_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
-				       PT_REGS_PARM2_CORE_SYSCALL(regs));
+		fp_tamper_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
+				PT_REGS_PARM2_CORE_SYSCALL(regs));
+	if (sys == FP_SYS_BPF)
+		return 0;
+	if (sys == FP_SYS_PTRACE ||
+	    (sys >= FP_SYS_KILL && sys <= FP_SYS_PIDFD_SEND_SIGNAL))
+		return signal_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
+				    PT_REGS_PARM2_CORE_SYSCALL(regs),
+				    PT_REGS_PARM3_CORE_SYSCALL(regs));
 	return sys_enter(sys, PT_REGS_PARM1_CORE_SYSCALL(regs),
 			 PT_REGS_PARM2_CORE_SYSCALL(regs),
 			 PT_REGS_PARM3_CORE_SYSCALL(regs),
@@ -863,7 +896,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 		gen_syscall(regs, v);
 	if (!sys)
 		return 0;
-	if (sys >= FP_SYS_BPF) {
+	if (sys >= FP_SYS_BPF && sys != FP_SYS_PTRACE && sys < FP_SYS_KILL) {
 		if (sys == FP_SYS_HEARTBEAT && heartbeat_tgid &&
 		    bpf_get_current_pid_tgid() >> 32 == heartbeat_tgid)
 			heartbeat_bump(FP_HB_SYS_EXIT);

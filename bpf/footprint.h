@@ -43,6 +43,9 @@ enum fp_event_type {
 	FP_EV_NET_COUNT = 10,
 	/* the first bytes of a DNS query or answer */
 	FP_EV_DNS = 11,
+	/* kill, tkill, tgkill, pidfd_send_signal or ptrace aimed at a process
+	 * outside the run (struct fp_signal) */
+	FP_EV_SIGNAL = 13,
 };
 
 /* what an FP_EV_TAMPER record saw */
@@ -84,7 +87,16 @@ enum fp_sys {
 	FP_SYS_FCHOWNAT,
 	FP_SYS_TRUNCATE,
 	FP_SYS_FTRUNCATE,
-	/* network (net.bpf.c) */
+	/* not file syscalls: tamper evidence and the heartbeat */
+	FP_SYS_BPF,
+	FP_SYS_PTRACE,
+	FP_SYS_HEARTBEAT, /* getppid: the tracer checks its programs run */
+	/* signals aimed at other processes (signal.bpf.c); ptrace too */
+	FP_SYS_KILL,
+	FP_SYS_TKILL,
+	FP_SYS_TGKILL,
+	FP_SYS_PIDFD_SEND_SIGNAL,
+	/* network (net.bpf.c), after the others: their numbers are in logs */
 	FP_SYS_CONNECT,
 	FP_SYS_SENDTO,
 	FP_SYS_SENDMSG,
@@ -93,10 +105,6 @@ enum fp_sys {
 	FP_SYS_RECVFROM,
 	FP_SYS_RECVMSG,
 	FP_SYS_READ, /* only while a DNS socket of the run is open */
-	/* not file syscalls: tamper evidence and the heartbeat */
-	FP_SYS_BPF,
-	FP_SYS_PTRACE,
-	FP_SYS_HEARTBEAT, /* getppid: the tracer checks its programs run */
 	FP_SYS_MAX,
 };
 
@@ -192,8 +200,24 @@ struct fp_file {
 	char data[];
 };
 
+/*
+ * The credentials of a new image, just after exec committed them. The
+ * capability sets are 64-bit masks of CAP_* bits.
+ */
+struct fp_exec_creds {
+	__u32 uid, euid, suid;
+	__u32 gid, egid, sgid;
+	__u64 cap_eff;
+	__u64 cap_prm;
+	__u32 no_new_privs;
+	__u32 secureexec; /* AT_SECURE: the exec changed privileges */
+	__u32 userns_level; /* of the user namespace the caps are in: 0 init */
+	__u32 _pad;
+};
+
 struct fp_exec {
 	struct fp_hdr hdr;
+	struct fp_exec_creds creds;
 	__u32 old_pid;
 	__u32 exe_flags; /* FP_PATH_* for the executable path walk */
 	__u32 exe_len; /* leaf-first names, as fp_path.base */
@@ -300,6 +324,22 @@ struct fp_dns {
 	__u8 peer[28]; /* the server: sockaddr_in or sockaddr_in6 */
 	__u32 _pad;
 	__u8 data[FP_DNS_MAX];
+};
+
+/*
+ * A signal or ptrace request from a traced process to a process outside
+ * the run, decided at syscall entry (the target may be gone at exit) and
+ * sent at exit with the result.
+ */
+struct fp_signal {
+	struct fp_hdr hdr;
+	__s64 ret;
+	__u32 sys; /* FP_SYS_KILL ... FP_SYS_PIDFD_SEND_SIGNAL, FP_SYS_PTRACE */
+	__s32 sig; /* the signal; ptrace: 0 */
+	__s64 target; /* the pid or fd as given (kill: < 0 a group, -1 all) */
+	__u32 target_tgid; /* as the tracer sees it; 0: every process */
+	__u32 _pad;
+	__s64 request; /* ptrace: the request */
 };
 
 /* per-CPU counters, summed by userspace */

@@ -40,6 +40,8 @@ extern struct task_struct *bpf_task_from_pid(s32 pid) __weak __ksym;
 extern void bpf_task_release(struct task_struct *p) __weak __ksym;
 extern int LINUX_KERNEL_VERSION __kconfig;
 
+#include "signal.bpf.h"
+
 /*
  * The process a ptrace request names: it may name any of its threads.
  * Before 6.2 there is no way to look a task up by pid here, so the pid is
@@ -188,6 +190,42 @@ static __always_inline __u32 step_name(struct scratch *s, struct task_struct *p,
 	return n > 0 ? n : 0;
 }
 
+#define PFA_NO_NEW_PRIVS 0
+
+/*
+ * kernel_cap_t is a u64 since 6.3 and two u32 before: the same 8 bytes
+ * in little-endian order either way, so read as bytes.
+ */
+static __always_inline __u64 cap_bits(const kernel_cap_t *c)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), c);
+	return v;
+}
+
+/* committed by exec before this tracepoint: the new image's own */
+static __always_inline void exec_creds(struct fp_exec_creds *c,
+				       struct task_struct *p,
+				       struct linux_binprm *bprm)
+{
+	const struct cred *cr = BPF_CORE_READ(p, cred);
+
+	c->uid = BPF_CORE_READ(cr, uid.val);
+	c->euid = BPF_CORE_READ(cr, euid.val);
+	c->suid = BPF_CORE_READ(cr, suid.val);
+	c->gid = BPF_CORE_READ(cr, gid.val);
+	c->egid = BPF_CORE_READ(cr, egid.val);
+	c->sgid = BPF_CORE_READ(cr, sgid.val);
+	c->cap_eff = cap_bits(&cr->cap_effective);
+	c->cap_prm = cap_bits(&cr->cap_permitted);
+	c->no_new_privs =
+		(BPF_CORE_READ(p, atomic_flags) >> PFA_NO_NEW_PRIVS) & 1;
+	c->secureexec = BPF_CORE_READ_BITFIELD_PROBED(bprm, secureexec);
+	c->userns_level = BPF_CORE_READ(cr, user_ns, level);
+	c->_pad = 0;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
@@ -213,6 +251,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	e->exe_flags = 0;
 	e->step_len = 0;
 	e->_pad = 0;
+	exec_creds(&e->creds, p, bprm);
 	pos = sizeof(*e);
 
 	exe_path = BPF_CORE_READ(bprm, file, f_path);

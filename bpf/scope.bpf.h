@@ -19,6 +19,8 @@ FP_SHARED __u32 ncgroups; /* entries of target_cgroup in use */
 FP_SHARED __u32 pid_tree_on; /* traced_pids is in use */
 FP_SHARED __u32 nself;
 FP_SHARED __u32 self_tgids[FP_MAX_SELF];
+/* the ids of the target_cgroup entries, to test a task other than current */
+FP_SHARED __u64 target_cgroup_ids[FP_MAX_CGROUPS];
 
 /* The cgroups traced; descendants are traced too. */
 FP_SHARED struct {

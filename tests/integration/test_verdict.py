@@ -1007,6 +1007,10 @@ class SchemaTest(unittest.TestCase):
              "argv": ["sh", "-c", "x"]}
     ENTRY = {"type": "f", "mode": 420, "uid": 0, "gid": 0, "size": 2,
              "sha256": "0" * 64}
+    CREDS = {"uid": 65534, "euid": 0, "suid": 0, "gid": 65534,
+             "egid": 65534, "sgid": 65534, "cap_eff": ["CAP_CHOWN"],
+             "cap_prm": ["CAP_CHOWN", "CAP_63"], "no_new_privs": False,
+             "secure_exec": True, "userns_level": 0}
     GOOD = {
         "ok": False,
         "reasons": ["files.added: /r/a"],
@@ -1041,12 +1045,14 @@ class SchemaTest(unittest.TestCase):
                             "ops": ["attrs"], "by": None}],
         },
         "processes": {
-            "executed": [dict(ACTOR, allowed=False)],
+            "executed": [dict(ACTOR, allowed=False, creds=None)],
             "short_lived": [dict(ACTOR, allowed=False, exit_code=0)],
             "leftover": [dict(ACTOR, allowed=True,
                               rule="allow process /usr/bin/dash")],
             "new_outside": [],
             "disappeared": [],
+            "privileged": [dict(ACTOR, allowed=False, creds=CREDS,
+                                base_creds=None, rose=["secure_exec"])],
         },
         "network": {
             "bound": [{"pid": 10, "family": "inet", "address": "127.0.0.1",
@@ -1100,6 +1106,18 @@ class SchemaTest(unittest.TestCase):
             .pop("ppid"),
             "short-lived without status": lambda d: d["processes"]
             ["short_lived"][0].pop("exit_code"),
+            "exec without creds": lambda d: d["processes"]["executed"][0]
+            .pop("creds"),
+            "creds without euid": lambda d: d["processes"]["privileged"][0]
+            ["creds"].pop("euid"),
+            "capability not a name": lambda d: d["processes"]["privileged"]
+            [0]["creds"].update(cap_eff=[1]),
+            "privileged without rose": lambda d: d["processes"]
+            ["privileged"][0].update(rose=[]),
+            "unknown rise": lambda d: d["processes"]["privileged"][0]
+            .update(rose=["root"]),
+            "missing privileged list": lambda d: d["processes"].pop(
+                "privileged"),
             "net without port": lambda d: d["network"]["bound"][0].pop(
                 "port"),
             "net port out of range": lambda d: d["network"]["bound"][0]

@@ -95,7 +95,8 @@ Test(event_json, exec)
 	check_line(&ev, "exec",
 		   ",\"exe\":\"/usr/bin/bash\",\"filename\":\"/bin/sh\","
 		   "\"argv\":[\"sh\",\"-c\",\"echo \\\"hi\\\"\"],"
-		   "\"argv_bytes\":17,\"argv_dropped\":0");
+		   "\"argv_bytes\":17,\"argv_dropped\":0"
+		   ",\"creds\":null");
 }
 
 Test(event_json, exec_step_name)
@@ -109,7 +110,34 @@ Test(event_json, exec_step_name)
 	check_line(&ev, "exec",
 		   ",\"exe\":\"/usr/bin/bash\",\"filename\":\"/bin/sh\","
 		   "\"argv\":[],\"argv_bytes\":0,\"argv_dropped\":0,"
-		   "\"step_name\":\"__actions_checkout\"");
+		   "\"step_name\":\"__actions_checkout\""
+		   ",\"creds\":null");
+}
+
+Test(event_json, exec_creds)
+{
+	struct fp_event ev = base_event(FP_EV_EXEC);
+
+	ev.exec.exe = BYTES("/usr/bin/sudo");
+	ev.exec.filename = BYTES("/usr/bin/sudo");
+	ev.exec.old_pid = 42;
+	ev.exec.creds =
+		(struct fp_privs){ .known = true,
+				   .secure_exec = true,
+				   .uid = 1000,
+				   .gid = 1000,
+				   .egid = 1000,
+				   .sgid = 1000,
+				   .cap_eff = 1ULL << 13,
+				   .cap_prm = (1ULL << 13) | (1ULL << 50) };
+	check_line(&ev, "exec",
+		   ",\"exe\":\"/usr/bin/sudo\",\"filename\":\"/usr/bin/sudo\","
+		   "\"argv\":[],\"argv_bytes\":0,\"argv_dropped\":0,"
+		   "\"creds\":{\"uid\":1000,\"euid\":0,\"suid\":0,\"gid\":1000,"
+		   "\"egid\":1000,\"sgid\":1000,\"cap_eff\":[\"CAP_NET_RAW\"],"
+		   "\"cap_prm\":[\"CAP_NET_RAW\",\"CAP_50\"],"
+		   "\"no_new_privs\":false,\"secure_exec\":true,"
+		   "\"userns_level\":0}");
 }
 
 Test(event_json, tamper)
@@ -157,7 +185,8 @@ Test(event_json, exec_odd)
 		   "\"exe_truncated\":true,\"filename\":\"./x\\n\","
 		   "\"argv\":[\"a\\ufffd\",\"\"],\"argv_b64\":[\"Yf8=\","
 		   "\"\"],\"argv_bytes\":9000,\"argv_dropped\":8996,"
-		   "\"old_pid\":44");
+		   "\"old_pid\":44"
+		   ",\"creds\":null");
 }
 
 Test(event_json, exec_empty)
@@ -167,7 +196,8 @@ Test(event_json, exec_empty)
 	ev.exec.old_pid = 42;
 	check_line(&ev, "exec",
 		   ",\"exe\":\"\",\"filename\":\"\",\"argv\":[],"
-		   "\"argv_bytes\":0,\"argv_dropped\":0");
+		   "\"argv_bytes\":0,\"argv_dropped\":0"
+		   ",\"creds\":null");
 }
 
 Test(event_json, fork)

@@ -641,7 +641,8 @@ Test(segments, empty_last_segment)
 	seglog_free(&l);
 }
 
-Test(segments, plain_log_is_version_5_network_events)
+/* version 5: its execs carry credentials a version 4 reader would drop */
+Test(segments, plain_log_is_version_5)
 {
 	struct fp_evlog_writer w;
 	char err[300], buf[FP_LOG_FILE_HDR];

@@ -28,5 +28,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_sidecar(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
+int cmd_lock(int argc, char **argv);
+int cmd_promote(int argc, char **argv);
 
 #endif

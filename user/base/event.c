@@ -65,8 +65,28 @@ static const char *const sys_names[FP_SYS_MAX] = {
 	[FP_SYS_FTRUNCATE] = "ftruncate",
 };
 
+/* signal.bpf.h's, kept apart from the file syscalls' table */
+static const char *signal_sys_name(uint32_t sys)
+{
+	switch (sys) {
+	case FP_SYS_PTRACE:
+		return "ptrace";
+	case FP_SYS_KILL:
+		return "kill";
+	case FP_SYS_TKILL:
+		return "tkill";
+	case FP_SYS_TGKILL:
+		return "tgkill";
+	case FP_SYS_PIDFD_SEND_SIGNAL:
+		return "pidfd_send_signal";
+	}
+	return NULL;
+}
+
 const char *fp_sys_name(uint32_t sys)
 {
+	if (signal_sys_name(sys))
+		return signal_sys_name(sys);
 	return sys < FP_SYS_MAX && sys_names[sys] ? sys_names[sys] : "unknown";
 }
 
@@ -93,6 +113,8 @@ const char *fp_event_kind(const struct fp_event *ev)
 		return "net_count";
 	case FP_EV_DNS:
 		return "dns";
+	case FP_EV_SIGNAL:
+		return ev->signal.sys == FP_SYS_PTRACE ? "ptrace" : "signal";
 	case FP_EV_FILE:
 		switch (ev->file.sys) {
 		case FP_SYS_UNLINK:

@@ -33,6 +33,19 @@ struct fp_event_path {
 	bool named; /* open: the name given; path[0] is the file reached */
 };
 
+/*
+ * A new image's credentials as exec left them. known is false for an exec
+ * recorded by a footprint that did not record them (log version < 5).
+ */
+struct fp_privs {
+	bool known;
+	bool no_new_privs;
+	bool secure_exec; /* the kernel's AT_SECURE for this exec */
+	uint32_t uid, euid, suid, gid, egid, sgid;
+	uint64_t cap_eff, cap_prm;
+	uint32_t userns_level; /* 0: the caps are the host's (init userns) */
+};
+
 struct fp_event {
 	uint32_t type; /* enum fp_event_type; never FP_EV_ARGV */
 	uint64_t ts_ns;
@@ -53,6 +66,7 @@ struct fp_event {
 			 * first process (a child of the step parent); empty
 			 * otherwise */
 			struct fp_bytes step_name;
+			struct fp_privs creds;
 		} exec;
 		struct {
 			uint32_t parent_tid;
@@ -113,6 +127,14 @@ struct fp_event {
 			uint32_t total; /* bytes moved; data has the first */
 			struct fp_bytes data;
 		} dns;
+		struct {
+			uint32_t sys; /* FP_SYS_KILL..., FP_SYS_PTRACE */
+			int32_t sig; /* ptrace: 0 */
+			int64_t ret;
+			int64_t target; /* pid or pidfd as given */
+			uint32_t target_tgid; /* 0: every process (kill -1) */
+			int64_t request; /* ptrace */
+		} signal;
 	};
 };
 
@@ -122,7 +144,7 @@ void fp_event_free(struct fp_event *ev);
 const char *fp_sys_name(uint32_t sys);
 /* "open", "unlink", "rename", "mkdir", "mknod", "symlink", "link",
  * "chmod", "chown", "truncate", "bind", "exec", "fork", "exit", "tamper",
- * "mark" */
+ * "mark", "signal", "ptrace" */
 const char *fp_event_kind(const struct fp_event *ev);
 
 /*

@@ -21,6 +21,7 @@
 #include "identity.h"
 #include "launch.h"
 #include "run_args.h"
+#include "run_scratch.h"
 #include "runloop.h"
 #include "session.h"
 #include "watchdog.h"
@@ -31,6 +32,7 @@ struct run_target {
 	struct fp_watchdog wd;
 	struct fp_identity id;
 	struct fp_child child;
+	struct fp_scratch sc; /* --scratch; dirfd -1: none */
 	int sigfd, timerfd;
 	sigset_t old;
 };
@@ -164,7 +166,8 @@ static int run_command(struct fp_session *s, struct run_target *t,
 	int64_t t0 = fp_now_ms();
 	int status = 0, nleft, ret;
 
-	ret = fp_launch(&t->child, o->argv, t->cg.fd, &t->old, &t->id);
+	ret = fp_launch(&t->child, o->argv, t->cg.fd, &t->old, &t->id,
+			t->sc.dirfd >= 0 ? &t->sc : NULL);
 	if (ret) {
 		fprintf(stderr,
 			"footprint: cannot start the command in cgroup %s: %s\n",
@@ -250,6 +253,7 @@ static void run_target_close(struct run_target *t, int leftovers)
 		close(t->cg.fd);
 	fp_watchdog_disarm(&t->wd);
 	fp_identity_free(&t->id);
+	fp_scratch_close(&t->sc);
 }
 
 int cmd_run(int argc, char **argv)
@@ -259,6 +263,7 @@ int cmd_run(int argc, char **argv)
 		.cg = { .fd = -1 },
 		.wd = FP_WATCHDOG_INIT,
 		.child = { .pid = -1, .pidfd = -1 },
+		.sc = { .dirfd = -1 },
 		.sigfd = -1,
 		.timerfd = -1,
 	};
@@ -267,6 +272,7 @@ int cmd_run(int argc, char **argv)
 	struct fp_creds invoker = { 0 };
 	struct fp_policy pol = { 0 };
 	char *roots[64] = { 0 };
+	int root_fds[64];
 	char err[512];
 	int64_t deadline_ms = 0;
 	int rc;
@@ -289,6 +295,8 @@ int cmd_run(int argc, char **argv)
 	if (o.timeout_ms)
 		deadline_ms = fp_now_ms() + o.timeout_ms;
 	rc = run_policy(&o, &invoker, roots, &pol);
+	if (!rc && o.inputs_lock)
+		rc = fp_run_inputs_check(&o, roots, &invoker);
 	so = (struct fp_session_opts){
 		.roots = roots,
 		.nroots = o.nroots,
@@ -304,11 +312,14 @@ int cmd_run(int argc, char **argv)
 		.summary_max = o.summary_max,
 		.cross_mounts = o.cross_mounts,
 		.rehash_all = o.rehash_all,
+		.report_reads = o.report_reads,
 		.mem_budget = o.mem_budget,
 		.ring_bytes = o.ring_bytes,
 		.max_argv_bytes = o.max_argv_bytes,
 		.deadline_ms = deadline_ms,
 		.timeout_ms = o.timeout_ms,
+		/* filled once the overlays are mounted, before any snapshot */
+		.root_fds = o.scratch_dir ? root_fds : NULL,
 	};
 	memcpy(so.dns_ports, o.dns_ports, sizeof(so.dns_ports));
 	if (fp_session_init(&s, &so)) {
@@ -320,6 +331,9 @@ int cmd_run(int argc, char **argv)
 		rc = fp_session_prepare(&s);
 		if (!rc)
 			rc = run_identity(&o, &invoker, &t.id);
+		if (!rc && o.scratch_dir)
+			rc = fp_run_scratch_open(&t.sc, &o, roots, &invoker,
+						 &s.run.scratch_dir, root_fds);
 		if (!rc)
 			rc = run_session(&s, &t, &o, deadline_ms);
 		/* the outputs go to the invoking user (or, for a root login,

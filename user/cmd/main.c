@@ -25,6 +25,10 @@ static const struct cmd cmds[] = {
 	  "trace a whole CI job: sidecar start, status, mark, stop" },
 	{ "policy", cmd_policy,
 	  "learn a policy from recorded runs, check runs against one" },
+	{ "lock", cmd_lock,
+	  "freeze a tree's inputs, or a scratch run's outputs by hash" },
+	{ "promote", cmd_promote,
+	  "copy a scratch run's locked outputs into the real tree" },
 	{ NULL, NULL, NULL },
 };
 

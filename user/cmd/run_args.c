@@ -200,6 +200,9 @@ void fp_run_usage(FILE *f)
 		"      --cross-mounts   descend into other filesystems under a root\n"
 		"      --rehash-all     re-hash every file after the run\n"
 		"      --report-noise   report /dev/null, /dev/tty*, /proc/self/... too\n"
+		"      --report-reads   list every file read in files.read (deduplicated,\n"
+		"                       at most 100000, the rest counted); by default\n"
+		"                       only secrets and files read inside the roots\n"
 		"      --ring-size SIZE ring buffer size, a power of two (default 16M)\n"
 		"      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
 		"                       is counted in argv_dropped\n"
@@ -215,14 +218,25 @@ void fp_run_usage(FILE *f)
 		"      --summary-max N  at most N examples per category in the summary\n"
 		"                       (default 10); many files under one directory\n"
 		"                       show as one \"N under DIR/\" line\n"
+		"      --scratch DIR    run COMMAND on a copy-on-write view of each root\n"
+		"                       (overlayfs in a private mount namespace, upper\n"
+		"                       layers under DIR); the real trees stay untouched\n"
+		"                       and the receipt lists the proposed changes\n"
+		"      --hide PATH      with --scratch: an empty, unreadable PATH (repeatable)\n"
+		"      --no-network     with --scratch: only a loopback network\n"
+		"      --scratch-also PATH  with --scratch: overlay PATH too, unwatched\n"
+		"      --inputs-lock FILE  refuse to start (exit 2) if a root drifted from\n"
+		"                       the input lock FILE (footprint lock --inputs)\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"Examples:\n"
 		"  sudo footprint run -- ./generated_script.sh\n"
+		"  sudo footprint run --scratch /tmp/s --hide ~/.ssh --no-network -- ./agent\n"
 		"  sudo footprint run --allow .cache/ --allow logs/run.log -- ./gen.sh\n"
 		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
 		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
 		"  sudo footprint run --dns-port 5353 --policy egress.policy -- ./fetch.sh\n"
+		"  sudo footprint run --report-reads --receipt r.json -- make\n"
 		"\n"
 		"Under sudo, outputs and policy files are opened with the invoking\n"
 		"user's rights and never through a symbolic link; an existing output\n"
@@ -238,6 +252,29 @@ void fp_run_usage(FILE *f)
 		"126 COMMAND is not executable; 127 COMMAND was not found.\n");
 }
 
+/* The scratch box's options (docs/scratch.md); 0 or FP_EXIT_USAGE. */
+static int fp_scratch_arg(struct run_opts *o, int c, const char *arg)
+{
+	if (c == 'S' + 512)
+		o->scratch_dir = arg;
+	else if (c == 'n' + 512)
+		o->no_network = true;
+	else if (c == 'i' + 512)
+		o->inputs_lock = arg;
+	else if (c == 'h' + 512 && o->nhide < FP_SCRATCH_MAX)
+		o->hide[o->nhide++] = arg;
+	else if (c == 'a' + 512 && o->nalso < FP_SCRATCH_MAX)
+		o->also[o->nalso++] = arg;
+	else
+		return fp_usage_error("run",
+				      "at most %d --hide and %d --scratch-also",
+				      FP_SCRATCH_MAX, FP_SCRATCH_MAX);
+	if (arg && !*arg)
+		return fp_usage_error("run",
+				      "an empty path is no path; give one");
+	return 0;
+}
+
 int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
@@ -251,6 +288,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "cross-mounts", no_argument, NULL, 'C' },
 		{ "rehash-all", no_argument, NULL, 'H' },
 		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
+		{ "report-reads", no_argument, NULL, 'D' + 256 },
 		{ "events", required_argument, NULL, 'e' },
 		{ "record", required_argument, NULL, 'w' },
 		{ "user", required_argument, NULL, 'u' },
@@ -261,10 +299,15 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "record-max", required_argument, NULL, 'W' + 256 },
 		{ "ring-size", required_argument, NULL, 'R' },
 		{ "max-argv", required_argument, NULL, 'A' },
-		{ "dns-port", required_argument, NULL, 'D' + 256 },
+		{ "dns-port", required_argument, NULL, 'N' + 256 },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "summary-max", required_argument, NULL, 'S' + 256 },
+		{ "scratch", required_argument, NULL, 'S' + 512 },
+		{ "hide", required_argument, NULL, 'h' + 512 },
+		{ "no-network", no_argument, NULL, 'n' + 512 },
+		{ "scratch-also", required_argument, NULL, 'a' + 512 },
+		{ "inputs-lock", required_argument, NULL, 'i' + 512 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -341,6 +384,9 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		case 'H':
 			o->rehash_all = true;
 			break;
+		case 'D' + 256:
+			o->report_reads = true;
+			break;
 		case 'e':
 			o->events_path = optarg;
 			break;
@@ -356,7 +402,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 					optarg);
 			o->max_argv_bytes = v;
 			break;
-		case 'D' + 256:
+		case 'N' + 256:
 			if (fp_parse_dns_port("run", optarg, o->dns_ports))
 				return FP_EXIT_USAGE;
 			break;
@@ -374,6 +420,14 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'h':
 			return FP_ARGS_HELP;
+		case 'S' + 512:
+		case 'h' + 512:
+		case 'n' + 512:
+		case 'a' + 512:
+		case 'i' + 512:
+			if (fp_scratch_arg(o, c, optarg))
+				return FP_EXIT_USAGE;
+			break;
 		case ':':
 		default:
 			return fp_bad_option("run", c, argv[at]);
@@ -382,6 +436,10 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	if (optind >= argc)
 		return fp_usage_error("run",
 				      "no command given; put it after '--'");
+	if (!o->scratch_dir && (o->nhide || o->nalso || o->no_network))
+		return fp_usage_error(
+			"run",
+			"--hide, --no-network and --scratch-also work in a scratch box; add --scratch DIR");
 	if (o->record_max && !o->record_path)
 		return fp_usage_error(
 			"run", "--record-max cuts the --record FILE; give one");

@@ -20,6 +20,8 @@
 
 /* returned for -h/--help: the caller prints the usage and exits 0 */
 #define FP_ARGS_HELP (-1)
+/* --hide and --scratch-also, each */
+#define FP_SCRATCH_MAX 32
 
 struct run_opts {
 	const char *events_path;
@@ -39,10 +41,19 @@ struct run_opts {
 	size_t summary_max; /* --summary-max */
 	bool cross_mounts;
 	bool rehash_all;
+	bool report_reads;
 	char **argv;
 	const char *roots_arg[64];
 	size_t nroots;
 	struct fp_rule_args rules;
+	/* docs/scratch.md */
+	const char *scratch_dir;
+	const char *hide[FP_SCRATCH_MAX];
+	size_t nhide;
+	const char *also[FP_SCRATCH_MAX];
+	size_t nalso;
+	bool no_network;
+	const char *inputs_lock;
 };
 
 enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };

@@ -5,6 +5,7 @@
 
 #include "findings.h"
 #include "netflow.h"
+#include "sensitive.h"
 
 void *fp_vec_push(struct fp_vec *v, size_t elem)
 {
@@ -190,6 +191,9 @@ void fp_findings_free(struct fp_findings *f)
 			fp_net_finding_clear(&FP_NETS(f, l)[i]);
 		free(f->net[l].v);
 	}
+	for (i = 0; i < f->privileged.n; i++)
+		fp_proc_finding_clear(&FP_PRIVILEGED(f)[i]);
+	free(f->privileged.v);
 	for (i = 0; i < f->tamper.n; i++)
 		fp_tamper_finding_clear(&FP_TAMPER(f)[i]);
 	free(f->tamper.v);
@@ -197,5 +201,6 @@ void fp_findings_free(struct fp_findings *f)
 		free(FP_STEPS(f)[i].name.data);
 	free(f->steps.v);
 	fp_netflow_findings_free(f);
+	fp_sensitive_free(f);
 	memset(f, 0, sizeof(*f));
 }

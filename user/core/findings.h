@@ -104,6 +104,11 @@ struct fp_proc_finding {
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */
 	const char *rule;
+	/* executed and privileged: the image's credentials; privileged: the
+	 * ones it rose above (unknown for the first of its tree), and what
+	 * rose (FP_PRIV_* of privilege.h) */
+	struct fp_privs creds, base;
+	unsigned int rose;
 };
 
 enum fp_net_list { FP_N_BOUND, FP_N_LISTENING, FP_N_NLISTS };
@@ -181,7 +186,14 @@ struct fp_findings {
 	struct fp_vec tamper; /* struct fp_tamper_finding */
 	/* netflow.h: struct fp_conn_finding, and struct fp_dns_finding */
 	struct fp_vec connected, accepted, dns;
+	/* struct fp_proc_finding: execs that raised privileges, judged by
+	 * their own rules (allow privileged), never by the process ones */
+	struct fp_vec privileged;
 	struct fp_vec steps; /* struct fp_step, in order; empty in `run` */
+	/* sensitive.h: files read, signals and ptrace outside the run */
+	struct fp_vec reads; /* struct fp_read_finding, by path */
+	uint64_t reads_omitted; /* past FP_READS_MAX: counted, not listed */
+	struct fp_vec signalled, ptraced; /* struct fp_signal_finding */
 };
 
 /* a zeroed new element at the end, or NULL */
@@ -221,5 +233,6 @@ void fp_findings_free(struct fp_findings *f);
 #define FP_NETS(f, l) ((struct fp_net_finding *)(f)->net[l].v)
 #define FP_TAMPER(f) ((struct fp_tamper_finding *)(f)->tamper.v)
 #define FP_STEPS(f) ((struct fp_step *)(f)->steps.v)
+#define FP_PRIVILEGED(f) ((struct fp_proc_finding *)(f)->privileged.v)
 
 #endif

@@ -165,11 +165,6 @@ static int fail(struct fp_verdict *v, char *reason)
 	return push_str(&v->reasons, reason);
 }
 
-int fp_verdict_fail(struct fp_verdict *v, char *reason)
-{
-	return fail(v, reason);
-}
-
 /* reason, and the step it happened in (sidecar) */
 static char *in_step(const struct fp_findings *f, unsigned int step,
 		     char *reason)
@@ -376,6 +371,43 @@ static int judge_procs(const struct fp_policy *p, struct fp_findings *f,
 	return ret;
 }
 
+/*
+ * An exec that raised privileges fails unless an allow privileged rule
+ * names its exe; process rules (allow, ignore) do not reach it.
+ */
+static int judge_privileged(const struct fp_policy *p, struct fp_findings *f,
+			    struct fp_verdict *v)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < f->privileged.n && !ret; i++) {
+		struct fp_proc_finding *x = &FP_PRIVILEGED(f)[i];
+		const struct fp_rule *rule = NULL;
+		enum fp_decision d = fp_policy_decide(
+			p, FP_T_PRIV, x->p.exe.data, x->p.exe.len, &rule);
+		char *q;
+
+		x->rule = rule ? rule->text : NULL;
+		x->forbidden = d == FP_DEC_FORBID;
+		x->allowed = d == FP_DEC_ALLOW;
+		if (x->allowed)
+			continue;
+		x->failing = true;
+		q = fp_policy_quote_dup(x->p.exe.data ?: "", x->p.exe.len,
+					false);
+		ret = fail(
+			v,
+			q ? in_step(f, x->p.step,
+				    fmt("processes.privileged: pid %d %s%s",
+					(int)x->p.pid, q,
+					x->forbidden ? " (forbidden)" : "")) :
+			    NULL);
+		free(q);
+	}
+	return ret;
+}
+
 static void drop_net(struct fp_vec *v, size_t i)
 {
 	fp_net_finding_clear(&((struct fp_net_finding *)v->v)[i]);
@@ -551,6 +583,13 @@ int fp_judge_needs(struct fp_suggester *s, const struct fp_findings *f)
 				     0;
 			free(cmd);
 		}
+	for (i = 0; i < f->privileged.n && !ret; i++) {
+		const struct fp_proc_finding *x = &FP_PRIVILEGED(f)[i];
+
+		if (x->failing && !x->forbidden && x->p.exe.len)
+			ret = fp_suggester_need(s, FP_T_PRIV, x->p.exe.data,
+						x->p.exe.len, false);
+	}
 	for (l = 0; l < FP_N_NLISTS && !ret; l++)
 		for (i = 0; i < f->net[l].n && !ret; i++) {
 			const struct fp_net_finding *x = &FP_NETS(f, l)[i];
@@ -632,9 +671,13 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 	if (!ret)
 		ret = judge_procs(p, f, v);
 	if (!ret)
+		ret = judge_privileged(p, f, v);
+	if (!ret)
 		ret = judge_net(p, f, v);
 	if (!ret)
 		ret = fp_judge_netflow(p, f, v);
+	if (!ret)
+		ret = fp_judge_sensitive(p, f, v);
 	for (i = 0; !ret && i < p->n; i++) {
 		const struct fp_rule *r = &p->rules[i];
 		struct fp_expect *e;
@@ -661,6 +704,12 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 	v->ok = !ret && !o->timed_out && !o->signal && o->exit_code == 0 &&
 		!o->interrupted && o->complete && v->failing == 0;
 	return ret;
+}
+
+int fp_verdict_fail(struct fp_verdict *v, const struct fp_findings *f,
+		    unsigned int step, char *reason)
+{
+	return fail(v, reason ? in_step(f, step, reason) : NULL);
 }
 
 void fp_verdict_free(struct fp_verdict *v)

@@ -42,6 +42,13 @@ struct fp_verdict {
 int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 	     const struct fp_outcome *o, struct fp_verdict *v);
 void fp_verdict_free(struct fp_verdict *v);
+/* Count a failing finding and keep its reason (taken; NULL: no memory),
+ * naming the step it happened in. 0 or -ENOMEM. */
+int fp_verdict_fail(struct fp_verdict *v, const struct fp_findings *f,
+		    unsigned int step, char *reason);
+/* Sensitive reads and signals outside the run (judge_sensitive.c). */
+int fp_judge_sensitive(const struct fp_policy *p, struct fp_findings *f,
+		       struct fp_verdict *v);
 
 extern const char *const fp_file_list_names[FP_F_NLISTS];
 extern const char *const fp_proc_list_names[FP_P_NLISTS];

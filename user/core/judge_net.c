@@ -77,8 +77,9 @@ static char *conn_reason(const char *list, const struct fp_conn_finding *x)
 }
 
 /* accepted: only a forbid fails one; nothing there is egress */
-static int judge_conns(const struct fp_policy *p, struct fp_vec *list,
-		       const char *name, bool accepted, struct fp_verdict *v)
+static int judge_conns(const struct fp_policy *p, struct fp_findings *f,
+		       struct fp_vec *list, const char *name, bool accepted,
+		       struct fp_verdict *v)
 {
 	size_t i;
 	int ret = 0;
@@ -100,7 +101,7 @@ static int judge_conns(const struct fp_policy *p, struct fp_vec *list,
 				   (x->loopback || accepted || no_traffic(x))))
 			continue;
 		x->failing = true;
-		ret = fp_verdict_fail(v, conn_reason(name, x));
+		ret = fp_verdict_fail(v, f, x->who.step, conn_reason(name, x));
 	}
 	return ret;
 }
@@ -156,7 +157,7 @@ static int judge_lookups(const struct fp_policy *p, struct fp_findings *f,
 			     x->name, (int)x->who.pid,
 			     x->forbidden ? " (forbidden)" : "") < 0)
 			s = NULL;
-		ret = fp_verdict_fail(v, s);
+		ret = fp_verdict_fail(v, f, x->who.step, s);
 	}
 	return ret;
 }
@@ -164,10 +165,10 @@ static int judge_lookups(const struct fp_policy *p, struct fp_findings *f,
 int fp_judge_netflow(const struct fp_policy *p, struct fp_findings *f,
 		     struct fp_verdict *v)
 {
-	int ret = judge_conns(p, &f->connected, "connected", false, v);
+	int ret = judge_conns(p, f, &f->connected, "connected", false, v);
 
 	if (!ret)
-		ret = judge_conns(p, &f->accepted, "accepted", true, v);
+		ret = judge_conns(p, f, &f->accepted, "accepted", true, v);
 	return ret ? ret : judge_lookups(p, f, v);
 }
 

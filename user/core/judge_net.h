@@ -18,7 +18,5 @@ int fp_judge_netflow(const struct fp_policy *p, struct fp_findings *f,
 		     struct fp_verdict *v);
 /* the failing, not forbidden, connections and lookups as rules to suggest */
 int fp_netflow_needs(struct fp_suggester *s, const struct fp_findings *f);
-/* one failing finding with its reason (taken; NULL is -ENOMEM) */
-int fp_verdict_fail(struct fp_verdict *v, char *reason);
 
 #endif

@@ -202,21 +202,27 @@ static bool glob_dir_matches(const char *p, size_t plen, const char *s,
 	return false;
 }
 
+/* read rules name paths, and match them as path rules do */
+static bool pathlike(enum fp_rule_target t)
+{
+	return t == FP_T_PATH || t == FP_T_READ;
+}
+
 bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 {
 	const char *p = r->pattern;
 	size_t plen = r->len;
 
-	if (r->target == FP_T_PATH && plen == 1 && p[0] == '/')
+	if (pathlike(r->target) && plen == 1 && p[0] == '/')
 		return true; /* "/" is everything */
-	if (r->target == FP_T_PATH && plen > 1 && p[plen - 1] == '/' &&
+	if (pathlike(r->target) && plen > 1 && p[plen - 1] == '/' &&
 	    !is_glob(p, plen)) {
 		/* "dir/" is the directory and everything below it */
 		if (len == plen - 1 && !memcmp(s, p, len))
 			return true;
 		return len >= plen && !memcmp(s, p, plen);
 	}
-	if (r->target == FP_T_PATH && plen > 1 && p[plen - 1] == '/' &&
+	if (pathlike(r->target) && plen > 1 && p[plen - 1] == '/' &&
 	    (plen < 2 || p[plen - 2] != '\\'))
 		return glob_dir_matches(p, plen - 1, s, len);
 	if (!is_glob(p, plen))
@@ -224,7 +230,7 @@ bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 	/* "[::1]" in a bind subject is an address, not a class */
 	if (r->target == FP_T_BIND || r->target == FP_T_CONNECT)
 		return glob_match(p, plen, s, len, false, false);
-	return fp_glob_match(p, plen, s, len, r->target == FP_T_PATH);
+	return fp_glob_match(p, plen, s, len, pathlike(r->target));
 }
 
 static int add_rule(struct fp_policy *p, enum fp_rule_kind kind,
@@ -263,10 +269,15 @@ static const char *kind_name(enum fp_rule_kind k)
 
 static const char *target_name(enum fp_rule_target t)
 {
-	static const char *const names[] = { "", "process ", "bind ",
-					     "connect ", "dns " };
-
-	return names[t];
+	return t == FP_T_PROCESS ? "process " :
+	       t == FP_T_BIND	 ? "bind " :
+	       t == FP_T_PRIV	 ? "privileged " :
+	       t == FP_T_READ	 ? "read " :
+	       t == FP_T_SIGNAL	 ? "signal " :
+	       t == FP_T_PTRACE	 ? "ptrace " :
+	       t == FP_T_CONNECT ? "connect " :
+	       t == FP_T_DNS	 ? "dns " :
+				   "";
 }
 
 int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
@@ -288,11 +299,22 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 			 kind_name(kind));
 		return -EINVAL;
 	}
+	if ((target == FP_T_READ || target == FP_T_SIGNAL ||
+	     target == FP_T_PTRACE) &&
+	    kind == FP_EXPECT) {
+		snprintf(
+			err, errlen,
+			"footprint: 'expect %s' is not a rule: it changes nothing to expect; use allow, forbid or ignore",
+			target == FP_T_READ   ? "read" :
+			target == FP_T_SIGNAL ? "signal" :
+						"ptrace");
+		return -EINVAL;
+	}
 	fp_policy_quote(quoted, sizeof(quoted), pattern, len, false);
 	if (asprintf(&text, "%s %s%s", kind_name(kind), target_name(target),
 		     quoted) < 0)
 		return -ENOMEM;
-	if (target != FP_T_PATH || pattern[0] == '/' || nroots == 0) {
+	if (!pathlike(target) || pattern[0] == '/' || nroots == 0) {
 		ret = add_rule(p, kind, target, pattern, len, text);
 		goto cleanup;
 	}
@@ -321,19 +343,23 @@ cleanup:
 	return ret;
 }
 
-/* "process", "leftover", "exec" or "bind": a target, not a pattern */
+/* "process", "leftover", "exec", "bind", "read", "signal", "ptrace" or
+ * "privileged": a target, not a pattern */
 static bool is_target_word(const char *s, size_t len,
 			   enum fp_rule_target *target)
 {
-	static const char *const words[] = { "process", "leftover", "exec",
-					     "bind",	"connect",  "dns" };
+	static const char *const words[] = { "process", "leftover",   "exec",
+					     "bind",	"read",	      "signal",
+					     "ptrace",	"privileged", "connect",
+					     "dns" };
 	static const enum fp_rule_target targets[] = {
-		FP_T_PROCESS, FP_T_PROCESS, FP_T_PROCESS,
-		FP_T_BIND,    FP_T_CONNECT, FP_T_DNS
+		FP_T_PROCESS, FP_T_PROCESS, FP_T_PROCESS, FP_T_BIND,
+		FP_T_READ,    FP_T_SIGNAL,  FP_T_PTRACE,  FP_T_PRIV,
+		FP_T_CONNECT, FP_T_DNS
 	};
 	size_t i;
 
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
 			*target = targets[i];
 			return true;
@@ -459,6 +485,13 @@ int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 	 * that has such a name */
 	if (is_target_word(s, wl, &target))
 		s = w;
+	/* a raised privilege is never noise, nor a promise to keep */
+	if (target == FP_T_PRIV && (k == FP_EXPECT || k == FP_IGNORE)) {
+		snprintf(err, errlen,
+			 "'%s privileged' is not a rule: use allow or forbid",
+			 kinds[k]);
+		return -EINVAL;
+	}
 	while (s < e && isspace((unsigned char)*s))
 		s++;
 	if (s == e) {

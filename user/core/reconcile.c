@@ -8,13 +8,19 @@
 #include <sys/socket.h>
 
 #include "hashmap.h"
+#include "privilege.h"
 #include "reconcile.h"
 #include "netflow.h"
+#include "sensitive.h"
 
 struct exec_rec {
 	pid_t pid, ppid;
 	struct fp_cmdline *cmd; /* shared with every actor naming it */
 	uint64_t ts_ns;
+	struct fp_privs creds;
+	/* the image before it (its own, or its parent's at fork) */
+	int32_t base;
+	unsigned int rose; /* FP_PRIV_* */
 };
 
 struct proc_state {
@@ -86,6 +92,11 @@ struct fp_recon {
 	struct fp_vec marks; /* struct fp_bytes */
 	struct fp_vec tampers; /* struct fp_tamper_finding */
 	struct fp_netrec *net; /* connections and DNS (netflow.c) */
+	/* sensitive.h: reads kept (path -> struct fp_read_state) and
+	 * signals outside the run (struct fp_signal_key -> state) */
+	struct fp_reads_conf rconf;
+	struct fp_hashmap reads, signals;
+	uint64_t reads_listed, reads_omitted;
 	/* the budget: bytes charged for the state, and events left out */
 	uint64_t budget, used, fed, unfolded;
 	char why[200];
@@ -172,6 +183,8 @@ void fp_recon_free(struct fp_recon *r)
 	free(r->tampers.v);
 	fp_hashmap_free(&r->paths, free);
 	fp_hashmap_free(&r->procs, free);
+	fp_hashmap_free(&r->reads, free);
+	fp_hashmap_free(&r->signals, free);
 	for (i = 0; i < r->execs.n; i++)
 		free_exec(&((struct exec_rec *)r->execs.v)[i]);
 	free(r->execs.v);
@@ -535,6 +548,8 @@ static int moved(struct fp_recon *r, struct path_state *from,
 	return 0;
 }
 
+static int feed_read(struct fp_recon *r, const struct fp_event *ev);
+
 static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 {
 	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
@@ -542,6 +557,8 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 	const char *kind = fp_event_kind(ev);
 	int ret;
 
+	if (!strcmp(kind, "open") && (ret = feed_read(r, ev)))
+		return ret;
 	if (ev->file.ret < 0 || !ev->file.npaths || changes_nothing(ev, kind))
 		return 0;
 	/* a record from a damaged or crafted log may lack its second path */
@@ -687,11 +704,18 @@ static uint64_t exec_cost(const struct fp_event *ev)
 	       VEC_COST(sizeof(struct fp_proc_finding));
 }
 
+static struct exec_rec *exec_at(const struct fp_recon *r, long i)
+{
+	return &((struct exec_rec *)r->execs.v)[i];
+}
+
 static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 {
 	struct exec_rec *e;
 	struct proc_state *p;
 	uint32_t g, *eg;
+	unsigned int rose;
+	long base;
 	int ret = event_group(r, ev, &g);
 
 	if (!ret)
@@ -705,6 +729,12 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	    charge(r, exec_cost(ev) +
 			      (r->step_parent ? VEC_COST(sizeof(*eg)) : 0)))
 		return -EDQUOT;
+	/* a pid reused by a process whose fork was not seen: no baseline */
+	base = p->exited ? -1 : p->exec_idx;
+	rose = fp_privs_rose(base < 0 ? NULL : &exec_at(r, base)->creds,
+			     &ev->exec.creds);
+	if (rose && charge(r, VEC_COST(sizeof(struct fp_proc_finding))))
+		return -EDQUOT;
 	if (r->step_parent) {
 		eg = fp_vec_push(&r->exec_groups, sizeof(*eg));
 		if (!eg)
@@ -717,6 +747,9 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	e->pid = ev->pid;
 	e->ppid = ev->ppid;
 	e->ts_ns = ev->ts_ns;
+	e->creds = ev->exec.creds;
+	e->base = base;
+	e->rose = rose;
 	/* only the start of argv: the receipt shows no more */
 	e->cmd = fp_cmdline_new(ev->exec.exe.data, ev->exec.exe.len,
 				ev->exec.argv.data, ev->exec.argv.len,
@@ -802,6 +835,186 @@ static int feed_net(struct fp_recon *r, const struct fp_event *ev)
 	return ret;
 }
 
+/* ---- sensitive reads and signals outside the run (sensitive.h) ---- */
+
+void fp_recon_set_reads(struct fp_recon *r, const struct fp_reads_conf *c)
+{
+	r->rconf = *c;
+}
+
+static bool pid_in_run(const void *ctx, pid_t pid)
+{
+	const struct fp_recon *r = ctx;
+	const struct proc_state *p =
+		fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+
+	return p && !p->exited;
+}
+
+/* a secret, or a read a rule names, is always kept; the rest up to a
+ * bound, and counted past it */
+static int feed_read(struct fp_recon *r, const struct fp_event *ev)
+{
+	const struct fp_bytes *p = &ev->file.path[0].path;
+	struct fp_read_state *st;
+	struct fp_hslot *slot;
+	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
+	const char *secret;
+	int ret;
+
+	if (!fp_read_interest(&r->rconf, ev, pid_in_run, r, &secret))
+		return 0;
+	st = fp_hashmap_get(&r->reads, p->data, p->len);
+	if (!st) {
+		if (!secret && ev->file.ret >= 0 &&
+		    r->reads_listed >= FP_READS_MAX) {
+			r->reads_omitted++;
+			return 0;
+		}
+		if (charge(r, SLOT_COST + ALLOC(p->len + 1) +
+				      ALLOC(sizeof(*st)) +
+				      VEC_COST(sizeof(struct fp_read_finding)) +
+				      ALLOC(p->len + 1)))
+			return -EDQUOT;
+		slot = fp_hashmap_slot(&r->reads, p->data, p->len);
+		if (!slot ||
+		    (!slot->val && !(slot->val = calloc(1, sizeof(*st)))))
+			return -ENOMEM;
+		st = slot->val;
+		r->reads_listed += !secret;
+	}
+	if (!fp_read_state_note(st, ev, secret))
+		return 0;
+	ret = event_group(r, ev, &w.group);
+	st->pid = w.pid;
+	st->exec = w.exec;
+	st->group = w.group;
+	return ret;
+}
+
+static int feed_signal(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct fp_signal_state *st;
+	struct fp_signal_key k;
+	struct fp_hslot *slot;
+	uint32_t g;
+	int ret;
+
+	fp_signal_key_of(ev, &k);
+	st = fp_hashmap_get(&r->signals, &k, sizeof(k));
+	if (!st) {
+		if (charge(r,
+			   SLOT_COST + ALLOC(sizeof(k) + 1) +
+				   ALLOC(sizeof(*st)) +
+				   VEC_COST(sizeof(struct fp_signal_finding))))
+			return -EDQUOT;
+		slot = fp_hashmap_slot(&r->signals, &k, sizeof(k));
+		if (!slot ||
+		    (!slot->val && !(slot->val = calloc(1, sizeof(*st)))))
+			return -ENOMEM;
+		st = slot->val;
+	}
+	if (!fp_signal_state_note(st, ev))
+		return 0;
+	ret = event_group(r, ev, &g);
+	st->exec = exec_of(r, ev->pid);
+	st->group = g;
+	return ret;
+}
+
+static int read_cmp(const void *x, const void *y)
+{
+	const struct fp_read_finding *a = x, *b = y;
+
+	return fp_bytes_cmp(a->path.data, a->path.len, b->path.data,
+			    b->path.len);
+}
+
+static int sig_cmp(const void *x, const void *y)
+{
+	const struct fp_signal_finding *a = x, *b = y;
+
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	if (a->by.pid != b->by.pid)
+		return a->by.pid < b->by.pid ? -1 : 1;
+	return (a->target_pid > b->target_pid) -
+	       (a->target_pid < b->target_pid);
+}
+
+static int read_findings(const struct fp_recon *r,
+			 const struct fp_recon_input *in,
+			 struct fp_findings *out)
+{
+	struct fp_read_finding *x;
+	size_t i;
+
+	for (i = 0; i < r->reads.cap; i++) {
+		const struct fp_hslot *s = &r->reads.slots[i];
+		const struct fp_read_state *st = s->val;
+		struct who w;
+
+		if (!s->key || !st)
+			continue;
+		x = fp_vec_push(&out->reads, sizeof(*x));
+		if (!x || fp_bytes_dup(&x->path, s->key, s->len))
+			return -ENOMEM;
+		x->secret = st->secret;
+		x->err = st->err;
+		x->opens = st->opens;
+		x->before = fp_fs_find(in->fs_before, s->key, s->len);
+		x->after = fp_fs_find(in->fs_after, s->key, s->len);
+		w = (struct who){ st->pid, st->exec, st->group };
+		if (actor_fill(r, &x->by, &w))
+			return -ENOMEM;
+	}
+	out->reads_omitted = r->reads_omitted;
+	if (out->reads.n)
+		qsort(out->reads.v, out->reads.n, sizeof(*x), read_cmp);
+	return 0;
+}
+
+static int signal_findings(const struct fp_recon *r,
+			   const struct fp_recon_input *in,
+			   struct fp_findings *out)
+{
+	struct fp_signal_finding *x;
+	const struct fp_proc *tp;
+	size_t i;
+
+	for (i = 0; i < r->signals.cap; i++) {
+		const struct fp_hslot *s = &r->signals.slots[i];
+		const struct fp_signal_state *st = s->val;
+		struct who w;
+
+		if (!s->key || !st)
+			continue;
+		x = fp_vec_push(st->f.sys == FP_SYS_PTRACE ? &out->ptraced :
+							     &out->signalled,
+				sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		*x = st->f;
+		memset(&x->target_exe, 0, sizeof(x->target_exe));
+		memset(&x->by, 0, sizeof(x->by));
+		tp = x->target_pid ?
+			     fp_proc_find(in->proc_before, x->target_pid) :
+			     NULL;
+		if (fp_bytes_dup(&x->target_exe, tp ? tp->exe.data : "",
+				 tp ? tp->exe.len : 0))
+			return -ENOMEM;
+		w = (struct who){ ((const struct fp_signal_key *)s->key)->pid,
+				  st->exec, st->group };
+		if (actor_fill(r, &x->by, &w))
+			return -ENOMEM;
+	}
+	if (out->signalled.n)
+		qsort(out->signalled.v, out->signalled.n, sizeof(*x), sig_cmp);
+	if (out->ptraced.n)
+		qsort(out->ptraced.v, out->ptraced.n, sizeof(*x), sig_cmp);
+	return 0;
+}
+
 static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 {
 	switch (ev->type) {
@@ -823,6 +1036,8 @@ static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 	case FP_EV_NET_COUNT:
 	case FP_EV_DNS:
 		return feed_net(r, ev);
+	case FP_EV_SIGNAL:
+		return feed_signal(r, ev);
 	}
 	return 0;
 }
@@ -1375,6 +1590,23 @@ static bool in_run_cgroup(const struct fp_recon_input *in,
 	       fp_path_under(p->cgroup.data, p->cgroup.len, in->run_cgroup, n);
 }
 
+/* an exec that raised privileges, as its executed entry x shows it */
+static int push_privileged(const struct fp_recon *r, struct fp_findings *out,
+			   const struct fp_proc_finding *x,
+			   const struct exec_rec *e)
+{
+	struct fp_proc_finding *f = fp_vec_push(&out->privileged, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	*f = *x;
+	fp_actor_share(&f->p, e->cmd);
+	if (e->base >= 0)
+		f->base = exec_at(r, e->base)->creds;
+	f->rose = e->rose;
+	return 0;
+}
+
 static int compare_procs(const struct fp_recon *r,
 			 const struct fp_recon_input *in,
 			 struct fp_findings *out)
@@ -1394,8 +1626,11 @@ static int compare_procs(const struct fp_recon *r,
 		f->p.pid = e->pid;
 		f->p.ppid = e->ppid;
 		f->ts_ns = e->ts_ns;
+		f->creds = e->creds;
 		if (i < r->exec_groups.n)
 			f->p.step = ((const uint32_t *)r->exec_groups.v)[i];
+		if (e->rose && push_privileged(r, out, f, e))
+			return -ENOMEM;
 	}
 	for (i = 0; i < r->short_lived.n; i++) {
 		const struct fp_proc_finding *s =
@@ -1744,6 +1979,12 @@ static void name_findings_steps(struct fp_findings *out, const uint32_t *g2s,
 	for (i = 0; i < out->tamper.n; i++)
 		step_of(&FP_TAMPER(out)[i].by, g2s, n);
 	fp_netflow_steps(out, g2s, n);
+	for (i = 0; i < out->reads.n; i++)
+		step_of(&FP_READS(out)[i].by, g2s, n);
+	for (i = 0; i < out->signalled.n; i++)
+		step_of(&FP_SIGNALLED(out)[i].by, g2s, n);
+	for (i = 0; i < out->ptraced.n; i++)
+		step_of(&FP_PTRACED(out)[i].by, g2s, n);
 }
 
 static int steps(const struct fp_recon *r, const struct fp_recon_input *in,
@@ -1799,6 +2040,10 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		ret = tamper_findings(r, in, out);
 	if (!ret)
 		ret = fp_netrec_findings(r->net, out);
+	if (!ret)
+		ret = read_findings(r, in, out);
+	if (!ret)
+		ret = signal_findings(r, in, out);
 	if (!ret)
 		ret = steps(r, in, out);
 	if (ret) {

@@ -41,6 +41,10 @@ void fp_recon_set_budget(struct fp_recon *r, uint64_t bytes);
  * no steps. Set it before the first event.
  */
 void fp_recon_set_step_parent(struct fp_recon *r, pid_t pid);
+/* What is kept of reads (sensitive.h); c and what it points to must
+ * outlive r. Set it before the first event; without it, only secrets. */
+struct fp_reads_conf;
+void fp_recon_set_reads(struct fp_recon *r, const struct fp_reads_conf *c);
 /* Fold one event in; returns 0 or -ENOMEM. An event the budget keeps out
  * is counted, not an error. */
 int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev);

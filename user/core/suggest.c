@@ -744,6 +744,7 @@ static char *line_of(const struct cand *c)
 			   c->target == FP_T_BIND    ? "bind " :
 			   c->target == FP_T_CONNECT ? "connect " :
 			   c->target == FP_T_DNS     ? "dns " :
+			   c->target == FP_T_PRIV    ? "privileged " :
 						       "";
 	char *q, *line = NULL;
 

@@ -60,7 +60,7 @@ static int write_all(struct fp_evlog_writer *w, const void *buf, size_t len)
 	return 0;
 }
 
-/* A plain log is still version 2: any footprint reads it. */
+/* A plain log has no segment header; its version is that of its records. */
 static int write_file_header(struct fp_evlog_writer *w)
 {
 	unsigned char hdr[FP_LOG_SEG_HDR] = { 0 };

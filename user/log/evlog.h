@@ -14,8 +14,11 @@
 #include <stdint.h>
 
 #define FP_LOG_MAGIC "FPRINTLG" /* 8 bytes */
-#define FP_LOG_VERSION 5 /* the newest a reader knows: network events */
-/* what a log without segments is written as: step names, tamper, marks */
+/* the newest a reader knows: 4 segments, 5 exec credentials, signal
+ * events, header homes, network events */
+#define FP_LOG_VERSION 5
+/* what a log without segments is written as: its execs carry credentials,
+ * which a reader of version 4 would silently drop */
 #define FP_LOG_VERSION_PLAIN 5
 #define FP_LOG_FILE_HDR 16 /* magic, u16 version, u16 flags, u32 reserved */
 /*

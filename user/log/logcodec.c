@@ -163,6 +163,59 @@ static void dec_step_name(struct fp_dec *d, struct fp_event *ev)
 	}
 }
 
+/*
+ * Version 5: after the step name, a flag (0: unknown, 1: known), then
+ * uid, euid, suid, gid, egid, sgid, cap_eff, cap_prm, bits (1 no new
+ * privs, 2 secure exec) and the user namespace's level. An older exec has
+ * no bytes left: unknown.
+ */
+static void enc_creds(struct fp_enc *e, const struct fp_privs *c)
+{
+	fp_enc_u64(e, c->known);
+	if (!c->known)
+		return;
+	fp_enc_u64(e, c->uid);
+	fp_enc_u64(e, c->euid);
+	fp_enc_u64(e, c->suid);
+	fp_enc_u64(e, c->gid);
+	fp_enc_u64(e, c->egid);
+	fp_enc_u64(e, c->sgid);
+	fp_enc_u64(e, c->cap_eff);
+	fp_enc_u64(e, c->cap_prm);
+	fp_enc_u64(e, c->no_new_privs | c->secure_exec << 1);
+	fp_enc_u64(e, c->userns_level);
+}
+
+static void dec_creds(struct fp_dec *d, struct fp_privs *c)
+{
+	uint64_t known, bits;
+
+	if (d->pos >= d->len || d->err)
+		return;
+	known = fp_dec_u64(d);
+	if (known > 1) {
+		d->err = -EBADMSG;
+		return;
+	}
+	if (!known)
+		return;
+	c->uid = fp_dec_u64(d);
+	c->euid = fp_dec_u64(d);
+	c->suid = fp_dec_u64(d);
+	c->gid = fp_dec_u64(d);
+	c->egid = fp_dec_u64(d);
+	c->sgid = fp_dec_u64(d);
+	c->cap_eff = fp_dec_u64(d);
+	c->cap_prm = fp_dec_u64(d);
+	bits = fp_dec_u64(d);
+	c->no_new_privs = bits & 1;
+	c->secure_exec = bits & 2;
+	c->userns_level = fp_dec_u64(d);
+	if (bits > 3)
+		d->err = -EBADMSG;
+	c->known = !d->err;
+}
+
 static void enc_tamper(struct fp_enc *e, const struct fp_event *ev)
 {
 	fp_enc_u64(e, ev->tamper.kind);
@@ -179,6 +232,30 @@ static void dec_tamper(struct fp_dec *d, struct fp_event *ev)
 	ev->tamper.arg = fp_dec_i64(d);
 	if (ev->tamper.kind < FP_TAMPER_SIGNAL ||
 	    ev->tamper.kind > FP_TAMPER_HEARTBEAT)
+		d->err = -EBADMSG;
+}
+
+static void enc_signal(struct fp_enc *e, const struct fp_event *ev)
+{
+	fp_enc_u64(e, ev->signal.sys);
+	fp_enc_i64(e, ev->signal.sig);
+	fp_enc_i64(e, ev->signal.ret);
+	fp_enc_i64(e, ev->signal.target);
+	fp_enc_u64(e, ev->signal.target_tgid);
+	fp_enc_i64(e, ev->signal.request);
+}
+
+static void dec_signal(struct fp_dec *d, struct fp_event *ev)
+{
+	ev->signal.sys = fp_dec_u64(d);
+	ev->signal.sig = fp_dec_i64(d);
+	ev->signal.ret = fp_dec_i64(d);
+	ev->signal.target = fp_dec_i64(d);
+	ev->signal.target_tgid = fp_dec_u64(d);
+	ev->signal.request = fp_dec_i64(d);
+	if (ev->signal.sys != FP_SYS_PTRACE &&
+	    (ev->signal.sys < FP_SYS_KILL ||
+	     ev->signal.sys > FP_SYS_PIDFD_SEND_SIGNAL))
 		d->err = -EBADMSG;
 }
 
@@ -207,6 +284,7 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		fp_enc_u64(e, ev->exec.argv_dropped);
 		fp_enc_u64(e, ev->exec.old_pid);
 		enc_step_name(e, ev);
+		enc_creds(e, &ev->exec.creds);
 		break;
 	case FP_EV_FORK:
 		fp_enc_u64(e, ev->fork.parent_tid);
@@ -253,6 +331,9 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 	case FP_EV_DNS:
 		fp_enc_net_event(e, ev);
 		break;
+	case FP_EV_SIGNAL:
+		enc_signal(e, ev);
+		break;
 	}
 }
 
@@ -263,8 +344,9 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->type = fp_dec_u64(d);
-	if (ev->type < FP_EV_EXEC || ev->type > FP_EV_DNS ||
-	    ev->type == FP_EV_ARGV) {
+	if ((ev->type < FP_EV_EXEC || ev->type > FP_EV_DNS ||
+	     ev->type == FP_EV_ARGV) &&
+	    ev->type != FP_EV_SIGNAL) {
 		d->err = -EBADMSG;
 		ev->type = 0;
 		return d->err;
@@ -292,6 +374,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		ev->exec.argv_dropped = fp_dec_u64(d);
 		ev->exec.old_pid = fp_dec_u64(d);
 		dec_step_name(d, ev);
+		dec_creds(d, &ev->exec.creds);
 		break;
 	case FP_EV_FORK:
 		ev->fork.parent_tid = fp_dec_u64(d);
@@ -347,6 +430,9 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 	case FP_EV_NET_COUNT:
 	case FP_EV_DNS:
 		fp_dec_net_event(d, ev);
+		break;
+	case FP_EV_SIGNAL:
+		dec_signal(d, ev);
 		break;
 	}
 	if (d->err)

@@ -8,6 +8,7 @@
 #include "event_json.h"
 #include "net_json.h"
 #include "json.h"
+#include "privs_json.h"
 
 #define AT_FDCWD_VALUE -100
 
@@ -364,6 +365,31 @@ static void write_tamper(struct json_out *j, const struct fp_event *ev)
 	}
 }
 
+/* A signal or ptrace aimed outside the run (docs/events.md, "signal"). */
+static void write_signal(struct json_out *j, const struct fp_event *ev)
+{
+	const char *name;
+
+	json_field_str(j, "syscall", fp_sys_name(ev->signal.sys));
+	json_field_i64(j, "ret", ev->signal.ret);
+	if (ev->signal.ret < 0)
+		json_field_str(j, "errno",
+			       strerrorname_np(-ev->signal.ret) ?: "?");
+	json_field_i64(j, "target", ev->signal.target);
+	json_field_u64(j, "target_pid", ev->signal.target_tgid);
+	if (ev->signal.sys == FP_SYS_PTRACE) {
+		json_field_i64(j, "request", ev->signal.request);
+		name = ptrace_request_name(ev->signal.request);
+		if (name)
+			json_field_str(j, "request_name", name);
+		return;
+	}
+	json_field_i64(j, "signal", ev->signal.sig);
+	json_field_str(j, "signal_name",
+		       ev->signal.sig ? sigabbrev_np(ev->signal.sig) ?: "?" :
+					"0");
+}
+
 void fp_event_write_json(FILE *f, const struct fp_event *ev)
 {
 	struct json_out j = { .f = f };
@@ -397,6 +423,7 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 			json_field_bytes(&j, "step_name",
 					 ev->exec.step_name.data,
 					 ev->exec.step_name.len);
+		fp_json_privs(&j, "creds", &ev->exec.creds);
 		break;
 	case FP_EV_FORK:
 		json_field_u64(&j, "parent_tid", ev->fork.parent_tid);
@@ -429,6 +456,9 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 	case FP_EV_NET_COUNT:
 	case FP_EV_DNS:
 		fp_net_event_json(&j, ev);
+		break;
+	case FP_EV_SIGNAL:
+		write_signal(&j, ev);
 		break;
 	}
 	json_end_object(&j);

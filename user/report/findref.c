@@ -9,10 +9,19 @@
 #include "findref.h"
 #include "judge.h"
 
+const struct fp_proc_finding *fp_fref_proc(const struct fp_findings *fi,
+					   unsigned int cat, size_t i)
+{
+	return cat == FP_CAT_PRIV ? &FP_PRIVILEGED(fi)[i] :
+				    &FP_PROCS(fi, cat - FP_CAT_PROCS)[i];
+}
+
 const char *fp_cat_name(unsigned int cat, char *buf, size_t len)
 {
 	if (cat == FP_CAT_TAMPER)
 		snprintf(buf, len, "tamper");
+	else if (cat == FP_CAT_PRIV)
+		snprintf(buf, len, "processes.privileged");
 	else if (cat < FP_CAT_PROCS)
 		snprintf(buf, len, "files.%s",
 			 fp_file_list_names[cat - FP_CAT_FILES]);
@@ -31,6 +40,8 @@ size_t fp_cat_len(const struct fp_findings *fi, unsigned int cat)
 		return fi->tamper.n;
 	if (cat < FP_CAT_PROCS)
 		return fi->files[cat - FP_CAT_FILES].n;
+	if (cat == FP_CAT_PRIV)
+		return fi->privileged.n;
 	if (cat < FP_CAT_NET)
 		return fi->procs[cat - FP_CAT_PROCS].n;
 	return fi->net[cat - FP_CAT_NET].n;
@@ -45,7 +56,7 @@ unsigned int fp_fref_step(const struct fp_findings *fi, unsigned int cat,
 		return fp_file_finding_step(
 			&FP_FILES(fi, cat - FP_CAT_FILES)[i]);
 	if (cat < FP_CAT_NET)
-		return FP_PROCS(fi, cat - FP_CAT_PROCS)[i].p.step;
+		return fp_fref_proc(fi, cat, i)->p.step;
 	return FP_NETS(fi, cat - FP_CAT_NET)[i].step;
 }
 
@@ -56,7 +67,7 @@ bool fp_fref_failing(const struct fp_findings *fi, unsigned int cat, size_t i)
 	if (cat < FP_CAT_PROCS)
 		return FP_FILES(fi, cat - FP_CAT_FILES)[i].failing;
 	if (cat < FP_CAT_NET)
-		return FP_PROCS(fi, cat - FP_CAT_PROCS)[i].failing;
+		return fp_fref_proc(fi, cat, i)->failing;
 	return FP_NETS(fi, cat - FP_CAT_NET)[i].failing;
 }
 
@@ -321,7 +332,7 @@ void fp_fref_describe(const struct fp_findings *fi, const struct fp_fref *r,
 		describe_file(&FP_FILES(fi, cat - FP_CAT_FILES)[r->i],
 			      cat - FP_CAT_FILES, max, out);
 	} else if (cat < FP_CAT_NET) {
-		add_proc(out, &FP_PROCS(fi, cat - FP_CAT_PROCS)[r->i].p, max);
+		add_proc(out, &fp_fref_proc(fi, cat, r->i)->p, max);
 	} else {
 		const struct fp_net_finding *n =
 			&FP_NETS(fi, cat - FP_CAT_NET)[r->i];

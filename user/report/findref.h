@@ -20,7 +20,8 @@ enum {
 	FP_CAT_TAMPER = 0,
 	FP_CAT_FILES = 1,
 	FP_CAT_PROCS = FP_CAT_FILES + FP_F_NLISTS,
-	FP_CAT_NET = FP_CAT_PROCS + FP_P_NLISTS,
+	FP_CAT_PRIV = FP_CAT_PROCS + FP_P_NLISTS, /* processes.privileged */
+	FP_CAT_NET = FP_CAT_PRIV + 1,
 	FP_NCAT = FP_CAT_NET + FP_N_NLISTS,
 };
 
@@ -31,6 +32,9 @@ struct fp_fref {
 	size_t i;
 };
 
+/* a finding of a processes category (FP_CAT_PROCS up to FP_CAT_NET) */
+const struct fp_proc_finding *fp_fref_proc(const struct fp_findings *fi,
+					   unsigned int cat, size_t i);
 /* "tamper", "files.added", "processes.leftover", "network.bound" */
 const char *fp_cat_name(unsigned int cat, char *buf, size_t len);
 size_t fp_cat_len(const struct fp_findings *fi, unsigned int cat);

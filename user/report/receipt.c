@@ -7,8 +7,14 @@
 
 #include "findref.h"
 #include "json.h"
+#include "privs_json.h"
 #include "receipt.h"
 #include "receipt_net.h"
+#include "receipt_parts.h"
+#include "receipt_scratch.h"
+
+/* write_proc's list for processes.privileged, which is not an fp_proc_list */
+#define PRIVILEGED FP_P_NLISTS
 
 static void hex(char *out, const unsigned char *d, size_t n)
 {
@@ -189,6 +195,12 @@ static void write_proc(struct json_out *j, const struct fp_findings *fi,
 		else
 			json_field_i64(j, "exit_code", x->exit_code);
 	}
+	if (l == FP_P_EXECUTED || l == PRIVILEGED)
+		fp_json_privs(j, "creds", &x->creds);
+	if (l == PRIVILEGED) {
+		fp_json_privs(j, "base_creds", &x->base);
+		fp_json_priv_rose(j, "rose", x->rose);
+	}
 	write_judged(j, x->allowed, x->forbidden, x->rule);
 	write_step(j, fi, x->p.step);
 	json_end_object(j);
@@ -339,6 +351,24 @@ static void write_strv(struct json_out *j, const char *key, char *const *v,
 	free(buf);
 }
 
+void fp_receipt_actor(struct json_out *j, const char *key,
+		      const struct fp_actor *a)
+{
+	write_actor(j, key, a);
+}
+
+void fp_receipt_step(struct json_out *j, const struct fp_findings *fi,
+		     unsigned int step)
+{
+	write_step(j, fi, step);
+}
+
+void fp_receipt_judged(struct json_out *j, bool allowed, bool forbidden,
+		       const char *rule)
+{
+	write_judged(j, allowed, forbidden, rule);
+}
+
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v)
 {
@@ -393,6 +423,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		}
 		fputc(']', f);
 	}
+	fp_receipt_reads(&j, fi);
 	json_end_object(&j);
 
 	json_key(&j, "processes");
@@ -407,6 +438,15 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		}
 		fputc(']', f);
 	}
+	json_key(&j, "privileged");
+	fputc('[', f);
+	for (i = 0; i < fi->privileged.n; i++) {
+		if (i)
+			fputc(',', f);
+		write_proc(&j, fi, PRIVILEGED, &FP_PRIVILEGED(fi)[i]);
+	}
+	fputc(']', f);
+	fp_receipt_signals(&j, fi);
 	json_end_object(&j);
 
 	json_key(&j, "network");
@@ -426,6 +466,9 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	/* a run's receipt has neither, unless a run saw tampering */
 	if (ri->sidecar || fi->tamper.n || fi->steps.n)
 		write_sidecar(&j, fi);
+	if (ri->scratch_dir)
+		fp_receipt_scratch(&j, ri->scratch_dir, ri->roots, ri->nroots,
+				   ri->fs_before, ri->fs_after);
 
 	json_key(&j, "expected");
 	fputc('[', f);

@@ -19,6 +19,10 @@ struct fp_receipt_info {
 	size_t nroots;
 	const char *incomplete; /* fp_run_incomplete_reason() */
 	bool sidecar; /* the receipt has a mode, tamper and steps */
+	/* run --scratch: its directory and the snapshots of the merged view
+	 * (receipt_scratch.h); NULL: no scratch object */
+	const char *scratch_dir;
+	const struct fp_fs_snapshot *fs_before, *fs_after;
 };
 
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,

@@ -140,8 +140,7 @@ static void put_example(FILE *f, const struct fp_findings *fi,
 		put_file(f, cat - FP_CAT_FILES,
 			 &FP_FILES(fi, cat - FP_CAT_FILES)[r->i]);
 	} else if (cat < FP_CAT_NET) {
-		const struct fp_proc_finding *x =
-			&FP_PROCS(fi, cat - FP_CAT_PROCS)[r->i];
+		const struct fp_proc_finding *x = fp_fref_proc(fi, cat, r->i);
 
 		fprintf(f, "pid %d", (int)x->p.pid);
 		put_argv(f, &x->p.argv);
@@ -584,7 +583,8 @@ static void and_more(FILE *f, size_t n)
 }
 
 /* the reasons that no finding line tells: how the command and the trace
- * ended, unmet expectations */
+ * ended, unmet expectations, and (sensitive.h) secrets read and signals
+ * or ptrace outside the run */
 static size_t summary_reasons(struct out *o, const struct fp_verdict *v)
 {
 	size_t i, shown = 0, left = 0;
@@ -593,7 +593,10 @@ static size_t summary_reasons(struct out *o, const struct fp_verdict *v)
 		const char *r = ((char **)v->reasons.v)[i];
 
 		if (strncmp(r, "command", 7) && strncmp(r, "trace", 5) &&
-		    strncmp(r, "expected", 8) && strncmp(r, "footprint", 9))
+		    strncmp(r, "expected", 8) && strncmp(r, "footprint", 9) &&
+		    strncmp(r, "files.read:", 11) &&
+		    strncmp(r, "processes.signalled_outside:", 28) &&
+		    strncmp(r, "processes.ptraced:", 18))
 			continue;
 		if (shown == o->max) {
 			left++;

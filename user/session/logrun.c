@@ -32,6 +32,10 @@ enum {
 	H_MODE, /* "sidecar"; a log without it is a run's */
 	H_STEP_PARENT,
 	H_STATE_DIR,
+	/* version 5: the "~" of the secret class (repeated), --report-reads */
+	H_HOME = 23,
+	H_REPORT_READS = 24,
+	H_SCRATCH_DIR = 25, /* run --scratch DIR (docs/scratch.md) */
 };
 
 /* trailer keys */
@@ -110,6 +114,11 @@ int fp_log_header(struct fp_log_sink *s, const struct fp_run *run)
 	kv_str(e, H_RUN_CGROUP, run->run_cgroup);
 	kv_u64(e, H_MEM_BUDGET, run->mem_budget);
 	header_sidecar(e, run);
+	for (i = 0; i < run->nhomes; i++)
+		kv_str(e, H_HOME, run->homes[i]);
+	kv_u64(e, H_REPORT_READS, run->report_reads);
+	if (run->scratch_dir)
+		kv_str(e, H_SCRATCH_DIR, run->scratch_dir);
 	return put(s, FP_REC_HEADER) ?: fp_evlog_flush(&s->w);
 }
 
@@ -378,6 +387,29 @@ static int read_header_sidecar(struct fp_run *run, uint64_t key,
 	case H_STATE_DIR:
 		set_str(&run->state_dir, v);
 		return 0;
+	case H_SCRATCH_DIR:
+		set_str(&run->scratch_dir, v);
+		return 0;
+	}
+	return 1;
+}
+
+static int read_header_reads(struct fp_run *run, uint64_t key, struct fp_dec *v)
+{
+	char *s;
+	int ret;
+
+	switch (key) {
+	case H_HOME:
+		s = val_str(v);
+		if (!s)
+			return -ENOMEM;
+		ret = fp_run_add_str(&run->homes, &run->nhomes, s);
+		free(s);
+		return ret;
+	case H_REPORT_READS:
+		run->report_reads = val_u64(v);
+		return 0;
 	}
 	return 1;
 }
@@ -448,7 +480,8 @@ static int read_header(struct fp_run *run, struct fp_dec *d)
 				run->mem_budget = n;
 			break;
 		default:
-			if (read_header_sidecar(run, key, &v) < 0)
+			if (read_header_sidecar(run, key, &v) < 0 ||
+			    read_header_reads(run, key, &v) < 0)
 				return -ENOMEM;
 		}
 		if (v.err)
@@ -459,6 +492,9 @@ static int read_header(struct fp_run *run, struct fp_dec *d)
 	/* the events that follow are folded as the live run folded them */
 	fp_run_set_budget(run, run->mem_budget);
 	fp_recon_set_step_parent(run->recon, run->step_parent);
+	/* a read rule that does not parse is reported with the policy */
+	if (!ret && fp_run_reads_ready(run) == -ENOMEM)
+		return -ENOMEM;
 	return ret;
 }
 

@@ -35,6 +35,7 @@ int fp_run_set_sidecar(struct fp_run *run, pid_t step_parent,
 	run->step_parent = step_parent;
 	fp_recon_set_step_parent(run->recon, step_parent);
 	free(run->state_dir);
+	free(run->scratch_dir);
 	run->state_dir = state_dir ? strdup(state_dir) : NULL;
 	return state_dir && !run->state_dir ? -ENOMEM : 0;
 }
@@ -79,6 +80,8 @@ void fp_run_free(struct fp_run *run)
 	free(run->state_dir);
 	free_strv(run->roots);
 	free_strv(run->policy);
+	free_strv(run->homes);
+	fp_policy_free(&run->read_pol);
 	for (p = 0; p < 2; p++) {
 		fp_fs_snapshot_free(&run->fs[p]);
 		fp_proc_table_free(&run->procs[p]);
@@ -196,6 +199,12 @@ void fp_run_receipt(FILE *out, const struct fp_run *run,
 		.nroots = run->nroots,
 		.incomplete = fp_run_incomplete_reason(run),
 		.sidecar = run->mode == FP_MODE_SIDECAR,
+		.scratch_dir = run->scratch_dir,
+		.fs_before = &run->fs[FP_PHASE_BEFORE],
+		/* without an after snapshot nothing is proposed */
+		.fs_after = &run->fs[run->have_snap[FP_PHASE_AFTER] ?
+					     FP_PHASE_AFTER :
+					     FP_PHASE_BEFORE],
 	};
 
 	fp_receipt_write(out, &ri, f, v);

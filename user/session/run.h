@@ -17,6 +17,7 @@
 #include "judge.h"
 #include "policy.h"
 #include "reconcile.h"
+#include "sensitive.h"
 #include "snapshot_fs.h"
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
@@ -31,6 +32,7 @@ struct fp_run {
 	enum fp_run_mode mode;
 	pid_t step_parent; /* sidecar: its forks start steps; 0 none */
 	char *state_dir; /* sidecar: a change under it is tamper; NULL none */
+	char *scratch_dir; /* run --scratch DIR; NULL none */
 	char **argv; /* NULL-terminated */
 	char *cwd, *user, *hostname, *kernel, *boot_id, *version;
 	char *run_cgroup; /* as /proc/PID/cgroup shows it */
@@ -41,6 +43,13 @@ struct fp_run {
 	char **policy; /* rule lines, as a policy file would hold them */
 	size_t npolicy;
 	bool report_noise;
+	/* reads_setup.c: the "~" of the secret class, --report-reads, and
+	 * what the recon keeps of reads, made from them and the policy */
+	char **homes;
+	size_t nhomes;
+	bool report_reads;
+	struct fp_policy read_pol;
+	struct fp_reads_conf rconf;
 	/* snapshots, [FP_PHASE_BEFORE] and [FP_PHASE_AFTER] */
 	struct fp_fs_snapshot fs[2];
 	struct fp_proc_table procs[2];
@@ -87,6 +96,13 @@ const char *fp_run_mode_name(enum fp_run_mode mode);
  * and the recon (before any event). 0 or -ENOMEM. */
 int fp_run_set_sidecar(struct fp_run *run, pid_t step_parent,
 		       const char *state_dir);
+/* reads_setup.c. Live: the home directories of the passwd database and
+ * $HOME, deduplicated and bounded. 0 or -ENOMEM. */
+int fp_run_collect_homes(struct fp_run *run);
+/* What the recon keeps of reads, from the run's header (before any
+ * event). 0, -ENOMEM, or -EINVAL for a recorded rule that does not
+ * parse. */
+int fp_run_reads_ready(struct fp_run *run);
 /* Set the budget of the recon (before any event). */
 void fp_run_set_budget(struct fp_run *run, uint64_t bytes);
 /* "budget", "lost", "memory", "log" or "snapshot": why the trace is

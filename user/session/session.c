@@ -145,6 +145,7 @@ int fp_session_init(struct fp_session *s, const struct fp_session_opts *o)
 	s->fo.creds = o->invoker;
 	s->fo.deadline_ns = o->deadline_ms * 1000000;
 	s->fo.max_bytes = o->mem_budget;
+	s->fo.root_fds = o->root_fds;
 	if (!o->quiet && isatty(STDERR_FILENO))
 		s->fo.progress = progress;
 	if (fp_run_init(&s->run))
@@ -258,6 +259,9 @@ int fp_session_header(struct fp_session *s, char *const *argv,
 		if (fp_run_add_str(&run->roots, &run->nroots, s->o.roots[i]))
 			return -ENOMEM;
 	if (fp_run_set_policy(run, s->o.pol))
+		return -ENOMEM;
+	run->report_reads = s->o.report_reads;
+	if (fp_run_collect_homes(run) || fp_run_reads_ready(run))
 		return -ENOMEM;
 	uname(&u);
 	run->kernel = strdup(u.release);

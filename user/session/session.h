@@ -46,6 +46,7 @@ struct fp_session_opts {
 	uint64_t record_max; /* segments of at most this size; 0: one file */
 	bool force; /* replace an existing log */
 	bool quiet, cross_mounts, rehash_all;
+	bool report_reads; /* list every file read, not only secrets */
 	size_t summary_max; /* examples per category; 0: the default */
 	uint64_t mem_budget;
 	size_t ring_bytes;
@@ -53,6 +54,8 @@ struct fp_session_opts {
 	uint16_t dns_ports[FP_MAX_DNS_PORTS]; /* all 0: port 53 */
 	int64_t deadline_ms; /* CLOCK_MONOTONIC; 0: none */
 	int64_t timeout_ms; /* what deadline_ms came from, for the grace */
+	/* run --scratch: the roots are read through these overlays */
+	const int *root_fds;
 };
 
 enum { FP_OUT_LOG, FP_OUT_EVENTS, FP_OUT_RECEIPT, FP_OUT_N };

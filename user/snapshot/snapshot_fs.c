@@ -53,6 +53,7 @@ struct root {
 	size_t len;
 	int fd; /* the root directory, -1 when it is not one */
 	dev_t dev;
+	int via; /* fp_fs_opts.root_fds[i], or -1 */
 };
 
 struct walker {
@@ -442,7 +443,7 @@ static int snapshot_root(struct walker *w, struct root *r)
 
 	if (!e)
 		return -ENOMEM;
-	if (lstat(r->path, &st)) {
+	if (r->via >= 0 ? fstat(r->via, &st) : lstat(r->path, &st)) {
 		e->type = '?';
 		e->err = errno;
 		return 0;
@@ -450,7 +451,11 @@ static int snapshot_root(struct walker *w, struct root *r)
 	fill_stat(e, &st);
 	if (!S_ISDIR(st.st_mode))
 		return 0;
-	fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->via >= 0)
+		fd = openat(r->via, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	else
+		fd = open(r->path,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !same_dir(fd, e)) {
 		e->err = fd < 0 ? errno : ESTALE;
 		if (fd >= 0)
@@ -891,6 +896,7 @@ int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 		r[i].path = roots[i];
 		r[i].len = strlen(roots[i]);
 		r[i].fd = -1;
+		r[i].via = o->root_fds ? o->root_fds[i] : -1;
 	}
 	ret = fp_creds_enter(o->creds);
 	if (ret)

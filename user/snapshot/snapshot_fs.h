@@ -69,6 +69,9 @@ struct fp_fs_opts {
 	/* the entries and their paths may take at most this many bytes;
 	 * past it the snapshot gives up with -E2BIG. 0: no bound */
 	uint64_t max_bytes;
+	/* per root: read it through this directory fd (a scratch box's
+	 * overlay), not by its path; NULL: every root by path */
+	const int *root_fds;
 	/* tests: called between the walk and the hashing */
 	void (*after_walk)(void *ctx);
 	void *after_walk_ctx;

@@ -166,6 +166,20 @@ static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 	ev->exec.exe_truncated = e->exe_flags & FP_PATH_BASE_TRUNC;
 	ev->exec.argv_total = e->argv_len;
 	ev->exec.argv_dropped = e->argv_len;
+	ev->exec.creds = (struct fp_privs){
+		.known = true,
+		.no_new_privs = e->creds.no_new_privs,
+		.secure_exec = e->creds.secureexec,
+		.uid = e->creds.uid,
+		.euid = e->creds.euid,
+		.suid = e->creds.suid,
+		.gid = e->creds.gid,
+		.egid = e->creds.egid,
+		.sgid = e->creds.sgid,
+		.cap_eff = e->creds.cap_eff,
+		.cap_prm = e->creds.cap_prm,
+		.userns_level = e->creds.userns_level,
+	};
 	err = fp_path_join(&ev->exec.exe, "", 0, data, e->exe_len);
 	if (err)
 		return err;
@@ -266,6 +280,23 @@ static int decode_tamper(const void *rec, size_t size, struct fp_event *ev)
 	return 0;
 }
 
+static int decode_signal(const void *rec, size_t size, struct fp_event *ev)
+{
+	const struct fp_signal *x = rec;
+
+	if (size < sizeof(*x) ||
+	    (x->sys != FP_SYS_PTRACE &&
+	     (x->sys < FP_SYS_KILL || x->sys > FP_SYS_PIDFD_SEND_SIGNAL)))
+		return -EINVAL;
+	ev->signal.sys = x->sys;
+	ev->signal.sig = x->sig;
+	ev->signal.ret = x->ret;
+	ev->signal.target = x->target;
+	ev->signal.target_tgid = x->target_tgid;
+	ev->signal.request = x->request;
+	return 0;
+}
+
 int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 {
 	const struct fp_hdr *h = rec;
@@ -308,6 +339,9 @@ int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 		break;
 	case FP_EV_DNS:
 		err = fp_decode_dns(rec, size, ev);
+		break;
+	case FP_EV_SIGNAL:
+		err = decode_signal(rec, size, ev);
 		break;
 	default:
 		return -ENOTSUP;

@@ -10,20 +10,26 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "scratch.h"
 
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
 
 static void child_exec(int errfd, char *const argv[], const sigset_t *mask,
-		       const struct fp_identity *id)
+		       const struct fp_identity *id,
+		       const struct fp_scratch *sc)
 {
-	int e;
+	int e = 0;
 
 	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* the box is built as root, before the drop */
+	if (sc)
+		e = fp_scratch_enter(sc);
 	/* the command never runs with more than it was meant to have */
 	/* negative: setting up failed, the command was not started */
-	e = id ? fp_identity_apply(id) : 0;
+	if (!e)
+		e = id ? fp_identity_apply(id) : 0;
 	if (e) {
 		if (write(errfd, &e, sizeof(e)) < 0)
 			_exit(125);
@@ -54,7 +60,8 @@ static pid_t clone_into(int cgroup_fd, int *pidfd)
 /* Kernels before 5.7: the child moves itself before it execs. */
 static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
 			    const sigset_t *mask, int *pidfd,
-			    const struct fp_identity *id)
+			    const struct fp_identity *id,
+			    const struct fp_scratch *sc)
 {
 	int procs = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 	pid_t pid;
@@ -70,7 +77,7 @@ static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
 				_exit(125);
 			_exit(125);
 		}
-		child_exec(errfd, argv, mask, id);
+		child_exec(errfd, argv, mask, id, sc);
 	}
 	close(procs);
 	if (pid > 0)
@@ -79,7 +86,8 @@ static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
 }
 
 int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
-	      const sigset_t *child_mask, const struct fp_identity *id)
+	      const sigset_t *child_mask, const struct fp_identity *id,
+	      const struct fp_scratch *sc)
 {
 	int pipefd[2];
 	int e = 0;
@@ -95,11 +103,11 @@ int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 	pid = clone_into(cgroup_fd, &child->pidfd);
 	if (pid == 0) {
 		close(pipefd[0]);
-		child_exec(pipefd[1], argv, child_mask, id);
+		child_exec(pipefd[1], argv, child_mask, id, sc);
 	}
 	if (pid < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG))
 		pid = fork_then_move(cgroup_fd, pipefd[1], argv, child_mask,
-				     &child->pidfd, id);
+				     &child->pidfd, id, sc);
 	if (pid < 0) {
 		e = errno;
 		close(pipefd[0]);

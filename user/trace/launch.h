@@ -17,9 +17,13 @@ struct fp_child {
 	int setup_errno; /* dropping to the user failed: it never ran */
 };
 
-/* id: who the command runs as (NULL: as footprint) */
+struct fp_scratch;
+
+/* id: who the command runs as (NULL: as footprint); sc: the scratch box
+ * it runs in (NULL: none) */
 int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
-	      const sigset_t *child_mask, const struct fp_identity *id);
+	      const sigset_t *child_mask, const struct fp_identity *id,
+	      const struct fp_scratch *sc);
 /* Reap the child; returns its wait status. */
 int fp_child_wait(struct fp_child *child, int *status);
 

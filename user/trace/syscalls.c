@@ -77,6 +77,14 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ SYS_bpf, FP_SYS_BPF },
 	{ SYS_ptrace, FP_SYS_PTRACE },
 	{ SYS_getppid, FP_SYS_HEARTBEAT },
+	{ SYS_kill, FP_SYS_KILL },
+	{ SYS_tkill, FP_SYS_TKILL },
+	{ SYS_tgkill, FP_SYS_TGKILL },
+#ifdef SYS_pidfd_send_signal
+	{ SYS_pidfd_send_signal, FP_SYS_PIDFD_SEND_SIGNAL },
+#else
+	{ 424, FP_SYS_PIDFD_SEND_SIGNAL }, /* same number everywhere */
+#endif
 /* not traced: they only move directories or the cwd (FP_SYS_GEN) */
 #ifdef SYS_umount2
 	{ SYS_umount2, FP_SYS_GEN },

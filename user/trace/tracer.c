@@ -269,9 +269,14 @@ int fp_tracer_set_cgroup(struct fp_tracer *t, int cgroup_fd)
 int fp_tracer_add_cgroup(struct fp_tracer *t, int cgroup_fd)
 {
 	__u32 key = t->skel->bss->ncgroups;
+	struct stat st;
 
 	if (key >= FP_TRACER_MAX_CGROUPS)
 		return -ENOSPC;
+	/* a cgroup's id is its inode number in cgroup2 */
+	if (fstat(cgroup_fd, &st))
+		return -errno;
+	t->skel->bss->target_cgroup_ids[key] = st.st_ino;
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.target_cgroup), &key,
 				&cgroup_fd, BPF_ANY))
 		return -errno;

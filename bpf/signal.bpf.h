@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Signals and ptrace aimed at processes outside the run: kill, tkill,
+ * tgkill, pidfd_send_signal and ptrace, through the sys_enter/sys_exit
+ * programs of file.bpf.c. Whether the target is outside is decided at
+ * entry, while it still exists: once a SIGKILL is delivered its exit may
+ * be reported before this syscall returns.
+ */
+#ifndef FP_SIGNAL_BPF_H
+#define FP_SIGNAL_BPF_H
+
+/*
+ * Included by process.bpf.c only, whose object declares the task kfuncs:
+ * the static linker refuses the same kfunc declared in two objects.
+ */
+#include "common.bpf.h"
+#include "scope.bpf.h"
+
+/* deep enough for any cgroup tree a CI runner or systemd makes */
+#define FP_CGROUP_DEPTH 32
+
+extern struct task_struct *bpf_task_from_vpid(s32 vpid) __weak __ksym;
+
+/* the task a pid names in the caller's pid namespace (6.11 and later) */
+static __always_inline struct task_struct *task_of(__s32 pid)
+{
+	if (pid <= 0)
+		return NULL;
+	if (LINUX_KERNEL_VERSION >= KERNEL_VERSION(6, 11, 0))
+		return bpf_task_from_vpid(pid);
+	if (LINUX_KERNEL_VERSION >= KERNEL_VERSION(6, 2, 0))
+		return bpf_task_from_pid(pid);
+	return NULL;
+}
+
+/* the process a pidfd refers to (its file's private data is the pid) */
+static __always_inline struct task_struct *task_of_pidfd(int fd)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct file *f = task_fd(cur, fd);
+	struct pid *pid;
+	int nr;
+
+	if (!f || LINUX_KERNEL_VERSION < KERNEL_VERSION(6, 2, 0))
+		return NULL;
+	pid = BPF_CORE_READ(f, private_data);
+	if (!pid)
+		return NULL;
+	nr = BPF_CORE_READ(pid, numbers[0].nr);
+	return nr > 0 ? bpf_task_from_pid(nr) : NULL;
+}
+
+static __always_inline bool cgroup_traced(struct task_struct *t)
+{
+	struct cgroup *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+	__u32 d, i, n = ncgroups;
+	__u64 id;
+
+	for (d = 0; d < FP_CGROUP_DEPTH && cg; d++) {
+		id = BPF_CORE_READ(cg, kn, id);
+		for (i = 0; i < FP_MAX_CGROUPS; i++) {
+			if (i >= n)
+				break;
+			if (target_cgroup_ids[i] && target_cgroup_ids[i] == id)
+				return true;
+		}
+		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+	}
+	return false;
+}
+
+/* Is t part of the run? The tracer's own processes are tamper's. */
+static __always_inline bool in_run(struct task_struct *t, __u32 tgid)
+{
+	if (nself && is_self(tgid))
+		return true;
+	if (pid_tree_on && bpf_map_lookup_elem(&traced_pids, &tgid))
+		return true;
+	return cgroup_traced(t);
+}
+
+/*
+ * The target of a signal or ptrace syscall of a traced task, when it is
+ * outside the run: (1 << 32) | its tgid, and 1 << 32 for kill(-1), which
+ * reaches every process. 0 when it is inside, names nothing, or is the
+ * caller's own process group (kill(0)). A group (kill(-pgid)) is judged
+ * by its leader.
+ */
+__noinline __u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1)
+{
+	struct task_struct *t = NULL;
+	__s32 pid = (__s32)a0;
+	__u32 tgid;
+	bool inside;
+
+	if (sys == FP_SYS_KILL) {
+		if (pid == -1)
+			return 1ULL << 32;
+		t = task_of(pid < 0 ? -pid : pid);
+	} else if (sys == FP_SYS_TKILL) {
+		t = task_of(pid);
+	} else if (sys == FP_SYS_TGKILL) {
+		t = task_of((__s32)a1);
+	} else if (sys == FP_SYS_PIDFD_SEND_SIGNAL) {
+		t = task_of_pidfd(pid);
+	} else if (sys == FP_SYS_PTRACE) {
+		if (a0 == PTRACE_TRACEME)
+			return 0;
+		t = task_of((__s32)a1);
+	}
+	if (!t)
+		return 0;
+	tgid = BPF_CORE_READ(t, tgid);
+	inside = in_run(t, tgid);
+	bpf_task_release(t);
+	return inside ? 0 : (1ULL << 32) | tgid;
+}
+
+/*
+ * At exit: the record, with the result. given is the pid (or pidfd) as
+ * the caller named it, what the signal or the ptrace request, target
+ * what fp_signal_target() returned at entry.
+ */
+__noinline int fp_signal_exit(long ret, __u32 sys, __u64 given, __u64 what,
+			      __u64 target)
+{
+	struct fp_signal e = {};
+
+	fill_hdr(&e.hdr, FP_EV_SIGNAL);
+	e.hdr.size = sizeof(e);
+	e.ret = ret;
+	e.sys = sys;
+	e.target = (__s32)given;
+	e.target_tgid = (__u32)target;
+	if (sys == FP_SYS_PTRACE)
+		e.request = (__s64)what;
+	else
+		e.sig = (__s32)what;
+	emit(&e, sizeof(e));
+	return 0;
+}
+
+#endif /* FP_SIGNAL_BPF_H */

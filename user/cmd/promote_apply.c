@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Apply the locked changes of one root. Every step can be undone until
+ * all have succeeded: new content goes to a temporary file in the target's
+ * directory (written, checked against its locked hash while it is copied,
+ * fsync'd) and is renamed over the target, whose old inode is kept under
+ * a backup name; a removal is a rename to a backup name. If a step fails,
+ * the steps done are undone in reverse; if all succeed, the backups go.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lock.h"
+#include "promote.h"
+
+struct step {
+	const struct fp_pchange *c;
+	bool backup; /* the old entry is at bak */
+	bool made; /* a new entry is at the path */
+	char bak[64];
+};
+
+static int open_parent(int rootfd, const char *rel, const char **base)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	const char *slash = strrchr(rel, '/');
+	char dir[4096];
+
+	*base = slash ? slash + 1 : rel;
+	if (!slash)
+		return fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	/* never a cut path: its prefix could be another directory */
+	if ((size_t)(slash - rel) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel);
+	return syscall(SYS_openat2, rootfd, dir, &how, sizeof(how));
+}
+
+/* copy src into the new fd out, hashing it; -EBADMSG on a hash miss */
+static int copy_checked(int src, int out, const char *want)
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char buf[65536], h[32];
+	char hex[65];
+	ssize_t n, w;
+	int e = 0;
+
+	if (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(md);
+		return -ENOMEM;
+	}
+	while (!e && (n = read(src, buf, sizeof(buf))) > 0) {
+		EVP_DigestUpdate(md, buf, n);
+		for (w = 0; !e && w < n;) {
+			ssize_t k = write(out, buf + w, n - w);
+
+			if (k < 0)
+				e = -errno;
+			else
+				w += k;
+		}
+	}
+	if (!e && n < 0)
+		e = -errno;
+	EVP_DigestFinal_ex(md, h, NULL);
+	EVP_MD_CTX_free(md);
+	fp_lock_hex(hex, h);
+	if (!e && strcmp(hex, want))
+		e = -EBADMSG;
+	return e;
+}
+
+/* the new content at tmp in dirfd: a file, a symlink or a directory */
+static int make_new(struct fp_proot *r, const struct fp_pchange *c, int dirfd,
+		    const char *tmp)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve =
+			RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV,
+	};
+	int src, out, e;
+
+	if (c->now.type == 'l')
+		return symlinkat(c->now.target, dirfd, tmp) ? -errno : 0;
+	if (c->now.type == 'd')
+		return mkdirat(dirfd, tmp, 0700) ||
+				       fchmodat(dirfd, tmp, c->now.mode, 0) ?
+			       -errno :
+			       0;
+	src = syscall(SYS_openat2, r->upperfd, c->rel, &how, sizeof(how));
+	if (src < 0)
+		return -errno;
+	out = openat(dirfd, tmp,
+		     O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+		     0600);
+	e = out < 0 ? -errno : copy_checked(src, out, c->now.sha);
+	if (!e && (fchmod(out, c->now.mode) || fsync(out)))
+		e = -errno;
+	if (out >= 0 && close(out) && !e)
+		e = -errno;
+	close(src);
+	if (e && out >= 0)
+		unlinkat(dirfd, tmp, 0);
+	return e;
+}
+
+static int do_step(struct fp_proot *r, struct step *s, unsigned int n)
+{
+	const struct fp_pchange *c = s->c;
+	const char *base;
+	char tmp[64];
+	int dirfd = open_parent(r->rootfd, c->rel, &base), e = 0;
+
+	if (dirfd < 0)
+		return -errno;
+	snprintf(s->bak, sizeof(s->bak), ".footprint-bak.%d.%u", getpid(), n);
+	snprintf(tmp, sizeof(tmp), ".footprint-new.%d.%u", getpid(), n);
+	if (c->op == FP_OP_REMOVED) {
+		e = renameat(dirfd, base, dirfd, s->bak) ? -errno : 0;
+		s->backup = !e;
+	} else if (c->op == FP_OP_CHANGED && c->now.type == 'd') {
+		/* a directory's mode: the only change one can have */
+		e = fchmodat(dirfd, base, c->now.mode, 0) ? -errno : 0;
+		s->made = !e;
+	} else {
+		e = make_new(r, c, dirfd, tmp);
+		if (!e && c->op == FP_OP_CHANGED) {
+			e = linkat(dirfd, base, dirfd, s->bak, 0) ? -errno : 0;
+			s->backup = !e;
+		}
+		if (!e &&
+		    renameat2(dirfd, tmp, dirfd, base,
+			      c->op == FP_OP_ADDED ? RENAME_NOREPLACE : 0))
+			e = -errno;
+		if (e)
+			unlinkat(dirfd, tmp,
+				 c->now.type == 'd' ? AT_REMOVEDIR : 0);
+		s->made = !e;
+	}
+	if (!e && fsync(dirfd))
+		e = -errno;
+	close(dirfd);
+	return e;
+}
+
+/* put the old entry back (or take the new one away); best effort */
+static int undo(struct fp_proot *r, struct step *s)
+{
+	const struct fp_pchange *c = s->c;
+	const char *base;
+	int dirfd = open_parent(r->rootfd, c->rel, &base), e = 0;
+
+	if (dirfd < 0)
+		return -errno;
+	if (s->backup) {
+		e = renameat(dirfd, s->bak, dirfd, base);
+		/* a link to the inode already there is left by rename */
+		if (!e)
+			unlinkat(dirfd, s->bak, 0);
+	} else if (s->made && c->op == FP_OP_CHANGED)
+		e = fchmodat(dirfd, base, c->before.mode, 0);
+	else if (s->made)
+		e = unlinkat(dirfd, base,
+			     c->now.type == 'd' ? AT_REMOVEDIR : 0);
+	e = e ? -errno : 0;
+	fsync(dirfd);
+	close(dirfd);
+	return e;
+}
+
+static void drop_backup(struct fp_proot *r, struct step *s)
+{
+	const char *base;
+	int dirfd = open_parent(r->rootfd, s->c->rel, &base);
+
+	if (dirfd < 0)
+		return;
+	if (unlinkat(dirfd, s->bak, 0) && errno == EISDIR)
+		unlinkat(dirfd, s->bak, AT_REMOVEDIR);
+	fsync(dirfd);
+	close(dirfd);
+}
+
+/* additions and changes in path order (parents first), then removals
+ * deepest first */
+static struct step *plan(struct fp_pset *l)
+{
+	struct step *st = calloc(l->n ? l->n : 1, sizeof(*st));
+	size_t i, k = 0;
+
+	for (i = 0; st && i < l->n; i++)
+		if (l->v[i].op != FP_OP_REMOVED)
+			st[k++].c = &l->v[i];
+	for (i = l->n; st && i-- > 0;)
+		if (l->v[i].op == FP_OP_REMOVED)
+			st[k++].c = &l->v[i];
+	return st;
+}
+
+int fp_promote_apply(struct fp_proot *r)
+{
+	struct step *st = plan(&r->locked);
+	size_t i, done = 0, bad = 0;
+	int e = 0;
+
+	if (!st)
+		return 1;
+	for (i = 0; !e && i < r->locked.n; i++, done++)
+		e = do_step(r, &st[i], i);
+	if (!e) {
+		for (i = 0; i < done; i++)
+			if (st[i].backup)
+				drop_backup(r, &st[i]);
+		free(st);
+		return 0;
+	}
+	fprintf(stderr, "footprint: promote: applying %s/%s failed: %s\n",
+		r->root, st[done - 1].c->rel,
+		e == -EBADMSG ?
+			"its scratch content changed since it was verified" :
+			strerror(-e));
+	while (done-- > 0)
+		if (undo(r, &st[done]))
+			bad++;
+	if (bad)
+		fprintf(stderr,
+			"footprint: promote: %zu of the changes already applied could not be undone; %s is NOT as it was (backups are named .footprint-bak.*)\n",
+			bad, r->root);
+	else
+		fprintf(stderr,
+			"footprint: promote: restored what was already applied; %s is as it was\n",
+			r->root);
+	free(st);
+	return 1;
+}

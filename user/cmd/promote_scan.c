@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scratch change set, from the upper layer of the overlay: a regular
+ * file or symlink there is new content (added, or changed when the real
+ * tree holds something else at its path; a copy-up that changed nothing
+ * is no change), a 0/0 character device is a whiteout (the path and all
+ * under it removed), a directory marked opaque replaced the real one (all
+ * the real one held is removed).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "lock.h"
+#include "promote.h"
+
+#define SCAN_MAX_ENTRIES (1u << 20)
+#define SCAN_MAX_DEPTH 256
+
+static int open_beneath(int dirfd, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = flags | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+
+	return syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+}
+
+static int hash_fd(int fd, char *hex)
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char buf[65536], h[32];
+	ssize_t n;
+
+	if (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(md);
+		return -ENOMEM;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		EVP_DigestUpdate(md, buf, n);
+	EVP_DigestFinal_ex(md, h, NULL);
+	EVP_MD_CTX_free(md);
+	if (n < 0)
+		return -errno;
+	fp_lock_hex(hex, h);
+	return 0;
+}
+
+int fp_promote_state(int dirfd, const char *rel, struct fp_pstate *st)
+{
+	struct stat sb;
+	int fd, e = 0;
+
+	memset(st, 0, sizeof(*st));
+	fd = open_beneath(dirfd, rel, O_PATH);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, &sb)) {
+		e = -errno;
+		goto out;
+	}
+	st->mode = sb.st_mode & 07777;
+	st->type = S_ISREG(sb.st_mode) ? 'f' :
+		   S_ISDIR(sb.st_mode) ? 'd' :
+		   S_ISLNK(sb.st_mode) ? 'l' :
+		   S_ISCHR(sb.st_mode) ? 'c' :
+					 '?';
+	if (st->type == 'l' &&
+	    readlinkat(fd, "", st->target, sizeof(st->target) - 1) < 0)
+		e = -errno;
+	if (st->type == 'f') {
+		int rd = open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK);
+
+		e = rd < 0 ? -errno : hash_fd(rd, st->sha);
+		if (rd >= 0)
+			close(rd);
+	}
+out:
+	close(fd);
+	return e;
+}
+
+static bool same_state(const struct fp_pstate *a, const struct fp_pstate *b)
+{
+	return a->type == b->type && a->mode == b->mode &&
+	       !strcmp(a->sha, b->sha) && !strcmp(a->target, b->target);
+}
+
+int fp_pset_add(struct fp_pset *s, const char *rel, int op,
+		const struct fp_pstate *now, const struct fp_pstate *before)
+{
+	struct fp_pchange *c;
+
+	if (s->n == SCAN_MAX_ENTRIES)
+		return -E2BIG;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		void *p = realloc(s->v, cap * sizeof(*s->v));
+
+		if (!p)
+			return -ENOMEM;
+		s->v = p;
+		s->cap = cap;
+	}
+	c = &s->v[s->n];
+	memset(c, 0, sizeof(*c));
+	c->rel = strdup(rel);
+	if (!c->rel)
+		return -ENOMEM;
+	c->op = op;
+	if (now)
+		c->now = *now;
+	if (before)
+		c->before = *before;
+	s->n++;
+	return 0;
+}
+
+void fp_pset_free(struct fp_pset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].rel);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* dir/name into out; -ENAMETOOLONG rather than a cut path */
+static int join(char *out, size_t n, const char *dir, const char *name)
+{
+	int k = snprintf(out, n, "%s%s%s", dir, *dir ? "/" : "", name);
+
+	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}
+
+/* everything the real tree holds at rel and beneath, removed */
+static int removed_tree(struct fp_proot *r, const char *rel, int depth)
+{
+	struct fp_pstate real;
+	struct dirent *d;
+	char sub[PATH_MAX];
+	DIR *dir;
+	int e = fp_promote_state(r->rootfd, rel, &real), fd;
+
+	if (e || !real.type)
+		return e;
+	if (real.type == 'd' && depth < SCAN_MAX_DEPTH) {
+		fd = open_beneath(r->rootfd, rel, O_RDONLY | O_DIRECTORY);
+		dir = fd < 0 ? NULL : fdopendir(fd);
+		if (!dir)
+			return fd < 0 ? -errno : (close(fd), -ENOMEM);
+		while (!e && (d = readdir(dir))) {
+			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+				continue;
+			e = join(sub, sizeof(sub), rel, d->d_name) ?:
+				    removed_tree(r, sub, depth + 1);
+		}
+		closedir(dir);
+	}
+	return e ?: fp_pset_add(&r->scratch, rel, FP_OP_REMOVED, NULL, &real);
+}
+
+/* a real child of rel that the opaque upper dir does not have */
+static int opaque_removals(struct fp_proot *r, const char *rel, int depth)
+{
+	struct fp_pstate up;
+	struct dirent *d;
+	char sub[PATH_MAX];
+	DIR *dir;
+	int fd = open_beneath(r->rootfd, *rel ? rel : ".",
+			      O_RDONLY | O_DIRECTORY),
+	    e = 0;
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	dir = fdopendir(fd);
+	if (!dir)
+		return close(fd), -ENOMEM;
+	while (!e && (d = readdir(dir))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		e = join(sub, sizeof(sub), rel, d->d_name) ?:
+			    fp_promote_state(r->upperfd, sub, &up);
+		if (!e && !up.type)
+			e = removed_tree(r, sub, depth + 1);
+	}
+	closedir(dir);
+	return e;
+}
+
+static int scan_dir(struct fp_proot *r, const char *rel, int depth);
+
+static int scan_entry(struct fp_proot *r, const char *rel, int depth)
+{
+	struct fp_pstate up, real;
+	int e = fp_promote_state(r->upperfd, rel, &up);
+
+	if (!e)
+		e = fp_promote_state(r->rootfd, rel, &real);
+	if (e)
+		return e;
+	if (up.type == 'c') /* a whiteout: the overlay's only devices */
+		return removed_tree(r, rel, depth);
+	if (up.type == 'd') {
+		char v[2] = "";
+		int fd = open_beneath(r->upperfd, rel, O_RDONLY | O_DIRECTORY);
+		bool opaque = fd >= 0 &&
+			      fgetxattr(fd, "user.overlay.opaque", v, 1) == 1 &&
+			      v[0] == 'y';
+
+		if (fd >= 0)
+			close(fd);
+		if (opaque && real.type == 'd')
+			e = opaque_removals(r, rel, depth);
+		if (!e && !real.type)
+			e = fp_pset_add(&r->scratch, rel, FP_OP_ADDED, &up,
+					NULL);
+		else if (!e && (real.type != 'd' || real.mode != up.mode))
+			e = fp_pset_add(&r->scratch, rel, FP_OP_CHANGED, &up,
+					&real);
+		return e ?: scan_dir(r, rel, depth + 1);
+	}
+	if (!real.type)
+		return fp_pset_add(&r->scratch, rel, FP_OP_ADDED, &up, NULL);
+	/* a file over a directory: what the directory held went first */
+	if (real.type == 'd')
+		e = opaque_removals(r, rel, depth);
+	if (!e && !same_state(&up, &real))
+		e = fp_pset_add(&r->scratch, rel, FP_OP_CHANGED, &up, &real);
+	return e;
+}
+
+static int scan_dir(struct fp_proot *r, const char *rel, int depth)
+{
+	struct dirent *d;
+	char sub[PATH_MAX];
+	DIR *dir;
+	int fd, e = 0;
+
+	if (depth > SCAN_MAX_DEPTH)
+		return -ELOOP;
+	fd = open_beneath(r->upperfd, *rel ? rel : ".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir)
+		return close(fd), -ENOMEM;
+	while (!e && (d = readdir(dir))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		e = join(sub, sizeof(sub), rel, d->d_name) ?:
+			    scan_entry(r, sub, depth);
+	}
+	closedir(dir);
+	return e;
+}
+
+int fp_promote_scan(struct fp_proot *r)
+{
+	int e = scan_dir(r, "", 0);
+
+	if (e)
+		fprintf(stderr,
+			"footprint: promote: cannot read the scratch layer of %s: %s\n",
+			r->root, strerror(-e));
+	return e;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Pieces of the receipt shared by receipt.c and receipt_sensitive.c. */
+#ifndef FP_RECEIPT_PARTS_H
+#define FP_RECEIPT_PARTS_H
+
+#include <stdbool.h>
+
+#include "findings.h"
+#include "json.h"
+
+/* "key": the process, or null */
+void fp_receipt_actor(struct json_out *j, const char *key,
+		      const struct fp_actor *a);
+/* "step" of a sidecar's finding; nothing in `run` */
+void fp_receipt_step(struct json_out *j, const struct fp_findings *fi,
+		     unsigned int step);
+/* "allowed", and "forbidden" and "rule" when set */
+void fp_receipt_judged(struct json_out *j, bool allowed, bool forbidden,
+		       const char *rule);
+/*
+ * files.read and files.read_omitted; processes.signalled_outside and
+ * processes.ptraced. Each only when not empty, so that the receipt of a
+ * run that did none of these is as it was.
+ */
+void fp_receipt_reads(struct json_out *j, const struct fp_findings *fi);
+void fp_receipt_signals(struct json_out *j, const struct fp_findings *fi);
+
+#endif

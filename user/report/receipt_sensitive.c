@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <signal.h>
+#include <string.h>
+
+#include "event.h"
+#include "receipt_parts.h"
+#include "sensitive.h"
+
+static void hex(char *out, const unsigned char *d, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* the content that was read: as it was before the run, or as made in it */
+static void write_hash(struct json_out *j, const struct fp_read_finding *x)
+{
+	const struct fp_fentry *e = x->before && x->before->hashed ? x->before :
+				    x->after && x->after->hashed   ? x->after :
+								     NULL;
+	char h[65];
+
+	if (!e || e->type != 'f')
+		return;
+	hex(h, e->sha256, 32);
+	json_field_str(j, "sha256", h);
+}
+
+static void write_err(struct json_out *j, int err)
+{
+	if (err)
+		json_field_str(j, "errno", strerrorname_np(err) ?: "?");
+}
+
+static void write_read(struct json_out *j, const struct fp_findings *fi,
+		       const struct fp_read_finding *x)
+{
+	json_begin_object(j);
+	json_field_bytes(j, "path", x->path.data, x->path.len);
+	json_key(j, "secret");
+	if (x->secret)
+		json_string(j->f, x->secret, strlen(x->secret));
+	else
+		fputs("null", j->f);
+	json_field_bool(j, "read", !x->err);
+	write_err(j, x->err);
+	json_field_u64(j, "opens", x->opens);
+	write_hash(j, x);
+	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
+	json_field_bool(j, "failing", x->failing);
+	fp_receipt_actor(j, "by", &x->by);
+	fp_receipt_step(j, fi, x->by.step);
+	json_end_object(j);
+}
+
+void fp_receipt_reads(struct json_out *j, const struct fp_findings *fi)
+{
+	size_t i;
+
+	if (!fi->reads.n && !fi->reads_omitted)
+		return;
+	json_key(j, "read");
+	fputc('[', j->f);
+	for (i = 0; i < fi->reads.n; i++) {
+		if (i)
+			fputc(',', j->f);
+		write_read(j, fi, &FP_READS(fi)[i]);
+	}
+	fputc(']', j->f);
+	json_field_u64(j, "read_omitted", fi->reads_omitted);
+}
+
+static void write_signal(struct json_out *j, const struct fp_findings *fi,
+			 const struct fp_signal_finding *x)
+{
+	json_begin_object(j);
+	json_field_str(j, "syscall", fp_sys_name(x->sys));
+	if (x->sys == FP_SYS_PTRACE) {
+		json_field_i64(j, "request", x->request);
+	} else {
+		json_field_i64(j, "signal", x->sig);
+		json_field_str(j, "signal_name",
+			       x->sig ? sigabbrev_np(x->sig) ?: "?" : "0");
+	}
+	json_field_i64(j, "target", x->target);
+	json_key(j, "target_pid");
+	if (x->target_pid)
+		fprintf(j->f, "%u", x->target_pid);
+	else
+		fputs("null", j->f); /* kill(-1, ...): every process */
+	json_field_bytes(j, "target_exe", x->target_exe.data,
+			 x->target_exe.len);
+	json_field_bool(j, "ok", !x->err);
+	write_err(j, x->err);
+	json_field_u64(j, "count", x->count);
+	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
+	json_field_bool(j, "failing", x->failing);
+	fp_receipt_actor(j, "by", &x->by);
+	fp_receipt_step(j, fi, x->by.step);
+	json_end_object(j);
+}
+
+static void write_signals(struct json_out *j, const struct fp_findings *fi,
+			  const char *key, const struct fp_vec *v)
+{
+	size_t i;
+
+	if (!v->n)
+		return;
+	json_key(j, key);
+	fputc('[', j->f);
+	for (i = 0; i < v->n; i++) {
+		if (i)
+			fputc(',', j->f);
+		write_signal(j, fi, &((struct fp_signal_finding *)v->v)[i]);
+	}
+	fputc(']', j->f);
+}
+
+void fp_receipt_signals(struct json_out *j, const struct fp_findings *fi)
+{
+	write_signals(j, fi, "signalled_outside", &fi->signalled);
+	write_signals(j, fi, "ptraced", &fi->ptraced);
+}
