@@ -172,6 +172,21 @@ Test(suggest, gcc_temp_name_without_digits_is_random_on_its_own)
 	cr_assert(allows("/tmp/ccQ1aBcD.o"));
 }
 
+Test(suggest, mktemp_suffix_of_letters_is_random)
+{
+	/* mktemp NAME.XXXXXX: two capitals and a lower-case run of four */
+	start(1, "/srv/app");
+	need("/srv/app/tmp/fpjobf.FVpubk", true);
+	/* an extension, and a capitalised word after a dot, are not */
+	need("/srv/app/data.backup", true);
+	need("/srv/app/notes.Backup", true);
+	finish();
+	cr_assert_eq(OUT.n, 3);
+	cr_assert(allows("/srv/app/tmp/fpjobf.Qz9abc"));
+	cr_assert_not(allows("/srv/app/data.backuq"));
+	cr_assert_not(allows("/srv/app/notes.Backuq"));
+}
+
 Test(suggest, python_temp_names_of_letters_only_in_the_temp_dir)
 {
 	start(1, "/srv/app");

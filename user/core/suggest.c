@@ -328,6 +328,24 @@ static bool mkstemp_tail(const char *t, size_t plen, size_t n)
 	return (!!sh.lower + !!sh.upper + !!sh.digit) >= 2;
 }
 
+/*
+ * mktemp(1)'s NAME.XXXXXX: the last part, after a dot, six to ten of
+ * [A-Za-z0-9] with two capitals or a capital and a digit. No extension
+ * looks like that, and a capitalised word has one capital
+ * (/tmp/job.FVpubk).
+ */
+static bool mktemp_suffix(const char *nm, size_t i, size_t j, size_t n)
+{
+	struct shape sh;
+
+	if (!i || nm[i - 1] != '.' || j != n || n - i < 6 || n - i > 10)
+		return false;
+	shape_of(nm + i, n - i, &sh);
+	if (sh.lower + sh.upper + sh.digit != n - i)
+		return false;
+	return sh.upper >= 2 || (sh.upper && sh.digit);
+}
+
 /* fixed starts of temp names glued to their random part */
 static size_t known_prefix(const char *t, size_t n)
 {
@@ -364,7 +382,8 @@ static size_t glob_name(struct buf *b, const char *nm, size_t n, int level,
 			;
 		p = known_prefix(nm + i, j - i);
 		if (randomness(nm + i + p, j - i - p, py_name) >= level ||
-		    (p && mkstemp_tail(nm + i, p, j - i - p))) {
+		    (p && mkstemp_tail(nm + i, p, j - i - p)) ||
+		    mktemp_suffix(nm, i, j, n)) {
 			put(b, nm + i, p);
 			put(b, "*", 1);
 			replaced += j - i - p;
