@@ -39,6 +39,8 @@ extern const volatile __u64 wakeup_bytes;
 /* tgid of the caller of fp_tracer_heartbeat(), and what it saw run */
 FP_SHARED __u32 heartbeat_tgid;
 FP_SHARED __u64 heartbeat[FP_HB_NPROGS];
+/* a DNS socket of the run has been seen: read and recv are looked at */
+FP_SHARED __u32 dns_active;
 
 FP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -209,6 +211,11 @@ static __always_inline struct file *task_fd(struct task_struct *task, int fd)
  * once on their own. Only rare syscalls go through them.
  */
 int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen); /* net */
+int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen);
+int fp_sendto_exit(long ret, __u64 fd, __u64 ubuf, __u64 len, __u64 uaddr);
+int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg);
+int fp_recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg);
+int fp_accept_exit(long ret, __u64 fd);
 int fp_tamper_enter(__u32 sys, __u64 a0, __u64 a1); /* process */
 /* signal.bpf.c */
 __u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1);

@@ -647,6 +647,33 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		emit(e, size);
 }
 
+/* the network syscalls, to net.bpf.c with their arguments as numbers */
+static __always_inline void net_exit(__u32 sys, long ret, __u64 *a)
+{
+	switch (sys) {
+	case FP_SYS_CONNECT:
+		fp_connect_exit(ret, a[0], a[1], a[2]);
+		break;
+	case FP_SYS_SENDTO:
+		fp_sendto_exit(ret, a[0], a[1], a[2], a[4]);
+		break;
+	case FP_SYS_SENDMSG:
+		fp_sendmsg_exit(ret, a[0], a[1]);
+		break;
+	case FP_SYS_ACCEPT:
+	case FP_SYS_ACCEPT4:
+		fp_accept_exit(ret, a[0]);
+		break;
+	case FP_SYS_RECVFROM:
+	case FP_SYS_READ:
+		fp_recv_exit(ret, a[0], a[1], 0);
+		break;
+	case FP_SYS_RECVMSG:
+		fp_recv_exit(ret, a[0], 0, a[1]);
+		break;
+	}
+}
+
 /* syscall number -> native and compat enum fp_sys, filled before attach */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -797,6 +824,11 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret)
 		held_flush((__u32)bpf_get_current_pid_tgid());
 		return fp_bind_exit(ret, a[0], a[1], a[2]);
 	}
+	if (sys >= FP_SYS_CONNECT) {
+		held_flush((__u32)bpf_get_current_pid_tgid());
+		net_exit(sys, ret, a);
+		return 0;
+	}
 	file_event(sys, a, ret);
 	return 0;
 }
@@ -824,7 +856,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 #else
 	long id = regs->orig_ax;
 #endif
-	__u32 v = sys_entry(id);
+	__u32 v = sys_entry(id), sys;
 	bool compat;
 
 	if (!v)
@@ -835,9 +867,13 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 		gen_syscall(regs, v, compat);
 	if (compat)
 		return compat_exit(regs, FP_SYS_COMPAT(v));
-	if (!FP_SYS_NATIVE(v))
+	sys = FP_SYS_NATIVE(v);
+	if (!sys)
 		return 0;
-	return sys_exit(regs, FP_SYS_NATIVE(v), ret);
+	/* reads matter only for DNS answers: most runs never pay for them */
+	if (sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ && !dns_active)
+		return 0;
+	return sys_exit(regs, sys, ret);
 }
 
 /*

@@ -36,6 +36,13 @@ enum fp_event_type {
 	FP_EV_TAMPER = 7,
 	/* never from the kernel: a step named by `footprint sidecar mark` */
 	FP_EV_MARK = 8,
+	/* connect, sendto/sendmsg with a destination, accept: the first of
+	 * each (process, destination, result), counted on in the kernel */
+	FP_EV_NET = 9,
+	/* the final count of an FP_EV_NET seen more than once (end of run) */
+	FP_EV_NET_COUNT = 10,
+	/* the first bytes of a DNS query or answer */
+	FP_EV_DNS = 11,
 	/* kill, tkill, tgkill, pidfd_send_signal or ptrace aimed at a process
 	 * outside the run (struct fp_signal) */
 	FP_EV_SIGNAL = 13,
@@ -89,6 +96,15 @@ enum fp_sys {
 	FP_SYS_TKILL,
 	FP_SYS_TGKILL,
 	FP_SYS_PIDFD_SEND_SIGNAL,
+	/* network (net.bpf.c), after the others: their numbers are in logs */
+	FP_SYS_CONNECT,
+	FP_SYS_SENDTO,
+	FP_SYS_SENDMSG,
+	FP_SYS_ACCEPT,
+	FP_SYS_ACCEPT4,
+	FP_SYS_RECVFROM,
+	FP_SYS_RECVMSG,
+	FP_SYS_READ, /* only while a DNS socket of the run is open */
 	FP_SYS_MAX,
 };
 
@@ -261,6 +277,54 @@ struct fp_tamper {
 	__s64 arg; /* bpf: the command; ptrace: the request */
 };
 
+/* struct fp_net.op */
+enum fp_net_op {
+	FP_NET_CONNECT = 1,
+	FP_NET_SENDTO = 2, /* sendto or sendmsg with a destination */
+	FP_NET_ACCEPT = 3,
+};
+
+/*
+ * One destination of one process: the aggregation key the kernel counts
+ * under (net_flows), and the record emitted at its first sight. addr is
+ * the sockaddr as given (connect, sendto) or the peer's (accept).
+ */
+struct fp_net_key {
+	__u32 tgid;
+	__u16 op; /* enum fp_net_op */
+	__u16 sock_type;
+	__u16 protocol;
+	__u16 addrlen;
+	__s32 ret; /* 0 or -errno; -EINPROGRESS is an attempt */
+	__u8 addr[112]; /* struct sockaddr_un fits */
+};
+
+struct fp_net {
+	struct fp_hdr hdr;
+	struct fp_net_key key;
+	__s32 fd;
+	__u32 _pad;
+	__u64 count; /* calls so far: 1 at first sight, the total in a COUNT */
+};
+
+#define FP_DNS_MAX 512
+#define FP_MAX_DNS_PORTS 8
+/* struct fp_dns.dir */
+#define FP_DNS_QUERY 1
+#define FP_DNS_ANSWER 2
+
+struct fp_dns {
+	struct fp_hdr hdr;
+	__s32 fd;
+	__u16 dir; /* FP_DNS_QUERY or FP_DNS_ANSWER */
+	__u16 sock_type;
+	__u32 len; /* bytes in data[] */
+	__u32 total; /* bytes the syscall moved */
+	__u8 peer[28]; /* the server: sockaddr_in or sockaddr_in6 */
+	__u32 _pad;
+	__u8 data[FP_DNS_MAX];
+};
+
 /*
  * A signal or ptrace request from a traced process to a process outside
  * the run, decided at syscall entry (the target may be gone at exit) and
@@ -285,6 +349,9 @@ struct fp_stats {
 	__u64 pending_full; /* syscalls whose arguments could not be kept */
 	__u64 compat; /* 32-bit file syscalls, which are not decoded */
 	__u64 scope_full; /* processes the pid-tree table had no room for */
+	/* network calls the flow table had no room for: each emitted alone */
+	__u64 net_unagg;
+	__u64 dns_full; /* DNS sockets the table had no room for */
 };
 
 #endif /* FOOTPRINT_H */

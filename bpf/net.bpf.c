@@ -77,3 +77,429 @@ __noinline int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 	emit(e, e->hdr.size);
 	return 0;
 }
+
+/*
+ * Connections, datagrams with a destination, accepts and DNS: counted per
+ * (process, destination, result) in net_flows, so that a loop of a
+ * million sendto()s makes one record and one counter, not a million
+ * records. Userspace reads the counters at the end of the run
+ * (FP_EV_NET_COUNT). A call the table has no room for is emitted alone
+ * with a count of 1 and counted in net_unagg: never dropped.
+ */
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+#define AF_UNIX 1
+#define AF_INET 2
+#define AF_INET6 10
+#define AF_NETLINK 16
+#define EEXIST 17
+#define FP_NET_FLOWS 16384
+#define FP_DNS_SOCKS 4096
+
+/* ports whose traffic is DNS, set before load; 0 ends the list */
+const volatile __u16 dns_ports[FP_MAX_DNS_PORTS] = { 53 };
+
+struct flow_val {
+	__u64 count; /* calls after the one emitted at first sight */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_NET_FLOWS);
+	__type(key, struct fp_net_key);
+	__type(value, struct flow_val);
+} net_flows SEC(".maps");
+
+struct dns_sock {
+	__u8 peer[28];
+	__u16 sock_type;
+	__u16 _pad;
+};
+
+/*
+ * Sockets that talked to a DNS port, by struct sock address. LRU: a
+ * closed socket is never removed, and the oldest are the ones to forget.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FP_DNS_SOCKS);
+	__type(key, __u64);
+	__type(value, struct dns_sock);
+} dns_socks SEC(".maps");
+
+/*
+ * Processes that marked a DNS socket: only their reads are looked at, so
+ * that a build which resolved one name does not pay for every read after.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} dns_tgids SEC(".maps");
+
+/* the struct sock behind fd, or NULL if fd is not a socket */
+static __always_inline struct sock *fd_sock(int fd, __u16 *type)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct file *f = task_fd(task, fd);
+	struct socket *sock;
+	umode_t mode;
+
+	if (!f)
+		return NULL;
+	mode = BPF_CORE_READ(f, f_inode, i_mode);
+	if ((mode & S_IFMT) != S_IFSOCK)
+		return NULL;
+	sock = BPF_CORE_READ(f, private_data);
+	if (type)
+		*type = BPF_CORE_READ(sock, type);
+	return BPF_CORE_READ(sock, sk);
+}
+
+/* sockaddr at uaddr into addr: its family says how much to read */
+static __always_inline __u16 read_sockaddr(__u8 *addr, __u64 uaddr,
+					   __u64 addrlen)
+{
+	__u16 family = 0;
+	__u64 len;
+
+	if (!uaddr ||
+	    bpf_probe_read_user(&family, sizeof(family), (void *)uaddr))
+		return 0;
+	if (family == AF_INET)
+		len = 16;
+	else if (family == AF_INET6)
+		len = 28;
+	else if (family == AF_UNIX)
+		len = 110;
+	else
+		len = 2;
+	if (addrlen && addrlen < len)
+		len = addrlen;
+	if (len > 112)
+		len = 112;
+	/* a path name ends at its NUL: what follows is stack garbage that
+	 * would make each call a key of its own */
+	if (family == AF_UNIX && len > 2) {
+		long n;
+
+		addr[0] = AF_UNIX;
+		addr[1] = 0;
+		n = bpf_probe_read_user_str(addr + 2, 108, (void *)(uaddr + 2));
+		if (n > 1)
+			return 2 + n;
+	}
+	if (bpf_probe_read_user(addr, len, (void *)uaddr))
+		bpf_probe_read_user(addr, 2, (void *)uaddr);
+	return len;
+}
+
+static __always_inline __u16 sa_port(const __u8 *addr)
+{
+	__u16 family = *(__u16 *)addr;
+
+	if (family != AF_INET && family != AF_INET6)
+		return 0;
+	return (__u16)addr[2] << 8 | addr[3];
+}
+
+static __always_inline bool is_dns_port(__u16 port)
+{
+	int i;
+
+	for (i = 0; i < FP_MAX_DNS_PORTS; i++) {
+		if (!dns_ports[i])
+			break;
+		if (dns_ports[i] == port)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline void dns_mark(struct sock *sk, const __u8 *addr,
+				     __u16 type)
+{
+	struct dns_sock d = { .sock_type = type };
+	__u64 key = (__u64)sk;
+	__u32 tgid;
+
+	if (!sk)
+		return;
+	bpf_probe_read_kernel(d.peer, sizeof(d.peer), addr);
+	if (bpf_map_update_elem(&dns_socks, &key, &d, BPF_ANY)) {
+		struct fp_stats *st = stats_cpu();
+
+		if (st)
+			__sync_fetch_and_add(&st->dns_full, 1);
+		return;
+	}
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_map_update_elem(&dns_tgids, &tgid, &tgid, BPF_ANY);
+	if (!dns_active)
+		dns_active = 1;
+}
+
+/* Count one call under key (in the scratch record e); emit it if new. */
+static __always_inline void flow_count(struct fp_net *e)
+{
+	struct flow_val one = { 0 }, *v;
+	struct fp_stats *st;
+	long err;
+
+	v = bpf_map_lookup_elem(&net_flows, &e->key);
+	if (v) {
+		__sync_fetch_and_add(&v->count, 1);
+		return;
+	}
+	err = bpf_map_update_elem(&net_flows, &e->key, &one, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		/* another thread put it there first */
+		v = bpf_map_lookup_elem(&net_flows, &e->key);
+		if (v) {
+			__sync_fetch_and_add(&v->count, 1);
+			return;
+		}
+	}
+	if (err) {
+		st = stats_cpu();
+		if (st)
+			__sync_fetch_and_add(&st->net_unagg, 1);
+	}
+	/* the header only for a record that goes out: not per call */
+	fill_hdr(&e->hdr, FP_EV_NET);
+	e->hdr.size = sizeof(*e);
+	e->count = 1;
+	emit(e, sizeof(*e));
+}
+
+/*
+ * Is the address read into e a peer on a network? AF_UNSPEC dissolves a
+ * datagram socket's association, and netlink talks to the kernel (glibc's
+ * getaddrinfo does both): neither reaches anyone.
+ */
+static __always_inline bool net_peer(const struct fp_net *e)
+{
+	__u16 family = e->key.addr[0] | e->key.addr[1] << 8;
+
+	return e->key.addrlen >= 2 && family && family != AF_NETLINK;
+}
+
+/* The scratch record for one call of op on fd, key filled but addr. */
+static __always_inline struct fp_net *net_rec(__u16 op, long ret, __u64 fd)
+{
+	struct fp_net *e = (struct fp_net *)scratch_buf();
+
+	if (!e)
+		return NULL;
+	__builtin_memset(&e->key, 0, sizeof(e->key));
+	e->key.tgid = bpf_get_current_pid_tgid() >> 32;
+	e->key.op = op;
+	e->key.ret = ret < 0 ? ret : 0;
+	e->fd = (int)fd;
+	e->_pad = 0;
+	e->count = 1;
+	return e;
+}
+
+__noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
+{
+	struct fp_net *e = net_rec(FP_NET_CONNECT, ret, fd);
+	struct sock *sk;
+	__u16 type = 0;
+
+	if (!e)
+		return 0;
+	e->key.addrlen = read_sockaddr(e->key.addr, uaddr, (__u32)addrlen);
+	if (!net_peer(e))
+		return 0;
+	sk = fd_sock(e->fd, &type);
+	e->key.sock_type = type;
+	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;
+	if (is_dns_port(sa_port(e->key.addr)))
+		dns_mark(sk, e->key.addr, type);
+	flow_count(e);
+	return 0;
+}
+
+/* Copy the first FP_DNS_MAX bytes at ubuf of a DNS socket's traffic. */
+static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
+				     long moved, const struct dns_sock *d)
+{
+	struct fp_dns *e = (struct fp_dns *)scratch_buf();
+	__u32 n;
+
+	if (!e || moved <= 0 || !ubuf)
+		return;
+	fill_hdr(&e->hdr, FP_EV_DNS);
+	e->fd = (int)fd;
+	e->dir = dir;
+	e->sock_type = d->sock_type;
+	e->total = moved;
+	e->_pad = 0;
+	bpf_probe_read_kernel(e->peer, sizeof(e->peer), d->peer);
+	n = moved < FP_DNS_MAX ? moved : FP_DNS_MAX;
+	barrier_var(n);
+	n &= FP_DNS_MAX * 2 - 1;
+	if (n > FP_DNS_MAX)
+		n = FP_DNS_MAX;
+	if (bpf_probe_read_user(e->data, n, (void *)ubuf))
+		n = 0;
+	e->len = n;
+	e->hdr.size = sizeof(*e) - FP_DNS_MAX + n;
+	emit(e, e->hdr.size);
+}
+
+/* A query or answer on an already marked DNS socket (send, read, ...) */
+static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
+					long moved)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct dns_sock *d;
+	struct sock *sk;
+	__u64 key;
+
+	if (!dns_active || moved <= 0 ||
+	    !bpf_map_lookup_elem(&dns_tgids, &tgid))
+		return;
+	sk = fd_sock((int)fd, NULL);
+	if (!sk)
+		return;
+	key = (__u64)sk;
+	d = bpf_map_lookup_elem(&dns_socks, &key);
+	if (d)
+		dns_copy(dir, fd, ubuf, moved, d);
+}
+
+/* A datagram sent to uaddr, or on a connected socket if uaddr is 0 */
+static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
+{
+	struct fp_net *e;
+	struct dns_sock d = {};
+	struct sock *sk;
+	__u16 type = 0;
+
+	if (!uaddr) {
+		dns_on_sock(FP_DNS_QUERY, fd, ubuf, ret);
+		return 0;
+	}
+	e = net_rec(FP_NET_SENDTO, ret, fd);
+	if (!e)
+		return 0;
+	e->key.addrlen = read_sockaddr(e->key.addr, uaddr, 0);
+	if (!net_peer(e))
+		return 0;
+	sk = fd_sock(e->fd, &type);
+	e->key.sock_type = type;
+	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;
+	if (is_dns_port(sa_port(e->key.addr))) {
+		dns_mark(sk, e->key.addr, type);
+		bpf_probe_read_kernel(d.peer, sizeof(d.peer), e->key.addr);
+		d.sock_type = type;
+		flow_count(e);
+		dns_copy(FP_DNS_QUERY, fd, ubuf, ret, &d);
+		return 0;
+	}
+	flow_count(e);
+	return 0;
+}
+
+/* sendto(fd, buf, len, flags, dest, addrlen): addrlen is not kept */
+__noinline int fp_sendto_exit(long ret, __u64 fd, __u64 ubuf, __u64 len,
+			      __u64 uaddr)
+{
+	return sent_to(ret, fd, ubuf, uaddr);
+}
+
+/* sendmsg(fd, msg, flags): a destination only if msg_name is set; a DNS
+ * query is looked for in the first iovec */
+__noinline int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg)
+{
+	struct user_msghdr m = {};
+	struct iovec iov = {};
+
+	if (bpf_probe_read_user(&m, sizeof(m), (void *)umsg))
+		return 0;
+	if (m.msg_iovlen && m.msg_iov)
+		bpf_probe_read_user(&iov, sizeof(iov), m.msg_iov);
+	if (ret > (long)iov.iov_len)
+		ret = iov.iov_len;
+	return sent_to(ret, fd, (__u64)iov.iov_base, (__u64)m.msg_name);
+}
+
+/*
+ * An answer on a DNS socket: recvfrom and read (buf), recvmsg (the
+ * first iovec of msghdr umsg).
+ */
+__noinline int fp_recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg)
+{
+	struct user_msghdr m = {};
+	struct iovec iov = {};
+
+	if (!dns_active || ret <= 0)
+		return 0;
+	if (umsg) {
+		if (bpf_probe_read_user(&m, sizeof(m), (void *)umsg) ||
+		    !m.msg_iovlen || !m.msg_iov ||
+		    bpf_probe_read_user(&iov, sizeof(iov), m.msg_iov))
+			return 0;
+		ubuf = (__u64)iov.iov_base;
+		if (ret > (long)iov.iov_len)
+			ret = iov.iov_len;
+	}
+	dns_on_sock(FP_DNS_ANSWER, fd, ubuf, ret);
+	return 0;
+}
+
+/* The peer of an accepted socket, as a sockaddr, into addr. */
+static __always_inline __u16 peer_sockaddr(__u8 *addr, struct sock *sk)
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__be16 port = BPF_CORE_READ(sk, __sk_common.skc_dport);
+
+	*(__u16 *)addr = family;
+	if (family == AF_INET) {
+		__be32 a = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+
+		__builtin_memcpy(addr + 2, &port, 2);
+		__builtin_memcpy(addr + 4, &a, 4);
+		return 16;
+	}
+	if (family == AF_INET6) {
+		__builtin_memcpy(addr + 2, &port, 2);
+		BPF_CORE_READ_INTO(addr + 8, sk, __sk_common.skc_v6_daddr);
+		return 28;
+	}
+	return 2;
+}
+
+/*
+ * accept(fd, ...) and accept4: the peer from the new socket, counted
+ * without its port, which is the client's ephemeral one.
+ */
+__noinline int fp_accept_exit(long ret, __u64 fd)
+{
+	struct fp_net *e = net_rec(FP_NET_ACCEPT, ret, fd);
+	struct sock *sk;
+	__u16 type = 0;
+
+	if (!e)
+		return 0;
+	sk = fd_sock(ret >= 0 ? (int)ret : (int)fd, &type);
+	e->key.sock_type = type;
+	if (sk) {
+		e->key.protocol = BPF_CORE_READ(sk, sk_protocol);
+		/* the listener's port: the one a rule names */
+		e->key.addrlen = peer_sockaddr(e->key.addr, sk);
+		e->key.addr[2] = 0;
+		e->key.addr[3] = 0;
+		if (ret >= 0) {
+			__u16 lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+
+			e->key.addr[2] = lport >> 8;
+			e->key.addr[3] = lport & 0xff;
+		}
+	}
+	flow_count(e);
+	return 0;
+}

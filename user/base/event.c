@@ -36,6 +36,13 @@ void fp_event_free(struct fp_event *ev)
 	case FP_EV_MARK:
 		free(ev->mark.name.data);
 		break;
+	case FP_EV_NET:
+	case FP_EV_NET_COUNT:
+		free(ev->net.unix_path.data);
+		break;
+	case FP_EV_DNS:
+		free(ev->dns.data.data);
+		break;
 	}
 	memset(ev, 0, sizeof(*ev));
 }
@@ -98,6 +105,14 @@ const char *fp_event_kind(const struct fp_event *ev)
 		return "tamper";
 	case FP_EV_MARK:
 		return "mark";
+	case FP_EV_NET:
+		return ev->net.op == FP_NET_ACCEPT ? "accept" :
+		       ev->net.op == FP_NET_SENDTO ? "sendto" :
+						     "connect";
+	case FP_EV_NET_COUNT:
+		return "net_count";
+	case FP_EV_DNS:
+		return "dns";
 	case FP_EV_SIGNAL:
 		return ev->signal.sys == FP_SYS_PTRACE ? "ptrace" : "signal";
 	case FP_EV_FILE:

@@ -108,6 +108,28 @@ struct fp_event {
 			struct fp_bytes name; /* as given to sidecar mark */
 		} mark;
 		struct {
+			/* FP_EV_NET and FP_EV_NET_COUNT (user/trace/netev.h) */
+			uint32_t op; /* enum fp_net_op */
+			int64_t ret; /* 0 or -errno */
+			int fd;
+			int family;
+			char address[112]; /* printable IP */
+			struct fp_bytes unix_path; /* AF_UNIX: exact bytes */
+			uint16_t port; /* accept: the listener's */
+			uint16_t sock_type, protocol;
+			uint64_t count;
+		} net;
+		struct {
+			uint32_t dir; /* FP_DNS_QUERY or FP_DNS_ANSWER */
+			int fd;
+			uint16_t sock_type;
+			uint16_t port; /* the server's */
+			int family;
+			char server[64]; /* printable IP */
+			uint32_t total; /* bytes moved; data has the first */
+			struct fp_bytes data;
+		} dns;
+		struct {
 			uint32_t sys; /* FP_SYS_KILL..., FP_SYS_PTRACE */
 			int32_t sig; /* ptrace: 0 */
 			int64_t ret;

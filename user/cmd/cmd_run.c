@@ -330,6 +330,7 @@ int cmd_run(int argc, char **argv)
 		.unit = o.unit,
 		.shape_policy = shape_pol,
 	};
+	memcpy(so.dns_ports, o.dns_ports, sizeof(so.dns_ports));
 	if (fp_session_init(&s, &so)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		rc = FP_EXIT_NOTRACE;

@@ -100,6 +100,30 @@ int fp_parse_budget(const char *sub, const char *arg, uint64_t *out)
 	return 0;
 }
 
+int fp_parse_dns_port(const char *sub, const char *arg, uint16_t *ports)
+{
+	char *end;
+	unsigned long v;
+	int i;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !v || v > 65535 || arg[0] == '-')
+		return fp_usage_error(
+			sub,
+			"--dns-port wants a port from 1 to 65535, got '%s'",
+			arg);
+	ports[0] = 53;
+	for (i = 1; i < FP_MAX_DNS_PORTS && ports[i] && ports[i] != v; i++)
+		;
+	if (i == FP_MAX_DNS_PORTS)
+		return fp_usage_error(
+			sub, "--dns-port may be given at most %d times",
+			FP_MAX_DNS_PORTS - 1);
+	ports[i] = v;
+	return 0;
+}
+
 int fp_parse_record_max(const char *sub, const char *arg, uint64_t *out)
 {
 	uint64_t v;
@@ -184,6 +208,9 @@ void fp_run_usage(FILE *f)
 		"                       identical ones of a file are one event with a count\n"
 		"      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
 		"                       is counted in argv_dropped\n"
+		"      --dns-port N     traffic to port N is DNS too (besides 53): its\n"
+		"                       queries and answers name the run's connections\n"
+		"                       (repeatable, up to 7)\n"
 		"      --memory-budget SIZE  memory for what the events leave to judge,\n"
 		"                       and for each snapshot of the watched trees\n"
 		"                       (default 128M, at least 1M); past it the run is\n"
@@ -213,6 +240,7 @@ void fp_run_usage(FILE *f)
 		"  sudo footprint run --allow .cache/ --allow logs/run.log -- ./gen.sh\n"
 		"  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
 		"  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
+		"  sudo footprint run --dns-port 5353 --policy egress.policy -- ./fetch.sh\n"
 		"  sudo footprint run --report-reads --receipt r.json -- make\n"
 		"  sudo footprint run --unit web --shape-policy web.policy -- systemctl restart web\n"
 		"\n"
@@ -278,6 +306,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "ring-size", required_argument, NULL, 'R' },
 		{ "every-open", no_argument, NULL, 'O' + 256 },
 		{ "max-argv", required_argument, NULL, 'A' },
+		{ "dns-port", required_argument, NULL, 'N' + 256 },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "summary-max", required_argument, NULL, 'S' + 256 },
@@ -390,6 +419,10 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 					"--max-argv wants a size such as 64K, got '%s'",
 					optarg);
 			o->max_argv_bytes = v;
+			break;
+		case 'N' + 256:
+			if (fp_parse_dns_port("run", optarg, o->dns_ports))
+				return FP_EXIT_USAGE;
 			break;
 		case 'B' + 256:
 			if (fp_parse_budget("run", optarg, &o->mem_budget))

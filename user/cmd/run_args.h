@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <linux/types.h>
+
+#include "footprint.h"
 #include "rule_args.h"
 
 /* returned for -h/--help: the caller prints the usage and exits 0 */
@@ -34,6 +37,7 @@ struct run_opts {
 	bool every_open; /* --every-open */
 	uint64_t max_argv_bytes;
 	uint64_t mem_budget;
+	uint16_t dns_ports[FP_MAX_DNS_PORTS]; /* 53 first; 0 ends */
 	bool quiet;
 	size_t summary_max; /* --summary-max */
 	bool cross_mounts;
@@ -110,6 +114,8 @@ int fp_parse_record_max(const char *sub, const char *arg, uint64_t *out);
 /* --ring-size and --memory-budget: 0, or FP_EXIT_USAGE after one line */
 int fp_parse_ring_size(const char *sub, const char *arg, size_t *out);
 int fp_parse_budget(const char *sub, const char *arg, uint64_t *out);
+/* one more --dns-port into ports (53 first); 0 or FP_EXIT_USAGE */
+int fp_parse_dns_port(const char *sub, const char *arg, uint16_t *ports);
 
 void fp_run_usage(FILE *f);
 /*

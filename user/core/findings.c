@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "netflow.h"
 #include "sensitive.h"
 
 void *fp_vec_push(struct fp_vec *v, size_t elem)
@@ -199,6 +200,7 @@ void fp_findings_free(struct fp_findings *f)
 	for (i = 0; i < f->steps.n; i++)
 		free(FP_STEPS(f)[i].name.data);
 	free(f->steps.v);
+	fp_netflow_findings_free(f);
 	fp_sensitive_free(f);
 	memset(f, 0, sizeof(*f));
 }

@@ -184,6 +184,8 @@ struct fp_findings {
 	struct fp_vec procs[FP_P_NLISTS]; /* struct fp_proc_finding */
 	struct fp_vec net[FP_N_NLISTS]; /* struct fp_net_finding */
 	struct fp_vec tamper; /* struct fp_tamper_finding */
+	/* netflow.h: struct fp_conn_finding, and struct fp_dns_finding */
+	struct fp_vec connected, accepted, dns;
 	/* struct fp_proc_finding: execs that raised privileges, judged by
 	 * their own rules (allow privileged), never by the process ones */
 	struct fp_vec privileged;

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "judge.h"
+#include "judge_net.h"
 #include "suggest.h"
 
 #define MAX_REASONS 50
@@ -605,6 +606,8 @@ int fp_judge_needs(struct fp_suggester *s, const struct fp_findings *f)
 			ret = fp_suggester_need(s, FP_T_BIND, subj,
 						strlen(subj), false);
 		}
+	if (!ret)
+		ret = fp_netflow_needs(s, f);
 	return ret ? ret : fp_suggester_end_run(s);
 }
 
@@ -677,6 +680,8 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 		ret = judge_privileged(p, f, v);
 	if (!ret)
 		ret = judge_net(p, f, v);
+	if (!ret)
+		ret = fp_judge_netflow(p, f, v);
 	if (!ret)
 		ret = fp_judge_sensitive(p, f, v);
 	for (i = 0; !ret && i < p->n; i++) {

@@ -228,7 +228,7 @@ bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 	if (!is_glob(p, plen))
 		return len == plen && !memcmp(s, p, len);
 	/* "[::1]" in a bind subject is an address, not a class */
-	if (r->target == FP_T_BIND)
+	if (r->target == FP_T_BIND || r->target == FP_T_CONNECT)
 		return glob_match(p, plen, s, len, false, false);
 	return fp_glob_match(p, plen, s, len, pathlike(r->target));
 }
@@ -275,6 +275,8 @@ static const char *target_name(enum fp_rule_target t)
 	       t == FP_T_READ	 ? "read " :
 	       t == FP_T_SIGNAL	 ? "signal " :
 	       t == FP_T_PTRACE	 ? "ptrace " :
+	       t == FP_T_CONNECT ? "connect " :
+	       t == FP_T_DNS	 ? "dns " :
 				   "";
 }
 
@@ -346,16 +348,18 @@ cleanup:
 static bool is_target_word(const char *s, size_t len,
 			   enum fp_rule_target *target)
 {
-	static const char *const words[] = { "process", "leftover",  "exec",
-					     "bind",	"read",	     "signal",
-					     "ptrace",	"privileged" };
+	static const char *const words[] = { "process", "leftover",   "exec",
+					     "bind",	"read",	      "signal",
+					     "ptrace",	"privileged", "connect",
+					     "dns" };
 	static const enum fp_rule_target targets[] = {
 		FP_T_PROCESS, FP_T_PROCESS, FP_T_PROCESS, FP_T_BIND,
-		FP_T_READ,    FP_T_SIGNAL,  FP_T_PTRACE,  FP_T_PRIV
+		FP_T_READ,    FP_T_SIGNAL,  FP_T_PTRACE,  FP_T_PRIV,
+		FP_T_CONNECT, FP_T_DNS
 	};
 	size_t i;
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
 			*target = targets[i];
 			return true;

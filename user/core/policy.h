@@ -18,6 +18,8 @@ enum fp_rule_target {
 	FP_T_PATH,
 	FP_T_PROCESS,
 	FP_T_BIND,
+	FP_T_CONNECT, /* PROTO/HOST:PORT, HOST a name or an address */
+	FP_T_DNS, /* a name looked up */
 	FP_T_READ, /* a path opened for reading: matched as paths are */
 	FP_T_SIGNAL, /* the executable of a process signalled outside the run */
 	FP_T_PTRACE, /* the executable of a process ptraced outside the run */

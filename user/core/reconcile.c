@@ -10,6 +10,7 @@
 #include "hashmap.h"
 #include "privilege.h"
 #include "reconcile.h"
+#include "netflow.h"
 #include "sensitive.h"
 
 struct exec_rec {
@@ -90,6 +91,7 @@ struct fp_recon {
 	struct fp_vec exec_groups; /* uint32_t, one per exec (steps only) */
 	struct fp_vec marks; /* struct fp_bytes */
 	struct fp_vec tampers; /* struct fp_tamper_finding */
+	struct fp_netrec *net; /* connections and DNS (netflow.c) */
 	/* sensitive.h: reads kept (path -> struct fp_read_state) and
 	 * signals outside the run (struct fp_signal_key -> state) */
 	struct fp_reads_conf rconf;
@@ -194,6 +196,7 @@ void fp_recon_free(struct fp_recon *r)
 		fp_net_finding_clear(&((struct fp_net_finding *)r->binds.v)[i]);
 	free(r->binds.v);
 	free(r->moves.v);
+	fp_netrec_free(r->net);
 	free(r);
 }
 
@@ -805,6 +808,33 @@ static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
 	return actor_fill(r, &f->p, &w);
 }
 
+static int charge_cb(void *r, uint64_t cost)
+{
+	return charge(r, cost);
+}
+
+/* connections, accepts and DNS: netflow.c keeps them */
+static int feed_net(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct who w = who_now(r, ev->pid);
+	struct fp_actor a;
+	int ret;
+
+	if (!r->net && !(r->net = fp_netrec_new()))
+		return -ENOMEM;
+	/* a count comes from userspace at the end, not from the process */
+	if (ev->type != FP_EV_NET_COUNT) {
+		ret = event_group(r, ev, &w.group);
+		if (ret)
+			return ret;
+	}
+	ret = actor_fill(r, &a, &w);
+	if (!ret)
+		ret = fp_netrec_feed(r->net, ev, &a, charge_cb, r);
+	fp_actor_clear(&a);
+	return ret;
+}
+
 /* ---- sensitive reads and signals outside the run (sensitive.h) ---- */
 
 void fp_recon_set_reads(struct fp_recon *r, const struct fp_reads_conf *c)
@@ -1002,6 +1032,10 @@ static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 		return feed_tamper(r, ev);
 	case FP_EV_MARK:
 		return feed_mark(r, ev);
+	case FP_EV_NET:
+	case FP_EV_NET_COUNT:
+	case FP_EV_DNS:
+		return feed_net(r, ev);
 	case FP_EV_SIGNAL:
 		return feed_signal(r, ev);
 	}
@@ -1944,6 +1978,7 @@ static void name_findings_steps(struct fp_findings *out, const uint32_t *g2s,
 		}
 	for (i = 0; i < out->tamper.n; i++)
 		step_of(&FP_TAMPER(out)[i].by, g2s, n);
+	fp_netflow_steps(out, g2s, n);
 	for (i = 0; i < out->reads.n; i++)
 		step_of(&FP_READS(out)[i].by, g2s, n);
 	for (i = 0; i < out->signalled.n; i++)
@@ -2003,6 +2038,8 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		ret = compare_net(r, in, out);
 	if (!ret)
 		ret = tamper_findings(r, in, out);
+	if (!ret)
+		ret = fp_netrec_findings(r->net, out);
 	if (!ret)
 		ret = read_findings(r, in, out);
 	if (!ret)

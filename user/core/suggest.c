@@ -89,7 +89,7 @@ static void put_escaped(struct buf *b, const char *s, size_t n,
 static const char *specials(enum fp_rule_target t)
 {
 	/* "[::1]" in a bind subject is an address: no classes there */
-	return t == FP_T_BIND ? "*?\\" : "*?[\\";
+	return t == FP_T_BIND || t == FP_T_CONNECT ? "*?\\" : "*?[\\";
 }
 
 struct fp_suggester *fp_suggester_new(unsigned int nruns)
@@ -761,13 +761,15 @@ static char *line_of(const struct cand *c)
 {
 	const char *word = c->target == FP_T_PROCESS ? "process " :
 			   c->target == FP_T_BIND    ? "bind " :
+			   c->target == FP_T_CONNECT ? "connect " :
+			   c->target == FP_T_DNS     ? "dns " :
 			   c->target == FP_T_PRIV    ? "privileged " :
 						       "";
 	char *q, *line = NULL;
 
 	/* a literal is quoted as it always was: glob characters escaped; a
 	 * bind's "[::1]" is not a class, so it stays as it is */
-	if (c->literal && c->target != FP_T_BIND)
+	if (c->literal && c->target != FP_T_BIND && c->target != FP_T_CONNECT)
 		q = fp_policy_quote_dup(c->lit, c->litlen, true);
 	else
 		q = fp_policy_quote_dup(c->pat, c->plen, false);

@@ -15,7 +15,7 @@
 
 #define FP_LOG_MAGIC "FPRINTLG" /* 8 bytes */
 /* the newest a reader knows: 4 segments, 5 exec credentials, signal
- * events, header homes, a count on collapsed opens */
+ * events, header homes, a count on collapsed opens, network events */
 #define FP_LOG_VERSION 5
 /* what a log without segments is written as: its execs carry credentials,
  * which a reader of version 4 would silently drop */

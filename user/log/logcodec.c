@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "logcodec.h"
+#include "netcodec.h"
 
 static bool reserve(struct fp_enc *e, size_t n)
 {
@@ -328,6 +329,11 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 	case FP_EV_MARK:
 		fp_enc_bytes(e, ev->mark.name.data, ev->mark.name.len);
 		break;
+	case FP_EV_NET:
+	case FP_EV_NET_COUNT:
+	case FP_EV_DNS:
+		fp_enc_net_event(e, ev);
+		break;
 	case FP_EV_SIGNAL:
 		enc_signal(e, ev);
 		break;
@@ -341,7 +347,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->type = fp_dec_u64(d);
-	if ((ev->type < FP_EV_EXEC || ev->type > FP_EV_MARK ||
+	if ((ev->type < FP_EV_EXEC || ev->type > FP_EV_DNS ||
 	     ev->type == FP_EV_ARGV) &&
 	    ev->type != FP_EV_SIGNAL) {
 		d->err = -EBADMSG;
@@ -430,6 +436,11 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		break;
 	case FP_EV_MARK:
 		fp_dec_bytes(d, &ev->mark.name);
+		break;
+	case FP_EV_NET:
+	case FP_EV_NET_COUNT:
+	case FP_EV_DNS:
+		fp_dec_net_event(d, ev);
 		break;
 	case FP_EV_SIGNAL:
 		dec_signal(d, ev);

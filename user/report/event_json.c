@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "event_json.h"
+#include "net_json.h"
 #include "json.h"
 #include "privs_json.h"
 
@@ -452,6 +453,11 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 	case FP_EV_MARK:
 		json_field_bytes(&j, "name", ev->mark.name.data ?: "",
 				 ev->mark.name.len);
+		break;
+	case FP_EV_NET:
+	case FP_EV_NET_COUNT:
+	case FP_EV_DNS:
+		fp_net_event_json(&j, ev);
 		break;
 	case FP_EV_SIGNAL:
 		write_signal(&j, ev);

@@ -9,6 +9,7 @@
 #include "json.h"
 #include "privs_json.h"
 #include "receipt.h"
+#include "receipt_net.h"
 #include "receipt_parts.h"
 #include "receipt_scratch.h"
 
@@ -478,6 +479,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		}
 		fputc(']', f);
 	}
+	fp_receipt_netflow(&j, fi);
 	json_end_object(&j);
 	/* a run's receipt has neither, unless a run saw tampering */
 	if (ri->sidecar || fi->tamper.n || fi->steps.n)

@@ -12,6 +12,7 @@
 
 #include "findref.h"
 #include "receipt.h"
+#include "summary_net.h"
 
 /* bytes of a command line in one example */
 #define ARGV_BYTES 120
@@ -635,6 +636,7 @@ void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 		fprintf(f, "  (out of memory: see the receipt)\n");
 	else
 		and_more(f, o.more);
+	fp_summary_net(f, fi, o.max);
 	if (!n)
 		return;
 	fprintf(f,

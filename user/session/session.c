@@ -218,6 +218,8 @@ int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen)
 		.max_argv_bytes = s->o.max_argv_bytes,
 	};
 
+	memcpy(topts.dns_ports, s->o.dns_ports, sizeof(topts.dns_ports));
+
 	s->col = calloc(1, sizeof(*s->col));
 	if (!s->col) {
 		snprintf(err, errlen, "footprint: out of memory");
@@ -402,6 +404,7 @@ void fp_session_drain(struct fp_session *s)
 	fp_tracer_drain_held(s->tracer);
 	fp_collector_flush(s->col);
 	fp_tracer_stats(s->tracer, &s->st);
+	fp_tracer_flush_flows(s->tracer, s->col);
 	if (s->events)
 		write_stats_json(s->events, &s->st, s->col);
 }

@@ -52,6 +52,7 @@ struct fp_session_opts {
 	size_t ring_bytes;
 	bool every_open; /* no collapsed read-only opens */
 	uint64_t max_argv_bytes;
+	uint16_t dns_ports[FP_MAX_DNS_PORTS]; /* all 0: port 53 */
 	int64_t deadline_ms; /* CLOCK_MONOTONIC; 0: none */
 	int64_t timeout_ms; /* what deadline_ms came from, for the grace */
 	/* run --scratch: the roots are read through these overlays */

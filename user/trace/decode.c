@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include "decode.h"
+#include "decode_net.h"
 #include "path.h"
 
 static void decode_hdr(const struct fp_hdr *h, struct fp_event *ev)
@@ -332,6 +333,13 @@ int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 		break;
 	case FP_EV_TAMPER:
 		err = decode_tamper(rec, size, ev);
+		break;
+	case FP_EV_NET:
+	case FP_EV_NET_COUNT:
+		err = fp_decode_net(rec, size, ev);
+		break;
+	case FP_EV_DNS:
+		err = fp_decode_dns(rec, size, ev);
 		break;
 	case FP_EV_SIGNAL:
 		err = decode_signal(rec, size, ev);

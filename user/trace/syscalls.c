@@ -54,6 +54,16 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ SYS_renameat, FP_SYS_RENAMEAT | FP_SYS_GEN },
 	{ SYS_renameat2, FP_SYS_RENAMEAT2 | FP_SYS_GEN },
 	{ SYS_bind, FP_SYS_BIND },
+	{ SYS_connect, FP_SYS_CONNECT },
+	{ SYS_sendto, FP_SYS_SENDTO },
+	{ SYS_sendmsg, FP_SYS_SENDMSG },
+#ifdef SYS_accept
+	{ SYS_accept, FP_SYS_ACCEPT },
+#endif
+	{ SYS_accept4, FP_SYS_ACCEPT4 },
+	{ SYS_recvfrom, FP_SYS_RECVFROM },
+	{ SYS_recvmsg, FP_SYS_RECVMSG },
+	{ SYS_read, FP_SYS_READ },
 	{ SYS_mkdirat, FP_SYS_MKDIRAT },
 	{ SYS_mknodat, FP_SYS_MKNODAT },
 	{ SYS_symlinkat, FP_SYS_SYMLINKAT },

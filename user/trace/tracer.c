@@ -19,6 +19,7 @@
 #include "scope.h"
 #include "syscalls.h"
 #include "tracer.h"
+#include "flows.h"
 
 struct fp_tracer {
 	struct footprint_bpf *skel;
@@ -167,6 +168,9 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	t->skel->rodata->max_argv_bytes = opts->max_argv_bytes;
 	t->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
 	t->skel->rodata->every_open = opts->every_open;
+	if (opts->dns_ports[0])
+		memcpy((void *)t->skel->rodata->dns_ports, opts->dns_ports,
+		       sizeof(opts->dns_ports));
 	step = "size the ring buffer of";
 	ret = bpf_map__set_max_entries(t->skel->maps.events, opts->ring_bytes);
 	if (ret)
@@ -451,6 +455,11 @@ int fp_tracer_drain_held(struct fp_tracer *t)
 	}
 	free(keys);
 	return n;
+}
+
+int fp_tracer_flush_flows(struct fp_tracer *t, struct fp_collector *c)
+{
+	return fp_flows_flush(bpf_map__fd(t->skel->maps.net_flows), c);
 }
 
 /* Runs the tracing programs skipped because another was active on the CPU. */

@@ -44,6 +44,8 @@ struct fp_tracer_opts {
 	 * to a tree, and a traced process reaching for them is tamper */
 	pid_t self_tgids[FP_TRACER_MAX_SELF];
 	unsigned int nself;
+	/* ports whose traffic is DNS; all 0: port 53 alone */
+	uint16_t dns_ports[FP_MAX_DNS_PORTS];
 };
 
 struct fp_trace_stats {
@@ -103,5 +105,8 @@ int fp_tracer_drain_held(struct fp_tracer *t);
 int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st);
 void fp_trace_stats_free(struct fp_trace_stats *st);
 void fp_tracer_close(struct fp_tracer *t);
+/* The kernel's per-destination counts as FP_EV_NET_COUNT records to the
+ * collector (flows.h); after detach. Returns records fed or -errno. */
+int fp_tracer_flush_flows(struct fp_tracer *t, struct fp_collector *c);
 
 #endif

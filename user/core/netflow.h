@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The network part of reconciliation: connections, datagrams with a
+ * destination, accepts and DNS lookups folded from the events (pure, like
+ * the rest of reconcile), then turned into the findings network.connected,
+ * network.accepted and network.dns, each connection named by the DNS
+ * answers of the run that gave its address.
+ */
+#ifndef FP_NETFLOW_H
+#define FP_NETFLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dns.h"
+#include "event.h"
+#include "findings.h"
+
+/* a connection (connect, or sendto/sendmsg with a destination) or accept */
+struct fp_conn_finding {
+	struct fp_actor who;
+	uint32_t op; /* enum fp_net_op */
+	int family;
+	char address[112];
+	struct fp_bytes unix_path; /* AF_UNIX */
+	uint16_t port; /* accept: the listener's */
+	uint16_t sock_type;
+	int protocol;
+	int64_t ret; /* 0 or -errno; -EINPROGRESS: attempted */
+	uint64_t count; /* calls */
+	/* DNS names of the run whose answers held address, NUL-separated */
+	struct fp_bytes names;
+	/* a unix socket of a resolver footprint cannot read:
+	 * "systemd-resolved" or "nscd"; NULL otherwise */
+	const char *resolver;
+	bool loopback; /* loopback address or unix socket: no default fail */
+	bool allowed, forbidden, failing;
+	const char *rule;
+};
+
+struct fp_dns_finding {
+	struct fp_actor who; /* the process that asked */
+	char name[FP_DNS_NAME_MAX];
+	uint16_t qtype;
+	char server[64];
+	uint16_t port;
+	bool answered;
+	int rcode;
+	uint64_t count; /* queries of this name, type and server */
+	uint64_t answers_n; /* answers to them */
+	struct fp_bytes answers; /* NUL-separated addresses and CNAMEs */
+	bool allowed, forbidden, failing;
+	const char *rule;
+};
+
+struct fp_netrec;
+
+struct fp_netrec *fp_netrec_new(void);
+void fp_netrec_free(struct fp_netrec *n);
+/*
+ * Fold one FP_EV_NET, FP_EV_NET_COUNT or FP_EV_DNS event. who is the
+ * process as reconcile knows it, copied if the event starts a record.
+ * charge(ctx, bytes) is asked before anything new is kept; its error is
+ * returned and nothing is kept.
+ */
+int fp_netrec_feed(struct fp_netrec *n, const struct fp_event *ev,
+		   const struct fp_actor *who, int (*charge)(void *, uint64_t),
+		   void *ctx);
+/* DNS messages that did not parse: counted, not kept */
+uint64_t fp_netrec_unparsed(const struct fp_netrec *n);
+/* The findings, sorted; 0 or -ENOMEM. n may be NULL (no network events). */
+int fp_netrec_findings(const struct fp_netrec *n, struct fp_findings *out);
+/* findings held groups (sidecar); now they name steps, as reconcile's */
+void fp_netflow_steps(struct fp_findings *out, const uint32_t *g2s, size_t n);
+void fp_conn_finding_clear(struct fp_conn_finding *x);
+/* connected, accepted and dns of f (fp_findings_free) */
+void fp_netflow_findings_free(struct fp_findings *f);
+void fp_dns_finding_clear(struct fp_dns_finding *x);
+/* "tcp/140.82.112.3:443", "udp/[::1]:53", "unix/PATH"; with name, the
+ * host is the name instead */
+void fp_conn_subject(const struct fp_conn_finding *x, const char *name,
+		     size_t namelen, char *buf, size_t len);
+/* "api.github.com (140.82.112.3):443", or the subject without names */
+void fp_conn_display(const struct fp_conn_finding *x, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <sys/socket.h>
+
+#include "net_json.h"
+
+static const char *family_str(int family)
+{
+	switch (family) {
+	case AF_INET:
+		return "inet";
+	case AF_INET6:
+		return "inet6";
+	case AF_UNIX:
+		return "unix";
+	}
+	return "other";
+}
+
+static void write_net(struct json_out *j, const struct fp_event *ev)
+{
+	const struct fp_bytes *p = &ev->net.unix_path;
+
+	json_field_i64(j, "fd", ev->net.fd);
+	json_field_i64(j, "ret", ev->net.ret);
+	json_field_str(j, "family", family_str(ev->net.family));
+	if (ev->net.family == AF_UNIX) {
+		json_field_bool(j, "abstract", p->len && p->data[0] == '\0');
+		if (p->len && p->data[0] == '\0')
+			json_field_bytes(j, "address", p->data + 1, p->len - 1);
+		else
+			json_field_bytes(j, "address", p->data ?: "", p->len);
+	} else {
+		json_field_str(j, "address", ev->net.address);
+		json_field_u64(j, "port", ev->net.port);
+	}
+	json_field_u64(j, "sock_type", ev->net.sock_type);
+	json_field_u64(j, "protocol", ev->net.protocol);
+	json_field_u64(j, "count", ev->net.count);
+}
+
+void fp_net_event_json(struct json_out *j, const struct fp_event *ev)
+{
+	if (ev->type != FP_EV_DNS) {
+		write_net(j, ev);
+		return;
+	}
+	json_field_str(j, "dir",
+		       ev->dns.dir == FP_DNS_QUERY ? "query" : "answer");
+	json_field_i64(j, "fd", ev->dns.fd);
+	json_field_str(j, "server", ev->dns.server);
+	json_field_u64(j, "port", ev->dns.port);
+	json_field_u64(j, "sock_type", ev->dns.sock_type);
+	json_field_u64(j, "bytes", ev->dns.total);
+	json_key(j, "data_b64");
+	json_base64(j->f, ev->dns.data.data ?: "", ev->dns.data.len);
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include <sys/socket.h>
+
+#include "dns.h"
+#include "netflow.h"
+#include "receipt_net.h"
+
+static void write_who(struct json_out *j, const struct fp_findings *fi,
+		      const struct fp_actor *a)
+{
+	const struct fp_step *st = fp_findings_step(fi, a->step);
+
+	json_field_i64(j, "pid", a->pid);
+	json_field_i64(j, "ppid", a->ppid);
+	json_field_bytes(j, "exe", a->exe.data ?: "", a->exe.len);
+	json_field_strv(j, "argv", a->argv.data ?: "", a->argv.len);
+	if (a->argv_cut)
+		json_field_bool(j, "argv_truncated", true);
+	if (st) {
+		json_field_bytes(j, "step", st->name.data, st->name.len);
+		json_field_u64(j, "step_index", st->index);
+	}
+}
+
+static void write_judged(struct json_out *j, bool allowed, bool forbidden,
+			 bool failing, const char *rule)
+{
+	json_field_bool(j, "allowed", allowed);
+	if (forbidden)
+		json_field_bool(j, "forbidden", true);
+	json_field_bool(j, "failing", failing);
+	if (rule)
+		json_field_str(j, "rule", rule);
+}
+
+static const char *proto_of(const struct fp_conn_finding *x)
+{
+	char s[16];
+
+	/* the subject's first word is the protocol */
+	fp_conn_subject(x, NULL, 0, s, sizeof(s));
+	return !strncmp(s, "tcp/", 4) ? "tcp" :
+	       !strncmp(s, "udp/", 4) ? "udp" :
+	       !strncmp(s, "unix", 4) ? "unix" :
+					"other";
+}
+
+static void write_conn(struct json_out *j, const struct fp_findings *fi,
+		       const struct fp_conn_finding *x)
+{
+	static const char *const ops[] = { "", "connect", "sendto", "accept" };
+	const char *err;
+
+	json_begin_object(j);
+	write_who(j, fi, &x->who);
+	json_field_str(j, "via", x->op < 4 ? ops[x->op] : "other");
+	json_field_str(j, "family",
+		       x->family == AF_INET  ? "inet" :
+		       x->family == AF_INET6 ? "inet6" :
+		       x->family == AF_UNIX  ? "unix" :
+					       "other");
+	if (x->family == AF_UNIX) {
+		bool abstract = x->unix_path.len && !x->unix_path.data[0];
+
+		json_field_bytes(j, "address",
+				 (x->unix_path.data ?: "") + abstract,
+				 x->unix_path.len - abstract);
+		if (abstract)
+			json_field_bool(j, "abstract", true);
+	} else {
+		json_field_str(j, "address", x->address);
+		json_field_u64(j, "port", x->port);
+	}
+	json_field_str(j, "protocol", proto_of(x));
+	json_field_strv(j, "names", x->names.data ?: "", x->names.len);
+	if (x->resolver) {
+		json_field_str(j, "resolver", x->resolver);
+		json_field_bool(j, "names_not_seen", true);
+	}
+	json_field_u64(j, "count", x->count);
+	/* EINPROGRESS: a non-blocking connect, attempted */
+	json_field_bool(j, "ok", x->ret == 0 || x->ret == -115);
+	err = x->ret < 0 ? strerrorname_np(-x->ret) : NULL;
+	if (x->ret < 0)
+		json_field_str(j, "errno", err ?: "unknown");
+	json_field_bool(j, "loopback", x->loopback);
+	write_judged(j, x->allowed, x->forbidden, x->failing, x->rule);
+	json_end_object(j);
+}
+
+static void write_lookup(struct json_out *j, const struct fp_findings *fi,
+			 const struct fp_dns_finding *x)
+{
+	char tb[16];
+
+	json_begin_object(j);
+	json_field_str(j, "name", x->name);
+	json_field_str(j, "qtype", fp_dns_type_name(x->qtype, tb, sizeof(tb)));
+	json_field_strv(j, "answers", x->answers.data ?: "", x->answers.len);
+	json_field_bool(j, "answered", x->answered);
+	if (x->answered)
+		json_field_u64(j, "rcode", x->rcode);
+	json_field_str(j, "server", x->server);
+	json_field_u64(j, "server_port", x->port);
+	json_field_u64(j, "count", x->count);
+	json_key(j, "asked_by");
+	json_begin_object(j);
+	write_who(j, fi, &x->who);
+	json_end_object(j);
+	write_judged(j, x->allowed, x->forbidden, x->failing, x->rule);
+	json_end_object(j);
+}
+
+static void conn_list(struct json_out *j, const struct fp_findings *fi,
+		      const char *key, const struct fp_vec *v)
+{
+	size_t i;
+
+	json_key(j, key);
+	fputc('[', j->f);
+	for (i = 0; i < v->n; i++) {
+		if (i)
+			fputc(',', j->f);
+		write_conn(j, fi, &((const struct fp_conn_finding *)v->v)[i]);
+	}
+	fputc(']', j->f);
+}
+
+void fp_receipt_netflow(struct json_out *j, const struct fp_findings *fi)
+{
+	size_t i;
+
+	if (!fi->connected.n && !fi->accepted.n && !fi->dns.n)
+		return;
+	conn_list(j, fi, "connected", &fi->connected);
+	conn_list(j, fi, "accepted", &fi->accepted);
+	json_key(j, "dns");
+	fputc('[', j->f);
+	for (i = 0; i < fi->dns.n; i++) {
+		if (i)
+			fputc(',', j->f);
+		write_lookup(j, fi,
+			     &((const struct fp_dns_finding *)fi->dns.v)[i]);
+	}
+	fputc(']', j->f);
+}

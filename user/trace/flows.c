@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
+
+#include "flows.h"
+
+struct flow_val {
+	__u64 count; /* as net.bpf.c: calls after the first */
+};
+
+static void count_rec(struct fp_net *rec, const struct fp_net_key *key,
+		      __u64 count)
+{
+	struct timespec ts;
+
+	memset(rec, 0, sizeof(*rec));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rec->hdr.type = FP_EV_NET_COUNT;
+	rec->hdr.size = sizeof(*rec);
+	/* the clock of bpf_ktime_get_ns */
+	rec->hdr.ts_ns = (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	rec->hdr.pid = key->tgid;
+	rec->hdr.tid = key->tgid;
+	rec->key = *key;
+	rec->fd = -1;
+	rec->count = count;
+}
+
+int fp_flows_flush(int map_fd, struct fp_collector *c)
+{
+	struct fp_net_key key, next;
+	struct flow_val v;
+	struct fp_net rec;
+	void *prev = NULL;
+	int n = 0;
+
+	while (!bpf_map_get_next_key(map_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(map_fd, &key, &v) || !v.count)
+			continue;
+		count_rec(&rec, &key, v.count);
+		fp_collector_feed(c, &rec, sizeof(rec));
+		n++;
+	}
+	return errno == ENOENT || !prev ? n : -errno;
+}
