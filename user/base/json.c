@@ -216,3 +216,15 @@ void json_field_strv(struct json_out *j, const char *key, const char *s,
 	json_key(j, b64key);
 	strv_array(j->f, s, len, true, &valid);
 }
+
+void fp_hex(char *out, const unsigned char *d, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}

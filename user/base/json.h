@@ -24,6 +24,8 @@ void json_key(struct json_out *j, const char *key);
 /* writes a JSON string; returns false if s was not valid UTF-8 */
 bool json_string(FILE *f, const char *s, size_t len);
 void json_base64(FILE *f, const char *s, size_t len);
+/* n bytes as 2n lower-case hex digits and a NUL: out holds 2n + 1 */
+void fp_hex(char *out, const unsigned char *d, size_t n);
 bool json_utf8_valid(const char *s, size_t len);
 
 void json_field_bytes(struct json_out *j, const char *key, const char *s,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,4 +237,26 @@ int fp_input_open(const struct fp_creds *c, const char *what, const char *path,
 	/* reads may block from here on, as on any regular file */
 	fcntl(fd, F_SETFL, 0);
 	return fd;
+}
+
+FILE *fp_outdir_fopen(const char *what, const char *path)
+{
+	struct fp_outdir d;
+	char err[PATH_MAX + 256];
+	FILE *f = NULL;
+	int fd;
+
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	if (fp_outdir_open(&d, NULL, what, path, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return NULL;
+	}
+	fd = fp_outdir_create(&d, NULL, what, path, true, err, sizeof(err));
+	if (fd < 0)
+		fprintf(stderr, "%s\n", err);
+	else if (!(f = fdopen(fd, "w")))
+		close(fd);
+	fp_outdir_close(&d);
+	return f;
 }

@@ -12,6 +12,7 @@
 #define FP_USERFILE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include "creds.h"
@@ -40,6 +41,12 @@ int fp_outdir_create(struct fp_outdir *d, const struct fp_creds *c,
 		     const char *what, const char *path, bool replace,
 		     char *err, size_t errlen);
 void fp_outdir_close(struct fp_outdir *d);
+/*
+ * A new file for a report (receipt, policy, lock) at path, as the calling
+ * thread's user, never through a link; "-" or NULL is stdout. NULL after
+ * one line on stderr.
+ */
+FILE *fp_outdir_fopen(const char *what, const char *path);
 
 /*
  * Open an input file for reading as c: a regular file only, at most max

@@ -14,6 +14,7 @@
 #include "lock.h"
 #include "lock_output.h"
 #include "lockfile.h"
+#include "userfile.h"
 #include "run_args.h"
 
 struct lock_opts {
@@ -150,7 +151,7 @@ static int lock_inputs(const struct lock_opts *o)
 			bad ? bad->path.data : "");
 		rc = FP_EXIT_VERDICT;
 	}
-	if (!rc && !(j.f = fp_lockfile_create("the lock", o->out)))
+	if (!rc && !(j.f = fp_outdir_fopen("the lock", o->out)))
 		rc = FP_EXIT_USAGE;
 	if (!rc) {
 		fp_lock_hex(hex, h);

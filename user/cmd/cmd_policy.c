@@ -168,30 +168,6 @@ static void judged_free(struct fp_run *run, struct fp_findings *f,
 	fp_run_free(run);
 }
 
-/* The policy is a new file, made as replay's receipt is; "-" is stdout. */
-static FILE *open_output(const char *path)
-{
-	struct fp_outdir d;
-	char err[PATH_MAX + 256];
-	FILE *f = NULL;
-	int fd;
-
-	if (!path || !strcmp(path, "-"))
-		return stdout;
-	if (fp_outdir_open(&d, NULL, "the policy", path, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return NULL;
-	}
-	fd = fp_outdir_create(&d, NULL, "the policy", path, true, err,
-			      sizeof(err));
-	if (fd < 0)
-		fprintf(stderr, "%s\n", err);
-	else if (!(f = fdopen(fd, "w")))
-		close(fd);
-	fp_outdir_close(&d);
-	return f;
-}
-
 static void write_rule(FILE *out, const struct fp_sugg *g, char **logs, int n)
 {
 	int i, k = 0, needed = 0;
@@ -219,7 +195,7 @@ static void write_rule(FILE *out, const struct fp_sugg *g, char **logs, int n)
 static int write_policy(const char *path, const char *sub,
 			const struct fp_vec *rules, char **logs, int n)
 {
-	FILE *out = open_output(path);
+	FILE *out = fp_outdir_fopen("the policy", path);
 	size_t i;
 	int k;
 

@@ -48,30 +48,6 @@ static void replay_usage(FILE *f)
 		"was not executable / not found.\n");
 }
 
-/* The same rules as run's outputs: a new file, never through a link. */
-static FILE *open_receipt(const char *path)
-{
-	struct fp_outdir d;
-	char err[PATH_MAX + 256];
-	FILE *f = NULL;
-	int fd;
-
-	if (!strcmp(path, "-"))
-		return stdout;
-	if (fp_outdir_open(&d, NULL, "the receipt", path, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return NULL;
-	}
-	fd = fp_outdir_create(&d, NULL, "the receipt", path, true, err,
-			      sizeof(err));
-	if (fd < 0)
-		fprintf(stderr, "%s\n", err);
-	else if (!(f = fdopen(fd, "w")))
-		close(fd);
-	fp_outdir_close(&d);
-	return f;
-}
-
 int cmd_replay(int argc, char **argv)
 {
 	struct fp_replay_opts args = { 0 };
@@ -121,7 +97,7 @@ int cmd_replay(int argc, char **argv)
 		goto cleanup;
 	}
 	if (receipt_path) {
-		out = open_receipt(receipt_path);
+		out = fp_outdir_fopen("the receipt", receipt_path);
 		if (!out)
 			goto cleanup;
 	}

@@ -6,6 +6,7 @@
 #include "json.h"
 #include "lock_output.h"
 #include "lockfile.h"
+#include "userfile.h"
 
 static const char *const ops[] = { "added", "changed", "removed" };
 
@@ -305,7 +306,7 @@ int fp_lock_output(const char *receipt, const char *out, bool skip)
 	if (rc)
 		return rc;
 	rc = check_receipt(&r, receipt, skip);
-	if (!rc && !(j.f = fp_lockfile_create("the lock", out)))
+	if (!rc && !(j.f = fp_outdir_fopen("the lock", out)))
 		rc = FP_EXIT_USAGE;
 	if (!rc) {
 		sc = fp_jv_get(&r, "scratch");

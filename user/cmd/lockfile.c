@@ -10,28 +10,6 @@
 #include "lockfile.h"
 #include "userfile.h"
 
-FILE *fp_lockfile_create(const char *what, const char *path)
-{
-	struct fp_outdir d;
-	char err[PATH_MAX + 256];
-	FILE *f = NULL;
-	int fd;
-
-	if (!strcmp(path, "-"))
-		return stdout;
-	if (fp_outdir_open(&d, NULL, what, path, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return NULL;
-	}
-	fd = fp_outdir_create(&d, NULL, what, path, true, err, sizeof(err));
-	if (fd < 0)
-		fprintf(stderr, "%s\n", err);
-	else if (!(f = fdopen(fd, "w")))
-		close(fd);
-	fp_outdir_close(&d);
-	return f;
-}
-
 int fp_lockfile_read(const struct fp_creds *c, const char *what,
 		     const char *path, struct fp_jv *out)
 {

@@ -11,8 +11,6 @@
 
 #define FP_LOCK_MAX_BYTES (64u << 20)
 
-/* path as a new file ("-": stdout), or NULL after one line */
-FILE *fp_lockfile_create(const char *what, const char *path);
 /* 0, or FP_EXIT_USAGE after one line naming what and path */
 int fp_lockfile_read(const struct fp_creds *c, const char *what,
 		     const char *path, struct fp_jv *out);

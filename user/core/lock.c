@@ -4,18 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "lock.h"
 
 void fp_lock_hex(char *out, const unsigned char *h)
 {
-	static const char digits[] = "0123456789abcdef";
-	int i;
-
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = digits[h[i] >> 4];
-		out[2 * i + 1] = digits[h[i] & 15];
-	}
-	out[64] = '\0';
+	fp_hex(out, h, 32);
 }
 
 int fp_lock_entry_ok(const struct fp_fentry *e)

@@ -194,7 +194,7 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 	write_result(j, ev->file.ret);
 }
 
-static const char *family_name(int family)
+const char *fp_family_name(int family)
 {
 	switch (family) {
 	case AF_INET:
@@ -250,7 +250,7 @@ static void write_bind(struct json_out *j, const struct fp_event *ev)
 	const char *name;
 
 	json_field_i64(j, "fd", ev->bind.fd);
-	name = family_name(ev->bind.family);
+	name = fp_family_name(ev->bind.family);
 	if (name)
 		json_field_str(j, "family", name);
 	else

@@ -1,20 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <sys/socket.h>
 
+#include "event_json.h"
 #include "net_json.h"
-
-static const char *family_str(int family)
-{
-	switch (family) {
-	case AF_INET:
-		return "inet";
-	case AF_INET6:
-		return "inet6";
-	case AF_UNIX:
-		return "unix";
-	}
-	return "other";
-}
 
 static void write_net(struct json_out *j, const struct fp_event *ev)
 {
@@ -22,7 +10,7 @@ static void write_net(struct json_out *j, const struct fp_event *ev)
 
 	json_field_i64(j, "fd", ev->net.fd);
 	json_field_i64(j, "ret", ev->net.ret);
-	json_field_str(j, "family", family_str(ev->net.family));
+	json_field_str(j, "family", fp_family_name(ev->net.family) ?: "other");
 	if (ev->net.family == AF_UNIX) {
 		json_field_bool(j, "abstract", p->len && p->data[0] == '\0');
 		if (p->len && p->data[0] == '\0')

@@ -17,18 +17,6 @@
 #define PRIVILEGED FP_P_NLISTS
 #include "shape_report.h"
 
-static void hex(char *out, const unsigned char *d, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 static void write_actor(struct json_out *j, const char *key,
 			const struct fp_actor *a)
 {
@@ -78,7 +66,7 @@ static void write_entry(struct json_out *j, const char *key,
 		json_field_u64(j, "size", e->size);
 	}
 	if (e->type == 'f' && e->hashed) {
-		hex(h, e->sha256, 32);
+		fp_hex(h, e->sha256, 32);
 		json_field_str(j, "sha256", h);
 	}
 	if (e->type == 'l')

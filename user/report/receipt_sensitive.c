@@ -6,18 +6,6 @@
 #include "receipt_parts.h"
 #include "sensitive.h"
 
-static void hex(char *out, const unsigned char *d, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 /* the content that was read: as it was before the run, or as made in it */
 static void write_hash(struct json_out *j, const struct fp_read_finding *x)
 {
@@ -28,7 +16,7 @@ static void write_hash(struct json_out *j, const struct fp_read_finding *x)
 
 	if (!e || e->type != 'f')
 		return;
-	hex(h, e->sha256, 32);
+	fp_hex(h, e->sha256, 32);
 	json_field_str(j, "sha256", h);
 }
 
