@@ -70,7 +70,9 @@ class TestSecretReads(SecretsBase):
             self.assertIn("files.read: %s (secret: %s) read by pid %d %s" %
                           (path, r["secret"], r["by"]["pid"], CAT),
                           res.r["reasons"])
-        self.assertIn("files.read: %s" % key, res.err)
+        # the summary lists them under their category, reader named
+        self.assertIn("  files.read 2:\n", res.err)
+        self.assertIn("\n    %s (secret: ssh_key) read by pid " % key, res.err)
 
     def test_public_key_passes(self):
         res = self.run_sh('cat "$HOME/.ssh/id_ed25519.pub" >/dev/null')

@@ -764,6 +764,9 @@ static char *line_of(const struct cand *c)
 			   c->target == FP_T_CONNECT ? "connect " :
 			   c->target == FP_T_DNS     ? "dns " :
 			   c->target == FP_T_PRIV    ? "privileged " :
+			   c->target == FP_T_READ    ? "read " :
+			   c->target == FP_T_SIGNAL  ? "signal " :
+			   c->target == FP_T_PTRACE  ? "ptrace " :
 						       "";
 	char *q, *line = NULL;
 

@@ -55,5 +55,8 @@ int fp_suggester_end_run(struct fp_suggester *s);
 /* The rules (struct fp_sugg), most findings first. */
 int fp_suggester_finish(struct fp_suggester *s, struct fp_vec *out);
 void fp_suggs_free(struct fp_vec *v);
+/* The needs of failing files.read, processes.signalled_outside and
+ * processes.ptraced findings (suggest_sensitive.c); 0 or -ENOMEM. */
+int fp_sensitive_needs(struct fp_suggester *s, const struct fp_findings *f);
 
 #endif

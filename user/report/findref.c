@@ -8,6 +8,8 @@
 
 #include "findref.h"
 #include "judge.h"
+#include "netflow.h"
+#include "sensitive.h"
 
 const struct fp_proc_finding *fp_fref_proc(const struct fp_findings *fi,
 					   unsigned int cat, size_t i)
@@ -16,16 +18,27 @@ const struct fp_proc_finding *fp_fref_proc(const struct fp_findings *fi,
 				    &FP_PROCS(fi, cat - FP_CAT_PROCS)[i];
 }
 
+static const char *const cat_extra[] = {
+	[FP_CAT_READ] = "files.read",
+	[FP_CAT_PRIV] = "processes.privileged",
+	[FP_CAT_SIGNALLED] = "processes.signalled_outside",
+	[FP_CAT_PTRACED] = "processes.ptraced",
+	[FP_CAT_CONNECTED] = "network.connected",
+	[FP_CAT_ACCEPTED] = "network.accepted",
+	[FP_CAT_DNS] = "network.dns",
+	[FP_NCAT] = NULL,
+};
+
 const char *fp_cat_name(unsigned int cat, char *buf, size_t len)
 {
 	if (cat == FP_CAT_TAMPER)
 		snprintf(buf, len, "tamper");
-	else if (cat == FP_CAT_PRIV)
-		snprintf(buf, len, "processes.privileged");
-	else if (cat < FP_CAT_PROCS)
+	else if (cat < FP_NCAT && cat_extra[cat])
+		snprintf(buf, len, "%s", cat_extra[cat]);
+	else if (fp_cat_is_file(cat))
 		snprintf(buf, len, "files.%s",
 			 fp_file_list_names[cat - FP_CAT_FILES]);
-	else if (cat < FP_CAT_NET)
+	else if (fp_cat_is_proc(cat))
 		snprintf(buf, len, "processes.%s",
 			 fp_proc_list_names[cat - FP_CAT_PROCS]);
 	else
@@ -34,17 +47,63 @@ const char *fp_cat_name(unsigned int cat, char *buf, size_t len)
 	return buf;
 }
 
+/* the list of a category that is not one of files, procs or net */
+static const struct fp_vec *cat_vec(const struct fp_findings *fi,
+				    unsigned int cat)
+{
+	switch (cat) {
+	case FP_CAT_TAMPER:
+		return &fi->tamper;
+	case FP_CAT_READ:
+		return &fi->reads;
+	case FP_CAT_PRIV:
+		return &fi->privileged;
+	case FP_CAT_SIGNALLED:
+		return &fi->signalled;
+	case FP_CAT_PTRACED:
+		return &fi->ptraced;
+	case FP_CAT_CONNECTED:
+		return &fi->connected;
+	case FP_CAT_ACCEPTED:
+		return &fi->accepted;
+	default:
+		return &fi->dns;
+	}
+}
+
 size_t fp_cat_len(const struct fp_findings *fi, unsigned int cat)
 {
-	if (cat == FP_CAT_TAMPER)
-		return fi->tamper.n;
-	if (cat < FP_CAT_PROCS)
+	if (fp_cat_is_file(cat))
 		return fi->files[cat - FP_CAT_FILES].n;
-	if (cat == FP_CAT_PRIV)
-		return fi->privileged.n;
-	if (cat < FP_CAT_NET)
+	if (cat != FP_CAT_PRIV && fp_cat_is_proc(cat))
 		return fi->procs[cat - FP_CAT_PROCS].n;
-	return fi->net[cat - FP_CAT_NET].n;
+	if (fp_cat_is_bind(cat))
+		return fi->net[cat - FP_CAT_NET].n;
+	return cat_vec(fi, cat)->n;
+}
+
+const struct fp_read_finding *fp_fref_read(const struct fp_findings *fi,
+					   size_t i)
+{
+	return &FP_READS(fi)[i];
+}
+
+const struct fp_signal_finding *fp_fref_signal(const struct fp_findings *fi,
+					       unsigned int cat, size_t i)
+{
+	return cat == FP_CAT_SIGNALLED ? &FP_SIGNALLED(fi)[i] :
+					 &FP_PTRACED(fi)[i];
+}
+
+const struct fp_conn_finding *fp_fref_conn(const struct fp_findings *fi,
+					   unsigned int cat, size_t i)
+{
+	return &((const struct fp_conn_finding *)cat_vec(fi, cat)->v)[i];
+}
+
+const struct fp_dns_finding *fp_fref_dns(const struct fp_findings *fi, size_t i)
+{
+	return &((const struct fp_dns_finding *)fi->dns.v)[i];
 }
 
 unsigned int fp_fref_step(const struct fp_findings *fi, unsigned int cat,
@@ -52,23 +111,39 @@ unsigned int fp_fref_step(const struct fp_findings *fi, unsigned int cat,
 {
 	if (cat == FP_CAT_TAMPER)
 		return FP_TAMPER(fi)[i].by.step;
-	if (cat < FP_CAT_PROCS)
+	if (fp_cat_is_file(cat))
 		return fp_file_finding_step(
 			&FP_FILES(fi, cat - FP_CAT_FILES)[i]);
-	if (cat < FP_CAT_NET)
+	if (cat == FP_CAT_READ)
+		return fp_fref_read(fi, i)->by.step;
+	if (fp_cat_is_proc(cat))
 		return fp_fref_proc(fi, cat, i)->p.step;
-	return FP_NETS(fi, cat - FP_CAT_NET)[i].step;
+	if (cat == FP_CAT_SIGNALLED || cat == FP_CAT_PTRACED)
+		return fp_fref_signal(fi, cat, i)->by.step;
+	if (fp_cat_is_bind(cat))
+		return FP_NETS(fi, cat - FP_CAT_NET)[i].step;
+	if (cat == FP_CAT_DNS)
+		return fp_fref_dns(fi, i)->who.step;
+	return fp_fref_conn(fi, cat, i)->who.step;
 }
 
 bool fp_fref_failing(const struct fp_findings *fi, unsigned int cat, size_t i)
 {
 	if (cat == FP_CAT_TAMPER)
 		return FP_TAMPER(fi)[i].failing;
-	if (cat < FP_CAT_PROCS)
+	if (fp_cat_is_file(cat))
 		return FP_FILES(fi, cat - FP_CAT_FILES)[i].failing;
-	if (cat < FP_CAT_NET)
+	if (cat == FP_CAT_READ)
+		return fp_fref_read(fi, i)->failing;
+	if (fp_cat_is_proc(cat))
 		return fp_fref_proc(fi, cat, i)->failing;
-	return FP_NETS(fi, cat - FP_CAT_NET)[i].failing;
+	if (cat == FP_CAT_SIGNALLED || cat == FP_CAT_PTRACED)
+		return fp_fref_signal(fi, cat, i)->failing;
+	if (fp_cat_is_bind(cat))
+		return FP_NETS(fi, cat - FP_CAT_NET)[i].failing;
+	if (cat == FP_CAT_DNS)
+		return fp_fref_dns(fi, i)->failing;
+	return fp_fref_conn(fi, cat, i)->failing;
 }
 
 /* no step sorts after every step; the rest keeps its order */
@@ -239,7 +314,7 @@ void fp_sbuf_free(struct fp_sbuf *b)
 }
 
 /* at most max bytes of s, "..." when cut */
-static void add_cut(struct fp_sbuf *b, const char *s, size_t len, size_t max)
+void fp_sbuf_cut(struct fp_sbuf *b, const char *s, size_t len, size_t max)
 {
 	fp_sbuf_add(b, s ?: "", len < max ? len : max);
 	if (len > max)
@@ -247,7 +322,7 @@ static void add_cut(struct fp_sbuf *b, const char *s, size_t len, size_t max)
 }
 
 /* "pid N argv..." with arguments joined by spaces */
-static void add_proc(struct fp_sbuf *b, const struct fp_actor *a, size_t max)
+void fp_sbuf_actor(struct fp_sbuf *b, const struct fp_actor *a, size_t max)
 {
 	size_t i, start, n = a->argv.len;
 
@@ -256,7 +331,7 @@ static void add_proc(struct fp_sbuf *b, const struct fp_actor *a, size_t max)
 		return;
 	fp_sbuf_str(b, " ");
 	start = b->len;
-	add_cut(b, a->argv.data, n, max);
+	fp_sbuf_cut(b, a->argv.data, n, max);
 	for (i = start; i < b->len && !b->err; i++)
 		if (b->p[i] == '\0')
 			b->p[i] = ' ';
@@ -290,12 +365,12 @@ static void describe_tamper(const struct fp_tamper_finding *t, size_t max,
 			    struct fp_sbuf *b)
 {
 	if (t->what == FP_TAMPER_STATE_DIR)
-		add_cut(b, t->path.data, t->path.len, max);
+		fp_sbuf_cut(b, t->path.data, t->path.len, max);
 	else
 		tamper_event_text(t, b);
 	if (t->by.pid) {
 		fp_sbuf_str(b, " by ");
-		add_proc(b, &t->by, max);
+		fp_sbuf_actor(b, &t->by, max);
 	}
 }
 
@@ -307,7 +382,7 @@ static void describe_file(const struct fp_file_finding *x, unsigned int l,
 
 	if (l == FP_F_CUT)
 		fp_sbuf_str(b, "...");
-	add_cut(b, x->path.data, x->path.len, max);
+	fp_sbuf_cut(b, x->path.data, x->path.len, max);
 	if (l == FP_F_UNEXPLAINED || l == FP_F_UNREADABLE)
 		return;
 	if (!a->pid) {
@@ -317,7 +392,7 @@ static void describe_file(const struct fp_file_finding *x, unsigned int l,
 	fp_sbuf_str(b, l != FP_F_TRANSIENT && x->by_open ?
 			       " opened for writing by " :
 			       " by ");
-	add_proc(b, a, max);
+	fp_sbuf_actor(b, a, max);
 }
 
 void fp_fref_describe(const struct fp_findings *fi, const struct fp_fref *r,
@@ -328,17 +403,19 @@ void fp_fref_describe(const struct fp_findings *fi, const struct fp_fref *r,
 
 	if (cat == FP_CAT_TAMPER) {
 		describe_tamper(&FP_TAMPER(fi)[r->i], max, out);
-	} else if (cat < FP_CAT_PROCS) {
+	} else if (fp_cat_is_file(cat)) {
 		describe_file(&FP_FILES(fi, cat - FP_CAT_FILES)[r->i],
 			      cat - FP_CAT_FILES, max, out);
-	} else if (cat < FP_CAT_NET) {
-		add_proc(out, &fp_fref_proc(fi, cat, r->i)->p, max);
+	} else if (fp_cat_is_proc(cat)) {
+		fp_sbuf_actor(out, &fp_fref_proc(fi, cat, r->i)->p, max);
+	} else if (!fp_cat_is_bind(cat)) {
+		fp_fref_describe_more(fi, r, max, out);
 	} else {
 		const struct fp_net_finding *n =
 			&FP_NETS(fi, cat - FP_CAT_NET)[r->i];
 
 		fp_net_subject(n, subj, sizeof(subj));
-		add_cut(out, subj, strlen(subj), max);
+		fp_sbuf_cut(out, subj, strlen(subj), max);
 		fp_sbuf_printf(out, " by pid %d", (int)n->pid);
 	}
 }

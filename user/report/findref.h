@@ -19,11 +19,33 @@
 enum {
 	FP_CAT_TAMPER = 0,
 	FP_CAT_FILES = 1,
-	FP_CAT_PROCS = FP_CAT_FILES + FP_F_NLISTS,
+	FP_CAT_READ = FP_CAT_FILES + FP_F_NLISTS, /* files.read */
+	FP_CAT_PROCS = FP_CAT_READ + 1,
 	FP_CAT_PRIV = FP_CAT_PROCS + FP_P_NLISTS, /* processes.privileged */
-	FP_CAT_NET = FP_CAT_PRIV + 1,
-	FP_NCAT = FP_CAT_NET + FP_N_NLISTS,
+	FP_CAT_SIGNALLED = FP_CAT_PRIV + 1, /* processes.signalled_outside */
+	FP_CAT_PTRACED = FP_CAT_SIGNALLED + 1,
+	FP_CAT_NET = FP_CAT_PTRACED + 1, /* bound, listening */
+	FP_CAT_CONNECTED = FP_CAT_NET + FP_N_NLISTS,
+	FP_CAT_ACCEPTED = FP_CAT_CONNECTED + 1,
+	FP_CAT_DNS = FP_CAT_ACCEPTED + 1,
+	FP_NCAT = FP_CAT_DNS + 1,
 };
+
+/* a category of one of fp_findings.files, .procs (or privileged), .net */
+static inline bool fp_cat_is_file(unsigned int cat)
+{
+	return cat >= FP_CAT_FILES && cat < FP_CAT_READ;
+}
+
+static inline bool fp_cat_is_proc(unsigned int cat)
+{
+	return cat >= FP_CAT_PROCS && cat <= FP_CAT_PRIV;
+}
+
+static inline bool fp_cat_is_bind(unsigned int cat)
+{
+	return cat >= FP_CAT_NET && cat < FP_CAT_CONNECTED;
+}
 
 /* one finding: its category, its index in that list, its step (0: none) */
 struct fp_fref {
@@ -32,9 +54,23 @@ struct fp_fref {
 	size_t i;
 };
 
-/* a finding of a processes category (FP_CAT_PROCS up to FP_CAT_NET) */
+/* a finding of a processes category (fp_cat_is_proc) */
 const struct fp_proc_finding *fp_fref_proc(const struct fp_findings *fi,
 					   unsigned int cat, size_t i);
+struct fp_read_finding;
+struct fp_signal_finding;
+struct fp_conn_finding;
+struct fp_dns_finding;
+/* the finding of a files.read, processes.signalled_outside or ptraced,
+ * network.connected or accepted, network.dns category */
+const struct fp_read_finding *fp_fref_read(const struct fp_findings *fi,
+					   size_t i);
+const struct fp_signal_finding *fp_fref_signal(const struct fp_findings *fi,
+					       unsigned int cat, size_t i);
+const struct fp_conn_finding *fp_fref_conn(const struct fp_findings *fi,
+					   unsigned int cat, size_t i);
+const struct fp_dns_finding *fp_fref_dns(const struct fp_findings *fi,
+					 size_t i);
 /* "tamper", "files.added", "processes.leftover", "network.bound" */
 const char *fp_cat_name(unsigned int cat, char *buf, size_t len);
 size_t fp_cat_len(const struct fp_findings *fi, unsigned int cat);
@@ -78,6 +114,10 @@ void fp_sbuf_str(struct fp_sbuf *b, const char *s);
 void fp_sbuf_printf(struct fp_sbuf *b, const char *f, ...)
 	__attribute__((format(printf, 2, 3)));
 void fp_sbuf_free(struct fp_sbuf *b);
+/* at most max bytes of s, "..." when cut */
+void fp_sbuf_cut(struct fp_sbuf *b, const char *s, size_t len, size_t max);
+/* "pid N argv..." with the arguments joined by spaces */
+void fp_sbuf_actor(struct fp_sbuf *b, const struct fp_actor *a, size_t max);
 
 /*
  * What a finding is, in raw bytes (paths and argv as they are, for the
@@ -87,5 +127,11 @@ void fp_sbuf_free(struct fp_sbuf *b);
  */
 void fp_fref_describe(const struct fp_findings *fi, const struct fp_fref *r,
 		      size_t max, struct fp_sbuf *out);
+
+/* fp_fref_describe() of files.read, processes.signalled_outside and
+ * ptraced, network.connected, accepted and dns (findref_more.c) */
+void fp_fref_describe_more(const struct fp_findings *fi,
+			   const struct fp_fref *r, size_t max,
+			   struct fp_sbuf *out);
 
 #endif

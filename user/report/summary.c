@@ -127,19 +127,22 @@ static void put_example(FILE *f, const struct fp_findings *fi,
 	unsigned int cat = r->cat;
 	char subj[512];
 
-	if (cat == FP_CAT_TAMPER) {
-		const struct fp_tamper_finding *t = &FP_TAMPER(fi)[r->i];
+	if (cat == FP_CAT_TAMPER ||
+	    !(fp_cat_is_file(cat) || fp_cat_is_proc(cat) ||
+	      fp_cat_is_bind(cat))) {
 		struct fp_sbuf b = { 0 };
 
-		fp_fref_describe(fi, r, 4096, &b);
-		fprintf(f, "%s: ", fp_tamper_name(t));
+		fp_fref_describe(fi, r, ARGV_BYTES, &b);
+		if (cat == FP_CAT_TAMPER)
+			fprintf(f,
+				"%s: ", fp_tamper_name(&FP_TAMPER(fi)[r->i]));
 		if (!b.err)
 			put_escaped(f, b.p, b.len, ESC_ARGV);
 		fp_sbuf_free(&b);
-	} else if (cat < FP_CAT_PROCS) {
+	} else if (fp_cat_is_file(cat)) {
 		put_file(f, cat - FP_CAT_FILES,
 			 &FP_FILES(fi, cat - FP_CAT_FILES)[r->i]);
-	} else if (cat < FP_CAT_NET) {
+	} else if (fp_cat_is_proc(cat)) {
 		const struct fp_proc_finding *x = fp_fref_proc(fi, cat, r->i);
 
 		fprintf(f, "pid %d", (int)x->p.pid);
@@ -308,8 +311,7 @@ struct section {
 
 static bool groupable(unsigned int cat)
 {
-	return cat >= FP_CAT_FILES && cat < FP_CAT_PROCS &&
-	       cat - FP_CAT_FILES != FP_F_CUT;
+	return fp_cat_is_file(cat) && cat - FP_CAT_FILES != FP_F_CUT;
 }
 
 static void cat_label(struct out *o, const struct section *s)
@@ -582,9 +584,28 @@ static void and_more(FILE *f, size_t n)
 	fputs(" more (see the receipt)\n", f);
 }
 
-/* the reasons that no finding line tells: how the command and the trace
- * ended, unmet expectations, and (sensitive.h) secrets read and signals
- * or ptrace outside the run */
+/* A reason no finding line tells: how the command and the trace ended,
+ * run --unit's shape. Unmet expectations come from v->expects, as judging
+ * keeps only the first reasons. */
+static bool general_reason(const char *r)
+{
+	return !strncmp(r, "command", 7) || !strncmp(r, "trace", 5) ||
+	       !strncmp(r, "footprint", 9) || !strncmp(r, "unit ", 5);
+}
+
+static void put_reason(struct out *o, const char *pre, const char *r,
+		       size_t *shown, size_t *left)
+{
+	if (*shown == o->max) {
+		(*left)++;
+		return;
+	}
+	fprintf(o->f, "  %s", pre);
+	put_escaped(o->f, r, strlen(r), ESC_TEXT);
+	fputc('\n', o->f);
+	(*shown)++;
+}
+
 static size_t summary_reasons(struct out *o, const struct fp_verdict *v)
 {
 	size_t i, shown = 0, left = 0;
@@ -592,20 +613,17 @@ static size_t summary_reasons(struct out *o, const struct fp_verdict *v)
 	for (i = 0; i < v->reasons.n; i++) {
 		const char *r = ((char **)v->reasons.v)[i];
 
-		if (strncmp(r, "command", 7) && strncmp(r, "trace", 5) &&
-		    strncmp(r, "expected", 8) && strncmp(r, "footprint", 9) &&
-		    strncmp(r, "files.read:", 11) &&
-		    strncmp(r, "processes.signalled_outside:", 28) &&
-		    strncmp(r, "processes.ptraced:", 18))
-			continue;
-		if (shown == o->max) {
-			left++;
-			continue;
-		}
-		fputs("  ", o->f);
-		put_escaped(o->f, r, strlen(r), ESC_TEXT);
-		fputc('\n', o->f);
-		shown++;
+		if (general_reason(r))
+			put_reason(o, "", r, &shown, &left);
+	}
+	for (i = 0; i < v->expects.n; i++) {
+		const struct fp_expect *e =
+			&((struct fp_expect *)v->expects.v)[i];
+
+		if (!e->met)
+			put_reason(o,
+				   "expected change missing: ", e->rule->text,
+				   &shown, &left);
 	}
 	and_more(o->f, left);
 	return shown + !!left;
@@ -636,7 +654,7 @@ void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 		fprintf(f, "  (out of memory: see the receipt)\n");
 	else
 		and_more(f, o.more);
-	fp_summary_net(f, fi, o.max);
+	fp_summary_net(f, fi);
 	if (!n)
 		return;
 	fprintf(f,

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "netflow.h"
 #include "summary_md.h"
+#include "summary_net.h"
 
 /* room kept for the closing "and N more" line */
 #define TAIL_ROOM 96
@@ -14,6 +16,8 @@
 #define NAME_BYTES 100
 /* rows of the step overview; a job has fewer, a hand-marked one may not */
 #define OVERVIEW_ROWS 100
+/* rows of the destinations table */
+#define NET_ROWS 20
 
 /*
  * Markdown (CommonMark and GitHub's tables): every ASCII punctuation
@@ -87,10 +91,24 @@ static void add_name(struct fp_sbuf *b, const struct fp_step *st)
 		fp_sbuf_str(b, "...");
 }
 
+/* Unmet expectations are not among them: judging keeps only the first
+ * reasons, so they come from v->expects (unmet_expect()). */
 static bool general_reason(const char *r)
 {
 	return !strncmp(r, "command", 7) || !strncmp(r, "trace", 5) ||
-	       !strncmp(r, "expected", 8) || !strncmp(r, "footprint", 9);
+	       !strncmp(r, "footprint", 9) || !strncmp(r, "unit ", 5);
+}
+
+/* the rule of the i-th unmet expectation, or NULL past the last */
+static const char *unmet_expect(const struct fp_verdict *v, size_t i)
+{
+	const struct fp_expect *e = v->expects.v;
+	size_t k;
+
+	for (k = 0; k < v->expects.n; k++)
+		if (!e[k].met && !i--)
+			return e[k].rule->text;
+	return NULL;
 }
 
 static void verdict(struct md *m, const struct fp_verdict *v, struct fp_sbuf *l)
@@ -114,6 +132,14 @@ static void verdict(struct md *m, const struct fp_verdict *v, struct fp_sbuf *l)
 		fp_sbuf_str(l, "\n");
 		emit(m, l);
 		n++;
+	}
+	for (i = 0; unmet_expect(v, i); i++, n++) {
+		const char *r = unmet_expect(v, i);
+
+		fp_sbuf_str(l, "- expected change missing: ");
+		fp_md_escape(l, r, strlen(r));
+		fp_sbuf_str(l, "\n");
+		emit(m, l);
 	}
 	if (n) {
 		fp_sbuf_str(l, "\n");
@@ -228,6 +254,32 @@ static void tables(struct md *m, const struct fp_findings *fi,
 	}
 }
 
+/* where the run connected to, failing or not, by name where DNS told */
+static void destinations(struct md *m, const struct fp_findings *fi,
+			 struct fp_sbuf *l)
+{
+	const struct fp_conn_finding *x = fi->connected.v;
+	size_t i;
+
+	if (!fi->connected.n)
+		return;
+	fp_sbuf_printf(l,
+		       "### Network: %zu destination%s\n\n"
+		       "| destination | by | calls | verdict |\n"
+		       "|---|---|---:|---|\n",
+		       fi->connected.n, fi->connected.n == 1 ? "" : "s");
+	emit(m, l);
+	for (i = 0; i < fi->connected.n && i < NET_ROWS; i++) {
+		fp_md_conn_row(l, &x[i]);
+		emit(m, l);
+	}
+	if (i < fi->connected.n)
+		fp_sbuf_printf(l, "| and %zu more | | | |\n",
+			       fi->connected.n - i);
+	fp_sbuf_str(l, "\n");
+	emit(m, l);
+}
+
 static void tail(struct md *m, size_t failing, size_t steps)
 {
 	size_t more = failing - m->shown;
@@ -255,6 +307,7 @@ int fp_summary_md_write(FILE *f, const struct fp_findings *fi,
 	verdict(&m, v, &l);
 	overview(&m, fi, c, &l);
 	tables(&m, fi, c, &refs, &l);
+	destinations(&m, fi, &l);
 	tail(&m, refs.n, fi->steps.n);
 	if (!m.out.err && !l.err) {
 		fwrite(m.out.p ?: "", 1, m.out.len, f);
@@ -359,6 +412,12 @@ int fp_annotations_write(FILE *f, const struct fp_findings *fi,
 		fp_sbuf_str(&msg, r);
 		annotation(f, &msg, &l);
 		lines++;
+	}
+	for (i = 0; unmet_expect(v, i) && lines < max; i++, lines++) {
+		msg.len = 0;
+		fp_sbuf_str(&msg, "expected change missing: ");
+		fp_sbuf_str(&msg, unmet_expect(v, i));
+		annotation(f, &msg, &l);
 	}
 	for (i = 0; i < refs.n && lines < max; i++, lines++) {
 		finding_message(fi, &((struct fp_fref *)refs.v)[i], &msg);
