@@ -648,6 +648,31 @@ Test(judge, bound_fails_and_suggests)
 	cr_assert_str_eq(suggestion(0), "allow bind tcp/127.0.0.1:8080");
 }
 
+/* a family footprint has no address syntax for is named, and fails */
+Test(judge, bound_other_family_named)
+{
+	char buf[64];
+
+	net(FP_N_BOUND, 10, AF_PACKET, 0, "", 0);
+	net(FP_N_BOUND, 11, 4242, 0, "", 0);
+	judge();
+	cr_assert_not(V.ok);
+	cr_assert_eq(V.failing, 2);
+	assert_reason("network.bound: packet/ by pid 10");
+	assert_reason("network.bound: family-4242/ by pid 11");
+	fp_net_subject(&FP_NETS(&F, FP_N_BOUND)[0], buf, sizeof(buf));
+	cr_assert_str_eq(buf, "packet/");
+}
+
+Test(judge, bound_other_family_allowed_by_name)
+{
+	net(FP_N_BOUND, 10, AF_PACKET, 0, "", 0);
+	rule("allow bind packet/*");
+	judge();
+	cr_assert(V.ok);
+	cr_assert(FP_NETS(&F, FP_N_BOUND)[0].allowed);
+}
+
 Test(judge, bind_rules)
 {
 	net(FP_N_BOUND, 10, AF_INET, IPPROTO_TCP, "127.0.0.1", 8080);

@@ -1611,6 +1611,18 @@ Test(reconcile, bind_port_used_when_bound_port_unknown)
 	cr_assert_eq(FP_NETS(&F, FP_N_BOUND)[0].port, 5353);
 }
 
+/* glibc's getaddrinfo binds a netlink socket: the kernel's, no port */
+Test(reconcile, netlink_bind_is_not_bound)
+{
+	ev_bind(10, AF_NETLINK, 0, "", 0, 0, NULL, 0);
+	ev_bind(10, AF_PACKET, 0, "", 0, 768, NULL, 0);
+	reconcile();
+	cr_assert_eq(F.net[FP_N_BOUND].n, 1);
+	cr_assert_eq(FP_NETS(&F, FP_N_BOUND)[0].family, AF_PACKET);
+	/* what the kernel left in skc_num is no port of a packet socket */
+	cr_assert_eq(FP_NETS(&F, FP_N_BOUND)[0].port, 0);
+}
+
 Test(reconcile, listening_new_by_inode)
 {
 	struct fp_sock sb[] = {

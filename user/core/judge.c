@@ -10,6 +10,7 @@
 
 #include "judge.h"
 #include "judge_net.h"
+#include "netfamily.h"
 #include "suggest.h"
 
 #define MAX_REASONS 50
@@ -63,6 +64,8 @@ void fp_net_subject(const struct fp_net_finding *n, char *buf, size_t len)
 	if (n->family == AF_UNIX)
 		snprintf(buf, len, "unix/%s",
 			 n->unix_path.data ? n->unix_path.data : "");
+	else if (n->family != AF_INET && n->family != AF_INET6)
+		fp_net_family_subject(n->family, buf, len);
 	else if (n->family == AF_INET6)
 		snprintf(buf, len, "%s/[%s]:%u", proto, n->address, n->port);
 	else

@@ -652,7 +652,12 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 	struct fp_net_finding *n;
 	int ret;
 
-	if (ev->bind.ret < 0)
+	/*
+	 * A netlink socket talks to the kernel and opens nothing anyone can
+	 * reach (glibc's getaddrinfo binds one on every lookup): not a bound
+	 * port, as a netlink connect is not a connection. The event stays.
+	 */
+	if (ev->bind.ret < 0 || ev->bind.family == AF_NETLINK)
 		return 0;
 	ret = event_group(r, ev, &w.group);
 	if (ret)
@@ -668,8 +673,10 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 	n->step = w.group;
 	n->family = ev->bind.family;
 	memcpy(n->address, ev->bind.address, sizeof(n->address));
-	n->port = ev->bind.bound_port ? ev->bind.bound_port : ev->bind.port;
 	if (ev->bind.family == AF_INET || ev->bind.family == AF_INET6) {
+		/* other families keep no port: skc_num means something else */
+		n->port = ev->bind.bound_port ? ev->bind.bound_port :
+						ev->bind.port;
 		n->protocol = ev->bind.protocol;
 		n->any_port = ev->bind.port == 0;
 	}
