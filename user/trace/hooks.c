@@ -53,6 +53,9 @@ int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
 	if (err)
 		return err < 0 ? err : -err;
 	choose_uring(skel, btf, note, notelen);
+	skel->rodata->has_task_from_vpid =
+		btf__find_by_name_kind(btf, "bpf_task_from_vpid",
+				       BTF_KIND_FUNC) > 0;
 	btf__free(btf);
 	return 0;
 }
