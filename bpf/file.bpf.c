@@ -34,6 +34,13 @@
  */
 __u64 path_gen SEC(".bss");
 
+/*
+ * Cleared by user space on a kernel where no io_uring submission hook
+ * could be attached: an io_uring rename would not bump path_gen there,
+ * so every walk is done afresh.
+ */
+const volatile bool walk_cache_on = true;
+
 /* The last walk of the cwd (slot 0) and of a dirfd (slot 1). */
 #define FP_WC_CWD 0
 #define FP_WC_DIRFD 1
@@ -110,6 +117,8 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 	struct dentry *d;
 	__u64 gen;
 
+	if (!walk_cache_on)
+		return walk_path(s, base, pos, limit, flags);
 	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c)
@@ -891,6 +900,14 @@ static __always_inline void gen_uring(struct io_kiocb *req)
 
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
+{
+	gen_uring(req);
+	return 0;
+}
+
+/* Its name before 6.5; user space loads the one this kernel has. */
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(handle_uring_submit_sqe, struct io_kiocb *req)
 {
 	gen_uring(req);
 	return 0;

@@ -23,34 +23,37 @@
 #define FP_CGROUP_DEPTH 32
 
 extern struct task_struct *bpf_task_from_vpid(s32 vpid) __weak __ksym;
+/*
+ * Set by user space from the kernel's BTF (hooks.c): the version does not
+ * tell, Debian's 6.12 lacks the kfunc. False leaves the call dead code.
+ */
+const volatile bool has_task_from_vpid = false;
 
-/* the task a pid names in the caller's pid namespace (6.11 and later) */
+/* the task a pid names in the caller's pid namespace, where the kernel can */
 static __always_inline struct task_struct *task_of(__s32 pid)
 {
 	if (pid <= 0)
 		return NULL;
-	if (LINUX_KERNEL_VERSION >= KERNEL_VERSION(6, 11, 0))
+	if (has_task_from_vpid)
 		return bpf_task_from_vpid(pid);
 	if (LINUX_KERNEL_VERSION >= KERNEL_VERSION(6, 2, 0))
 		return bpf_task_from_pid(pid);
 	return NULL;
 }
 
-/* the process a pidfd refers to (its file's private data is the pid) */
-static __always_inline struct task_struct *task_of_pidfd(int fd)
+/* the pid a pidfd refers to (its file's private data is the pid) */
+static __always_inline int pidfd_nr(int fd)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct file *f = task_fd(cur, fd);
 	struct pid *pid;
-	int nr;
 
-	if (!f || LINUX_KERNEL_VERSION < KERNEL_VERSION(6, 2, 0))
-		return NULL;
+	if (!f)
+		return 0;
 	pid = BPF_CORE_READ(f, private_data);
 	if (!pid)
-		return NULL;
-	nr = BPF_CORE_READ(pid, numbers[0].nr);
-	return nr > 0 ? bpf_task_from_pid(nr) : NULL;
+		return 0;
+	return BPF_CORE_READ(pid, numbers[0].nr);
 }
 
 static __always_inline bool cgroup_traced(struct task_struct *t)
@@ -72,6 +75,17 @@ static __always_inline bool cgroup_traced(struct task_struct *t)
 	return false;
 }
 
+/* the process a pidfd refers to */
+static __always_inline struct task_struct *task_of_pidfd(int fd)
+{
+	int nr;
+
+	if (LINUX_KERNEL_VERSION < KERNEL_VERSION(6, 2, 0))
+		return NULL;
+	nr = pidfd_nr(fd);
+	return nr > 0 ? bpf_task_from_pid(nr) : NULL;
+}
+
 /* Is t part of the run? The tracer's own processes are tamper's. */
 static __always_inline bool in_run(struct task_struct *t, __u32 tgid)
 {
@@ -80,6 +94,35 @@ static __always_inline bool in_run(struct task_struct *t, __u32 tgid)
 	if (pid_tree_on && bpf_map_lookup_elem(&traced_pids, &tgid))
 		return true;
 	return cgroup_traced(t);
+}
+
+/*
+ * Before 6.2 no pid can be turned into its task here. A target is inside
+ * only when it is the caller's own process, the tracer's or in the pid
+ * tree table; any other is taken for outside, so that a signal out of the
+ * run is never missed, at the price of reporting one to another process
+ * of a cgroup-scoped run (docs: portability).
+ */
+static __always_inline __u64 target_by_pid(__u32 sys, __u64 a0, __u64 a1)
+{
+	__u32 self = bpf_get_current_pid_tgid() >> 32, tgid;
+	__s32 pid = (__s32)a0;
+
+	if (sys == FP_SYS_KILL && pid == -1)
+		return 1ULL << 32;
+	if (sys == FP_SYS_KILL && pid < 0)
+		pid = -pid;
+	else if (sys == FP_SYS_PTRACE)
+		pid = a0 == PTRACE_TRACEME ? 0 : (__s32)a1;
+	else if (sys == FP_SYS_PIDFD_SEND_SIGNAL)
+		pid = pidfd_nr(pid);
+	if (pid <= 0)
+		return 0;
+	tgid = pid;
+	if (tgid == self || (nself && is_self(tgid)) ||
+	    (pid_tree_on && bpf_map_lookup_elem(&traced_pids, &tgid)))
+		return 0;
+	return (1ULL << 32) | tgid;
 }
 
 /*
@@ -96,6 +139,8 @@ __noinline __u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1)
 	__u32 tgid;
 	bool inside;
 
+	if (LINUX_KERNEL_VERSION < KERNEL_VERSION(6, 2, 0))
+		return target_by_pid(sys, a0, a1);
 	if (sys == FP_SYS_KILL) {
 		if (pid == -1)
 			return 1ULL << 32;

@@ -16,6 +16,7 @@
 
 #include "collapse.h"
 #include "footprint.skel.h"
+#include "hooks.h"
 #include "scope.h"
 #include "syscalls.h"
 #include "tracer.h"
@@ -145,6 +146,7 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 {
 	struct fp_tracer *t = calloc(1, sizeof(*t));
 	const char *step = "open";
+	char note[256];
 	int ret;
 
 	if (!t) {
@@ -181,6 +183,12 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 					       opts->max_tree_pids);
 	if (ret)
 		goto fail;
+	step = "read the kernel's BTF for";
+	ret = fp_hooks_choose(t->skel, note, sizeof(note));
+	if (ret)
+		goto fail;
+	if (note[0])
+		fprintf(stderr, "%s\n", note);
 	step = "load";
 	ret = footprint_bpf__load(t->skel);
 	if (ret)
@@ -225,6 +233,8 @@ static void save_link_ids(struct fp_tracer *t)
 		__u32 len = sizeof(info);
 
 		t->link_ids[i] = 0;
+		if (!bpf_program__autoload(*sk->progs[i].prog))
+			continue;
 		if (l && !bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len))
 			t->link_ids[i] = info.id;
 	}
@@ -533,6 +543,9 @@ static bool links_intact(struct fp_tracer *t)
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 
+		/* not loaded on this kernel (hooks.c): nothing to check */
+		if (!bpf_program__autoload(*sk->progs[i].prog))
+			continue;
 		if (!l || !t->link_ids[i] ||
 		    bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len) ||
 		    info.id != t->link_ids[i])

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernels name and shape their tracepoints differently across versions.
+ * Before load, the kernel's BTF says which of the alternative programs
+ * can attach; a feature whose hook is missing is turned off in a way
+ * that never traces less (the walk cache, say, walks every time).
+ */
+#ifndef FP_HOOKS_H
+#define FP_HOOKS_H
+
+#include <stddef.h>
+
+struct footprint_bpf;
+
+/*
+ * Set autoload and read-only switches of the opened, not yet loaded
+ * skeleton. note gets what this kernel lacks, "" when nothing. Returns 0
+ * or -errno when the kernel's BTF cannot be read.
+ */
+int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen);
+
+#endif
