@@ -95,16 +95,19 @@ static __always_inline bool holdable(struct fp_file *e, __u32 sys, long ret)
  * The collapse, for the record e (of size bytes, in s->buf) that is
  * about to be emitted: true if it was held or counted instead.
  */
-static __always_inline bool held_take(struct scratch *s, struct fp_file *e,
-				      __u32 sys, long ret, __u32 size)
+__noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), n8, k, zero = 0;
 	struct fp_held_open *h = bpf_map_lookup_elem(&held_opens, &tid), *t;
-	struct fp_file *held;
+	struct scratch *s = scratch_get();
+	struct fp_file *held, *e;
 	struct file *f;
 	__u64 inode, mnt;
 
+	if (!s)
+		return 0;
+	e = (struct fp_file *)s->buf;
 	n8 = (size + 7) & ~7U;
 	if (!holdable(e, sys, ret) || n8 > FP_HELD_MAX ||
 	    !(f = task_fd(task, ret))) {

@@ -652,8 +652,39 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;
 	e->hdr.size = size;
-	if (!held_take(s, e, sys, ret, size))
+	if (!fp_held_take(sys, ret, size))
 		emit(e, size);
+}
+
+/*
+ * The arguments of the syscall being handled, for fp_file_exit: a global
+ * function takes at most five plain arguments, and one verified on its
+ * own (not in every state of the dispatch) keeps loading fast.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[5]);
+} exit_args SEC(".maps");
+
+static __always_inline void exit_args_put(const __u64 *a)
+{
+	__u32 zero = 0;
+	__u64 *slot = bpf_map_lookup_elem(&exit_args, &zero);
+
+	if (slot)
+		__builtin_memcpy(slot, a, 5 * sizeof(__u64));
+}
+
+__noinline int fp_file_exit(__u32 sys, long ret)
+{
+	__u32 zero = 0;
+	__u64 *a = bpf_map_lookup_elem(&exit_args, &zero);
+
+	if (a)
+		file_event(sys, a, ret);
+	return 0;
 }
 
 /* the network syscalls, to net.bpf.c with their arguments as numbers */
@@ -838,8 +869,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret)
 		net_exit(sys, ret, a);
 		return 0;
 	}
-	file_event(sys, a, ret);
-	return 0;
+	exit_args_put(a);
+	return fp_file_exit(sys, ret);
 }
 
 /* Exec and exit (process.bpf.c): the task's held open goes out first. */

@@ -56,9 +56,13 @@ static __always_inline int pidfd_nr(int fd)
 	return BPF_CORE_READ(pid, numbers[0].nr);
 }
 
-static __always_inline bool cgroup_traced(struct task_struct *t)
+/*
+ * A global function, verified once on its own: the task is a plain
+ * address (read with probe reads), which any kernel takes as an argument.
+ */
+__noinline int fp_cgroup_traced(__u64 cgroup)
 {
-	struct cgroup *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+	struct cgroup *cg = (struct cgroup *)cgroup;
 	__u32 d, i, n = ncgroups;
 	__u64 id;
 
@@ -68,11 +72,11 @@ static __always_inline bool cgroup_traced(struct task_struct *t)
 			if (i >= n)
 				break;
 			if (target_cgroup_ids[i] && target_cgroup_ids[i] == id)
-				return true;
+				return 1;
 		}
 		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
 	}
-	return false;
+	return 0;
 }
 
 /* the process a pidfd refers to */
@@ -93,7 +97,8 @@ static __always_inline bool in_run(struct task_struct *t, __u32 tgid)
 		return true;
 	if (pid_tree_on && bpf_map_lookup_elem(&traced_pids, &tgid))
 		return true;
-	return cgroup_traced(t);
+	/* read, so a plain number: a global function takes no task pointer */
+	return fp_cgroup_traced((__u64)BPF_CORE_READ(t, cgroups, dfl_cgrp));
 }
 
 /*
