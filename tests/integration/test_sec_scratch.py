@@ -178,12 +178,10 @@ class ScratchSecTest(unittest.TestCase):
         self.assertIn(os.path.join(self.job, "extra.py"), err)
         self.assertFalse(os.path.exists(os.path.join(self.job, "extra.py")))
 
-    @unittest.expectedFailure
     def test_box_cannot_reach_the_real_tree_through_proc(self):
-        """KNOWN HOLE (docs/security.md): the box has no pid namespace, so
-        /proc/PID/root of any process of the user outside it is the real
-        filesystem: --hide is read around and the real tree written. This
-        turns into an unexpected success when it is fixed."""
+        """The box has a pid namespace and its own /proc: /proc/PID/root of
+        a process of the user outside it is not there, so --hide cannot be
+        read around nor the real tree written."""
         self.seed_job()
         home = os.path.join(self.top, "home")
         os.makedirs(os.path.join(home, ".ssh"))

@@ -199,6 +199,9 @@ static int run_command(struct fp_session *s, struct run_target *t,
 	run->nleftover = nleft > 0 ? nleft : 0;
 	if (o->leftovers == LEFTOVERS_KILL)
 		stop_run(&t->cg);
+	/* the box's init is not the command's: gone before it is seen */
+	if (nleft == 0 || o->leftovers == LEFTOVERS_KILL)
+		fp_box_end(&t->child);
 	if (fp_session_after_procs(s))
 		return FP_EXIT_NOTRACE;
 	if (o->leftovers != LEFTOVERS_ALLOW)
@@ -246,6 +249,11 @@ static void run_target_close(struct run_target *t, int leftovers)
 	/* allowed leftovers keep their cgroup; nothing else survives us */
 	if (t->cg.fd >= 0 && leftovers != LEFTOVERS_ALLOW && t->child.pid > 0)
 		stop_run(&t->cg);
+	/* allowed leftovers in a box keep its init, which outlives us */
+	if (leftovers != LEFTOVERS_ALLOW)
+		fp_box_end(&t->child);
+	else if (t->child.init_fd >= 0)
+		close(t->child.init_fd);
 	if (t->cg.fd >= 0 && fp_cgroup_populated(&t->cg) != 1)
 		fp_cgroup_remove(&t->cg);
 	else if (t->cg.fd >= 0 && leftovers == LEFTOVERS_ALLOW)
@@ -263,7 +271,10 @@ int cmd_run(int argc, char **argv)
 	struct run_target t = {
 		.cg = { .fd = -1 },
 		.wd = FP_WATCHDOG_INIT,
-		.child = { .pid = -1, .pidfd = -1 },
+		.child = { .pid = -1,
+			   .pidfd = -1,
+			   .init_pid = -1,
+			   .init_fd = -1 },
 		.sc = { .dirfd = -1 },
 		.sigfd = -1,
 		.timerfd = -1,

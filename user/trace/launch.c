@@ -90,7 +90,7 @@ int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 	      const struct fp_scratch *sc)
 {
 	int pipefd[2];
-	int e = 0;
+	int e = 0, saved = -1;
 	ssize_t n;
 	pid_t pid;
 
@@ -98,8 +98,16 @@ int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 	child->pidfd = -1;
 	child->exec_errno = 0;
 	child->setup_errno = 0;
+	child->init_pid = -1;
+	child->init_fd = -1;
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
+	e = sc ? fp_box_enter(child, &saved) : 0;
+	if (e) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return e;
+	}
 	pid = clone_into(cgroup_fd, &child->pidfd);
 	if (pid == 0) {
 		close(pipefd[0]);
@@ -108,8 +116,18 @@ int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 	if (pid < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG))
 		pid = fork_then_move(cgroup_fd, pipefd[1], argv, child_mask,
 				     &child->pidfd, id, sc);
+	e = pid < 0 ? errno : 0;
+	if (saved >= 0 && fp_box_leave(saved) && pid > 0) {
+		/* footprint's next children would be born in the box */
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(child->pidfd);
+		child->pidfd = -1;
+		pid = -1;
+		e = EBUSY;
+	}
 	if (pid < 0) {
-		e = errno;
+		fp_box_end(child);
 		close(pipefd[0]);
 		close(pipefd[1]);
 		return -e;
@@ -135,5 +153,10 @@ int fp_child_wait(struct fp_child *child, int *status)
 	do
 		r = waitpid(child->pid, status, 0);
 	while (r < 0 && errno == EINTR);
+	/* the box's init goes once nothing else runs in the box */
+	if (r >= 0 && child->init_fd >= 0) {
+		close(child->init_fd);
+		child->init_fd = -1;
+	}
 	return r < 0 ? -errno : 0;
 }

@@ -15,6 +15,10 @@ struct fp_child {
 	int pidfd;
 	int exec_errno; /* set when exec failed: the command never ran */
 	int setup_errno; /* dropping to the user failed: it never ran */
+	/* the scratch box's pid namespace: its init, and the pipe whose
+	 * closing tells it the command is reaped (scratch_init.c) */
+	pid_t init_pid;
+	int init_fd;
 };
 
 struct fp_scratch;
@@ -26,5 +30,12 @@ int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 	      const struct fp_scratch *sc);
 /* Reap the child; returns its wait status. */
 int fp_child_wait(struct fp_child *child, int *status);
+
+/* The box's pid namespace (scratch_init.c): enter it for the launching
+ * thread's next children (init first), then leave it again. */
+int fp_box_enter(struct fp_child *child, int *saved);
+int fp_box_leave(int saved);
+/* Kill the box's init, and with it all that still runs in the box. */
+void fp_box_end(struct fp_child *child);
 
 #endif

@@ -52,6 +52,33 @@ static int move_onto(int mnt, const char *path, unsigned long type)
 	return e;
 }
 
+/*
+ * A proc of the box's own pid namespace over /proc: the old one shows
+ * every process of the machine, and /proc/PID/root of one of the user's
+ * outside is the real tree, around the overlays and the hides.
+ */
+static int proc_of_the_box(void)
+{
+	int fs = fsopen("proc", FSOPEN_CLOEXEC), mnt = -1, e = 0;
+
+	if (fs < 0)
+		return -errno;
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		e = -errno;
+	if (!e)
+		mnt = fsmount(fs, FSMOUNT_CLOEXEC,
+			      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				      MOUNT_ATTR_NOEXEC);
+	if (!e && mnt < 0)
+		e = -errno;
+	close(fs);
+	if (!e)
+		e = move_onto(mnt, "/proc", O_DIRECTORY);
+	if (mnt >= 0)
+		close(mnt);
+	return e;
+}
+
 static int loopback_up(void)
 {
 	struct ifreq ifr;
@@ -84,6 +111,8 @@ int fp_scratch_enter(const struct fp_scratch *sc)
 	/* layers first, so that a hidden path inside a root hides it there */
 	for (i = 0; !e && i < sc->nlayers; i++)
 		e = move_onto(sc->layer[i].mnt, sc->layer[i].path, O_DIRECTORY);
+	if (!e)
+		e = proc_of_the_box();
 	/* as the user: a cwd they may not enter fails here, not later; and
 	 * before the hides, whose relative paths are relative to it */
 	if (!e && sc->cwd[0] && chdir(sc->cwd))
