@@ -161,8 +161,9 @@ class TestCurl(NetCase):
                       (WEB, c["pid"]), res.r["reasons"])
         self.assertIn("allow connect tcp/%s:8080" % WEB,
                       res.r["suggestions"])
-        self.assertIn("network.connected: tcp/%s:8080 by curl" % WEB,
-                      res.err)
+        # the stderr summary names the destination and the command
+        self.assertIn("network.connected tcp/%s:8080 by pid %d curl " %
+                      (WEB, c["pid"]), res.err)
 
     def test_curl_allowed_by_a_rule_passes(self):
         res = self.run_fp(self.ns.cmd("curl", "-sf", "-o", "/dev/null",
