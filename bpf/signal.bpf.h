@@ -60,23 +60,40 @@ static __always_inline int pidfd_nr(int fd)
  * A global function, verified once on its own: the task is a plain
  * address (read with probe reads), which any kernel takes as an argument.
  */
-__noinline int fp_cgroup_traced(__u64 cgroup)
+struct cgroup_walk {
+	struct cgroup *cg;
+	int found;
+};
+
+/* one level of the walk up: bpf_loop's callback, verified once */
+static long cgroup_level(__u32 d, void *ctx)
 {
-	struct cgroup *cg = (struct cgroup *)cgroup;
-	__u32 d, i, n = ncgroups;
+	struct cgroup_walk *w = ctx;
+	struct cgroup *cg = w->cg;
+	__u32 i, n = ncgroups;
 	__u64 id;
 
-	for (d = 0; d < FP_CGROUP_DEPTH && cg; d++) {
-		id = BPF_CORE_READ(cg, kn, id);
-		for (i = 0; i < FP_MAX_CGROUPS; i++) {
-			if (i >= n)
-				break;
-			if (target_cgroup_ids[i] && target_cgroup_ids[i] == id)
-				return 1;
+	if (!cg)
+		return 1;
+	id = BPF_CORE_READ(cg, kn, id);
+	for (i = 0; i < FP_MAX_CGROUPS; i++) {
+		if (i >= n)
+			break;
+		if (target_cgroup_ids[i] && target_cgroup_ids[i] == id) {
+			w->found = 1;
+			return 1;
 		}
-		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
 	}
+	w->cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
 	return 0;
+}
+
+__noinline int fp_cgroup_traced(__u64 cgroup)
+{
+	struct cgroup_walk w = { (struct cgroup *)cgroup, 0 };
+
+	bpf_loop(FP_CGROUP_DEPTH, cgroup_level, &w, 0);
+	return w.found;
 }
 
 /* the process a pidfd refers to */
