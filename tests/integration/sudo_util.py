@@ -8,6 +8,7 @@ Environment:
                         failure, not a skip
 """
 
+import atexit
 import errno
 import json
 import os
@@ -44,6 +45,25 @@ try:
         _VALIDATOR = Draft202012Validator(json.load(_f))
 except ImportError:  # pragma: no cover - the schema check is a bonus here
     _VALIDATOR = None
+
+
+_SHARED = []
+
+
+def world_copy(path):
+    """A copy of path that any user may read and run, for what a test runs
+    as an unprivileged user: the checkout may sit under a directory only
+    root can enter (CI's clean clone in a 0700 directory)."""
+    if not _SHARED:
+        d = tempfile.mkdtemp(prefix="fpshared-")
+        os.chmod(d, 0o755)
+        atexit.register(shutil.rmtree, d, True)
+        _SHARED.append(d)
+    dst = os.path.join(_SHARED[0], os.path.basename(path))
+    if not os.path.exists(dst):
+        shutil.copy2(path, dst)
+        os.chmod(dst, 0o755)
+    return dst
 
 
 def cannot_test(why):

@@ -112,7 +112,8 @@ class ScratchTest(unittest.TestCase):
 
     def run_user(self, args, cwd=None):
         """footprint ARGS as nobody, no root at all."""
-        p = subprocess.run([su.FOOTPRINT] + args, cwd=cwd or self.top,
+        p = subprocess.run([su.world_copy(su.FOOTPRINT)] + args,
+                           cwd=cwd or self.top,
                            env=su.base_env(), stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            preexec_fn=as_nobody, timeout=300)
@@ -375,7 +376,8 @@ class ScratchTest(unittest.TestCase):
         held = os.open(self.job, os.O_RDONLY | os.O_DIRECTORY)
         self.addCleanup(os.close, held)
         fcntl.flock(held, fcntl.LOCK_EX)
-        p = subprocess.Popen([su.FOOTPRINT, "promote", "--lock", olock,
+        p = subprocess.Popen([su.world_copy(su.FOOTPRINT), "promote",
+                              "--lock", olock,
                               "--scratch", s1], cwd=self.top,
                              env=su.base_env(), preexec_fn=as_nobody,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)

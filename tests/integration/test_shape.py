@@ -34,7 +34,7 @@ class Target:
 
     def __init__(self, prefix=(), args=()):
         self.p = subprocess.Popen(
-            list(prefix) + [su.PY, TARGET] + list(args),
+            list(prefix) + [su.PY, su.world_copy(TARGET)] + list(args),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         line = self.p.stdout.readline()
         if not line:
