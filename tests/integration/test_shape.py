@@ -120,7 +120,7 @@ class ShapeTest(unittest.TestCase):
         self.assertFalse(p["no_new_privs"])
         self.assertEqual(p["cap_amb"], [])
         self.assertEqual(p["uids"], [0] * 4)
-        self.assertEqual(p["argv"], [su.PY, TARGET])
+        self.assertEqual(p["argv"], [su.PY, su.world_copy(TARGET)])
         exe = os.readlink("/proc/%d/exe" % t.pid)
         self.assertEqual(p["exe"], exe)
         with open(exe, "rb") as f:
