@@ -73,7 +73,10 @@ def as_nobody():
     os.setresuid(NOBODY.pw_uid, NOBODY.pw_uid, NOBODY.pw_uid)
 
 
-class ScratchTest(unittest.TestCase):
+class ScratchCase(unittest.TestCase):
+    """A job tree, a scratch dir and the runs of footprint on them: the
+    helpers every scratch test file shares (no tests of its own)."""
+
     def setUp(self):
         self.top = tempfile.mkdtemp(prefix="fpscratch-")
         os.chmod(self.top, 0o755)
@@ -157,6 +160,8 @@ class ScratchTest(unittest.TestCase):
     def lock_output(self, receipt, lock, *extra):
         return self.run_user(["lock", receipt, "-o", lock] + list(extra))
 
+
+class ScratchTest(ScratchCase):
     def test_seed_003_stages_1_to_7(self):
         self.seed_job()
         real_before = tree(self.job)

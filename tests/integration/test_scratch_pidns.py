@@ -63,17 +63,7 @@ def wait_gone(pid, timeout):
         os.close(fd)
 
 
-class ScratchPidnsTest(unittest.TestCase):
-    setUp = ts.ScratchTest.setUp
-    cleanup = ts.ScratchTest.cleanup
-    chown_all = ts.ScratchTest.chown_all
-    write = ts.ScratchTest.write
-    run_fp = ts.ScratchTest.run_fp
-    run_user = ts.ScratchTest.run_user
-    scratch_run = ts.ScratchTest.scratch_run
-    seed_job = ts.ScratchTest.seed_job
-    assertReplaySame = ts.ScratchTest.assertReplaySame
-
+class ScratchPidnsTest(ts.ScratchCase):
     def start(self, name, cmd, *opts):
         """footprint run --scratch in the background; returns once the
         command printed its first line."""

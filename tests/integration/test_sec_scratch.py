@@ -27,16 +27,7 @@ def setUpModule():
     su.check_binary()
 
 
-class ScratchSecTest(unittest.TestCase):
-    setUp = ts.ScratchTest.setUp
-    cleanup = ts.ScratchTest.cleanup
-    chown_all = ts.ScratchTest.chown_all
-    write = ts.ScratchTest.write
-    run_fp = ts.ScratchTest.run_fp
-    run_user = ts.ScratchTest.run_user
-    scratch_run = ts.ScratchTest.scratch_run
-    seed_job = ts.ScratchTest.seed_job
-
+class ScratchSecTest(ts.ScratchCase):
     def test_setuid_gains_nothing_in_the_box(self):
         self.chown_all()
         # a root-owned tree whose config nobody may not write
