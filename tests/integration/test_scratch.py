@@ -160,6 +160,20 @@ class ScratchCase(unittest.TestCase):
     def lock_output(self, receipt, lock, *extra):
         return self.run_user(["lock", receipt, "-o", lock] + list(extra))
 
+    def fixed_and_locked(self):
+        """The seed job, calc.py fixed in scratch s1 and its output lock:
+        (the scratch dir, the lock's path)."""
+        self.seed_job()
+        rc, err, _, s1 = self.scratch_run(
+            "s1", ["sh", "-c", "echo fixed > calc.py"],
+            ["--allow", "calc.py"])
+        self.assertEqual(rc, EXIT_OK, err)
+        olock = os.path.join(self.fixture, "output.lock")
+        rc, _, err = self.lock_output(os.path.join(self.out, "s1.json"),
+                                      olock)
+        self.assertEqual(rc, EXIT_OK, err)
+        return s1, olock
+
 
 class ScratchTest(ScratchCase):
     def test_seed_003_stages_1_to_7(self):
@@ -257,15 +271,7 @@ class ScratchTest(ScratchCase):
         self.assertFalse(os.path.exists(os.path.join(self.top, "s3", "0")))
 
     def test_promote_refuses_input_drift(self):
-        self.seed_job()
-        rc, err, r, s1 = self.scratch_run(
-            "s1", ["sh", "-c", "echo fixed > calc.py"],
-            ["--allow", "calc.py"])
-        self.assertEqual(rc, EXIT_OK, err)
-        olock = os.path.join(self.fixture, "output.lock")
-        rc, _, err = self.lock_output(os.path.join(self.out, "s1.json"),
-                                      olock)
-        self.assertEqual(rc, EXIT_OK, err)
+        s1, olock = self.fixed_and_locked()
         # the target changes after the lock
         self.write("job/calc.py", "def add(a, b):\n    return 42\n")
         changed = tree(self.job)
@@ -277,15 +283,7 @@ class ScratchTest(ScratchCase):
         self.assertEqual(tree(self.job), changed)
 
     def test_promote_refuses_set_drift(self):
-        self.seed_job()
-        rc, err, r, s1 = self.scratch_run(
-            "s1", ["sh", "-c", "echo fixed > calc.py"],
-            ["--allow", "calc.py"])
-        self.assertEqual(rc, EXIT_OK, err)
-        olock = os.path.join(self.fixture, "output.lock")
-        rc, _, err = self.lock_output(os.path.join(self.out, "s1.json"),
-                                      olock)
-        self.assertEqual(rc, EXIT_OK, err)
+        s1, olock = self.fixed_and_locked()
         # a file slipped into the scratch layer after the run
         self.write("s1/0/upper/sneaky.py", "import os\n")
         before = tree(self.job)
@@ -367,15 +365,7 @@ class ScratchTest(ScratchCase):
                          ["a", "new"])
 
     def test_promotes_of_one_tree_never_interleave(self):
-        self.seed_job()
-        rc, err, r, s1 = self.scratch_run(
-            "s1", ["sh", "-c", "echo fixed > calc.py"],
-            ["--allow", "calc.py"])
-        self.assertEqual(rc, EXIT_OK, err)
-        olock = os.path.join(self.fixture, "output.lock")
-        rc, _, err = self.lock_output(os.path.join(self.out, "s1.json"),
-                                      olock)
-        self.assertEqual(rc, EXIT_OK, err)
+        s1, olock = self.fixed_and_locked()
         before = tree(self.job)
         # another promote holds the tree
         held = os.open(self.job, os.O_RDONLY | os.O_DIRECTORY)
