@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "policy.h"
@@ -647,4 +648,34 @@ Test(policy, quote_roundtrip_backslash)
 	roundtrip("/root/a\\b", 9);
 	roundtrip("/root/\\*", 8);
 	roundtrip("/root/x\\", 8);
+}
+
+/*
+ * A line is bytes with a length, not a C string: a \x escape at its very
+ * end, right before a page no one may read, parses without reading past
+ * it (sscanf did, looking for a NUL; the fuzzer saw it crash).
+ */
+Test(policy, hex_escape_at_the_end_of_a_line_reads_no_further)
+{
+	static const char line[] = "allow \"/w\\xaf\"";
+	size_t len = sizeof(line) - 1, page = sysconf(_SC_PAGESIZE);
+	struct fp_policy p = { 0 };
+	char err[256], *map, *at;
+
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(map, MAP_FAILED);
+	cr_assert_eq(mprotect(map + page, page, PROT_NONE), 0);
+	/* the closing quote is the page's last byte: no NUL after it */
+	memset(map, 'x', page);
+	at = map + page - len;
+	memcpy(at, line, len);
+	cr_assert_eq(
+		fp_policy_parse_line(&p, at, len, NULL, 0, err, sizeof(err)), 0,
+		"%s", err);
+	cr_assert_eq(p.n, 1);
+	cr_assert_eq(p.rules[0].len, 3);
+	cr_assert_eq(memcmp(p.rules[0].pattern, "/w\xaf", 3), 0);
+	fp_policy_free(&p);
+	munmap(map, 2 * page);
 }

@@ -368,6 +368,12 @@ static bool is_target_word(const char *s, size_t len,
 	return false;
 }
 
+/* the value of an ASCII hex digit (isxdigit is true of c) */
+static unsigned int hex_digit(char c)
+{
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
 static int unquote(const char *s, size_t len, char *out, size_t *outlen,
 		   const char **end)
 {
@@ -387,18 +393,17 @@ static int unquote(const char *s, size_t len, char *out, size_t *outlen,
 			case 't':
 				c = '\t';
 				break;
-			case 'x': {
-				unsigned int v;
-
+			case 'x':
+				/* by hand: sscanf would read on to a NUL the
+				 * line does not have */
 				if (i + 2 > len ||
 				    !isxdigit((unsigned char)s[i]) ||
-				    !isxdigit((unsigned char)s[i + 1]) ||
-				    sscanf(s + i, "%2x", &v) != 1)
+				    !isxdigit((unsigned char)s[i + 1]))
 					return -EINVAL;
-				c = (char)v;
+				c = (char)(hex_digit(s[i]) << 4 |
+					   hex_digit(s[i + 1]));
 				i += 2;
 				break;
-			}
 			case '"':
 			case '\\':
 				break;
