@@ -97,7 +97,6 @@ static __always_inline bool holdable(struct fp_file *e, __u32 sys, long ret)
  */
 __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), n8, k, zero = 0;
 	struct fp_held_open *h = bpf_map_lookup_elem(&held_opens, &tid), *t;
 	struct scratch *s = scratch_get();
@@ -109,8 +108,7 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 		return 0;
 	e = (struct fp_file *)s->buf;
 	n8 = (size + 7) & ~7U;
-	if (!holdable(e, sys, ret) || n8 > FP_HELD_MAX ||
-	    !(f = task_fd(task, ret))) {
+	if (!holdable(e, sys, ret) || n8 > FP_HELD_MAX || !(f = cur_fd(ret))) {
 		if (h) {
 			held_emit(h);
 			bpf_map_delete_elem(&held_opens, &tid);
@@ -134,6 +132,7 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 		}
 		held_emit(h);
 		e->count = 1;
+		e->hdr.ts_ns = bpf_ktime_get_ns();
 		h->inode = inode;
 		h->mnt = mnt;
 		h->size = n8;
@@ -147,6 +146,7 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 	t->mnt = mnt;
 	t->size = n8;
 	t->_pad = 0;
+	e->hdr.ts_ns = bpf_ktime_get_ns();
 	held_copy(t->rec, s->buf, n8);
 	/* the table is full: this open goes out on its own, uncollapsed */
 	return !bpf_map_update_elem(&held_opens, &tid, t, BPF_NOEXIST);

@@ -63,7 +63,26 @@ struct walk_state {
 	__u32 pos; /* next write position in buf */
 	__u32 limit;
 	__u32 flags;
-	__u32 _pad;
+	__u32 ncomp; /* names written */
+};
+
+/* What a walk depends on besides the generation (walk_cache.bpf.h) */
+struct walk_key {
+	struct dentry *dentry;
+	struct vfsmount *mnt;
+	struct dentry *root_dentry;
+	struct vfsmount *root_mnt;
+	struct inode *inode;
+	__u64 ino;
+};
+
+/* An extended walk, and its cut to its room (walk_cache.bpf.h) */
+struct trim_state {
+	struct walk_key key; /* of the directory walked */
+	__u32 at; /* buf offset of the extended names */
+	__u32 cut; /* bytes kept: a name boundary */
+	__u32 end; /* bytes written */
+	__u32 dropped; /* names past the cut */
 };
 
 struct path_args {
@@ -101,6 +120,7 @@ struct env_state {
 struct scratch {
 	char buf[FP_BUF_SIZE];
 	struct walk_state walk; /* path.bpf.h */
+	struct trim_state trim; /* walk_cache.bpf.h */
 	struct path_args paths; /* file.bpf.c */
 	struct fdlink_state fdlink; /* file.bpf.c */
 	struct env_state env; /* process.bpf.c */
@@ -173,14 +193,19 @@ static __always_inline void emit(void *rec, __u64 size)
 		__sync_fetch_and_add(&st->events, 1);
 }
 
-static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
+/*
+ * The header but the timestamp: a record that may only be counted into a
+ * held one (collapse.bpf.h) takes its time when it is kept, as reading
+ * the clock costs more than the rest of the header in a virtual machine.
+ */
+static __always_inline void fill_hdr_untimed(struct fp_hdr *h, __u32 type)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
 	__u64 ugid = bpf_get_current_uid_gid();
 
 	h->type = type;
-	h->ts_ns = bpf_ktime_get_ns();
+	h->ts_ns = 0;
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
 	/* a BTF pointer: a plain load, not a probe-read helper call */
@@ -190,6 +215,31 @@ static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
 	h->_pad = 0;
 	h->cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+
+static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
+{
+	fill_hdr_untimed(h, type);
+	h->ts_ns = bpf_ktime_get_ns();
+}
+
+/*
+ * The current task's file at fd. Plain loads through the BTF pointers
+ * cost a nanosecond where a probe-read helper costs tens; only the last
+ * step, an index into an array of pointers, which the verifier does not
+ * type, needs the helper.
+ */
+static __always_inline struct file *cur_fd(int fd)
+{
+	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
+	struct file **fds;
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= fdt->max_fds)
+		return NULL;
+	fds = fdt->fd;
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	return f;
 }
 
 static __always_inline struct file *task_fd(struct task_struct *task, int fd)

@@ -14,160 +14,13 @@
 #include "path.bpf.h"
 #include "scope.bpf.h"
 #include "collapse.bpf.h"
+#include "walk_cache.bpf.h"
 
 #define O_ACCMODE 03
 #define O_CREAT 0100
 #define O_TRUNC 01000
 #define FMODE_CREATED 0x100000
 #define TS_COMPAT 0x0002
-
-/*
- * Bumped, by any process on the machine and before any scope check, at
- * the exit of every syscall that can change the path of a directory
- * (FP_SYS_GEN), after its d_move(), and at the submission and completion
- * of io_uring RENAMEAT/UNLINKAT. A cached walk is valid only under the
- * generation it was read before it began: a walk that read the dentries
- * before a rename's d_move() read a generation the rename bumps past.
- * A cache hit between another task's d_move() and its sys_exit still
- * gives the old path (docs/security.md): there is no sys_enter program
- * to bump earlier, as it would tax every syscall on the machine.
- */
-__u64 path_gen SEC(".bss");
-
-/*
- * Cleared by user space on a kernel where no io_uring submission hook
- * could be attached: an io_uring rename would not bump path_gen there,
- * so every walk is done afresh.
- */
-const volatile bool walk_cache_on = true;
-
-/* The last walk of the cwd (slot 0) and of a dirfd (slot 1). */
-#define FP_WC_CWD 0
-#define FP_WC_DIRFD 1
-struct walk_entry {
-	struct dentry *dentry;
-	struct vfsmount *mnt;
-	struct dentry *root_dentry;
-	struct vfsmount *root_mnt;
-	struct inode *inode;
-	__u64 ino;
-	__u64 gen;
-	__u32 avail; /* the room the walk had */
-	__u32 len;
-	__u32 flags;
-	__u32 valid;
-	char names[FP_PATH_MAX];
-};
-
-struct walk_cache {
-	struct walk_entry e[2];
-};
-
-/*
- * In the task, so that it is bounded by the traced tasks and goes away
- * with each: one entry per slot, not one per directory ever visited.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct walk_cache);
-} walk_cache SEC(".maps");
-
-static __always_inline void gen_bump(void)
-{
-	__sync_fetch_and_add(&path_gen, 1);
-}
-
-/* Does entry e hold the walk of base, made with this room, under gen? */
-static __always_inline bool walk_hit(struct walk_entry *e, struct path *base,
-				     struct task_struct *task, __u32 avail,
-				     __u64 gen)
-{
-	struct dentry *d = BPF_CORE_READ(base, dentry);
-	struct inode *inode = BPF_CORE_READ(d, d_inode);
-
-	if (!e->valid || e->gen != gen || e->dentry != d ||
-	    e->mnt != BPF_CORE_READ(base, mnt) || e->inode != inode ||
-	    e->ino != BPF_CORE_READ(inode, i_ino) ||
-	    e->root_dentry != BPF_CORE_READ(task, fs, root.dentry) ||
-	    e->root_mnt != BPF_CORE_READ(task, fs, root.mnt))
-		return false;
-	/* a cut walk is the same walk only with the same room */
-	if (e->avail == avail)
-		return true;
-	return !(e->flags & FP_PATH_BASE_TRUNC) && e->len <= avail;
-}
-
-/*
- * walk_path() for the directory a relative path is relative to, done
- * again only when the directory, the task's root or the generation
- * changed since this task's last walk of that slot. The names written
- * are the same bytes either way, so nothing downstream changes.
- */
-static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
-					 __u32 pos, __u32 limit, __u32 *flags,
-					 int slot)
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u32 avail = limit - pos, len, wflags = 0;
-	struct walk_cache *c;
-	struct walk_entry *e;
-	struct inode *inode;
-	struct dentry *d;
-	__u64 gen;
-
-	if (!walk_cache_on)
-		return walk_path(s, base, pos, limit, flags);
-	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!c)
-		return walk_path(s, base, pos, limit, flags);
-	e = &c->e[slot & 1];
-	/*
-	 * Before the walk reads any dentry: a rename after it bumps past gen.
-	 * x86 keeps loads in order; elsewhere the fetch is the barrier.
-	 */
-#if defined(__TARGET_ARCH_x86)
-	gen = *(volatile __u64 *)&path_gen;
-#else
-	gen = __sync_fetch_and_add(&path_gen, 0);
-#endif
-	if (walk_hit(e, base, task, avail, gen)) {
-		len = e->len;
-		barrier_var(len);
-		len &= FP_PATH_MAX - 1;
-		bpf_probe_read_kernel(s->buf + (pos & FP_BUF_MASK), len,
-				      e->names);
-		*flags |= e->flags;
-		return len;
-	}
-	len = walk_path(s, base, pos, limit, &wflags);
-	*flags |= wflags;
-	e->valid = 0;
-	if (len >= FP_PATH_MAX)
-		return len;
-	d = BPF_CORE_READ(base, dentry);
-	e->dentry = d;
-	e->mnt = BPF_CORE_READ(base, mnt);
-	/* locals: BPF_CORE_READ must start from a kernel type */
-	inode = BPF_CORE_READ(d, d_inode);
-	e->inode = inode;
-	e->ino = BPF_CORE_READ(inode, i_ino);
-	e->root_dentry = BPF_CORE_READ(task, fs, root.dentry);
-	e->root_mnt = BPF_CORE_READ(task, fs, root.mnt);
-	e->gen = gen;
-	e->avail = avail;
-	e->len = len;
-	e->flags = wflags;
-	/* keep the mask: the compiler knows len < FP_PATH_MAX, the verifier not */
-	barrier_var(len);
-	if (bpf_probe_read_kernel(e->names, len & (FP_PATH_MAX - 1),
-				  s->buf + (pos & FP_BUF_MASK)))
-		return len;
-	e->valid = 1;
-	return len;
-}
 
 /*
  * Append one path argument at *pos: the raw user string, then, if it is
@@ -178,9 +31,14 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 				     const char *upath,
 				     struct task_struct *fdtask)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	char *buf = s->buf;
+	struct walk_key key;
+	struct fs_struct *fs;
 	__u32 start = *pos;
+	struct inode *inode;
+	struct path base;
+	struct dentry *d;
+	int slot;
 	long n;
 	char c0;
 
@@ -220,23 +78,35 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	if (c0 == '/' || dirfd == FP_DIRFD_NONE)
 		return;
 
+	/* plain loads through the task's fs_struct: this runs on every open */
+	fs = bpf_get_current_task_btf()->fs;
+	key.root_dentry = fs->root.dentry;
+	key.root_mnt = fs->root.mnt;
 	if (dirfd == AT_FDCWD) {
-		struct path pwd = BPF_CORE_READ(task, fs, pwd);
-
-		fp->base_len = cached_walk(s, &pwd, *pos, start + FP_PATH_MAX,
-					   &fp->flags, FP_WC_CWD);
+		d = fs->pwd.dentry;
+		base.dentry = d;
+		base.mnt = fs->pwd.mnt;
+		key.inode = d->d_inode;
+		key.ino = d->d_inode->i_ino;
+		slot = FP_WC_CWD;
 	} else {
-		struct file *f = task_fd(task, dirfd);
-		struct path fpath;
+		struct file *f = cur_fd(dirfd);
 
 		if (!f) {
 			fp->flags |= FP_PATH_BASE_UNKNOWN;
 			return;
 		}
-		fpath = BPF_CORE_READ(f, f_path);
-		fp->base_len = cached_walk(s, &fpath, *pos, start + FP_PATH_MAX,
-					   &fp->flags, FP_WC_DIRFD);
+		base = BPF_CORE_READ(f, f_path);
+		/* a local: BPF_CORE_READ must start from a kernel type */
+		inode = BPF_CORE_READ(base.dentry, d_inode);
+		key.inode = inode;
+		key.ino = BPF_CORE_READ(inode, i_ino);
+		slot = FP_WC_DIRFD;
 	}
+	key.dentry = base.dentry;
+	key.mnt = base.mnt;
+	fp->base_len = cached_walk(s, &base, &key, *pos, start + FP_PATH_MAX,
+				   &fp->flags, slot);
 	*pos += fp->base_len;
 }
 
@@ -415,26 +285,28 @@ static __always_inline bool follows_link(__u32 sys, __u64 flags)
  * these reads are resolved, to report them under the file they reached.
  * Opens that can write are always resolved.
  */
-static __always_inline bool via_proc(struct task_struct *task, int dirfd,
-				     __u64 upath)
+static __always_inline bool via_proc(struct scratch *s, struct fp_file *e,
+				     int dirfd)
 {
-	char head[6] = {};
+	/* the name as passed, already copied by path_step() */
+	const char *raw = s->buf + sizeof(*e);
+	__u32 n = e->path[0].raw_len;
 	struct path base;
 
-	if (bpf_probe_read_user(head, sizeof(head), (void *)upath))
+	if (e->path[0].flags & FP_PATH_RAW_FAULT)
 		return true; /* cannot tell: resolve */
-	if (head[0] == '/')
-		return (head[1] == 'p' && head[2] == 'r' && head[3] == 'o' &&
-			head[4] == 'c' && head[5] == '/') ||
-		       (head[1] == 'd' && head[2] == 'e' && head[3] == 'v' &&
-			head[4] == '/');
+	if (n > 1 && raw[0] == '/')
+		return (n > 6 && raw[1] == 'p' && raw[2] == 'r' &&
+			raw[3] == 'o' && raw[4] == 'c' && raw[5] == '/') ||
+		       (n > 5 && raw[1] == 'd' && raw[2] == 'e' &&
+			raw[3] == 'v' && raw[4] == '/');
 	if (dirfd == AT_FDCWD) {
 		/* BTF pointers: plain loads, no helper calls, on every read */
 		struct task_struct *t = bpf_get_current_task_btf();
 
 		return t->fs->pwd.dentry->d_sb->s_magic == PROC_SUPER_MAGIC;
 	} else {
-		struct file *f = task_fd(task, dirfd);
+		struct file *f = cur_fd(dirfd);
 
 		if (!f)
 			return true;
@@ -449,25 +321,25 @@ static __always_inline bool via_proc(struct task_struct *task, int dirfd,
  * fd_install() ran before sys_exit, so fd[ret] is that file unless
  * another thread of the process closed and reused the number since.
  */
-static __always_inline void opened_file(struct fp_file *e, struct path_args *pa,
-					long ret)
+static __always_inline bool opened_file(struct scratch *s, struct fp_file *e,
+					struct path_args *pa, long ret)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	bool read_only = (e->flags & O_ACCMODE) == 0 &&
 			 !(e->flags & (O_CREAT | O_TRUNC));
 	struct file *f;
 
-	if (read_only && !via_proc(task, pa->dirfd[0], pa->upath[0]))
-		return;
-	f = task_fd(task, ret);
+	if (read_only && !via_proc(s, e, pa->dirfd[0]))
+		return false;
+	f = cur_fd(ret);
 	if (!f)
-		return;
+		return false;
 	/* whether O_CREAT made the file decides "added" vs "changed" later */
 	if ((e->flags & O_CREAT) && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED))
 		e->created = 1;
 	e->npaths = 2;
 	pa->dirfd[1] = ret;
 	pa->upath[1] = 0;
+	return true;
 }
 
 static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
@@ -481,7 +353,7 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		return;
 	e = (struct fp_file *)s->buf;
 	pa = &s->paths;
-	fill_hdr(&e->hdr, FP_EV_FILE);
+	fill_hdr_untimed(&e->hdr, FP_EV_FILE);
 	e->ret = ret;
 	e->sys = sys;
 	e->npaths = 1;
@@ -640,20 +512,25 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 	default:
 		return;
 	}
-	if (sys <= FP_SYS_CREAT && ret >= 0)
-		opened_file(e, pa, ret);
 	pa->pos = sizeof(*e);
 	pa->first = 0;
 	pa->fd_leader = 0;
 	bpf_loop(e->npaths, path_step, NULL, 0);
+	/* the file an open returned, after its name: see opened_file() */
+	if (sys <= FP_SYS_CREAT && ret >= 0 && opened_file(s, e, pa, ret)) {
+		pa->first = 1;
+		bpf_loop(1, path_step, NULL, 0);
+	}
 	if (ret >= 0 && follows_link(sys, e->flags))
 		fd_link(s, e, pa);
 	if (e->npaths == 2 && sys <= FP_SYS_CREAT)
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;
 	e->hdr.size = size;
-	if (!fp_held_take(sys, ret, size))
+	if (!fp_held_take(sys, ret, size)) {
+		e->hdr.ts_ns = bpf_ktime_get_ns();
 		emit(e, size);
+	}
 }
 
 /*

@@ -73,6 +73,7 @@ static long walk_step(__u32 i, void *unused)
 		return 1;
 	}
 	w->pos = pos + n;
+	w->ncomp++;
 	w->dentry = parent;
 	return 0;
 }
@@ -95,6 +96,7 @@ static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
 	w->pos = pos;
 	w->limit = limit;
 	w->flags = 0;
+	w->ncomp = 0;
 	loops = bpf_loop(FP_WALK_MAX, walk_step, NULL, 0);
 	if (loops == FP_WALK_MAX)
 		w->flags |= FP_PATH_BASE_TRUNC;

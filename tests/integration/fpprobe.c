@@ -613,7 +613,9 @@ static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
  * the same through io_uring; sync:OUT:IN
  * writes a byte to the fifo OUT, then waits for one on the fifo IN (the
  * test acts in between); userns-bind:SRC:DST a new user and mount
- * namespace with SRC bound on DST.
+ * namespace with SRC bound on DST; down:NAME:N N times mkdirat(dirfd,
+ * NAME) and make NAME the dirfd, as a descent through a tree by dirfd
+ * does.
  */
 static char *walk_arg(char *step, char **second)
 {
@@ -708,6 +710,22 @@ static void walk_uring_rename(const char *from, const char *to)
 	close(ring);
 }
 
+static int walk_down(int dirfd, const char *name, const char *count)
+{
+	long i, n = count ? strtol(count, NULL, 10) : 0;
+	int sub;
+
+	for (i = 0; i < n; i++) {
+		walk_mkdir(dirfd, name);
+		sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (sub < 0)
+			fail("openat(down)");
+		close(dirfd);
+		dirfd = sub;
+	}
+	return dirfd;
+}
+
 static int do_walk(char **steps, int n)
 {
 	int dirfd = -1, i;
@@ -731,6 +749,8 @@ static int do_walk(char **steps, int n)
 			walk_uring_rename(a, b);
 		else if (!strcmp(op, "sync") && b)
 			walk_sync(a, b);
+		else if (!strcmp(op, "down"))
+			dirfd = walk_down(dirfd, a, b);
 		else if (!strcmp(op, "userns-bind") && b)
 			walk_userns_bind(a, b);
 	}

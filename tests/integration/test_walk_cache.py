@@ -221,6 +221,75 @@ class WalkCacheTest(unittest.TestCase):
         self.assertTrue(os.path.exists("%s/src/f4" % r))
         self.assertFalse(os.path.exists("%s/m/f4" % r))
 
+    # A descent by dirfd (mkdirat, then openat of the new directory) is
+    # served by extending the walk of the parent by one name. The names
+    # must be those a walk from the directory itself gives: whole, or cut
+    # at the same place (4096 bytes with the name passed, 2048 names).
+    WALK_ROOM = 4096
+    WALK_NAMES = 2048
+
+    def expected_descent(self, name, depth):
+        """What each mkdirat of `down:name:depth` under the root must be
+        reported as: (path, truncated), from the documented walk limits."""
+        top = [c for c in self.sb.root.split("/") if c]
+        want = []
+        for i in range(depth):
+            comps = [name] * i + top[::-1]  # leaf first, as walked
+            room = self.WALK_ROOM - (len(name) + 1)
+            kept, used = [], 0
+            for c in comps:
+                if used + len(c) + 1 > room or len(kept) == self.WALK_NAMES:
+                    break
+                kept.append(c)
+                used += len(c) + 1
+            # the walk also stops when its 2048th step would be the root
+            cut = len(kept) < len(comps) or len(kept) + 1 >= self.WALK_NAMES
+            want.append(("/" + "/".join(kept[::-1] + [name]), cut))
+        return want
+
+    def descent(self, name, depth, steps_after=()):
+        evpath = self.sb.out_path("events-down-%d.ndjson" % len(name))
+        # deeper than shutil.rmtree can recurse: rm goes first
+        self.addCleanup(subprocess.run,
+                        ["rm", "-rf", os.path.join(self.sb.root, name)])
+        res = self.sb.run(
+            [self.probe, "walk", "dir:" + self.sb.root,
+             "down:%s:%d" % (name, depth)] + list(steps_after),
+            opts=["--events", evpath], env=self.env)
+        self.assertIsNotNone(res.r, res.describe())
+        with open(evpath, encoding="utf-8") as f:
+            events = [json.loads(line) for line in f]
+        return [(e["path"], bool(e.get("path_truncated")))
+                for e in events if e["type"] == "mkdir"
+                and e["comm"] == "fpprobe" and e.get("ok")], res
+
+    def check_descent(self, name, depth):
+        got, res = self.descent(name, depth)
+        want = self.expected_descent(name, depth)
+        self.assertEqual(len(got), depth, res.describe())
+        for i, (g, w) in enumerate(zip(got, want)):
+            self.assertEqual(g, w, "level %d of %d" % (i, depth))
+        self.assertTrue(want[-1][1], "the descent must reach the cut")
+        self.assertFalse(want[0][1])
+
+    def test_descent_by_dirfd_past_the_name_limit(self):
+        # 2,100 one-letter names: cut by the number of names
+        self.check_descent("d", 2100)
+
+    def test_descent_by_dirfd_past_the_room_with_long_names(self):
+        # names that do not divide the room: each cut drops a whole name
+        self.check_descent("n" * 255, 24)
+        self.check_descent("m" * 100, 50)
+
+    def test_descent_then_rename_of_an_ancestor(self):
+        r = self.sb.root
+        got, res = self.descent(
+            "e", 3, ["mv:%s/e:%s/f" % (r, r), "down:g:2"])
+        self.assertEqual([p for p, _ in got],
+                         ["%s/e" % r, "%s/e/e" % r, "%s/e/e/e" % r,
+                          "%s/f/e/e/g" % r, "%s/f/e/e/g/g" % r],
+                         res.describe())
+
 
 if __name__ == "__main__":
     unittest.main()

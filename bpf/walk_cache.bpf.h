@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The walk cache of file.bpf.c: the names of the directory a relative
+ * path is relative to (the cwd, or a dirfd), kept per task and reused
+ * while nothing that could change them has happened, and extended by one
+ * name when the new directory is a child of the cached one, as a descent
+ * through a tree by dirfd (openat, mkdirat, unlinkat...) makes it.
+ */
+#ifndef FP_WALK_CACHE_BPF_H
+#define FP_WALK_CACHE_BPF_H
+
+#include "common.bpf.h"
+#include "path.bpf.h"
+
+/*
+ * Bumped, by any process on the machine and before any scope check, at
+ * the exit of every syscall that can change the path of a directory
+ * (FP_SYS_GEN), after its d_move(), and at the submission and completion
+ * of io_uring RENAMEAT/UNLINKAT. A cached walk is valid only under the
+ * generation it was read before it began: a walk that read the dentries
+ * before a rename's d_move() read a generation the rename bumps past.
+ * A cache hit between another task's d_move() and its sys_exit still
+ * gives the old path (docs/security.md): there is no sys_enter program
+ * to bump earlier, as it would tax every syscall on the machine.
+ */
+__u64 path_gen SEC(".bss");
+
+/*
+ * Cleared by user space on a kernel where no io_uring submission hook
+ * could be attached: an io_uring rename would not bump path_gen there,
+ * so every walk is done afresh.
+ */
+const volatile bool walk_cache_on = true;
+
+/* The last walk of the cwd (slot 0) and of a dirfd (slot 1). */
+#define FP_WC_CWD 0
+#define FP_WC_DIRFD 1
+struct walk_entry {
+	struct walk_key key;
+	__u64 gen;
+	__u32 avail; /* the room the walk had */
+	__u32 len;
+	__u32 flags;
+	__u32 valid;
+	__u32 ncomp; /* names in names[] */
+	__u32 _pad;
+	char names[FP_PATH_MAX];
+};
+
+struct walk_cache {
+	struct walk_entry e[2];
+};
+
+/*
+ * In the task, so that it is bounded by the traced tasks and goes away
+ * with each: one entry per slot, not one per directory ever visited.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct walk_cache);
+} walk_cache SEC(".maps");
+
+static __always_inline void gen_bump(void)
+{
+	__sync_fetch_and_add(&path_gen, 1);
+}
+
+/* Does entry e hold the walk of key k, made with this room, under gen? */
+static __always_inline bool
+walk_hit(struct walk_entry *e, const struct walk_key *k, __u32 avail, __u64 gen)
+{
+	if (!e->valid || e->gen != gen || e->key.dentry != k->dentry ||
+	    e->key.mnt != k->mnt || e->key.inode != k->inode ||
+	    e->key.ino != k->ino || e->key.root_dentry != k->root_dentry ||
+	    e->key.root_mnt != k->root_mnt)
+		return false;
+	/* a cut walk is the same walk only with the same room */
+	if (e->avail == avail)
+		return true;
+	return !(e->flags & FP_PATH_BASE_TRUNC) && e->len <= avail;
+}
+
+/* Move trim.cut back to the end of a name (or to 0). */
+static long trim_back(__u32 i, void *unused)
+{
+	struct scratch *s = scratch_get();
+	struct trim_state *t;
+
+	if (!s)
+		return 1;
+	t = &s->trim;
+	if (!t->cut || !s->buf[(t->at + t->cut - 1) & FP_BUF_MASK])
+		return 1;
+	t->cut--;
+	return 0;
+}
+
+/* Count the names in [trim.cut, trim.end): each ends in its NUL. */
+static long trim_count(__u32 i, void *unused)
+{
+	struct scratch *s = scratch_get();
+	struct trim_state *t;
+	__u32 k;
+
+	if (!s)
+		return 1;
+	t = &s->trim;
+	k = t->cut + i;
+	if (k >= t->end)
+		return 1;
+	if (!s->buf[(t->at + k) & FP_BUF_MASK])
+		t->dropped++;
+	return 0;
+}
+
+/*
+ * The walk of the directory keyed in trim.key, written at pos, from the
+ * slot's entry if that holds the walk of its parent: its own name, then
+ * the entry's names, cut where a walk from the directory would cut them
+ * (at the room, or at FP_WALK_MAX names). A descent by dirfd through a
+ * tree 10,000 deep costs a copy per level, not a walk of 2,000 names.
+ * -1 if the entry is not the parent's walk, or cannot be cut to this
+ * room. A global function: the verifier checks it once, not per caller.
+ */
+__noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
+{
+	struct scratch *s = scratch_get();
+	struct walk_cache *c;
+	struct walk_entry *e;
+	struct trim_state *t;
+	struct walk_key *k;
+	struct dentry *d, *parent;
+	struct vfsmount *mnt;
+	__u32 n0, room, len, total;
+	struct qstr q;
+	long n;
+
+	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0, 0);
+	if (!s || !c)
+		return -1;
+	e = &c->e[slot & 1];
+	t = &s->trim;
+	k = &t->key;
+	/* locals: BPF_CORE_READ must start from a kernel type */
+	d = k->dentry;
+	mnt = k->mnt;
+
+	if (!e->valid || e->gen != gen || e->key.mnt != k->mnt ||
+	    e->key.root_dentry != k->root_dentry ||
+	    e->key.root_mnt != k->root_mnt ||
+	    (e->flags & ~FP_PATH_BASE_TRUNC) || d == k->root_dentry ||
+	    d == BPF_CORE_READ(mnt, mnt_root))
+		return -1;
+	parent = BPF_CORE_READ(d, d_parent);
+	if (parent != e->key.dentry ||
+	    BPF_CORE_READ(parent, d_inode) != e->key.inode)
+		return -1;
+	if (bpf_core_read(&q, sizeof(q), &d->d_name))
+		return -1;
+	n0 = q.len + 1;
+	if (n0 > FP_NAME_MAX || n0 > avail)
+		return -1;
+	room = avail - n0;
+	/* a cut entry holds no more than its own room */
+	if ((e->flags & FP_PATH_BASE_TRUNC) && room > e->avail)
+		return -1;
+	n = bpf_probe_read_kernel_str(s->buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
+				      q.name);
+	if (n != n0)
+		return -1;
+	len = e->len;
+	barrier_var(len);
+	len &= FP_PATH_MAX - 1;
+	if (bpf_probe_read_kernel(s->buf + ((pos + n0) & FP_BUF_MASK), len,
+				  e->names))
+		return -1;
+	t->at = pos + n0;
+	t->end = len;
+	t->cut = len;
+	t->dropped = 0;
+	/* the walk from k stops at FP_WALK_MAX names: e's last one goes */
+	if (e->ncomp >= FP_WALK_MAX && len)
+		t->cut = len - 1;
+	if (t->cut > room)
+		t->cut = room;
+	if (t->cut < len) {
+		bpf_loop(FP_NAME_MAX + 1, trim_back, NULL, 0);
+		if (t->cut && s->buf[(t->at + t->cut - 1) & FP_BUF_MASK])
+			return -1;
+		if (len - t->cut > 2 * FP_NAME_MAX)
+			return -1;
+		bpf_loop(2 * FP_NAME_MAX, trim_count, NULL, 0);
+		e->flags |= FP_PATH_BASE_TRUNC;
+	}
+	total = n0 + t->cut;
+	e->valid = 0;
+	e->key = *k;
+	e->avail = avail;
+	e->len = total;
+	e->ncomp = e->ncomp + 1 - t->dropped;
+	if (total >= FP_PATH_MAX)
+		return total;
+	/* keep the mask: the compiler knows len < FP_PATH_MAX, the verifier not */
+	len = total;
+	barrier_var(len);
+	if (!bpf_probe_read_kernel(e->names, len & (FP_PATH_MAX - 1),
+				   s->buf + (pos & FP_BUF_MASK)))
+		e->valid = 1;
+	return total;
+}
+
+/*
+ * walk_path() for the directory a relative path is relative to, done
+ * again only when the directory, the task's root or the generation
+ * changed since this task's last walk of that slot. The names written
+ * are the same bytes either way, so nothing downstream changes.
+ */
+static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
+					 const struct walk_key *k, __u32 pos,
+					 __u32 limit, __u32 *flags, int slot)
+{
+	__u32 avail = limit - pos, len, wflags = 0;
+	struct walk_cache *c;
+	struct walk_entry *e;
+	__u64 gen;
+	long ext;
+
+	if (!walk_cache_on)
+		return walk_path(s, base, pos, limit, flags);
+	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c)
+		return walk_path(s, base, pos, limit, flags);
+	e = &c->e[slot & 1];
+	/*
+	 * Before the walk reads any dentry: a rename after it bumps past gen.
+	 * x86 keeps loads in order; elsewhere the fetch is the barrier.
+	 */
+#if defined(__TARGET_ARCH_x86)
+	gen = *(volatile __u64 *)&path_gen;
+#else
+	gen = __sync_fetch_and_add(&path_gen, 0);
+#endif
+	if (walk_hit(e, k, avail, gen)) {
+		len = e->len;
+		barrier_var(len);
+		len &= FP_PATH_MAX - 1;
+		bpf_probe_read_kernel(s->buf + (pos & FP_BUF_MASK), len,
+				      e->names);
+		*flags |= e->flags;
+		return len;
+	}
+	s->trim.key = *k;
+	ext = fp_walk_extend(slot, pos, avail, gen);
+	if (ext >= 0) {
+		*flags |= e->flags;
+		return ext;
+	}
+	len = walk_path(s, base, pos, limit, &wflags);
+	*flags |= wflags;
+	e->valid = 0;
+	e->ncomp = s->walk.ncomp;
+	if (len >= FP_PATH_MAX)
+		return len;
+	e->key = *k;
+	e->gen = gen;
+	e->avail = avail;
+	e->len = len;
+	e->flags = wflags;
+	/* keep the mask: the compiler knows len < FP_PATH_MAX, the verifier not */
+	barrier_var(len);
+	if (bpf_probe_read_kernel(e->names, len & (FP_PATH_MAX - 1),
+				  s->buf + (pos & FP_BUF_MASK)))
+		return len;
+	e->valid = 1;
+	return len;
+}
+
+#endif /* FP_WALK_CACHE_BPF_H */
