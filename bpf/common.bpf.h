@@ -78,7 +78,9 @@ struct walk_key {
 
 /* An extended walk, and its cut to its room (walk_cache.bpf.h) */
 struct trim_state {
-	struct walk_key key; /* of the directory walked */
+	struct walk_key key; /* of the directory walked (fp_dir_key) */
+	struct path base; /* that directory */
+	__u32 proc; /* it is on procfs */
 	__u32 at; /* buf offset of the extended names */
 	__u32 cut; /* bytes kept: a name boundary */
 	__u32 end; /* bytes written */
@@ -194,13 +196,27 @@ static __always_inline void emit(void *rec, __u64 size)
 }
 
 /*
+ * Plain loads through the current task's BTF pointer (shared.bpf.c): a
+ * nanosecond each where a probe-read helper costs tens, but the verifier
+ * scans the kernel's BTF for each pointer loaded from a trusted pointer,
+ * so these are global functions, verified once rather than wherever
+ * they are called.
+ */
+__u64 fp_cur_fd(int fd); /* the current task's struct file at fd, or 0 */
+__u32 fp_cur_ppid(void);
+
+static __always_inline struct file *cur_fd(int fd)
+{
+	return (struct file *)fp_cur_fd(fd);
+}
+
+/*
  * The header but the timestamp: a record that may only be counted into a
  * held one (collapse.bpf.h) takes its time when it is kept, as reading
  * the clock costs more than the rest of the header in a virtual machine.
  */
 static __always_inline void fill_hdr_untimed(struct fp_hdr *h, __u32 type)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
 	__u64 ugid = bpf_get_current_uid_gid();
 
@@ -208,8 +224,7 @@ static __always_inline void fill_hdr_untimed(struct fp_hdr *h, __u32 type)
 	h->ts_ns = 0;
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
-	/* a BTF pointer: a plain load, not a probe-read helper call */
-	h->ppid = task->real_parent->tgid;
+	h->ppid = fp_cur_ppid();
 	h->uid = (__u32)ugid;
 	h->gid = ugid >> 32;
 	h->_pad = 0;
@@ -221,25 +236,6 @@ static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
 {
 	fill_hdr_untimed(h, type);
 	h->ts_ns = bpf_ktime_get_ns();
-}
-
-/*
- * The current task's file at fd. Plain loads through the BTF pointers
- * cost a nanosecond where a probe-read helper costs tens; only the last
- * step, an index into an array of pointers, which the verifier does not
- * type, needs the helper.
- */
-static __always_inline struct file *cur_fd(int fd)
-{
-	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
-	struct file **fds;
-	struct file *f = NULL;
-
-	if (fd < 0 || fd >= fdt->max_fds)
-		return NULL;
-	fds = fdt->fd;
-	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
-	return f;
 }
 
 static __always_inline struct file *task_fd(struct task_struct *task, int fd)

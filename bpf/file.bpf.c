@@ -32,13 +32,7 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 				     struct task_struct *fdtask)
 {
 	char *buf = s->buf;
-	struct walk_key key;
-	struct fs_struct *fs;
 	__u32 start = *pos;
-	struct inode *inode;
-	struct path base;
-	struct dentry *d;
-	int slot;
 	long n;
 	char c0;
 
@@ -78,35 +72,13 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	if (c0 == '/' || dirfd == FP_DIRFD_NONE)
 		return;
 
-	/* plain loads through the task's fs_struct: this runs on every open */
-	fs = bpf_get_current_task_btf()->fs;
-	key.root_dentry = fs->root.dentry;
-	key.root_mnt = fs->root.mnt;
-	if (dirfd == AT_FDCWD) {
-		d = fs->pwd.dentry;
-		base.dentry = d;
-		base.mnt = fs->pwd.mnt;
-		key.inode = d->d_inode;
-		key.ino = d->d_inode->i_ino;
-		slot = FP_WC_CWD;
-	} else {
-		struct file *f = cur_fd(dirfd);
-
-		if (!f) {
-			fp->flags |= FP_PATH_BASE_UNKNOWN;
-			return;
-		}
-		base = BPF_CORE_READ(f, f_path);
-		/* a local: BPF_CORE_READ must start from a kernel type */
-		inode = BPF_CORE_READ(base.dentry, d_inode);
-		key.inode = inode;
-		key.ino = BPF_CORE_READ(inode, i_ino);
-		slot = FP_WC_DIRFD;
+	if (fp_dir_key(dirfd)) {
+		fp->flags |= FP_PATH_BASE_UNKNOWN;
+		return;
 	}
-	key.dentry = base.dentry;
-	key.mnt = base.mnt;
-	fp->base_len = cached_walk(s, &base, &key, *pos, start + FP_PATH_MAX,
-				   &fp->flags, slot);
+	fp->base_len = cached_walk(s, &s->trim.base, &s->trim.key, *pos,
+				   start + FP_PATH_MAX, &fp->flags,
+				   dirfd == AT_FDCWD ? FP_WC_CWD : FP_WC_DIRFD);
 	*pos += fp->base_len;
 }
 
@@ -285,34 +257,21 @@ static __always_inline bool follows_link(__u32 sys, __u64 flags)
  * these reads are resolved, to report them under the file they reached.
  * Opens that can write are always resolved.
  */
-static __always_inline bool via_proc(struct scratch *s, struct fp_file *e,
-				     int dirfd)
+static __always_inline bool via_proc(struct scratch *s, struct fp_file *e)
 {
 	/* the name as passed, already copied by path_step() */
 	const char *raw = s->buf + sizeof(*e);
 	__u32 n = e->path[0].raw_len;
-	struct path base;
 
-	if (e->path[0].flags & FP_PATH_RAW_FAULT)
+	if (e->path[0].flags & (FP_PATH_RAW_FAULT | FP_PATH_BASE_UNKNOWN))
 		return true; /* cannot tell: resolve */
 	if (n > 1 && raw[0] == '/')
 		return (n > 6 && raw[1] == 'p' && raw[2] == 'r' &&
 			raw[3] == 'o' && raw[4] == 'c' && raw[5] == '/') ||
 		       (n > 5 && raw[1] == 'd' && raw[2] == 'e' &&
 			raw[3] == 'v' && raw[4] == '/');
-	if (dirfd == AT_FDCWD) {
-		/* BTF pointers: plain loads, no helper calls, on every read */
-		struct task_struct *t = bpf_get_current_task_btf();
-
-		return t->fs->pwd.dentry->d_sb->s_magic == PROC_SUPER_MAGIC;
-	} else {
-		struct file *f = cur_fd(dirfd);
-
-		if (!f)
-			return true;
-		base = BPF_CORE_READ(f, f_path);
-	}
-	return on_procfs(&base);
+	/* relative: path_step() keyed its directory (fp_dir_key) last */
+	return s->trim.proc;
 }
 
 /*
@@ -328,7 +287,7 @@ static __always_inline bool opened_file(struct scratch *s, struct fp_file *e,
 			 !(e->flags & (O_CREAT | O_TRUNC));
 	struct file *f;
 
-	if (read_only && !via_proc(s, e, pa->dirfd[0]))
+	if (read_only && !via_proc(s, e))
 		return false;
 	f = cur_fd(ret);
 	if (!f)

@@ -217,6 +217,50 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
  * changed since this task's last walk of that slot. The names written
  * are the same bytes either way, so nothing downstream changes.
  */
+/*
+ * The directory a relative name is relative to: the cwd, or the file at
+ * dirfd, into trim.base, its key into trim.key, and whether it is on
+ * procfs into trim.proc. A global function, for the same reason as
+ * fp_cur_fd(). -1 if dirfd is not open.
+ */
+__noinline int fp_dir_key(int dirfd)
+{
+	struct fs_struct *fs = bpf_get_current_task_btf()->fs;
+	struct scratch *s = scratch_get();
+	struct trim_state *t;
+	struct inode *inode;
+	struct dentry *d;
+	struct file *f;
+
+	if (!s)
+		return -1;
+	t = &s->trim;
+	t->key.root_dentry = fs->root.dentry;
+	t->key.root_mnt = fs->root.mnt;
+	if (dirfd == AT_FDCWD) {
+		d = fs->pwd.dentry;
+		t->base.dentry = d;
+		t->base.mnt = fs->pwd.mnt;
+		t->key.inode = d->d_inode;
+		t->key.ino = d->d_inode->i_ino;
+		t->proc = d->d_sb->s_magic == PROC_SUPER_MAGIC;
+	} else {
+		f = cur_fd(dirfd);
+		if (!f)
+			return -1;
+		t->base = BPF_CORE_READ(f, f_path);
+		/* locals: BPF_CORE_READ must start from a kernel type */
+		d = t->base.dentry;
+		inode = BPF_CORE_READ(d, d_inode);
+		t->key.inode = inode;
+		t->key.ino = BPF_CORE_READ(inode, i_ino);
+		t->proc = BPF_CORE_READ(d, d_sb, s_magic) == PROC_SUPER_MAGIC;
+	}
+	t->key.dentry = t->base.dentry;
+	t->key.mnt = t->base.mnt;
+	return 0;
+}
+
 static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 					 const struct walk_key *k, __u32 pos,
 					 __u32 limit, __u32 *flags, int slot)
@@ -252,7 +296,6 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 		*flags |= e->flags;
 		return len;
 	}
-	s->trim.key = *k;
 	ext = fp_walk_extend(slot, pos, avail, gen);
 	if (ext >= 0) {
 		*flags |= e->flags;
