@@ -136,6 +136,12 @@ class ScratchPidnsTest(ts.ScratchCase):
         self.assertEqual(rc, EXIT_VERDICT, err)
         self.assertEqual(len(r["processes"]["leftover"]), 1, r["processes"])
         self.assertNotIn("fp-box-init", json.dumps(r))
+        # the init, a fork of footprint alive at the after-snapshot while
+        # it kept the leftover's namespace, is not a new process outside
+        ours = [p for p in r["processes"]["new_outside"]
+                if os.path.join(self.out, "l1.json") in p.get("argv", [])]
+        self.assertEqual(ours, [], r["processes"]["new_outside"])
+        self.assertReplaySame("l1")
         self.assertEqual(su.pgrep_exact(["sleep", secs]), [])
         self.assertEqual(children_named(os.getpid(), "fp-box-init"), [])
 

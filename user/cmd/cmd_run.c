@@ -202,6 +202,8 @@ static int run_command(struct fp_session *s, struct run_target *t,
 	/* the box's init is not the command's: gone before it is seen */
 	if (nleft == 0 || o->leftovers == LEFTOVERS_KILL)
 		fp_box_end(&t->child);
+	/* else it keeps the leftovers' namespace until they are stopped */
+	run->own_pid = t->child.init_pid > 0 ? t->child.init_pid : 0;
 	if (fp_session_after_procs(s))
 		return FP_EXIT_NOTRACE;
 	if (o->leftovers != LEFTOVERS_ALLOW)

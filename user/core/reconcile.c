@@ -1682,7 +1682,8 @@ static int compare_procs(const struct fp_recon *r,
 		const struct fp_proc *q = fp_proc_find(B, p->pid);
 
 		if (p->kernel_thread || (q && fp_proc_same(p, q)) ||
-		    in_run_cgroup(in, p) || is_leftover(in, p->pid))
+		    in_run_cgroup(in, p) || is_leftover(in, p->pid) ||
+		    (in->own_pid > 0 && p->pid == in->own_pid))
 			continue;
 		f = fp_vec_push(&out->procs[FP_P_NEW_OUTSIDE], sizeof(*f));
 		if (!f || proc_from_snapshot(f, p))

@@ -70,6 +70,7 @@ struct fp_recon_input {
 	size_t nroots;
 	const pid_t *leftover; /* in the run's cgroup when the command exited */
 	size_t nleftover;
+	pid_t own_pid; /* footprint's own process (the scratch box's init) */
 	const char
 		*run_cgroup; /* e.g. "/footprint/run-12-34", as /proc shows */
 	/* the sidecar's state directory: a change under it by a traced

@@ -54,6 +54,7 @@ enum {
 	T_LEFTOVER,
 	T_RECON_FAILED,
 	T_SHAPE_AFTER,
+	T_OWN_PID, /* the scratch box's init (struct fp_run.own_pid) */
 };
 
 static int put(struct fp_log_sink *s, unsigned int type)
@@ -182,6 +183,8 @@ int fp_log_trailer(struct fp_log_sink *s, const struct fp_run *run)
 	kv_u64(e, T_RECON_FAILED, run->recon_failed);
 	for (i = 0; i < run->nleftover; i++)
 		kv_u64(e, T_LEFTOVER, run->leftover[i]);
+	if (run->own_pid > 0)
+		kv_u64(e, T_OWN_PID, run->own_pid);
 	if (run->unit)
 		kv_str(e, T_SHAPE_AFTER,
 		       run->shape[1].data ? run->shape[1].data : "");
@@ -565,6 +568,9 @@ static int read_trailer(struct fp_run *run, struct fp_dec *d)
 			break;
 		case T_RECON_FAILED:
 			run->recon_failed = val_u64(&v);
+			break;
+		case T_OWN_PID:
+			run->own_pid = (pid_t)val_u64(&v);
 			break;
 		case T_LEFTOVER: {
 			pid_t *n = realloc(run->leftover, (run->nleftover +

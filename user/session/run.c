@@ -182,6 +182,7 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 	in.nroots = run->nroots;
 	in.leftover = run->leftover;
 	in.nleftover = run->nleftover;
+	in.own_pid = run->own_pid;
 	in.run_cgroup = run->run_cgroup;
 	in.state_dir = run->state_dir;
 	ret = fp_reconcile(run->recon, &in, f);

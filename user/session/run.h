@@ -73,6 +73,9 @@ struct fp_run {
 	uint64_t lost;
 	pid_t *leftover;
 	size_t nleftover;
+	/* the scratch box's init when the after-snapshot saw it: footprint's
+	 * own, not a new process outside the run; 0 if none */
+	pid_t own_pid;
 	int64_t end_ns;
 	/* replay of a log cut short: where it stopped */
 	char *incomplete_why;
