@@ -249,6 +249,37 @@ class SidecarTest(unittest.TestCase):
         with open(receipt, "rb") as a, open(again, "rb") as b:
             self.assertEqual(a.read(), b.read())
 
+    def test_report_reads(self):
+        """--report-reads lists a read outside the roots; by default only
+        secrets and reads inside the roots are listed."""
+        outside = os.path.join(self.make_outside(), "notes.txt")
+        for opts, listed in (("", False), ("--report-reads", True)):
+            job = Job(self)
+            log = os.path.join(job.out, "job.fplog")
+            job.start('--record "%s" %s' % (log, opts))
+            job.step('cat "%s" > /dev/null' % outside)
+            p, doc, receipt = job.stop("--quiet")
+            self.assertEqual(p.returncode, EXIT_OK, p.stderr)
+            reads = [r["path"] for r in doc["files"].get("read", [])]
+            self.assertEqual(outside in reads, listed, (opts, reads))
+            again = os.path.join(job.out, "again.json")
+            r = subprocess.run([su.FOOTPRINT, "replay", "--quiet",
+                                "--receipt", again, log],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=60)
+            self.assertEqual(r.returncode, EXIT_OK, r.stderr)
+            with open(receipt, "rb") as a, open(again, "rb") as b:
+                self.assertEqual(a.read(), b.read())
+
+    def make_outside(self):
+        d = os.path.realpath(tempfile.mkdtemp(prefix="fpsc-read-"))
+        self.addCleanup(shutil.rmtree, d, ignore_errors=True)
+        os.chmod(d, 0o755)
+        with open(os.path.join(d, "notes.txt"), "w") as f:
+            f.write("notes\n")
+        os.chmod(os.path.join(d, "notes.txt"), 0o644)
+        return d
+
     def test_usage(self):
         job = Job(self)
         p = job.step('"$FP" sidecar stop --state "$STATE"')

@@ -49,6 +49,8 @@ static void sidecar_usage(FILE *f)
 		"                        least 1M): LOG, LOG.1, LOG.2, ...\n"
 		"      --ring-size SIZE  ring buffer size (default 16M)\n"
 		"      --every-open      as for `footprint run`: no collapsed opens\n"
+		"      --report-reads    as for `footprint run`: every file read in\n"
+		"                        files.read, not only secrets and the roots'\n"
 		"      --memory-budget SIZE  as for `footprint run` (default 128M)\n"
 		"Options of every verb:\n"
 		"      --state DIR       the daemon's directory (default " DEFAULT_STATE
@@ -112,6 +114,7 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ "annotations", no_argument, NULL, 'N' + 256 },
 		{ "ring-size", required_argument, NULL, 'R' + 256 },
 		{ "every-open", no_argument, NULL, 'O' + 256 },
+		{ "report-reads", no_argument, NULL, 'D' + 256 },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "summary-max", required_argument, NULL, 'X' + 256 },
@@ -194,6 +197,9 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 			break;
 		case 'O' + 256:
 			o->every_open = true;
+			break;
+		case 'D' + 256:
+			o->report_reads = true;
 			break;
 		case 'B' + 256:
 			if (fp_parse_budget("sidecar", optarg, &o->mem_budget))

@@ -39,6 +39,7 @@ struct sidecar_opts {
 	uint64_t mem_budget;
 	size_t ring_bytes;
 	bool every_open; /* --every-open */
+	bool report_reads; /* --report-reads */
 	struct fp_rule_args rules;
 	const char *verb;
 	const char *name; /* mark */

@@ -32,6 +32,7 @@ static int daemon_session(struct fp_session *s, struct sidecar_opts *o,
 		.mem_budget = o->mem_budget,
 		.ring_bytes = o->ring_bytes,
 		.every_open = o->every_open,
+		.report_reads = o->report_reads,
 		.max_argv_bytes = 1 << 20,
 	};
 	int rc;
