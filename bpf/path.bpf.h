@@ -16,6 +16,15 @@ static __always_inline struct mount *real_mount(struct vfsmount *v)
 }
 
 /*
+ * Write the names of the path in walk.dentry and walk.vfsmnt leaf-first
+ * at pos; returns bytes written, with walk.flags. A global function
+ * (shared.bpf.c): the verifier checks it, and walk_step with it, once per
+ * program rather than wherever a path is walked.
+ */
+__u32 fp_walk(__u32 pos, __u32 limit);
+
+#ifdef FP_DEFINE_SHARED
+/*
  * One step up the dentry tree, writing the name of the current dentry.
  * At the root of a mount, continue from its mountpoint in the parent.
  */
@@ -78,17 +87,18 @@ static long walk_step(__u32 i, void *unused)
 	return 0;
 }
 
-/* Write the names of path p leaf-first at pos; returns bytes written. */
-static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
-				       __u32 pos, __u32 limit, __u32 *flags)
+__noinline __u32 fp_walk(__u32 pos, __u32 limit)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct walk_state *w = &s->walk;
-	struct vfsmount *vfsmnt = BPF_CORE_READ(p, mnt);
+	struct scratch *s = scratch_get();
+	struct vfsmount *vfsmnt;
+	struct walk_state *w;
 	long loops;
 
-	w->dentry = BPF_CORE_READ(p, dentry);
-	w->vfsmnt = vfsmnt;
+	if (!s)
+		return 0;
+	w = &s->walk;
+	vfsmnt = w->vfsmnt;
 	w->mnt = real_mount(vfsmnt);
 	w->mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
 	w->root_dentry = BPF_CORE_READ(task, fs, root.dentry);
@@ -100,8 +110,21 @@ static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
 	loops = bpf_loop(FP_WALK_MAX, walk_step, NULL, 0);
 	if (loops == FP_WALK_MAX)
 		w->flags |= FP_PATH_BASE_TRUNC;
-	*flags |= w->flags;
 	return w->pos - pos;
+}
+#endif
+
+/* Write the names of path p leaf-first at pos; returns bytes written. */
+static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
+				       __u32 pos, __u32 limit, __u32 *flags)
+{
+	__u32 n;
+
+	s->walk.dentry = BPF_CORE_READ(p, dentry);
+	s->walk.vfsmnt = BPF_CORE_READ(p, mnt);
+	n = fp_walk(pos, limit);
+	*flags |= s->walk.flags;
+	return n;
 }
 
 /*

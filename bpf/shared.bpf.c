@@ -7,6 +7,7 @@
  */
 #define FP_DEFINE_SHARED
 #include "common.bpf.h"
+#include "path.bpf.h"
 #include "scope.bpf.h"
 
 __noinline __u64 fp_cur_fd(int fd)
