@@ -91,9 +91,7 @@ struct path_args {
 	__u64 upath[2];
 	__s32 dirfd[2];
 	__u32 pos;
-	__u32 first; /* the path argument a path_step() loop starts at */
 	__u32 fd_leader; /* path[1]'s fd is the thread group leader's */
-	__u32 _pad;
 };
 
 /* The match of a path against /proc/self/fd/N (file.bpf.c) */

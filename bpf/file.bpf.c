@@ -82,19 +82,18 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	*pos += fp->base_len;
 }
 
-/* One path argument per iteration, so the verifier checks put_path once. */
-static long path_step(__u32 i, void *unused)
+/*
+ * Path argument k of the record in the scratch buffer: a global function,
+ * so that the verifier checks put_path() once, not at each call.
+ */
+__noinline int fp_put_path(__u32 k)
 {
 	struct scratch *s = scratch_get();
 	struct task_struct *task;
 	struct fp_file *e;
-	__u32 k;
 
-	if (!s)
-		return 1;
-	k = i + s->paths.first;
-	if (k > 1)
-		return 1;
+	if (!s || k > 1)
+		return 0;
 	/* keep the mask: the compiler knows k < 2, the verifier does not */
 	barrier_var(k);
 	k &= 1;
@@ -227,8 +226,7 @@ static __always_inline void fd_link(struct scratch *s, struct fp_file *e,
 	pa->dirfd[1] = st->fd;
 	pa->upath[1] = 0;
 	pa->fd_leader = st->leader;
-	pa->first = 1;
-	bpf_loop(1, path_step, NULL, 0);
+	fp_put_path(1);
 	e->path[1].flags |= FP_PATH_FD_LINK;
 }
 
@@ -259,7 +257,7 @@ static __always_inline bool follows_link(__u32 sys, __u64 flags)
  */
 static __always_inline bool via_proc(struct scratch *s, struct fp_file *e)
 {
-	/* the name as passed, already copied by path_step() */
+	/* the name as passed, already copied by fp_put_path() */
 	const char *raw = s->buf + sizeof(*e);
 	__u32 n = e->path[0].raw_len;
 
@@ -270,7 +268,7 @@ static __always_inline bool via_proc(struct scratch *s, struct fp_file *e)
 			raw[3] == 'o' && raw[4] == 'c' && raw[5] == '/') ||
 		       (n > 5 && raw[1] == 'd' && raw[2] == 'e' &&
 			raw[3] == 'v' && raw[4] == '/');
-	/* relative: path_step() keyed its directory (fp_dir_key) last */
+	/* relative: fp_put_path() keyed its directory (fp_dir_key) last */
 	return s->trim.proc;
 }
 
@@ -472,14 +470,13 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		return;
 	}
 	pa->pos = sizeof(*e);
-	pa->first = 0;
 	pa->fd_leader = 0;
-	bpf_loop(e->npaths, path_step, NULL, 0);
+	fp_put_path(0);
+	if (e->npaths == 2)
+		fp_put_path(1);
 	/* the file an open returned, after its name: see opened_file() */
-	if (sys <= FP_SYS_CREAT && ret >= 0 && opened_file(s, e, pa, ret)) {
-		pa->first = 1;
-		bpf_loop(1, path_step, NULL, 0);
-	}
+	else if (sys <= FP_SYS_CREAT && ret >= 0 && opened_file(s, e, pa, ret))
+		fp_put_path(1);
 	if (ret >= 0 && follows_link(sys, e->flags))
 		fd_link(s, e, pa);
 	if (e->npaths == 2 && sys <= FP_SYS_CREAT)
