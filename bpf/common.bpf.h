@@ -173,9 +173,10 @@ static __always_inline void emit(void *rec, __u64 size)
 		__sync_fetch_and_add(&st->events, 1);
 }
 
+__u32 fp_ppid(void); /* process.bpf.c */
+
 static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
 	__u64 ugid = bpf_get_current_uid_gid();
 
@@ -183,8 +184,7 @@ static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
 	h->ts_ns = bpf_ktime_get_ns();
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
-	/* a BTF pointer: a plain load, not a probe-read helper call */
-	h->ppid = task->real_parent->tgid;
+	h->ppid = fp_ppid();
 	h->uid = (__u32)ugid;
 	h->gid = ugid >> 32;
 	h->_pad = 0;

@@ -15,6 +15,18 @@
 
 __u32 step_parent; /* tgid whose children's execs carry a step name */
 
+/*
+ * The parent's tgid for every record header (fill_hdr()). A plain load
+ * through the BTF pointer, cheaper than probe-read calls at run time;
+ * but each such load of a pointer field from a trusted pointer costs the
+ * verifier a scan of the kernel's BTF, at every inlined copy on every
+ * path. A global function is verified once per program.
+ */
+__noinline __u32 fp_ppid(void)
+{
+	return bpf_get_current_task_btf()->real_parent->tgid;
+}
+
 static __always_inline void emit_tamper(__u32 kind, __s32 sig, __u32 target,
 					__s64 arg)
 {
@@ -346,7 +358,8 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 
 	/* before its exit, and before the tid can be reused */
 	fp_open_flush();
-	if (heartbeat_tgid && p->real_parent->tgid == heartbeat_tgid)
+	/* p is the exiting task, the current one */
+	if (heartbeat_tgid && fp_ppid() == heartbeat_tgid)
 		heartbeat_bump(FP_HB_EXIT);
 	/* only the last thread of the group reports the process exit */
 	if (BPF_CORE_READ(sig, live.counter) != 0)
@@ -382,8 +395,7 @@ int BPF_PROG(handle_signal, int sig, struct kernel_siginfo *info,
 	if (!nself && !heartbeat_tgid)
 		return 0;
 	target = task->tgid;
-	if (heartbeat_tgid &&
-	    bpf_get_current_task_btf()->real_parent->tgid == heartbeat_tgid)
+	if (heartbeat_tgid && fp_ppid() == heartbeat_tgid)
 		heartbeat_bump(FP_HB_SIGNAL);
 	if (!nself || !is_self(target) || !traced())
 		return 0;
