@@ -25,13 +25,6 @@ void json_end_object(struct json_out *j)
 	j->need_comma = true;
 }
 
-void json_key(struct json_out *j, const char *key)
-{
-	sep(j);
-	json_string(j->f, key, strlen(key));
-	fputc(':', j->f);
-}
-
 /* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629, no surrogates). */
 static size_t utf8_seq(const unsigned char *s, size_t left)
 {
@@ -125,6 +118,36 @@ bool json_string(FILE *f, const char *s, size_t len)
 	return valid;
 }
 
+/*
+ * The comma, the key and the colon in one write: every record of
+ * --events has a dozen keys, and three stdio calls and a scan for
+ * escapes each were a fifth of the collector's time.
+ */
+void json_key(struct json_out *j, const char *key)
+{
+	size_t n = strlen(key), i;
+	char b[64];
+
+	for (i = 0; i < n && plain((unsigned char)key[i]); i++)
+		;
+	if (i < n || n + 4 > sizeof(b)) {
+		sep(j);
+		json_string(j->f, key, n);
+		fputc(':', j->f);
+		return;
+	}
+	i = 0;
+	if (j->need_comma)
+		b[i++] = ',';
+	j->need_comma = true;
+	b[i++] = '"';
+	memcpy(b + i, key, n);
+	i += n;
+	b[i++] = '"';
+	b[i++] = ':';
+	fwrite(b, 1, i, j->f);
+}
+
 void json_base64(FILE *f, const char *s, size_t len)
 {
 	unsigned char stackbuf[1024];
@@ -161,16 +184,33 @@ void json_field_str(struct json_out *j, const char *key, const char *s)
 	json_field_bytes(j, key, s, strlen(s));
 }
 
+/* the decimal digits of v, ending just before end; returns the first */
+static char *digits(char *end, uint64_t v)
+{
+	do
+		*--end = '0' + v % 10;
+	while (v /= 10);
+	return end;
+}
+
 void json_field_u64(struct json_out *j, const char *key, uint64_t v)
 {
+	char b[24];
+	char *p = digits(b + sizeof(b), v);
+
 	json_key(j, key);
-	fprintf(j->f, "%" PRIu64, v);
+	fwrite(p, 1, b + sizeof(b) - p, j->f);
 }
 
 void json_field_i64(struct json_out *j, const char *key, int64_t v)
 {
+	char b[24];
+	char *p = digits(b + sizeof(b), v < 0 ? -(uint64_t)v : (uint64_t)v);
+
+	if (v < 0)
+		*--p = '-';
 	json_key(j, key);
-	fprintf(j->f, "%" PRId64, v);
+	fwrite(p, 1, b + sizeof(b) - p, j->f);
 }
 
 void json_field_bool(struct json_out *j, const char *key, bool v)
