@@ -346,7 +346,8 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 
 	/* before its exit, and before the tid can be reused */
 	fp_open_flush();
-	if (heartbeat_tgid && p->real_parent->tgid == heartbeat_tgid)
+	/* p is the exiting task, the current one */
+	if (heartbeat_tgid && fp_cur_ppid() == heartbeat_tgid)
 		heartbeat_bump(FP_HB_EXIT);
 	/* only the last thread of the group reports the process exit */
 	if (BPF_CORE_READ(sig, live.counter) != 0)
@@ -382,8 +383,7 @@ int BPF_PROG(handle_signal, int sig, struct kernel_siginfo *info,
 	if (!nself && !heartbeat_tgid)
 		return 0;
 	target = task->tgid;
-	if (heartbeat_tgid &&
-	    bpf_get_current_task_btf()->real_parent->tgid == heartbeat_tgid)
+	if (heartbeat_tgid && fp_cur_ppid() == heartbeat_tgid)
 		heartbeat_bump(FP_HB_SIGNAL);
 	if (!nself || !is_self(target) || !traced())
 		return 0;

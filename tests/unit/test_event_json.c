@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "event_json.h"
+#include "privs_json.h"
 
 static struct fp_event base_event(uint32_t type)
 {
@@ -138,6 +139,68 @@ Test(event_json, exec_creds)
 		   "\"cap_prm\":[\"CAP_NET_RAW\",\"CAP_50\"],"
 		   "\"no_new_privs\":false,\"secure_exec\":true,"
 		   "\"userns_level\":0}");
+}
+
+static char *privs_text(uint64_t eff, uint64_t prm)
+{
+	struct fp_privs c = { .known = true, .cap_eff = eff, .cap_prm = prm };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct json_out j = { .f = f };
+
+	cr_assert_not_null(f);
+	json_begin_object(&j);
+	fp_json_privs(&j, "c", &c);
+	json_end_object(&j);
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+/* a set's text is remembered: a first use, a reuse and an evicted one agree */
+Test(event_json, privs_sets_remembered)
+{
+	static const struct {
+		uint64_t set;
+		const char *names;
+	} sets[] = {
+		{ 0, "[]" },
+		{ 1ULL << 13, "[\"CAP_NET_RAW\"]" },
+		{ 1ULL | 1ULL << 63, "[\"CAP_CHOWN\",\"CAP_63\"]" },
+		{ 1ULL << 7 | 1ULL << 21,
+		  "[\"CAP_SETUID\",\"CAP_SYS_ADMIN\"]" },
+		{ 3ULL << 40, "[\"CAP_CHECKPOINT_RESTORE\",\"CAP_41\"]" },
+		{ 1ULL << 5, "[\"CAP_KILL\"]" },
+	};
+	const size_t n = sizeof(sets) / sizeof(sets[0]);
+	char want[512], *got, *all;
+	size_t round, i;
+
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < n; i++) {
+			size_t e = (i + round) % n, p = (2 * i + 1) % n;
+
+			snprintf(want, sizeof(want),
+				 "{\"c\":{\"uid\":0,\"euid\":0,\"suid\":0,"
+				 "\"gid\":0,\"egid\":0,\"sgid\":0,"
+				 "\"cap_eff\":%s,\"cap_prm\":%s,"
+				 "\"no_new_privs\":false,\"secure_exec\":false,"
+				 "\"userns_level\":0}}",
+				 sets[e].names, sets[p].names);
+			got = privs_text(sets[e].set, sets[p].set);
+			cr_assert_str_eq(got, want);
+			free(got);
+		}
+	}
+	/* every bit: the longest text, the same from the memo as fresh */
+	all = privs_text(~0ULL, 0);
+	cr_assert_not_null(strstr(all, "\"CAP_CHOWN\",\"CAP_DAC_OVERRIDE\""));
+	cr_assert_not_null(
+		strstr(all, "\"CAP_62\",\"CAP_63\"],\"cap_prm\":[]"));
+	got = privs_text(~0ULL, 0);
+	cr_assert_str_eq(got, all);
+	free(got);
+	free(all);
 }
 
 Test(event_json, tamper)

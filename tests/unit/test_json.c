@@ -264,6 +264,42 @@ Test(json, fields_and_commas)
 	free(m.buf);
 }
 
+/* numbers written by hand, keys in one write: each edge of both */
+Test(json, numbers_and_keys)
+{
+	static const char long_key[] = "k123456789012345678901234567890"
+				       "12345678901234567890123456789";
+	static const char long_key_1[] = "k12345678901234567890123456789"
+					 "0123456789012345678901234567890";
+	struct mem m;
+	struct json_out j;
+
+	mem_open(&m);
+	j.f = m.f;
+	json_begin_object(&j);
+	json_field_u64(&j, "a", 0);
+	json_field_u64(&j, "b", 9);
+	json_field_u64(&j, "c", 10);
+	json_field_i64(&j, "d", -1);
+	json_field_i64(&j, "e", 0);
+	json_field_i64(&j, "f", 9223372036854775807LL);
+	json_field_i64(&j, "q\"\n", -10);
+	/* 60 bytes fill the key buffer; 61 take the slow path */
+	json_field_u64(&j, long_key, 1000);
+	json_field_u64(&j, long_key_1, 1);
+	json_field_u64(&j, "", 7);
+	json_end_object(&j);
+	mem_close(&m);
+	cr_assert_str_eq(m.buf, "{\"a\":0,\"b\":9,\"c\":10,\"d\":-1,"
+				"\"e\":0,\"f\":9223372036854775807,"
+				"\"q\\\"\\n\":-10,\"k123456789012345678901234"
+				"56789012345678901234567890123456789\":1000,"
+				"\"k12345678901234567890123456789012345678901"
+				"2345678901234567890\":1,"
+				"\"\":7}");
+	free(m.buf);
+}
+
 Test(json, strv_valid)
 {
 	STRV("ls\0-l\0", "{\"argv\":[\"ls\",\"-l\"]}");

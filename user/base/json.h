@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* f is written with unlocked stdio: by one thread at a time */
 struct json_out {
 	FILE *f;
 	bool need_comma;

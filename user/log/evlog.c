@@ -13,6 +13,13 @@
 #include "evlog.h"
 
 #define FRAME_TARGET (64 * 1024)
+/*
+ * zlib's fastest level: on the logs of an exec loop and an open loop it
+ * takes a third to two fifths of level 6's CPU for 7-10% more bytes (still
+ * about 3 bytes per event for opens), and compression was half of the
+ * collector's time when recording.
+ */
+#define FRAME_ZLEVEL 1
 
 static void put_le16(unsigned char *p, uint16_t v)
 {
@@ -212,7 +219,7 @@ int fp_evlog_flush(struct fp_evlog_writer *w)
 		w->zbuf = n;
 		w->zcap = zlen;
 	}
-	ret = compress2(w->zbuf, &zlen, w->raw, w->raw_len, 6);
+	ret = compress2(w->zbuf, &zlen, w->raw, w->raw_len, FRAME_ZLEVEL);
 	if (ret != Z_OK)
 		return -ENOMEM;
 	put_le32(hdr, FP_FRAME_SYNC);
