@@ -84,10 +84,10 @@ class PromoteBoundTest(ts.ScratchCase):
         rc, _, small = self.promote_rss(olock, s1)
         self.assertEqual(rc, EXIT_OK)
         self.write("make_links.py", MAKE_LINKS)
-        rc, err, _, s2 = self.scratch_run(
+        rc, err, r, s2 = self.scratch_run(
             "s2", [su.PY, os.path.join(self.top, "make_links.py"), str(n)],
             ["--allow", "links", "--allow", "links/**"])
-        self.assertEqual(rc, EXIT_OK, err)
+        self.assertEqual(rc, EXIT_OK, (err, r and r["reasons"]))
         lock = os.path.join(self.fixture, "links.lock")
         rc, _, err = self.lock_output(os.path.join(self.out, "s2.json"),
                                       lock)

@@ -197,8 +197,12 @@ int fp_promote_verify(struct fp_proot *r, const struct fp_jv *lk)
 
 	if (fp_promote_scan(r))
 		return FP_EXIT_USAGE;
-	qsort(r->locked.v, r->locked.n, sizeof(*r->locked.v), cmp_rel);
-	qsort(r->scratch.v, r->scratch.n, sizeof(*r->scratch.v), cmp_rel);
+	/* an empty set has no array, and qsort's may not be NULL */
+	if (r->locked.n)
+		qsort(r->locked.v, r->locked.n, sizeof(*r->locked.v), cmp_rel);
+	if (r->scratch.n)
+		qsort(r->scratch.v, r->scratch.n, sizeof(*r->scratch.v),
+		      cmp_rel);
 	extra = missing_from(&r->scratch, &r->locked, r, lk, "extra");
 	missing = missing_from(&r->locked, &r->scratch, r, lk, "missing");
 	if (extra || missing) {
