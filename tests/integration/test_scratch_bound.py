@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sudo_util as su  # noqa: E402
 import test_scratch as ts  # noqa: E402
-from sudo_util import EXIT_OK, EXIT_VERDICT  # noqa: E402
+from sudo_util import EXIT_OK, EXIT_USAGE, EXIT_VERDICT  # noqa: E402
 
 LINKS = 20000
 TARGET = 1000  # bytes of each link's target: long, but far from PATH_MAX
@@ -77,6 +77,25 @@ class PromoteBoundTest(ts.ScratchCase):
         # measured; two inline PATH_MAX targets made it 8.4
         per = (big - small) * 1024 // (LINKS - 1)
         self.assertLess(per, 4096, "%d bytes a change" % per)
+
+    def test_past_the_byte_bound_is_one_clear_refusal(self):
+        """64,000 links of PATH_MAX - 1 bytes: 4.5 KiB each as the bound
+        counts them, past its 256 MiB at 59,000 or so."""
+        s1, olock = self.fixed_and_locked()
+        d = os.path.join(s1, "0", "upper", "links")
+        os.mkdir(d)
+        for i in range(64000):
+            os.symlink("%05d" % i + "x" * 4090,
+                       os.path.join(d, "%05d" % i + "y" * 195))
+        before = ts.tree(self.job)
+        rc, err, kib = self.promote_rss(olock, s1)
+        self.assertEqual(rc, EXIT_USAGE, err)
+        self.assertEqual(err.splitlines(), [
+            "footprint: promote: the scratch changes of %s hold more "
+            "changes than promote keeps (1048576, or 256 MiB in all); "
+            "promote a smaller job" % self.job])
+        self.assertEqual(ts.tree(self.job), before)
+        self.assertLess(kib, 320 << 10)
 
     def test_promotes_many_long_symlinks(self):
         n = 3000
