@@ -97,7 +97,7 @@ static int make_new(struct fp_proot *r, const struct fp_pchange *c, int dirfd,
 	int src, out, e;
 
 	if (c->now.type == 'l')
-		return symlinkat(c->now.target, dirfd, tmp) ? -errno : 0;
+		return symlinkat(fp_ptarget(&c->now), dirfd, tmp) ? -errno : 0;
 	if (c->now.type == 'd')
 		return mkdirat(dirfd, tmp, 0700) ||
 				       fchmodat(dirfd, tmp, c->now.mode, 0) ?

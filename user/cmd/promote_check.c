@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,8 @@ int fp_promote_receipt_ok(const struct fp_jv *lk)
 	return FP_EXIT_VERDICT;
 }
 
-static void state_of(const struct fp_jv *o, struct fp_pstate *st)
+/* 0, or -ENOMEM; a target is cut where readlink would cut it */
+static int state_of(const struct fp_jv *o, struct fp_pstate *st)
 {
 	const char *t = fp_jv_str(o, "type"), *h = fp_jv_str(o, "sha256");
 	const char *tg = fp_jv_str(o, "target");
@@ -31,11 +34,12 @@ static void state_of(const struct fp_jv *o, struct fp_pstate *st)
 
 	memset(st, 0, sizeof(*st));
 	if (!o || o->type != FP_JV_OBJ)
-		return;
+		return 0;
 	st->type = t ? t[0] : '?';
 	st->mode = fp_jv_as_int(m, 0);
 	snprintf(st->sha, sizeof(st->sha), "%s", h ? h : "");
-	snprintf(st->target, sizeof(st->target), "%s", tg ? tg : "");
+	st->target = tg ? strndup(tg, PATH_MAX - 1) : NULL;
+	return tg && !st->target ? -ENOMEM : 0;
 }
 
 static int op_of(const char *op)
@@ -57,9 +61,10 @@ int fp_promote_load(struct fp_proot *r, const struct fp_jv *lk)
 {
 	const struct fp_jv *ch = fp_jv_get(lk, "changes");
 	size_t rlen = strlen(r->root), skip = rlen + (rlen > 1), i;
-	struct fp_pstate now, before;
+	struct fp_pstate now = { 0 }, before = { 0 };
+	int e = 0;
 
-	for (i = 0; ch && ch->type == FP_JV_ARR && i < ch->n; i++) {
+	for (i = 0; !e && ch && ch->type == FP_JV_ARR && i < ch->n; i++) {
 		const struct fp_jv *c = &ch->items[i];
 		const char *p = fp_jv_str(c, "path");
 		int op = op_of(fp_jv_str(c, "op"));
@@ -71,12 +76,18 @@ int fp_promote_load(struct fp_proot *r, const struct fp_jv *lk)
 		}
 		if (strncmp(p, r->root, rlen) || p[rlen] != '/' || !p[skip])
 			continue;
-		state_of(c, &now);
-		state_of(fp_jv_get(c, "before"), &before);
-		if (fp_pset_add(&r->locked, p + skip, op, &now, &before))
-			return FP_EXIT_USAGE;
+		e = state_of(c, &now);
+		if (!e)
+			e = state_of(fp_jv_get(c, "before"), &before);
+		if (!e)
+			e = fp_pset_add(&r->locked, p + skip, op, &now,
+					&before);
+		fp_pstate_free(&now);
+		fp_pstate_free(&before);
 	}
-	return 0;
+	if (e)
+		fp_pset_say(e, "the locked changes", r->root);
+	return e ? FP_EXIT_USAGE : 0;
 }
 
 static const struct fp_pchange *find(const struct fp_pset *s, const char *rel)
@@ -127,7 +138,7 @@ static size_t missing_from(const struct fp_pset *a, const struct fp_pset *b,
 static bool same(const struct fp_pstate *a, const struct fp_pstate *b)
 {
 	return a->type == b->type && a->mode == b->mode &&
-	       !strcmp(a->sha, b->sha) && !strcmp(a->target, b->target);
+	       !strcmp(a->sha, b->sha) && !strcmp(fp_ptarget(a), fp_ptarget(b));
 }
 
 static const char *shown(const struct fp_pstate *s)
@@ -135,7 +146,7 @@ static const char *shown(const struct fp_pstate *s)
 	return !s->type	      ? "nothing" :
 	       s->type == 'f' ? s->sha :
 	       s->type == 'd' ? "a directory" :
-	       s->type == 'l' ? s->target :
+	       s->type == 'l' ? fp_ptarget(s) :
 				"a special file";
 }
 
@@ -166,14 +177,16 @@ static int input_drift(const struct fp_proot *r)
 	for (i = 0; i < r->locked.n; i++) {
 		const struct fp_pchange *l = &r->locked.v[i];
 		int e = fp_promote_state(r->rootfd, l->rel, &real);
+		bool ok = !e && same(&real, &l->before);
 
-		if (!e && same(&real, &l->before))
-			continue;
-		fprintf(stderr,
-			"footprint: promote: refused: input drift at %s/%s: the lock was made from %s, the tree now has %s; run the job again on the tree as it is\n",
-			r->root, l->rel, shown(&l->before),
-			e ? strerror(-e) : shown(&real));
-		return FP_EXIT_VERDICT;
+		if (!ok)
+			fprintf(stderr,
+				"footprint: promote: refused: input drift at %s/%s: the lock was made from %s, the tree now has %s; run the job again on the tree as it is\n",
+				r->root, l->rel, shown(&l->before),
+				e ? strerror(-e) : shown(&real));
+		fp_pstate_free(&real);
+		if (!ok)
+			return FP_EXIT_VERDICT;
 	}
 	return 0;
 }
@@ -184,8 +197,12 @@ int fp_promote_verify(struct fp_proot *r, const struct fp_jv *lk)
 
 	if (fp_promote_scan(r))
 		return FP_EXIT_USAGE;
-	qsort(r->locked.v, r->locked.n, sizeof(*r->locked.v), cmp_rel);
-	qsort(r->scratch.v, r->scratch.n, sizeof(*r->scratch.v), cmp_rel);
+	/* an empty set has no array, and qsort's may not be NULL */
+	if (r->locked.n)
+		qsort(r->locked.v, r->locked.n, sizeof(*r->locked.v), cmp_rel);
+	if (r->scratch.n)
+		qsort(r->scratch.v, r->scratch.n, sizeof(*r->scratch.v),
+		      cmp_rel);
 	extra = missing_from(&r->scratch, &r->locked, r, lk, "extra");
 	missing = missing_from(&r->locked, &r->scratch, r, lk, "missing");
 	if (extra || missing) {

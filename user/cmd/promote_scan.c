@@ -25,7 +25,6 @@
 #include "lock.h"
 #include "promote.h"
 
-#define SCAN_MAX_ENTRIES (1u << 20)
 #define SCAN_MAX_DEPTH 256
 
 static int open_beneath(int dirfd, const char *rel, int flags)
@@ -59,6 +58,18 @@ static int hash_fd(int fd, char *hex)
 	return 0;
 }
 
+/* the target, cut at PATH_MAX - 1 bytes as the kernel makes them */
+static int read_target(int fd, struct fp_pstate *st)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlinkat(fd, "", buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return -errno;
+	st->target = strndup(buf, n);
+	return st->target ? 0 : -ENOMEM;
+}
+
 int fp_promote_state(int dirfd, const char *rel, struct fp_pstate *st)
 {
 	struct stat sb;
@@ -78,9 +89,8 @@ int fp_promote_state(int dirfd, const char *rel, struct fp_pstate *st)
 		   S_ISLNK(sb.st_mode) ? 'l' :
 		   S_ISCHR(sb.st_mode) ? 'c' :
 					 '?';
-	if (st->type == 'l' &&
-	    readlinkat(fd, "", st->target, sizeof(st->target) - 1) < 0)
-		e = -errno;
+	if (st->type == 'l')
+		e = read_target(fd, st);
 	if (st->type == 'f') {
 		int rd = open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK);
 
@@ -96,47 +106,7 @@ out:
 static bool same_state(const struct fp_pstate *a, const struct fp_pstate *b)
 {
 	return a->type == b->type && a->mode == b->mode &&
-	       !strcmp(a->sha, b->sha) && !strcmp(a->target, b->target);
-}
-
-int fp_pset_add(struct fp_pset *s, const char *rel, int op,
-		const struct fp_pstate *now, const struct fp_pstate *before)
-{
-	struct fp_pchange *c;
-
-	if (s->n == SCAN_MAX_ENTRIES)
-		return -E2BIG;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		void *p = realloc(s->v, cap * sizeof(*s->v));
-
-		if (!p)
-			return -ENOMEM;
-		s->v = p;
-		s->cap = cap;
-	}
-	c = &s->v[s->n];
-	memset(c, 0, sizeof(*c));
-	c->rel = strdup(rel);
-	if (!c->rel)
-		return -ENOMEM;
-	c->op = op;
-	if (now)
-		c->now = *now;
-	if (before)
-		c->before = *before;
-	s->n++;
-	return 0;
-}
-
-void fp_pset_free(struct fp_pset *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i].rel);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
+	       !strcmp(a->sha, b->sha) && !strcmp(fp_ptarget(a), fp_ptarget(b));
 }
 
 /* dir/name into out; -ENAMETOOLONG rather than a cut path */
@@ -157,7 +127,7 @@ static int removed_tree(struct fp_proot *r, const char *rel, int depth)
 	int e = fp_promote_state(r->rootfd, rel, &real), fd;
 
 	if (e || !real.type)
-		return e;
+		return e; /* nothing held */
 	if (real.type == 'd' && depth < SCAN_MAX_DEPTH) {
 		fd = open_beneath(r->rootfd, rel, O_RDONLY | O_DIRECTORY);
 		dir = fd < 0 ? NULL : fdopendir(fd);
@@ -171,13 +141,15 @@ static int removed_tree(struct fp_proot *r, const char *rel, int depth)
 		}
 		closedir(dir);
 	}
-	return e ?: fp_pset_add(&r->scratch, rel, FP_OP_REMOVED, NULL, &real);
+	e = e ?: fp_pset_add(&r->scratch, rel, FP_OP_REMOVED, NULL, &real);
+	fp_pstate_free(&real);
+	return e;
 }
 
 /* a real child of rel that the opaque upper dir does not have */
 static int opaque_removals(struct fp_proot *r, const char *rel, int depth)
 {
-	struct fp_pstate up;
+	struct fp_pstate up = { 0 };
 	struct dirent *d;
 	char sub[PATH_MAX];
 	DIR *dir;
@@ -197,6 +169,7 @@ static int opaque_removals(struct fp_proot *r, const char *rel, int depth)
 			    fp_promote_state(r->upperfd, sub, &up);
 		if (!e && !up.type)
 			e = removed_tree(r, sub, depth + 1);
+		fp_pstate_free(&up);
 	}
 	closedir(dir);
 	return e;
@@ -204,18 +177,14 @@ static int opaque_removals(struct fp_proot *r, const char *rel, int depth)
 
 static int scan_dir(struct fp_proot *r, const char *rel, int depth);
 
-static int scan_entry(struct fp_proot *r, const char *rel, int depth)
+static int scan_change(struct fp_proot *r, const char *rel, int depth,
+		       const struct fp_pstate *up, const struct fp_pstate *real)
 {
-	struct fp_pstate up, real;
-	int e = fp_promote_state(r->upperfd, rel, &up);
+	int e = 0;
 
-	if (!e)
-		e = fp_promote_state(r->rootfd, rel, &real);
-	if (e)
-		return e;
-	if (up.type == 'c') /* a whiteout: the overlay's only devices */
+	if (up->type == 'c') /* a whiteout: the overlay's only devices */
 		return removed_tree(r, rel, depth);
-	if (up.type == 'd') {
+	if (up->type == 'd') {
 		char v[2] = "";
 		int fd = open_beneath(r->upperfd, rel, O_RDONLY | O_DIRECTORY);
 		bool opaque = fd >= 0 &&
@@ -224,23 +193,37 @@ static int scan_entry(struct fp_proot *r, const char *rel, int depth)
 
 		if (fd >= 0)
 			close(fd);
-		if (opaque && real.type == 'd')
+		if (opaque && real->type == 'd')
 			e = opaque_removals(r, rel, depth);
-		if (!e && !real.type)
-			e = fp_pset_add(&r->scratch, rel, FP_OP_ADDED, &up,
+		if (!e && !real->type)
+			e = fp_pset_add(&r->scratch, rel, FP_OP_ADDED, up,
 					NULL);
-		else if (!e && (real.type != 'd' || real.mode != up.mode))
-			e = fp_pset_add(&r->scratch, rel, FP_OP_CHANGED, &up,
-					&real);
+		else if (!e && (real->type != 'd' || real->mode != up->mode))
+			e = fp_pset_add(&r->scratch, rel, FP_OP_CHANGED, up,
+					real);
 		return e ?: scan_dir(r, rel, depth + 1);
 	}
-	if (!real.type)
-		return fp_pset_add(&r->scratch, rel, FP_OP_ADDED, &up, NULL);
+	if (!real->type)
+		return fp_pset_add(&r->scratch, rel, FP_OP_ADDED, up, NULL);
 	/* a file over a directory: what the directory held went first */
-	if (real.type == 'd')
+	if (real->type == 'd')
 		e = opaque_removals(r, rel, depth);
-	if (!e && !same_state(&up, &real))
-		e = fp_pset_add(&r->scratch, rel, FP_OP_CHANGED, &up, &real);
+	if (!e && !same_state(up, real))
+		e = fp_pset_add(&r->scratch, rel, FP_OP_CHANGED, up, real);
+	return e;
+}
+
+static int scan_entry(struct fp_proot *r, const char *rel, int depth)
+{
+	struct fp_pstate up, real = { 0 };
+	int e = fp_promote_state(r->upperfd, rel, &up);
+
+	if (!e)
+		e = fp_promote_state(r->rootfd, rel, &real);
+	if (!e)
+		e = scan_change(r, rel, depth, &up, &real);
+	fp_pstate_free(&up);
+	fp_pstate_free(&real);
 	return e;
 }
 
@@ -273,7 +256,9 @@ int fp_promote_scan(struct fp_proot *r)
 {
 	int e = scan_dir(r, "", 0);
 
-	if (e)
+	if (e == -E2BIG)
+		fp_pset_say(e, "the scratch changes", r->root);
+	else if (e)
 		fprintf(stderr,
 			"footprint: promote: cannot read the scratch layer of %s: %s\n",
 			r->root, strerror(-e));
