@@ -35,7 +35,6 @@ int fp_run_set_sidecar(struct fp_run *run, pid_t step_parent,
 	run->step_parent = step_parent;
 	fp_recon_set_step_parent(run->recon, step_parent);
 	free(run->state_dir);
-	free(run->scratch_dir);
 	run->state_dir = state_dir ? strdup(state_dir) : NULL;
 	return state_dir && !run->state_dir ? -ENOMEM : 0;
 }
@@ -78,6 +77,7 @@ void fp_run_free(struct fp_run *run)
 	free(run->version);
 	free(run->run_cgroup);
 	free(run->state_dir);
+	free(run->scratch_dir);
 	free_strv(run->roots);
 	free_strv(run->policy);
 	free_strv(run->homes);
