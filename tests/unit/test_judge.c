@@ -706,6 +706,21 @@ Test(judge, bind_forbid_and_mismatch)
 	cr_assert_str_eq(suggestion(0), "allow bind tcp/127.0.0.1:8081");
 }
 
+/* a listener of a process outside the run that began during it still
+ * fails (the run may have had it started), and the reason says whose */
+Test(judge, listener_of_a_new_outside_process_says_so)
+{
+	net(FP_N_LISTENING, 12, AF_INET, IPPROTO_UDP, "0.0.0.0", 323)
+		->new_outside = true;
+	net(FP_N_LISTENING, 13, AF_INET, IPPROTO_TCP, "0.0.0.0", 22)
+		->outside_run = true;
+	judge();
+	cr_assert_not(V.ok);
+	cr_assert_eq(V.failing, 1);
+	assert_reason("network.listening: udp/0.0.0.0:323 by pid 12 (a process "
+		      "outside the run, begun during it)");
+}
+
 Test(judge, bind_rules_do_not_match_paths)
 {
 	net(FP_N_BOUND, 10, AF_INET, IPPROTO_TCP, "127.0.0.1", 8080);

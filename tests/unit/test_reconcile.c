@@ -1656,6 +1656,48 @@ Test(reconcile, listening_new_by_inode)
 	cr_assert_str_eq(n->address, "::1");
 }
 
+/* whose a new listener is: the run's, an old daemon's, or a new outsider's */
+Test(reconcile, listener_owner_outside_old_or_new)
+{
+	struct fp_proc pb[] = {
+		{ .pid = 600, .start_ticks = 10, .exe = B_("/usr/sbin/d") },
+	};
+	struct fp_proc pa[] = {
+		{ .pid = 400,
+		  .start_ticks = 51,
+		  .exe = B_("/bin/nc"),
+		  .cgroup = B_("/footprint/run-1-2") },
+		{ .pid = 500,
+		  .start_ticks = 53,
+		  .exe = B_("/usr/sbin/chronyd"),
+		  .cgroup = B_("/system.slice/chrony.service") },
+		{ .pid = 600, .start_ticks = 10, .exe = B_("/usr/sbin/d") },
+	};
+	struct fp_sock sa[] = {
+		{ AF_INET, IPPROTO_TCP, "0.0.0.0", 4444, 100, 400 },
+		{ AF_INET, IPPROTO_UDP, "0.0.0.0", 323, 101, 500 },
+		{ AF_INET, IPPROTO_TCP, "0.0.0.0", 8080, 102, 600 },
+	};
+	const struct fp_net_finding *n;
+
+	procs(&PB, pb, 1);
+	procs(&PA, pa, 3);
+	socks(&SB, NULL, 0);
+	socks(&SA, sa, 3);
+	run_cgroup = "/footprint/run-1-2";
+	reconcile();
+	cr_assert_eq(F.net[FP_N_LISTENING].n, 3);
+	n = &FP_NETS(&F, FP_N_LISTENING)[0];
+	cr_assert_eq(n->pid, 400);
+	cr_assert(!n->outside_run && !n->new_outside, "the run's own");
+	n = &FP_NETS(&F, FP_N_LISTENING)[1];
+	cr_assert_eq(n->pid, 500);
+	cr_assert(!n->outside_run && n->new_outside, "begun during the run");
+	n = &FP_NETS(&F, FP_N_LISTENING)[2];
+	cr_assert_eq(n->pid, 600);
+	cr_assert(n->outside_run && !n->new_outside, "predates the run");
+}
+
 /* ---- determinism ---- */
 
 Test(reconcile, same_input_same_output_across_feed_order_of_unrelated)

@@ -126,6 +126,10 @@ struct fp_net_finding {
 	/* listening: owned by a process that predates the run and is not
 	 * part of it, so the run did not open it */
 	bool outside_run;
+	/* listening: owned by a process outside the run's cgroup that began
+	 * during it; it fails (the run may have had it started), but the
+	 * reason says whose it is */
+	bool new_outside;
 	bool allowed;
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */

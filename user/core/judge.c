@@ -506,13 +506,17 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 				continue;
 			x->failing = true;
 			fp_net_subject(x, subj, sizeof(subj));
-			ret = fail(v,
-				   in_step(f, x->step,
-					   fmt("network.%s: %s by pid %d%s",
-					       fp_net_list_names[l], subj,
-					       (int)x->pid,
-					       x->forbidden ? " (forbidden)" :
-							      "")));
+			ret = fail(
+				v,
+				in_step(f, x->step,
+					fmt("network.%s: %s by pid %d%s%s",
+					    fp_net_list_names[l], subj,
+					    (int)x->pid,
+					    x->new_outside ?
+						    " (a process outside the run, begun during it)" :
+						    "",
+					    x->forbidden ? " (forbidden)" :
+							   "")));
 		}
 	}
 	return ret;

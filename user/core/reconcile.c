@@ -1702,6 +1702,20 @@ static int compare_procs(const struct fp_recon *r,
 	return 0;
 }
 
+/* Did the socket's owner begin during the run, outside the run's cgroup? */
+static bool owner_new_outside(const struct fp_recon_input *in, pid_t pid)
+{
+	const struct fp_proc *a, *b;
+
+	if (pid <= 0 || !in->proc_after || !in->proc_before ||
+	    is_leftover(in, pid))
+		return false;
+	a = fp_proc_find(in->proc_after, pid);
+	b = fp_proc_find(in->proc_before, pid);
+	return a && !(b && fp_proc_same(a, b)) && !in_run_cgroup(in, a) &&
+	       !a->kernel_thread;
+}
+
 /* Did the socket's owner exist before the run, outside the run's cgroup? */
 static bool owner_outside_run(const struct fp_recon_input *in, pid_t pid)
 {
@@ -1745,6 +1759,7 @@ static int compare_net(const struct fp_recon *r,
 		if (!n)
 			return -ENOMEM;
 		n->outside_run = owner_outside_run(in, s->pid);
+		n->new_outside = owner_new_outside(in, s->pid);
 		n->pid = s->pid;
 		n->step = n->outside_run ? 0 : who_now(r, s->pid).group;
 		n->family = s->family;
