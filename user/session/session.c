@@ -91,6 +91,11 @@ static int sink_event(void *ctx, const struct fp_event *ev)
 	return 0;
 }
 
+int fp_session_sink(void *ctx, const struct fp_event *ev)
+{
+	return sink_event(ctx, ev);
+}
+
 void fp_session_inject(struct fp_session *s, const struct fp_event *ev)
 {
 	sink_event(s, ev);
@@ -354,6 +359,12 @@ int fp_session_before(struct fp_session *s)
 	if (rc)
 		return rc;
 	s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, true, true);
+	/* a tracer that did not load fails the run first, as it did when it
+	 * loaded before the snapshot: a session that never started */
+	if (fp_session_join_tracer(s, false)) {
+		s->run.have_snap[FP_PHASE_BEFORE] = false;
+		return FP_EXIT_NOTRACE;
+	}
 	if (s->snap_ret == -ETIMEDOUT) {
 		/* a receipt that says why nothing ran */
 		if (!snapshot_incomplete(
@@ -553,6 +564,7 @@ void fp_session_free(struct fp_session *s)
 	fp_verdict_free(&s->verdict);
 	fp_findings_free(&s->findings);
 	fp_trace_stats_free(&s->st);
+	fp_session_join_tracer(s, true);
 	fp_tracer_close(s->tracer);
 	s->tracer = NULL;
 	fp_run_free(&s->run);
