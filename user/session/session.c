@@ -297,7 +297,9 @@ static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 	int ret = 0;
 
 	if (with_rest) {
-		ret = fp_proc_snapshot(&run->procs[phase]);
+		/* before, the other CPU loads the tracer (tracer_async.c) */
+		ret = fp_proc_snapshot_threads(&run->procs[phase],
+					       phase == FP_PHASE_AFTER ? 2 : 1);
 		if (!ret)
 			ret = fp_sock_snapshot_new(
 				&run->socks[phase],
