@@ -98,15 +98,16 @@ static int run_identity(const struct run_opts *o, const struct fp_creds *c,
 	return check_identity(id, c);
 }
 
-/* The run's cgroup, its watchdog, and the tracer's load started. */
+/* The tracer's load started, the run's cgroup and its watchdog (which
+ * closes the loader's fds it inherits). */
 static int run_cgroup(struct fp_session *s, struct run_target *t,
 		      const struct run_opts *o)
 {
 	char err[512];
 
-	if (fp_cgroup_create(&t->cg, err, sizeof(err)) ||
-	    fp_watchdog_start(&t->wd, &t->cg, err, sizeof(err)) ||
-	    fp_session_start_tracer(s, err, sizeof(err))) {
+	if (fp_session_start_tracer(s, err, sizeof(err)) ||
+	    fp_cgroup_create(&t->cg, err, sizeof(err)) ||
+	    fp_watchdog_start(&t->wd, &t->cg, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return FP_EXIT_NOTRACE;
 	}

@@ -297,9 +297,8 @@ static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 	int ret = 0;
 
 	if (with_rest) {
-		/* before, the other CPU loads the tracer (tracer_async.c) */
-		ret = fp_proc_snapshot_threads(&run->procs[phase],
-					       phase == FP_PHASE_AFTER ? 2 : 1);
+		/* on the path to the attach or the verdict: both CPUs */
+		ret = fp_proc_snapshot_threads(&run->procs[phase], 2);
 		if (!ret)
 			ret = fp_sock_snapshot_new(
 				&run->socks[phase],
@@ -354,19 +353,38 @@ static int snapshot_incomplete(struct fp_run *run, const char *why)
 	return -ENOMEM;
 }
 
+/*
+ * The files while the tracer loads on the other CPU (tracer_async.c); the
+ * unit, processes and sockets once it has, close to the attach as before:
+ * a process that starts between the snapshots is the run's or new_outside.
+ * A tracer that did not load fails the run first: a session that never
+ * started, whose log goes (fp_session_finish).
+ */
+static int before_snapshot(struct fp_session *s)
+{
+	bool *have = &s->run.have_snap[FP_PHASE_BEFORE];
+	int fs_ret, rc;
+
+	fs_ret = take_snapshot(s, FP_PHASE_BEFORE, true, false);
+	*have = false;
+	if (fp_session_join_tracer(s, false))
+		return FP_EXIT_NOTRACE;
+	rc = fp_session_shape(s, FP_PHASE_BEFORE);
+	if (rc)
+		return rc;
+	s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
+	if (!s->snap_ret)
+		s->snap_ret = fs_ret;
+	*have = !s->snap_ret;
+	return 0;
+}
+
 int fp_session_before(struct fp_session *s)
 {
-	int rc = fp_session_shape(s, FP_PHASE_BEFORE);
+	int rc = before_snapshot(s);
 
 	if (rc)
 		return rc;
-	s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, true, true);
-	/* a tracer that did not load fails the run first, as it did when it
-	 * loaded before the snapshot: a session that never started */
-	if (fp_session_join_tracer(s, false)) {
-		s->run.have_snap[FP_PHASE_BEFORE] = false;
-		return FP_EXIT_NOTRACE;
-	}
 	if (s->snap_ret == -ETIMEDOUT) {
 		/* a receipt that says why nothing ran */
 		if (!snapshot_incomplete(
