@@ -358,13 +358,21 @@ static int snapshot_incomplete(struct fp_run *run, const char *why)
  * unit, processes and sockets once it has, close to the attach as before:
  * a process that starts between the snapshots is the run's or new_outside.
  * A tracer that did not load fails the run first: a session that never
- * started, whose log goes (fp_session_finish).
+ * started, whose log goes (fp_session_finish). Without a load in flight
+ * (sidecar), the processes first, then the files, as ever.
  */
 static int before_snapshot(struct fp_session *s)
 {
 	bool *have = &s->run.have_snap[FP_PHASE_BEFORE];
 	int fs_ret, rc;
 
+	if (!s->loader) {
+		rc = fp_session_shape(s, FP_PHASE_BEFORE);
+		if (!rc)
+			s->snap_ret =
+				take_snapshot(s, FP_PHASE_BEFORE, true, true);
+		return rc;
+	}
 	fs_ret = take_snapshot(s, FP_PHASE_BEFORE, true, false);
 	*have = false;
 	if (fp_session_join_tracer(s, false))
