@@ -297,8 +297,7 @@ static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 	int ret = 0;
 
 	if (with_rest) {
-		/* on the path to the attach or the verdict: both CPUs */
-		ret = fp_proc_snapshot_threads(&run->procs[phase], 2);
+		ret = fp_proc_snapshot(&run->procs[phase]);
 		if (!ret)
 			ret = fp_sock_snapshot_new(
 				&run->socks[phase],

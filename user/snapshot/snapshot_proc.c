@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,152 +332,64 @@ static int cmp_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* the pids /proc lists now; processes forked later are not the table's */
-static int list_pids(DIR *d, pid_t **out, size_t *n)
+int fp_proc_snapshot(struct fp_proc_table *t)
 {
-	size_t cap = 0;
+	struct fp_proc_table nt = { 0 };
+	struct fp_proc *np;
 	struct dirent *de;
-	pid_t *np;
+	size_t cap = 0;
+	DIR *d;
 	char *end;
 	long pid;
+	int ret = 0;
 
+	t->procs = NULL;
+	t->n = 0;
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
 	for (;;) {
 		errno = 0;
 		de = readdir(d);
-		if (!de)
-			return -errno;
+		if (!de) {
+			ret = -errno;
+			break;
+		}
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		if (*n == cap) {
+		if (nt.n == cap) {
 			cap = cap ? cap * 2 : 256;
-			np = realloc(*out, cap * sizeof(*np));
-			if (!np)
-				return -ENOMEM;
-			*out = np;
-		}
-		(*out)[(*n)++] = pid;
-	}
-}
-
-/* every stride-th pid from first, read into t: one worker's share */
-struct part {
-	int procfd;
-	const pid_t *pids;
-	size_t npids, first, stride;
-	struct fp_proc_table t;
-	int ret;
-};
-
-static void *read_part(void *arg)
-{
-	struct part *w = arg;
-	size_t i, cap = 0;
-	struct fp_proc *np;
-	char name[16];
-	int ret = 0;
-
-	for (i = w->first; i < w->npids && !ret; i += w->stride) {
-		if (w->t.n == cap) {
-			cap = cap ? cap * 2 : 128;
-			np = realloc(w->t.procs, cap * sizeof(*np));
+			np = realloc(nt.procs, cap * sizeof(*np));
 			if (!np) {
 				ret = -ENOMEM;
-				break;
+				goto cleanup;
 			}
-			w->t.procs = np;
+			nt.procs = np;
 		}
-		snprintf(name, sizeof(name), "%d", (int)w->pids[i]);
-		ret = read_proc(w->procfd, name, w->pids[i],
-				&w->t.procs[w->t.n]);
-		if (ret == 1) {
-			ret = 0;
+		ret = read_proc(dirfd(d), de->d_name, pid, &nt.procs[nt.n]);
+		if (ret == 1)
 			continue;
-		}
-		if (!ret)
-			ret = fill_empty(&w->t.procs[w->t.n++]);
+		if (ret)
+			goto cleanup;
+		nt.n++;
+		ret = fill_empty(&nt.procs[nt.n - 1]);
+		if (ret)
+			goto cleanup;
 	}
-	w->ret = ret;
-	return NULL;
-}
-
-/* the workers' tables into one, sorted by pid */
-static int merge(struct part *w, unsigned int n, struct fp_proc_table *t)
-{
-	size_t total = 0, at = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		total += w[i].t.n;
-	t->procs = malloc((total ? total : 1) * sizeof(*t->procs));
-	if (!t->procs)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		memcpy(t->procs + at, w[i].t.procs,
-		       w[i].t.n * sizeof(*t->procs));
-		at += w[i].t.n;
-		free(w[i].t.procs);
-		w[i].t.procs = NULL;
-		w[i].t.n = 0;
-	}
-	t->n = total;
+	if (ret)
+		goto cleanup;
 	/* /proc lists pids in order today, but nothing promises it */
-	qsort(t->procs, t->n, sizeof(*t->procs), cmp_pid);
-	return 0;
-}
-
-int fp_proc_snapshot_threads(struct fp_proc_table *t, unsigned int nthreads)
-{
-	struct part w[FP_PROC_MAX_THREADS] = { 0 };
-	pthread_t th[FP_PROC_MAX_THREADS];
-	bool started[FP_PROC_MAX_THREADS] = { false };
-	pid_t *pids = NULL;
-	size_t npids = 0;
-	unsigned int i;
-	int ret;
-	DIR *d;
-
-	t->procs = NULL;
-	t->n = 0;
-	if (nthreads < 1 || nthreads > FP_PROC_MAX_THREADS)
-		nthreads = 1;
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	ret = list_pids(d, &pids, &npids);
-	for (i = 0; i < nthreads && !ret; i++) {
-		w[i] = (struct part){ .procfd = dirfd(d),
-				      .pids = pids,
-				      .npids = npids,
-				      .first = i,
-				      .stride = nthreads };
-		/* the last share is this thread's; so is a worker not had */
-		if (i + 1 < nthreads)
-			started[i] =
-				!pthread_create(&th[i], NULL, read_part, &w[i]);
-		if (!started[i])
-			read_part(&w[i]);
-	}
-	for (i = 0; i < nthreads; i++) {
-		if (started[i])
-			pthread_join(th[i], NULL);
-		if (!ret)
-			ret = w[i].ret;
-	}
-	if (!ret)
-		ret = merge(w, nthreads, t);
-	for (i = 0; i < nthreads; i++)
-		fp_proc_table_free(&w[i].t);
-	free(pids);
+	qsort(nt.procs, nt.n, sizeof(*nt.procs), cmp_pid);
+	*t = nt;
+	nt.procs = NULL;
+	nt.n = 0;
+cleanup:
+	fp_proc_table_free(&nt);
 	closedir(d);
 	return ret;
-}
-
-int fp_proc_snapshot(struct fp_proc_table *t)
-{
-	return fp_proc_snapshot_threads(t, 1);
 }
 
 void fp_proc_table_free(struct fp_proc_table *t)

@@ -35,10 +35,6 @@ struct fp_proc_table {
 
 /* Every process on the machine; processes that vanish mid-read are skipped. */
 int fp_proc_snapshot(struct fp_proc_table *t);
-/* The same, read by nthreads threads (this one among them): the after
- * snapshot is on the path from the command's end to the verdict. */
-#define FP_PROC_MAX_THREADS 4
-int fp_proc_snapshot_threads(struct fp_proc_table *t, unsigned int nthreads);
 void fp_proc_table_free(struct fp_proc_table *t);
 const struct fp_proc *fp_proc_find(const struct fp_proc_table *t, pid_t pid);
 /* same process: same pid and same start time */
