@@ -98,16 +98,16 @@ static int run_identity(const struct run_opts *o, const struct fp_creds *c,
 	return check_identity(id, c);
 }
 
-/* The run's cgroup, its watchdog, and the tracer pointed at it. */
+/* The tracer's load started, the run's cgroup and its watchdog (which
+ * closes the loader's fds it inherits). */
 static int run_cgroup(struct fp_session *s, struct run_target *t,
 		      const struct run_opts *o)
 {
 	char err[512];
-	int ret;
 
-	if (fp_cgroup_create(&t->cg, err, sizeof(err)) ||
-	    fp_watchdog_start(&t->wd, &t->cg, err, sizeof(err)) ||
-	    fp_session_open_tracer(s, err, sizeof(err))) {
+	if (fp_session_start_tracer(s, err, sizeof(err)) ||
+	    fp_cgroup_create(&t->cg, err, sizeof(err)) ||
+	    fp_watchdog_start(&t->wd, &t->cg, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return FP_EXIT_NOTRACE;
 	}
@@ -115,7 +115,14 @@ static int run_cgroup(struct fp_session *s, struct run_target *t,
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
 	}
-	ret = fp_tracer_set_cgroup(s->tracer, t->cg.fd);
+	return 0;
+}
+
+/* Once loaded (fp_session_before joins the load), the tracer's scope. */
+static int run_scope(struct fp_session *s, struct run_target *t)
+{
+	int ret = fp_tracer_set_cgroup(s->tracer, t->cg.fd);
+
 	if (ret) {
 		fprintf(stderr,
 			"footprint: cannot point the tracer at cgroup %s: %s\n",
@@ -227,6 +234,8 @@ static int run_session(struct fp_session *s, struct run_target *t,
 		rc = run_cgroup(s, t, o);
 	if (!rc)
 		rc = fp_session_before(s);
+	if (!rc)
+		rc = run_scope(s, t);
 	if (!rc)
 		rc = run_signals(t, deadline_ms);
 	if (!rc && fp_session_attach(s, err, sizeof(err))) {

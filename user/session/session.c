@@ -91,6 +91,11 @@ static int sink_event(void *ctx, const struct fp_event *ev)
 	return 0;
 }
 
+int fp_session_sink(void *ctx, const struct fp_event *ev)
+{
+	return sink_event(ctx, ev);
+}
+
 void fp_session_inject(struct fp_session *s, const struct fp_event *ev)
 {
 	sink_event(s, ev);
@@ -347,13 +352,46 @@ static int snapshot_incomplete(struct fp_run *run, const char *why)
 	return -ENOMEM;
 }
 
+/*
+ * The files while the tracer loads on the other CPU (tracer_async.c); the
+ * unit, processes and sockets once it has, close to the attach as before:
+ * a process that starts between the snapshots is the run's or new_outside.
+ * A tracer that did not load fails the run first: a session that never
+ * started, whose log goes (fp_session_finish). Without a load in flight
+ * (sidecar), the processes first, then the files, as ever.
+ */
+static int before_snapshot(struct fp_session *s)
+{
+	bool *have = &s->run.have_snap[FP_PHASE_BEFORE];
+	int fs_ret, rc;
+
+	if (!s->loader) {
+		rc = fp_session_shape(s, FP_PHASE_BEFORE);
+		if (!rc)
+			s->snap_ret =
+				take_snapshot(s, FP_PHASE_BEFORE, true, true);
+		return rc;
+	}
+	fs_ret = take_snapshot(s, FP_PHASE_BEFORE, true, false);
+	*have = false;
+	if (fp_session_join_tracer(s, false))
+		return FP_EXIT_NOTRACE;
+	rc = fp_session_shape(s, FP_PHASE_BEFORE);
+	if (rc)
+		return rc;
+	s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
+	if (!s->snap_ret)
+		s->snap_ret = fs_ret;
+	*have = !s->snap_ret;
+	return 0;
+}
+
 int fp_session_before(struct fp_session *s)
 {
-	int rc = fp_session_shape(s, FP_PHASE_BEFORE);
+	int rc = before_snapshot(s);
 
 	if (rc)
 		return rc;
-	s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, true, true);
 	if (s->snap_ret == -ETIMEDOUT) {
 		/* a receipt that says why nothing ran */
 		if (!snapshot_incomplete(
@@ -553,6 +591,7 @@ void fp_session_free(struct fp_session *s)
 	fp_verdict_free(&s->verdict);
 	fp_findings_free(&s->findings);
 	fp_trace_stats_free(&s->st);
+	fp_session_join_tracer(s, true);
 	fp_tracer_close(s->tracer);
 	s->tracer = NULL;
 	fp_run_free(&s->run);

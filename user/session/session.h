@@ -63,6 +63,8 @@ struct fp_session_opts {
 
 enum { FP_OUT_LOG, FP_OUT_EVENTS, FP_OUT_RECEIPT, FP_OUT_N };
 
+struct fp_loader;
+
 struct fp_session {
 	struct fp_session_opts o;
 	struct fp_run run;
@@ -71,6 +73,7 @@ struct fp_session {
 	bool receipt_written;
 	struct fp_collector *col;
 	struct fp_tracer *tracer;
+	struct fp_loader *loader; /* the tracer's load, in flight */
 	struct fp_enc enc;
 	struct fp_log_sink log;
 	bool logging;
@@ -93,6 +96,15 @@ int fp_session_prepare(struct fp_session *s);
  * exit code after one line. */
 int fp_session_outputs(struct fp_session *s);
 int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen);
+/*
+ * The same on a thread (tracer_async.c): the tracer is there once
+ * fp_session_join_tracer returns 0; before that, only the snapshot runs.
+ * The join prints the load's error unless quiet, and returns it.
+ */
+int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen);
+int fp_session_join_tracer(struct fp_session *s, bool quiet);
+/* where the tracer's events go */
+int fp_session_sink(void *ctx, const struct fp_event *ev);
 /* Who traced what, where: argv (NULL-terminated) names the target. */
 int fp_session_header(struct fp_session *s, char *const *argv,
 		      const char *run_cgroup);

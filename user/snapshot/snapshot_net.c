@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "snapshot_net.h"
+#include "sock_diag.h"
 
 /* include/net/tcp_states.h */
 #define ST_CLOSE 0x07
@@ -101,33 +102,54 @@ static int parse_line(const char *line, const struct net_file *nf,
 	return 1;
 }
 
+struct grow {
+	struct fp_sock_table *t;
+	size_t *cap;
+};
+
+static int push(void *ctx, const struct fp_sock *s)
+{
+	struct grow *g = ctx;
+	struct fp_sock *ns;
+	size_t nc;
+
+	if (g->t->n == *g->cap) {
+		nc = *g->cap ? *g->cap * 2 : 64;
+		ns = realloc(g->t->socks, nc * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		g->t->socks = ns;
+		*g->cap = nc;
+	}
+	g->t->socks[g->t->n++] = *s;
+	return 0;
+}
+
 static int read_net_file(const struct net_file *nf, struct fp_sock_table *t,
 			 size_t *cap)
 {
-	struct fp_sock s, *ns;
+	struct grow g = { t, cap };
+	size_t had = t->n;
+	struct fp_sock s;
 	char *line = NULL;
 	size_t linecap = 0;
 	FILE *f;
 	int ret = 0;
 
+	if (nf->protocol == IPPROTO_TCP &&
+	    !fp_sock_diag_tcp_listen(nf->family, push, &g))
+		return 0;
+	/* no inet_diag here (or it failed part way): the text it replaces */
+	t->n = had;
 	f = fopen(nf->path, "re");
 	if (!f)
 		return errno == ENOENT && nf->optional ? 0 : -errno;
 	while (getline(&line, &linecap, f) > 0) {
 		if (!parse_line(line, nf, &s))
 			continue;
-		if (t->n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 64;
-
-			ns = realloc(t->socks, nc * sizeof(*ns));
-			if (!ns) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			t->socks = ns;
-			*cap = nc;
-		}
-		t->socks[t->n++] = s;
+		ret = push(&g, &s);
+		if (ret)
+			goto cleanup;
 	}
 	if (ferror(f))
 		ret = errno ? -errno : -EIO;

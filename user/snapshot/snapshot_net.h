@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Listening TCP and bound UDP sockets, IPv4 and IPv6, from /proc/net. */
+/* Listening TCP and bound UDP sockets, IPv4 and IPv6, from /proc/net
+ * (TCP through inet_diag where the kernel has it: sock_diag.h). */
 #ifndef FP_SNAPSHOT_NET_H
 #define FP_SNAPSHOT_NET_H
 

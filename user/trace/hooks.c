@@ -6,16 +6,50 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "btf_names.h"
 #include "footprint.skel.h"
 #include "hooks.h"
 
-/* A tracepoint has a btf_trace_<name> typedef on kernels that have it. */
-static bool has_tp(const struct btf *btf, const char *tp)
-{
-	char name[96];
+#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+/* What the choice below needs to know of the kernel's BTF. */
+enum fact { REQ, SQE, DONE, URING, VPID, NFACTS };
+
+/* the same facts through libbpf's full parse, where the scan cannot go */
+static int ask_libbpf(struct fp_btf_query *q, bool *has)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int err = libbpf_get_error(btf), i;
+
+	if (err)
+		return err < 0 ? err : -err;
+	for (i = 0; i < NFACTS; i++)
+		has[i] = btf__find_by_name_kind(btf, q[i].name, q[i].kind) > 0;
+	btf__free(btf);
+	return 0;
+}
+
+static int kernel_facts(bool *has)
+{
+	/* a tracepoint has a btf_trace_<name> typedef on kernels that have it */
+	struct fp_btf_query q[NFACTS] = {
+		[REQ] = { .name = "btf_trace_io_uring_submit_req",
+			  .kind = BTF_KIND_TYPEDEF },
+		[SQE] = { .name = "btf_trace_io_uring_submit_sqe",
+			  .kind = BTF_KIND_TYPEDEF },
+		[DONE] = { .name = "btf_trace_io_uring_complete",
+			   .kind = BTF_KIND_TYPEDEF },
+		[URING] = { .name = "io_kiocb", .kind = BTF_KIND_STRUCT },
+		[VPID] = { .name = "bpf_task_from_vpid",
+			   .kind = BTF_KIND_FUNC },
+	};
+	int i;
+
+	if (fp_btf_find_names(VMLINUX_BTF, q, NFACTS) < 0)
+		return ask_libbpf(q, has);
+	for (i = 0; i < NFACTS; i++)
+		has[i] = q[i].found;
+	return 0;
 }
 
 /*
@@ -23,19 +57,17 @@ static bool has_tp(const struct btf *btf, const char *tp)
  * path_gen at submission (before it runs) and at completion (after). The
  * submission tracepoint was io_uring_submit_sqe before 6.5.
  */
-static void choose_uring(struct footprint_bpf *skel, const struct btf *btf,
+static void choose_uring(struct footprint_bpf *skel, const bool *has,
 			 char *note, size_t notelen)
 {
-	bool req = has_tp(btf, "io_uring_submit_req");
-	bool sqe = !req && has_tp(btf, "io_uring_submit_sqe");
-	bool done = has_tp(btf, "io_uring_complete");
-	bool uring =
-		btf__find_by_name_kind(btf, "io_kiocb", BTF_KIND_STRUCT) > 0;
+	bool req = has[REQ];
+	bool sqe = !req && has[SQE];
+	bool done = has[DONE];
 
 	bpf_program__set_autoload(skel->progs.handle_uring_submit, req);
 	bpf_program__set_autoload(skel->progs.handle_uring_submit_sqe, sqe);
 	bpf_program__set_autoload(skel->progs.handle_uring_complete, done);
-	if (!uring || ((req || sqe) && done))
+	if (!has[URING] || ((req || sqe) && done))
 		return;
 	skel->rodata->walk_cache_on = false;
 	snprintf(
@@ -46,16 +78,14 @@ static void choose_uring(struct footprint_bpf *skel, const struct btf *btf,
 
 int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	int err = libbpf_get_error(btf);
+	bool has[NFACTS];
+	int err;
 
 	note[0] = '\0';
+	err = kernel_facts(has);
 	if (err)
-		return err < 0 ? err : -err;
-	choose_uring(skel, btf, note, notelen);
-	skel->rodata->has_task_from_vpid =
-		btf__find_by_name_kind(btf, "bpf_task_from_vpid",
-				       BTF_KIND_FUNC) > 0;
-	btf__free(btf);
+		return err;
+	choose_uring(skel, has, note, notelen);
+	skel->rodata->has_task_from_vpid = has[VPID];
 	return 0;
 }

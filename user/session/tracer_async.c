@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracer's load (libbpf's BTF parse, map creation, the verifier: most
+ * of a short run's time) on a thread of its own, while the main thread
+ * takes the before snapshot on the other CPU. Nothing is attached until
+ * both are done, so the snapshot sees what it would have seen without.
+ * The snapshot's fs credentials are per thread (creds.c), so the loader
+ * keeps root's.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+struct fp_loader {
+	pthread_t thread;
+	struct fp_session *s;
+	struct fp_tracer *tracer;
+	int ret;
+	char err[512];
+};
+
+static void *load(void *arg)
+{
+	struct fp_loader *l = arg;
+	struct fp_session *s = l->s;
+	struct fp_tracer_opts topts = {
+		.ring_bytes = s->o.ring_bytes,
+		.every_open = s->o.every_open,
+		.max_argv_bytes = s->o.max_argv_bytes,
+	};
+
+	memcpy(topts.dns_ports, s->o.dns_ports, sizeof(topts.dns_ports));
+	l->ret = fp_tracer_open(&l->tracer, &topts, s->col, l->err,
+				sizeof(l->err));
+	return NULL;
+}
+
+int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen)
+{
+	struct fp_loader *l = calloc(1, sizeof(*l));
+
+	s->col = calloc(1, sizeof(*s->col));
+	if (!l || !s->col) {
+		free(l);
+		snprintf(err, errlen, "footprint: out of memory");
+		return -ENOMEM;
+	}
+	fp_collector_init(s->col, fp_session_sink, s);
+	l->s = s;
+	/* no thread to be had: load here, as fp_session_open_tracer does */
+	if (pthread_create(&l->thread, NULL, load, l)) {
+		load(l);
+		s->tracer = l->tracer;
+		snprintf(err, errlen, "%s", l->err);
+		free(l);
+		return s->tracer ? 0 : -EINVAL;
+	}
+	s->loader = l;
+	return 0;
+}
+
+int fp_session_join_tracer(struct fp_session *s, bool quiet)
+{
+	struct fp_loader *l = s->loader;
+	int ret;
+
+	if (!l)
+		return 0;
+	pthread_join(l->thread, NULL);
+	s->loader = NULL;
+	s->tracer = l->tracer;
+	ret = l->ret;
+	if (ret && !quiet)
+		fprintf(stderr, "%s\n", l->err);
+	free(l);
+	return ret;
+}
