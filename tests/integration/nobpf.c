@@ -4,7 +4,9 @@
  * through syscall(3), as libbpf makes them, fails with EPERM, so the
  * tracer cannot load whichever thread loads it.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
