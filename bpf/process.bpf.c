@@ -346,6 +346,7 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 
 	/* before its exit, and before the tid can be reused */
 	fp_open_flush();
+	fp_net_task_exit();
 	if (heartbeat_tgid && p->real_parent->tgid == heartbeat_tgid)
 		heartbeat_bump(FP_HB_EXIT);
 	/* only the last thread of the group reports the process exit */
