@@ -81,16 +81,14 @@ static __always_inline void flow_cache_set(const struct fp_net_key *key)
  * process, result, destination bytes, and socket type and protocol.
  * The fd itself is not part of the key, so it is not compared.
  */
-static __always_inline struct fp_flow_cache *flow_cache_get(long ret,
-							    __u64 uaddr)
+static __always_inline struct fp_flow_cache *
+flow_cache_get(__u32 tid, __u32 tgid, long ret, __u64 uaddr)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
 	struct fp_flow_cache *c = bpf_map_lookup_elem(&flow_cache, &tid);
 	__u64 a[4] = {};
 	const __u64 *k;
 
-	if (!c || c->key.tgid != id >> 32 ||
+	if (!c || c->key.tgid != tgid ||
 	    c->key.ret != (__s32)(ret < 0 ? ret : 0))
 		return NULL;
 	/* only sockaddr_in and sockaddr_in6 flows are cached */

@@ -133,29 +133,45 @@ struct {
 } dns_tgids SEC(".maps");
 
 /*
- * The struct sock behind fd, or NULL if fd is not a socket. Plain loads
- * through BTF pointers: a chain of probe-read calls here was most of the
- * cost of a traced sendto().
+ * fds[fd] by a plain load: the verifier reads pointers only as fields of
+ * a struct it knows, so the slot is seen as the vm_file of a
+ * vm_area_struct laid over it. A probe-read call here cost more than the
+ * rest of a cached sendto() (issue 12).
  */
-static __always_inline struct sock *fd_sock(int fd, __u16 *type)
+static __always_inline struct file *fd_slot(struct file **fds, int fd)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 off = bpf_core_field_offset(struct vm_area_struct, vm_file);
+	struct vm_area_struct *v;
+
+	v = btf_cast((void *)((__u64)&fds[fd] - off), struct vm_area_struct);
+	return v->vm_file;
+}
+
+/*
+ * The struct sock behind fd in task's table, or NULL if fd is not a
+ * socket. Plain loads through BTF pointers, not a chain of probe reads.
+ */
+static __always_inline struct sock *task_fd_sock(struct task_struct *task,
+						 int fd, __u16 *type)
+{
 	struct fdtable *fdt = task->files->fdt;
-	struct file **fds, *f = NULL;
 	struct socket *sock;
+	struct file *f;
 
 	if (fd < 0 || fd >= fdt->max_fds)
 		return NULL;
-	fds = fdt->fd;
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
-		return NULL;
-	f = btf_cast(f, struct file);
-	if ((f->f_inode->i_mode & S_IFMT) != S_IFSOCK)
+	f = fd_slot(fdt->fd, fd);
+	if (!f || (f->f_inode->i_mode & S_IFMT) != S_IFSOCK)
 		return NULL;
 	sock = btf_cast(f->private_data, struct socket);
 	if (type)
 		*type = sock->type;
 	return sock->sk;
+}
+
+static __always_inline struct sock *fd_sock(int fd, __u16 *type)
+{
+	return task_fd_sock(bpf_get_current_task_btf(), fd, type);
 }
 
 /* sockaddr at uaddr into addr: its family says how much to read */
@@ -383,13 +399,16 @@ static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
  */
 static __always_inline bool flow_cached(long ret, __u64 fd, __u64 uaddr)
 {
-	struct fp_flow_cache *c = flow_cache_get(ret, uaddr);
+	/* one helper call for the ids and the fd table: each costs */
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fp_flow_cache *c;
 	struct sock *sk;
 	__u16 type = 0;
 
+	c = flow_cache_get(task->pid, task->tgid, ret, uaddr);
 	if (!c)
 		return false;
-	sk = fd_sock((int)fd, &type);
+	sk = task_fd_sock(task, (int)fd, &type);
 	if (type != c->key.sock_type ||
 	    (sk ? sk->sk_protocol : 0) != c->key.protocol)
 		return false;
