@@ -9,7 +9,7 @@
 #include "flowcache.h"
 
 struct flow_val {
-	__u64 count; /* as net.bpf.c: calls after the first */
+	__u64 count; /* as bpf/flowcache.bpf.h: calls after the first */
 };
 
 static void count_rec(struct fp_net *rec, const struct fp_net_key *key,
