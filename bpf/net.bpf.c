@@ -6,6 +6,12 @@
  */
 #include "common.bpf.h"
 #include "path.bpf.h"
+#include "flowcache.bpf.h"
+
+/* a read-only BTF view of a kernel pointer: its fields are plain loads */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define btf_cast(p, type) \
+	((type *)bpf_rdonly_cast((p), bpf_core_type_id_kernel(type)))
 
 /*
  * A unix socket bound by a relative name: where the kernel put its file,
@@ -93,22 +99,10 @@ __noinline int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 #define AF_INET6 10
 #define AF_NETLINK 16
 #define EEXIST 17
-#define FP_NET_FLOWS 16384
 #define FP_DNS_SOCKS 4096
 
 /* ports whose traffic is DNS, set before load; 0 ends the list */
 const volatile __u16 dns_ports[FP_MAX_DNS_PORTS] = { 53 };
-
-struct flow_val {
-	__u64 count; /* calls after the one emitted at first sight */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FP_NET_FLOWS);
-	__type(key, struct fp_net_key);
-	__type(value, struct flow_val);
-} net_flows SEC(".maps");
 
 struct dns_sock {
 	__u8 peer[28];
@@ -138,23 +132,46 @@ struct {
 	__type(value, __u32);
 } dns_tgids SEC(".maps");
 
-/* the struct sock behind fd, or NULL if fd is not a socket */
+/*
+ * fds[fd] by a plain load: the verifier reads pointers only as fields of
+ * a struct it knows, so the slot is seen as the vm_file of a
+ * vm_area_struct laid over it. A probe-read call here cost more than the
+ * rest of a cached sendto() (issue 12).
+ */
+static __always_inline struct file *fd_slot(struct file **fds, int fd)
+{
+	__u64 off = bpf_core_field_offset(struct vm_area_struct, vm_file);
+	struct vm_area_struct *v;
+
+	v = btf_cast((void *)((__u64)&fds[fd] - off), struct vm_area_struct);
+	return v->vm_file;
+}
+
+/*
+ * The struct sock behind fd in task's table, or NULL if fd is not a
+ * socket. Plain loads through BTF pointers, not a chain of probe reads.
+ */
+static __always_inline struct sock *task_fd_sock(struct task_struct *task,
+						 int fd, __u16 *type)
+{
+	struct fdtable *fdt = task->files->fdt;
+	struct socket *sock;
+	struct file *f;
+
+	if (fd < 0 || fd >= fdt->max_fds)
+		return NULL;
+	f = fd_slot(fdt->fd, fd);
+	if (!f || (f->f_inode->i_mode & S_IFMT) != S_IFSOCK)
+		return NULL;
+	sock = btf_cast(f->private_data, struct socket);
+	if (type)
+		*type = sock->type;
+	return sock->sk;
+}
+
 static __always_inline struct sock *fd_sock(int fd, __u16 *type)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct file *f = task_fd(task, fd);
-	struct socket *sock;
-	umode_t mode;
-
-	if (!f)
-		return NULL;
-	mode = BPF_CORE_READ(f, f_inode, i_mode);
-	if ((mode & S_IFMT) != S_IFSOCK)
-		return NULL;
-	sock = BPF_CORE_READ(f, private_data);
-	if (type)
-		*type = BPF_CORE_READ(sock, type);
-	return BPF_CORE_READ(sock, sk);
+	return task_fd_sock(bpf_get_current_task_btf(), fd, type);
 }
 
 /* sockaddr at uaddr into addr: its family says how much to read */
@@ -240,8 +257,11 @@ static __always_inline void dns_mark(struct sock *sk, const __u8 *addr,
 		dns_active = 1;
 }
 
-/* Count one call under key (in the scratch record e); emit it if new. */
-static __always_inline void flow_count(struct fp_net *e)
+/*
+ * Count one call under key (in the scratch record e); emit it if new.
+ * True if the flow is in net_flows, false if it was emitted alone.
+ */
+static __always_inline bool flow_count(struct fp_net *e)
 {
 	struct flow_val one = { 0 }, *v;
 	struct fp_stats *st;
@@ -250,7 +270,7 @@ static __always_inline void flow_count(struct fp_net *e)
 	v = bpf_map_lookup_elem(&net_flows, &e->key);
 	if (v) {
 		__sync_fetch_and_add(&v->count, 1);
-		return;
+		return true;
 	}
 	err = bpf_map_update_elem(&net_flows, &e->key, &one, BPF_NOEXIST);
 	if (err == -EEXIST) {
@@ -258,7 +278,7 @@ static __always_inline void flow_count(struct fp_net *e)
 		v = bpf_map_lookup_elem(&net_flows, &e->key);
 		if (v) {
 			__sync_fetch_and_add(&v->count, 1);
-			return;
+			return true;
 		}
 	}
 	if (err) {
@@ -271,6 +291,7 @@ static __always_inline void flow_count(struct fp_net *e)
 	e->hdr.size = sizeof(*e);
 	e->count = 1;
 	emit(e, sizeof(*e));
+	return !err;
 }
 
 /*
@@ -315,7 +336,7 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 		return 0;
 	sk = fd_sock(e->fd, &type);
 	e->key.sock_type = type;
-	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;
+	e->key.protocol = sk ? sk->sk_protocol : 0;
 	if (is_dns_port(sa_port(e->key.addr)))
 		dns_mark(sk, e->key.addr, type);
 	flow_count(e);
@@ -371,18 +392,44 @@ static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
 		dns_copy(dir, fd, ubuf, moved, d);
 }
 
+/*
+ * One more call of the thread's cached flow? The socket is looked at
+ * too: a closed fd's number and struct file are reused, and the key
+ * holds the type and protocol.
+ */
+static __always_inline bool flow_cached(long ret, __u64 fd, __u64 uaddr)
+{
+	/* one helper call for the ids and the fd table: each costs */
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fp_flow_cache *c;
+	struct sock *sk;
+	__u16 type = 0;
+
+	c = flow_cache_get(task->pid, task->tgid, ret, uaddr);
+	if (!c)
+		return false;
+	sk = task_fd_sock(task, (int)fd, &type);
+	if (type != c->key.sock_type ||
+	    (sk ? sk->sk_protocol : 0) != c->key.protocol)
+		return false;
+	c->pending++;
+	return true;
+}
+
 /* A datagram sent to uaddr, or on a connected socket if uaddr is 0 */
 static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
 {
 	struct fp_net *e;
 	struct dns_sock d = {};
 	struct sock *sk;
-	__u16 type = 0;
+	__u16 type = 0, family;
 
 	if (!uaddr) {
 		dns_on_sock(FP_DNS_QUERY, fd, ubuf, ret);
 		return 0;
 	}
+	if (flow_cached(ret, fd, uaddr))
+		return 0;
 	e = net_rec(FP_NET_SENDTO, ret, fd);
 	if (!e)
 		return 0;
@@ -391,7 +438,7 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
 		return 0;
 	sk = fd_sock(e->fd, &type);
 	e->key.sock_type = type;
-	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;
+	e->key.protocol = sk ? sk->sk_protocol : 0;
 	if (is_dns_port(sa_port(e->key.addr))) {
 		dns_mark(sk, e->key.addr, type);
 		bpf_probe_read_kernel(d.peer, sizeof(d.peer), e->key.addr);
@@ -400,7 +447,23 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
 		dns_copy(FP_DNS_QUERY, fd, ubuf, ret, &d);
 		return 0;
 	}
-	flow_count(e);
+	/* DNS traffic is never cached: each query is copied */
+	family = e->key.addr[0] | e->key.addr[1] << 8;
+	if (flow_count(e) && (family == AF_INET || family == AF_INET6))
+		flow_cache_set(&e->key);
+	return 0;
+}
+
+/* The exiting thread's cached count into net_flows, and its entry freed. */
+__noinline int fp_net_task_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fp_flow_cache *c = bpf_map_lookup_elem(&flow_cache, &tid);
+
+	if (!c)
+		return 0;
+	flow_cache_put(c);
+	bpf_map_delete_elem(&flow_cache, &tid);
 	return 0;
 }
 

@@ -346,6 +346,7 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 
 	/* before its exit, and before the tid can be reused */
 	fp_open_flush();
+	fp_net_task_exit();
 	/* p is the exiting task, the current one */
 	if (heartbeat_tgid && fp_cur_ppid() == heartbeat_tgid)
 		heartbeat_bump(FP_HB_EXIT);

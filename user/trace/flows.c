@@ -6,9 +6,10 @@
 #include <bpf/bpf.h>
 
 #include "flows.h"
+#include "flowcache.h"
 
 struct flow_val {
-	__u64 count; /* as net.bpf.c: calls after the first */
+	__u64 count; /* as bpf/flowcache.bpf.h: calls after the first */
 };
 
 static void count_rec(struct fp_net *rec, const struct fp_net_key *key,
@@ -27,6 +28,45 @@ static void count_rec(struct fp_net *rec, const struct fp_net_key *key,
 	rec->key = *key;
 	rec->fd = -1;
 	rec->count = count;
+}
+
+/*
+ * A thread's cached count into its flow's entry; if the entry is gone,
+ * it is made, and if the table is full the count goes out alone.
+ */
+static void merge_one(int map_fd, const struct fp_flow_cache *fc,
+		      struct fp_collector *c)
+{
+	struct flow_val v = { 0 };
+	struct fp_net rec;
+
+	if (!fc->pending)
+		return;
+	bpf_map_lookup_elem(map_fd, &fc->key, &v);
+	v.count += fc->pending;
+	if (!bpf_map_update_elem(map_fd, &fc->key, &v, BPF_ANY))
+		return;
+	count_rec(&rec, &fc->key, fc->pending);
+	fp_collector_feed(c, &rec, sizeof(rec));
+}
+
+int fp_flows_merge_cache(int cache_fd, int map_fd, struct fp_collector *c)
+{
+	struct fp_flow_cache fc;
+	__u32 key, next;
+	void *prev = NULL;
+	int n = 0;
+
+	/* nothing is deleted here, so the walk does not restart */
+	while (!bpf_map_get_next_key(cache_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(cache_fd, &key, &fc))
+			continue;
+		merge_one(map_fd, &fc, c);
+		n++;
+	}
+	return errno == ENOENT || !prev ? n : -errno;
 }
 
 int fp_flows_flush(int map_fd, struct fp_collector *c)

@@ -14,4 +14,8 @@
  * number fed, or -errno. Call once the programs are detached. */
 int fp_flows_flush(int map_fd, struct fp_collector *c);
 
+/* Add the counts the threads' flow caches hold (bpf/flowcache.h) into the
+ * flow table map_fd, before fp_flows_flush(). Call once detached. */
+int fp_flows_merge_cache(int cache_fd, int map_fd, struct fp_collector *c);
+
 #endif

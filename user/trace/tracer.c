@@ -469,7 +469,13 @@ int fp_tracer_drain_held(struct fp_tracer *t)
 
 int fp_tracer_flush_flows(struct fp_tracer *t, struct fp_collector *c)
 {
-	return fp_flows_flush(bpf_map__fd(t->skel->maps.net_flows), c);
+	int flows = bpf_map__fd(t->skel->maps.net_flows);
+	int merged, ret;
+
+	merged = fp_flows_merge_cache(bpf_map__fd(t->skel->maps.flow_cache),
+				      flows, c);
+	ret = fp_flows_flush(flows, c);
+	return merged < 0 ? merged : ret;
 }
 
 /* Runs the tracing programs skipped because another was active on the CPU. */

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The flow tables of net.bpf.c: net_flows counts every call per (process,
+ * destination, result), and flow_cache keeps each thread's last sendto()
+ * flow, so that a loop to one destination costs one lookup by tid and a
+ * compare of the address, not a hash of the whole 128-byte key and an
+ * atomic add. Only a flow already in net_flows is cached: the pending
+ * count always has an entry to go to.
+ */
+#ifndef FP_FLOWCACHE_BPF_H
+#define FP_FLOWCACHE_BPF_H
+
+#include "common.bpf.h"
+#include "flowcache.h"
+
+#define FP_NET_FLOWS 16384
+
+struct flow_val {
+	__u64 count; /* calls after the one emitted at first sight */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_NET_FLOWS);
+	__type(key, struct fp_net_key);
+	__type(value, struct flow_val);
+} net_flows SEC(".maps");
+
+/*
+ * By tid, not task storage: userspace cannot walk task storage, and it
+ * must add what is pending when tracing stops. Not LRU: an entry evicted
+ * would take its count with it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_FLOW_TASKS);
+	__type(key, __u32);
+	__type(value, struct fp_flow_cache);
+} flow_cache SEC(".maps");
+
+/* The cached calls into net_flows; only the owning thread runs this. */
+static __always_inline void flow_cache_put(struct fp_flow_cache *c)
+{
+	struct flow_val *v;
+	struct fp_stats *st;
+
+	if (!c->pending)
+		return;
+	v = bpf_map_lookup_elem(&net_flows, &c->key);
+	if (v) {
+		__sync_fetch_and_add(&v->count, c->pending);
+	} else {
+		/* net_flows entries are never removed: not expected, but a
+		 * count that cannot be kept makes the trace incomplete */
+		st = stats_cpu();
+		if (st)
+			__sync_fetch_and_add(&st->lost, 1);
+	}
+	c->pending = 0;
+}
+
+/* key, just counted in net_flows, becomes the thread's cached flow. */
+static __always_inline void flow_cache_set(const struct fp_net_key *key)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fp_flow_cache *c = bpf_map_lookup_elem(&flow_cache, &tid);
+	struct fp_flow_cache nc = {};
+
+	if (c) {
+		flow_cache_put(c);
+		__builtin_memcpy(&c->key, key, sizeof(c->key));
+		return;
+	}
+	/* full: this thread's calls keep taking net_flows, nothing lost */
+	__builtin_memcpy(&nc.key, key, sizeof(nc.key));
+	bpf_map_update_elem(&flow_cache, &tid, &nc, BPF_NOEXIST);
+}
+
+/*
+ * The thread's cached flow, if this call is one more of it: the same
+ * process, result, destination bytes, and socket type and protocol.
+ * The fd itself is not part of the key, so it is not compared.
+ */
+static __always_inline struct fp_flow_cache *
+flow_cache_get(__u32 tid, __u32 tgid, long ret, __u64 uaddr)
+{
+	struct fp_flow_cache *c = bpf_map_lookup_elem(&flow_cache, &tid);
+	__u64 a[4] = {};
+	const __u64 *k;
+
+	if (!c || c->key.tgid != tgid ||
+	    c->key.ret != (__s32)(ret < 0 ? ret : 0))
+		return NULL;
+	/* only sockaddr_in and sockaddr_in6 flows are cached */
+	if (c->key.addrlen == 16) {
+		if (bpf_probe_read_user(a, 16, (void *)uaddr))
+			return NULL;
+	} else if (c->key.addrlen != 28 ||
+		   bpf_probe_read_user(a, 28, (void *)uaddr)) {
+		return NULL;
+	}
+	k = (const __u64 *)c->key.addr;
+	if (a[0] != k[0] || a[1] != k[1] || a[2] != k[2] || a[3] != k[3])
+		return NULL;
+	return c;
+}
+
+#endif /* FP_FLOWCACHE_BPF_H */
