@@ -8,11 +8,6 @@
 #include "path.bpf.h"
 #include "flowcache.bpf.h"
 
-/* a read-only BTF view of a kernel pointer: its fields are plain loads */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-#define btf_cast(p, type) \
-	((type *)bpf_rdonly_cast((p), bpf_core_type_id_kernel(type)))
-
 /*
  * A unix socket bound by a relative name: where the kernel put its file,
  * walked from the socket's own dentry (not the cwd, which another thread
@@ -133,40 +128,33 @@ struct {
 } dns_tgids SEC(".maps");
 
 /*
- * fds[fd] by a plain load: the verifier reads pointers only as fields of
- * a struct it knows, so the slot is seen as the vm_file of a
- * vm_area_struct laid over it. A probe-read call here cost more than the
- * rest of a cached sendto() (issue 12).
- */
-static __always_inline struct file *fd_slot(struct file **fds, int fd)
-{
-	__u64 off = bpf_core_field_offset(struct vm_area_struct, vm_file);
-	struct vm_area_struct *v;
-
-	v = btf_cast((void *)((__u64)&fds[fd] - off), struct vm_area_struct);
-	return v->vm_file;
-}
-
-/*
  * The struct sock behind fd in task's table, or NULL if fd is not a
- * socket. Plain loads through BTF pointers, not a chain of probe reads.
+ * socket. The table is reached by plain loads through BTF pointers; its
+ * slot, in an array of pointers the verifier does not type, and the file
+ * and socket behind it are read by helper calls. (bpf_rdonly_cast would
+ * make those plain loads too, but Debian 12's own kernel, 6.1, lacks it,
+ * and a kfunc the kernel lacks fails the whole load.)
  */
 static __always_inline struct sock *task_fd_sock(struct task_struct *task,
 						 int fd, __u16 *type)
 {
 	struct fdtable *fdt = task->files->fdt;
+	struct file **fds, *f = NULL;
 	struct socket *sock;
-	struct file *f;
+	struct inode *inode;
 
 	if (fd < 0 || fd >= fdt->max_fds)
 		return NULL;
-	f = fd_slot(fdt->fd, fd);
-	if (!f || (f->f_inode->i_mode & S_IFMT) != S_IFSOCK)
+	fds = fdt->fd;
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
 		return NULL;
-	sock = btf_cast(f->private_data, struct socket);
+	inode = BPF_CORE_READ(f, f_inode);
+	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
+		return NULL;
+	sock = BPF_CORE_READ(f, private_data);
 	if (type)
-		*type = sock->type;
-	return sock->sk;
+		*type = BPF_CORE_READ(sock, type);
+	return BPF_CORE_READ(sock, sk);
 }
 
 static __always_inline struct sock *fd_sock(int fd, __u16 *type)
@@ -336,7 +324,7 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 		return 0;
 	sk = fd_sock(e->fd, &type);
 	e->key.sock_type = type;
-	e->key.protocol = sk ? sk->sk_protocol : 0;
+	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;
 	if (is_dns_port(sa_port(e->key.addr)))
 		dns_mark(sk, e->key.addr, type);
 	flow_count(e);
@@ -410,7 +398,7 @@ static __always_inline bool flow_cached(long ret, __u64 fd, __u64 uaddr)
 		return false;
 	sk = task_fd_sock(task, (int)fd, &type);
 	if (type != c->key.sock_type ||
-	    (sk ? sk->sk_protocol : 0) != c->key.protocol)
+	    (sk ? BPF_CORE_READ(sk, sk_protocol) : 0) != c->key.protocol)
 		return false;
 	c->pending++;
 	return true;
@@ -438,7 +426,7 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
 		return 0;
 	sk = fd_sock(e->fd, &type);
 	e->key.sock_type = type;
-	e->key.protocol = sk ? sk->sk_protocol : 0;
+	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;
 	if (is_dns_port(sa_port(e->key.addr))) {
 		dns_mark(sk, e->key.addr, type);
 		bpf_probe_read_kernel(d.peer, sizeof(d.peer), e->key.addr);
