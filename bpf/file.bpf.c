@@ -698,7 +698,14 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret)
 		return fp_bind_exit(ret, a[0], a[1], a[2]);
 	}
 	if (sys >= FP_SYS_CONNECT) {
-		held_flush((__u32)bpf_get_current_pid_tgid());
+		/*
+		 * A held open of this task goes out first. sendto() and
+		 * sendmsg() flush it themselves once their flow cache missed:
+		 * a call only counted emits nothing, and a flood skips the
+		 * lookup.
+		 */
+		if (sys != FP_SYS_SENDTO && sys != FP_SYS_SENDMSG)
+			held_flush((__u32)bpf_get_current_pid_tgid());
 		net_exit(sys, ret, a);
 		return 0;
 	}

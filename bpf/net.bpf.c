@@ -412,12 +412,14 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
 	struct sock *sk;
 	__u16 type = 0, family;
 
+	if (uaddr && flow_cached(ret, fd, uaddr))
+		return 0;
+	/* what may emit a record: the task's held open goes out first */
+	fp_open_flush();
 	if (!uaddr) {
 		dns_on_sock(FP_DNS_QUERY, fd, ubuf, ret);
 		return 0;
 	}
-	if (flow_cached(ret, fd, uaddr))
-		return 0;
 	e = net_rec(FP_NET_SENDTO, ret, fd);
 	if (!e)
 		return 0;
