@@ -230,3 +230,108 @@ Test(path, fp_path_magic_on_strings)
 	cr_assert_not(
 		fp_path_magic("/proc/self/fd/3", 13)); /* "/proc/self/fd" */
 }
+
+/*
+ * The reference: the base's names top first, then the raw components,
+ * "." dropped and ".." removing the one before (not above "/"). The
+ * join has a fast way for plain names; both must give these bytes.
+ */
+static char *reference_join(const char *raw, size_t raw_len, const char *base,
+			    size_t base_len)
+{
+	const char *comp[4096];
+	size_t len[4096], n = 0, i, end = base_len, total = 0;
+	char *out, *p;
+
+	while (end > 0) {
+		size_t start = end - 1;
+
+		while (start > 0 && base[start - 1])
+			start--;
+		comp[n] = base + start;
+		len[n++] = end - 1 - start;
+		end = start;
+	}
+	for (i = 0; i < raw_len;) {
+		size_t j = i;
+
+		while (j < raw_len && raw[j] != '/')
+			j++;
+		if (j - i == 2 && raw[i] == '.' && raw[i + 1] == '.') {
+			if (n)
+				n--;
+		} else if (j > i && !(j - i == 1 && raw[i] == '.')) {
+			comp[n] = raw + i;
+			len[n++] = j - i;
+		}
+		i = j + 1;
+	}
+	for (i = 0; i < n; i++)
+		total += len[i] + 1;
+	out = p = malloc(total + 2);
+	cr_assert_not_null(out);
+	if (!n)
+		*p++ = '/';
+	for (i = 0; i < n; i++) {
+		*p++ = '/';
+		memcpy(p, comp[i], len[i]);
+		p += len[i];
+	}
+	*p = '\0';
+	return out;
+}
+
+/* a base deep as a descent makes it, joined to raws with and without dots */
+Test(path, deep_base_joins_as_the_reference_does)
+{
+	static const char *raws[] = { "f",   "a/b",   "a//b/",
+				      "./f", "../f",  "a/../b",
+				      "",    "x/./y", "../../.." };
+	char base[8192];
+	size_t n = 0, r;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		base[n++] = i % 7 ? 'd' : 'e';
+		if (i % 5 == 0)
+			base[n++] = 'x';
+		base[n++] = '\0';
+	}
+	for (r = 0; r < sizeof(raws) / sizeof(raws[0]); r++) {
+		char *want = reference_join(raws[r], strlen(raws[r]), base, n);
+
+		check_join(raws[r], strlen(raws[r]), base, n, want,
+			   strlen(want));
+		free(want);
+	}
+}
+
+/* random names and raws: the fast way and the general one agree */
+Test(path, random_joins_agree_with_the_reference)
+{
+	static const char alpha[] = "ab./";
+	char base[512], raw[64];
+	unsigned int seed = 12345;
+	int t;
+
+	for (t = 0; t < 20000; t++) {
+		size_t bn = 0, rn = 0, k, names = rand_r(&seed) % 12;
+		char *want;
+
+		for (k = 0; k < names; k++) {
+			size_t l = 1 + rand_r(&seed) % 4, m;
+
+			for (m = 0; m < l; m++)
+				base[bn++] = "abcp"[rand_r(&seed) % 4];
+			base[bn++] = '\0';
+		}
+		rn = rand_r(&seed) % 16;
+		for (k = 0; k < rn; k++)
+			raw[k] = alpha[rand_r(&seed) % 4];
+		if (rn && raw[0] == '/')
+			raw[0] = 'a';
+		want = reference_join(raw, rn, base, bn);
+		check_join(raw, rn, base, bn, want, strlen(want));
+		free(want);
+	}
+}

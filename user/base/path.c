@@ -72,13 +72,16 @@ static int push(struct comp **v, size_t *n, size_t *cap, const char *s,
 	return 0;
 }
 
+/* the most components a magic link's path has: /proc/P/task/T/fd/N */
+#define MAGIC_MAX_COMPS 6
+
 /* push, noting whether the path so far passed through a magic link */
 static int push_m(struct comp **v, size_t *n, size_t *cap, const char *s,
 		  size_t len, bool *magic)
 {
 	int err = push(v, n, cap, s, len);
 
-	if (!err && magic_at(*v, *n))
+	if (!err && *n <= MAGIC_MAX_COMPS && magic_at(*v, *n))
 		*magic = true;
 	return err;
 }
@@ -100,6 +103,84 @@ static int push_split(struct comp **v, size_t *n, size_t *cap, const char *s,
 	return 0;
 }
 
+/* Is the component [s, s + len) "." or ".."? */
+static bool comp_dot(const char *s, size_t len)
+{
+	return (len == 1 && s[0] == '.') ||
+	       (len == 2 && s[0] == '.' && s[1] == '.');
+}
+
+/*
+ * The join when nothing needs the component list: a relative raw with no
+ * "." or ".." in it, a base of plain names, its top one not "proc" (no
+ * magic link). The names are laid down back to front, one copy each: a
+ * base 2,000 names deep costs a few microseconds, not twenty, and the
+ * collector must keep up with a descent making one such event per level.
+ * Returns 1 if it joined, 0 to leave it to the general way, -ENOMEM.
+ */
+static int join_plain(struct fp_bytes *out, const char *raw, size_t raw_len,
+		      const char *base, size_t base_len)
+{
+	size_t i = 0, pos, total = base_len + raw_len + 1;
+	const char *top;
+	char *p;
+
+	if (!base_len || base[base_len - 1] != '\0')
+		return 0;
+	top = memrchr(base, '\0', base_len - 1);
+	top = top ? top + 1 : base;
+	if (!strcmp(top, "proc"))
+		return 0;
+	while (i < raw_len) {
+		const char *sl = memchr(raw + i, '/', raw_len - i);
+		size_t j = sl ? (size_t)(sl - raw) : raw_len;
+
+		if (comp_dot(raw + i, j - i))
+			return 0;
+		i = j + 1;
+	}
+	p = malloc(total + 1);
+	if (!p)
+		return -ENOMEM;
+	/* base: leaf first in, so written from base_len backwards */
+	pos = base_len;
+	for (i = 0; i < base_len;) {
+		size_t len, k = i;
+
+		/* base ends in a NUL: the scan stops there at the latest */
+		while (base[k])
+			k++;
+		len = k - i;
+
+		if (!len || comp_dot(base + i, len)) {
+			free(p);
+			return 0;
+		}
+		pos -= len;
+		/* most names are short: a call per name would cost more */
+		for (k = 0; k < len; k++)
+			p[pos + k] = base[i + k];
+		p[--pos] = '/';
+		i += len + 1;
+	}
+	pos = base_len;
+	for (i = 0; i < raw_len;) {
+		const char *sl = memchr(raw + i, '/', raw_len - i);
+		size_t j = sl ? (size_t)(sl - raw) : raw_len;
+
+		if (j > i) {
+			p[pos++] = '/';
+			memcpy(p + pos, raw + i, j - i);
+			pos += j - i;
+		}
+		i = j + 1;
+	}
+	p[pos] = '\0';
+	out->data = p;
+	out->len = pos;
+	return 1;
+}
+
 int fp_path_join_magic(struct fp_bytes *out, const char *raw, size_t raw_len,
 		       const char *base, size_t base_len, bool *magic)
 {
@@ -109,14 +190,18 @@ int fp_path_join_magic(struct fp_bytes *out, const char *raw, size_t raw_len,
 	char *p;
 
 	if (!(raw_len && raw[0] == '/') && base_len) {
+		err = join_plain(out, raw, raw_len, base, base_len);
+		if (err)
+			return err < 0 ? err : 0;
+		err = -ENOMEM;
 		/* names come leaf first; walk them from the end */
 		size_t end = base_len;
 
 		while (end > 0) {
-			size_t start = end - 1; /* index of this name's NUL */
+			/* after the NUL before this name's, which is at end - 1 */
+			const char *prev = memrchr(base, '\0', end - 1);
+			size_t start = prev ? (size_t)(prev - base) + 1 : 0;
 
-			while (start > 0 && base[start - 1] != '\0')
-				start--;
 			if (push_m(&v, &n, &cap, base + start, end - 1 - start,
 				   magic))
 				goto cleanup;
