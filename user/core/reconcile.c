@@ -1702,37 +1702,31 @@ static int compare_procs(const struct fp_recon *r,
 	return 0;
 }
 
-/* Did the socket's owner begin during the run, outside the run's cgroup? */
-static bool owner_new_outside(const struct fp_recon_input *in, pid_t pid)
+/* Whose is a socket: the run's (as far as can be told), or a process's
+ * outside the run's cgroup that predates the run, or that began during it */
+enum sock_owner { OWNER_RUN, OWNER_OUTSIDE_OLD, OWNER_OUTSIDE_NEW };
+
+static enum sock_owner sock_owner(const struct fp_recon_input *in, pid_t pid)
 {
 	const struct fp_proc *a, *b;
 
 	if (pid <= 0 || !in->proc_after || !in->proc_before ||
 	    is_leftover(in, pid))
-		return false;
+		return OWNER_RUN;
 	a = fp_proc_find(in->proc_after, pid);
+	if (!a || in_run_cgroup(in, a))
+		return OWNER_RUN;
 	b = fp_proc_find(in->proc_before, pid);
-	return a && !(b && fp_proc_same(a, b)) && !in_run_cgroup(in, a) &&
-	       !a->kernel_thread;
-}
-
-/* Did the socket's owner exist before the run, outside the run's cgroup? */
-static bool owner_outside_run(const struct fp_recon_input *in, pid_t pid)
-{
-	const struct fp_proc *a, *b;
-
-	if (pid <= 0 || !in->proc_after || !in->proc_before ||
-	    is_leftover(in, pid))
-		return false;
-	a = fp_proc_find(in->proc_after, pid);
-	b = fp_proc_find(in->proc_before, pid);
-	return a && b && fp_proc_same(a, b) && !in_run_cgroup(in, a);
+	if (b && fp_proc_same(a, b))
+		return OWNER_OUTSIDE_OLD;
+	return a->kernel_thread ? OWNER_RUN : OWNER_OUTSIDE_NEW;
 }
 
 static int compare_net(const struct fp_recon *r,
 		       const struct fp_recon_input *in, struct fp_findings *out)
 {
 	struct fp_net_finding *n;
+	enum sock_owner owner;
 	size_t i;
 
 	for (i = 0; i < r->binds.n; i++) {
@@ -1758,8 +1752,9 @@ static int compare_net(const struct fp_recon *r,
 		n = fp_vec_push(&out->net[FP_N_LISTENING], sizeof(*n));
 		if (!n)
 			return -ENOMEM;
-		n->outside_run = owner_outside_run(in, s->pid);
-		n->new_outside = owner_new_outside(in, s->pid);
+		owner = sock_owner(in, s->pid);
+		n->outside_run = owner == OWNER_OUTSIDE_OLD;
+		n->new_outside = owner == OWNER_OUTSIDE_NEW;
 		n->pid = s->pid;
 		n->step = n->outside_run ? 0 : who_now(r, s->pid).group;
 		n->family = s->family;
