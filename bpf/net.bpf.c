@@ -35,7 +35,6 @@ static __always_inline void bind_unix_path(struct scratch *s, struct fp_bind *e,
  */
 __noinline int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct scratch *s = scratch_get();
 	char *buf = s ? s->buf : NULL;
 	struct fp_bind *e = (struct fp_bind *)buf;
@@ -62,7 +61,7 @@ __noinline int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 		len = sizeof(e->addr);
 	bpf_probe_read_user(e->addr, len, (void *)uaddr);
 
-	f = task_fd(task, e->fd);
+	f = cur_fd(e->fd);
 	if (f) {
 		struct sock *sk;
 
@@ -128,25 +127,19 @@ struct {
 } dns_tgids SEC(".maps");
 
 /*
- * The struct sock behind fd in task's table, or NULL if fd is not a
- * socket. The table is reached by plain loads through BTF pointers; its
- * slot, in an array of pointers the verifier does not type, and the file
- * and socket behind it are read by helper calls. (bpf_rdonly_cast would
- * make those plain loads too, but Debian 12's own kernel, 6.1, lacks it,
- * and a kfunc the kernel lacks fails the whole load.)
+ * The struct sock behind the current task's fd, or NULL if fd is not a
+ * socket. The file and the socket behind it are read by helper calls.
+ * (bpf_rdonly_cast would make those plain loads, but Debian 12's own
+ * kernel, 6.1, lacks it, and a kfunc the kernel lacks fails the whole
+ * load.)
  */
-static __always_inline struct sock *task_fd_sock(struct task_struct *task,
-						 int fd, __u16 *type)
+static __always_inline struct sock *fd_sock(int fd, __u16 *type)
 {
-	struct fdtable *fdt = task->files->fdt;
-	struct file **fds, *f = NULL;
+	struct file *f = cur_fd(fd);
 	struct socket *sock;
 	struct inode *inode;
 
-	if (fd < 0 || fd >= fdt->max_fds)
-		return NULL;
-	fds = fdt->fd;
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
+	if (!f)
 		return NULL;
 	inode = BPF_CORE_READ(f, f_inode);
 	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
@@ -155,11 +148,6 @@ static __always_inline struct sock *task_fd_sock(struct task_struct *task,
 	if (type)
 		*type = BPF_CORE_READ(sock, type);
 	return BPF_CORE_READ(sock, sk);
-}
-
-static __always_inline struct sock *fd_sock(int fd, __u16 *type)
-{
-	return task_fd_sock(bpf_get_current_task_btf(), fd, type);
 }
 
 /* sockaddr at uaddr into addr: its family says how much to read */
@@ -387,7 +375,7 @@ static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
  */
 static __always_inline bool flow_cached(long ret, __u64 fd, __u64 uaddr)
 {
-	/* one helper call for the ids and the fd table: each costs */
+	/* the ids by plain loads: a helper call each would cost more */
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fp_flow_cache *c;
 	struct sock *sk;
@@ -396,7 +384,7 @@ static __always_inline bool flow_cached(long ret, __u64 fd, __u64 uaddr)
 	c = flow_cache_get(task->pid, task->tgid, ret, uaddr);
 	if (!c)
 		return false;
-	sk = task_fd_sock(task, (int)fd, &type);
+	sk = fd_sock((int)fd, &type);
 	if (type != c->key.sock_type ||
 	    (sk ? BPF_CORE_READ(sk, sk_protocol) : 0) != c->key.protocol)
 		return false;
