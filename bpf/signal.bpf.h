@@ -41,16 +41,35 @@ static __always_inline struct task_struct *task_of(__s32 pid)
 	return NULL;
 }
 
-/* the pid a pidfd refers to (its file's private data is the pid) */
+#define PID_FS_MAGIC 0x50494446
+#define ANON_INODE_FS_MAGIC 0x09041934
+
+/*
+ * The pid a pidfd refers to. Since 6.9 a pidfd is a pidfs file and its
+ * inode holds the pid; before, an anonymous inode file named "[pidfd]"
+ * held it as its private data. Any other file names no pid.
+ */
 static __always_inline int pidfd_nr(int fd)
 {
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	struct file *f = task_fd(cur, fd);
-	struct pid *pid;
+	struct file *f = cur_fd(fd);
+	struct inode *inode;
+	struct pid *pid = NULL;
+	char name[8] = {};
+	unsigned long magic;
 
 	if (!f)
 		return 0;
-	pid = BPF_CORE_READ(f, private_data);
+	inode = BPF_CORE_READ(f, f_inode);
+	magic = BPF_CORE_READ(inode, i_sb, s_magic);
+	if (magic == PID_FS_MAGIC) {
+		pid = BPF_CORE_READ(inode, i_private);
+	} else if (magic == ANON_INODE_FS_MAGIC) {
+		bpf_probe_read_kernel_str(
+			name, sizeof(name),
+			BPF_CORE_READ(f, f_path.dentry, d_name.name));
+		if (!__builtin_memcmp(name, "[pidfd]", 8))
+			pid = BPF_CORE_READ(f, private_data);
+	}
 	if (!pid)
 		return 0;
 	return BPF_CORE_READ(pid, numbers[0].nr);

@@ -213,6 +213,24 @@ class TestSignalsOutside(SecretsBase):
                       (target.pid, vu.exe_of("sleep")),
                       "\n".join(res.r["reasons"]))
 
+    def test_pidfd_send_signal_to_a_process_outside_the_run(self):
+        """The target of pidfd_send_signal() is the pid behind its pidfd."""
+        target = self.outside()
+        script = ("import os, signal; fd = os.pidfd_open(%d); "
+                  "signal.pidfd_send_signal(fd, signal.SIGTERM)" % target.pid)
+        res = self.env.run([sys.executable, "-c", script], roots=[self.root],
+                           opts=["--policy", self.policy], cwd=self.root)
+        self.assertEqual(res.rc, vu.EXIT_VERDICT, res.describe())
+        self.assertEqual(target.wait(10), -signal.SIGTERM)
+        sig = res.r["processes"]["signalled_outside"]
+        self.assertEqual(len(sig), 1, sig)
+        s = sig[0]
+        self.assertEqual((s["syscall"], s["signal_name"]),
+                         ("pidfd_send_signal", "TERM"))
+        self.assertEqual(s["target_pid"], target.pid)
+        self.assertEqual(s["target_exe"], vu.exe_of("sleep"))
+        self.assertTrue(s["failing"])
+
     def test_allow_signal_by_target_executable(self):
         target = self.outside()
         self.write_policy("allow signal " + vu.exe_of("sleep"))
