@@ -117,62 +117,71 @@ static int join(char *out, size_t n, const char *dir, const char *name)
 	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
 }
 
-/* everything the real tree holds at rel and beneath, removed */
-static int removed_tree(struct fp_proot *r, const char *rel, int depth)
+typedef int (*child_fn)(struct fp_proot *r, const char *rel, int depth);
+
+/*
+ * fn(rel/name, depth) for each entry of the directory rel under top ("" is
+ * top itself), until one fails. A directory that cannot be opened is
+ * -errno, or nothing at all if missing_ok and it is not there.
+ */
+static int each_child(struct fp_proot *r, int top, const char *rel, int depth,
+		      bool missing_ok, child_fn fn)
 {
-	struct fp_pstate real;
 	struct dirent *d;
 	char sub[PATH_MAX];
 	DIR *dir;
-	int e = fp_promote_state(r->rootfd, rel, &real), fd;
-
-	if (e || !real.type)
-		return e; /* nothing held */
-	if (real.type == 'd' && depth < SCAN_MAX_DEPTH) {
-		fd = open_beneath(r->rootfd, rel, O_RDONLY | O_DIRECTORY);
-		dir = fd < 0 ? NULL : fdopendir(fd);
-		if (!dir)
-			return fd < 0 ? -errno : (close(fd), -ENOMEM);
-		while (!e && (d = readdir(dir))) {
-			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-				continue;
-			e = join(sub, sizeof(sub), rel, d->d_name) ?:
-				    removed_tree(r, sub, depth + 1);
-		}
-		closedir(dir);
-	}
-	e = e ?: fp_pset_add(&r->scratch, rel, FP_OP_REMOVED, NULL, &real);
-	fp_pstate_free(&real);
-	return e;
-}
-
-/* a real child of rel that the opaque upper dir does not have */
-static int opaque_removals(struct fp_proot *r, const char *rel, int depth)
-{
-	struct fp_pstate up = { 0 };
-	struct dirent *d;
-	char sub[PATH_MAX];
-	DIR *dir;
-	int fd = open_beneath(r->rootfd, *rel ? rel : ".",
-			      O_RDONLY | O_DIRECTORY),
-	    e = 0;
+	int e = 0,
+	    fd = open_beneath(top, *rel ? rel : ".", O_RDONLY | O_DIRECTORY);
 
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+		return missing_ok && (errno == ENOENT || errno == ENOTDIR) ?
+			       0 :
+			       -errno;
 	dir = fdopendir(fd);
 	if (!dir)
 		return close(fd), -ENOMEM;
 	while (!e && (d = readdir(dir))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
-		e = join(sub, sizeof(sub), rel, d->d_name) ?:
-			    fp_promote_state(r->upperfd, sub, &up);
-		if (!e && !up.type)
-			e = removed_tree(r, sub, depth + 1);
-		fp_pstate_free(&up);
+		e = join(sub, sizeof(sub), rel, d->d_name) ?: fn(r, sub, depth);
 	}
 	closedir(dir);
 	return e;
+}
+
+/* everything the real tree holds at rel and beneath, removed */
+static int removed_tree(struct fp_proot *r, const char *rel, int depth)
+{
+	struct fp_pstate real;
+	int e = fp_promote_state(r->rootfd, rel, &real);
+
+	if (e || !real.type)
+		return e; /* nothing held */
+	if (real.type == 'd' && depth < SCAN_MAX_DEPTH)
+		e = each_child(r, r->rootfd, rel, depth + 1, false,
+			       removed_tree);
+	e = e ?: fp_pset_add(&r->scratch, rel, FP_OP_REMOVED, NULL, &real);
+	fp_pstate_free(&real);
+	return e;
+}
+
+/* a real entry the upper layer does not have: removed, with its tree */
+static int removed_if_not_upper(struct fp_proot *r, const char *rel, int depth)
+{
+	struct fp_pstate up = { 0 };
+	int e = fp_promote_state(r->upperfd, rel, &up);
+
+	if (!e && !up.type)
+		e = removed_tree(r, rel, depth);
+	fp_pstate_free(&up);
+	return e;
+}
+
+/* a real child of rel that the opaque upper dir does not have */
+static int opaque_removals(struct fp_proot *r, const char *rel, int depth)
+{
+	return each_child(r, r->rootfd, rel, depth + 1, true,
+			  removed_if_not_upper);
 }
 
 static int scan_dir(struct fp_proot *r, const char *rel, int depth);
@@ -229,27 +238,9 @@ static int scan_entry(struct fp_proot *r, const char *rel, int depth)
 
 static int scan_dir(struct fp_proot *r, const char *rel, int depth)
 {
-	struct dirent *d;
-	char sub[PATH_MAX];
-	DIR *dir;
-	int fd, e = 0;
-
 	if (depth > SCAN_MAX_DEPTH)
 		return -ELOOP;
-	fd = open_beneath(r->upperfd, *rel ? rel : ".", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir)
-		return close(fd), -ENOMEM;
-	while (!e && (d = readdir(dir))) {
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-			continue;
-		e = join(sub, sizeof(sub), rel, d->d_name) ?:
-			    scan_entry(r, sub, depth);
-	}
-	closedir(dir);
-	return e;
+	return each_child(r, r->upperfd, rel, depth, false, scan_entry);
 }
 
 int fp_promote_scan(struct fp_proot *r)
