@@ -160,6 +160,12 @@ class ScratchCase(unittest.TestCase):
     def lock_output(self, receipt, lock, *extra):
         return self.run_user(["lock", receipt, "-o", lock] + list(extra))
 
+    def promote(self, lock, scratch):
+        """footprint promote as the invoking user: (exit code, stderr)"""
+        rc, _, err = self.run_user(["promote", "--lock", lock, "--scratch",
+                                    scratch])
+        return rc, err
+
     def fixed_and_locked(self):
         """The seed job, calc.py fixed in scratch s1 and its output lock:
         (the scratch dir, the lock's path)."""
@@ -233,8 +239,7 @@ class ScratchTest(ScratchCase):
                          [(os.path.join(self.job, "calc.py"), "changed",
                            calc_new)])
         # stage 6: promote, as nobody without root
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s1])
+        rc, err = self.promote(olock, s1)
         self.assertEqual(rc, EXIT_OK, err)
         with open(os.path.join(self.job, "calc.py")) as f:
             self.assertIn("return a + b", f.read())
@@ -253,8 +258,7 @@ class ScratchTest(ScratchCase):
         rc, err, r2, s2 = self.scratch_run(
             "s2", [PY, "../model.py"], ["--allow", "calc.py"])
         self.assertEqual(rc, EXIT_VERDICT, err)
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s2])
+        rc, err = self.promote(olock, s2)
         self.assertEqual(rc, EXIT_VERDICT, err)
         calc_mul = hashlib.sha256(
             b"def add(a, b):\n    return a * b\n").hexdigest()
@@ -275,8 +279,7 @@ class ScratchTest(ScratchCase):
         # the target changes after the lock
         self.write("job/calc.py", "def add(a, b):\n    return 42\n")
         changed = tree(self.job)
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s1])
+        rc, err = self.promote(olock, s1)
         self.assertEqual(rc, EXIT_VERDICT, err)
         self.assertIn("input drift", err)
         self.assertIn("calc.py", err)
@@ -287,8 +290,7 @@ class ScratchTest(ScratchCase):
         # a file slipped into the scratch layer after the run
         self.write("s1/0/upper/sneaky.py", "import os\n")
         before = tree(self.job)
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s1])
+        rc, err = self.promote(olock, s1)
         self.assertEqual(rc, EXIT_VERDICT, err)
         self.assertIn("set drift", err)
         self.assertIn("sneaky.py", err)
@@ -300,14 +302,12 @@ class ScratchTest(ScratchCase):
         ol["receipt_ok"] = False
         bad = os.path.join(self.fixture, "failed.lock")
         self.write("fixture/failed.lock", json.dumps(ol))
-        rc, _, err = self.run_user(["promote", "--lock", bad,
-                                    "--scratch", s1])
+        rc, err = self.promote(bad, s1)
         self.assertEqual(rc, EXIT_VERDICT, err)
         self.assertIn("not ok", err)
         self.assertEqual(tree(self.job), before)
         # the same lock as written promotes
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s1])
+        rc, err = self.promote(olock, s1)
         self.assertEqual(rc, EXIT_OK, err)
 
     def test_removal_is_locked_and_promoted(self):
@@ -323,8 +323,7 @@ class ScratchTest(ScratchCase):
         rc, _, err = self.lock_output(os.path.join(self.out, "s1.json"),
                                       olock)
         self.assertEqual(rc, EXIT_OK, err)
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s1])
+        rc, err = self.promote(olock, s1)
         self.assertEqual(rc, EXIT_OK, err)
         self.assertFalse(os.path.exists(os.path.join(self.job, "README.md")))
         self.assertEqual(sorted(os.listdir(self.job)),
@@ -357,8 +356,7 @@ class ScratchTest(ScratchCase):
         rc, _, err = self.lock_output(os.path.join(self.out, "s1.json"),
                                       olock)
         self.assertEqual(rc, EXIT_OK, err)
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s1])
+        rc, err = self.promote(olock, s1)
         self.assertEqual(rc, EXIT_OK, err)
         self.assertEqual(sorted(os.listdir(os.path.join(j, "o"))), ["c"])
         self.assertEqual(sorted(os.listdir(os.path.join(j, "m"))),
@@ -414,8 +412,7 @@ class ScratchTest(ScratchCase):
         rc, _, err = self.lock_output(os.path.join(self.out, "s1.json"),
                                       olock)
         self.assertEqual(rc, EXIT_OK, err)
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s1])
+        rc, err = self.promote(olock, s1)
         self.assertEqual(rc, EXIT_VERDICT, err)
         self.assertIn("No space left on device", err)
         # a.txt was applied before b.txt failed, and was put back

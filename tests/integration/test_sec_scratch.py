@@ -92,8 +92,7 @@ class ScratchSecTest(ts.ScratchCase):
         rc, _, err = self.run_user(["lock", os.path.join(self.out, "s1.json"),
                                     "-o", olock])
         self.assertEqual(rc, EXIT_OK, err)
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s1])
+        rc, err = self.promote(olock, s1)
         self.assertEqual(rc, EXIT_OK, err)
         # the tree is gone, backups and all
         self.assertEqual(os.listdir(self.job), ["keep"])
@@ -162,8 +161,7 @@ class ScratchSecTest(ts.ScratchCase):
         lk["skipped"] = [c["path"] for c in lk["changes"]]
         with open(olock, "w") as f:
             json.dump(lk, f)
-        rc, _, err = self.run_user(["promote", "--lock", olock,
-                                    "--scratch", s2])
+        rc, err = self.promote(olock, s2)
         self.assertEqual(rc, EXIT_VERDICT, err)
         self.assertTrue(err.startswith("footprint:"), err)
         self.assertIn(os.path.join(self.job, "extra.py"), err)
