@@ -63,7 +63,7 @@ struct walk_state {
 	__u32 pos; /* next write position in buf */
 	__u32 limit;
 	__u32 flags;
-	__u32 ncomp; /* names written */
+	__u32 _pad;
 };
 
 /* What a walk depends on besides the generation (walk_cache.bpf.h) */
@@ -83,8 +83,6 @@ struct trim_state {
 	__u32 proc; /* it is on procfs */
 	__u32 at; /* buf offset of the extended names */
 	__u32 cut; /* bytes kept: a name boundary */
-	__u32 end; /* bytes written */
-	__u32 dropped; /* names past the cut */
 };
 
 struct path_args {

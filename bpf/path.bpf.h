@@ -82,7 +82,6 @@ static long walk_step(__u32 i, void *unused)
 		return 1;
 	}
 	w->pos = pos + n;
-	w->ncomp++;
 	w->dentry = parent;
 	return 0;
 }
@@ -106,7 +105,6 @@ __noinline __u32 fp_walk(__u32 pos, __u32 limit)
 	w->pos = pos;
 	w->limit = limit;
 	w->flags = 0;
-	w->ncomp = 0;
 	loops = bpf_loop(FP_WALK_MAX, walk_step, NULL, 0);
 	if (loops == FP_WALK_MAX)
 		w->flags |= FP_PATH_BASE_TRUNC;

@@ -42,8 +42,6 @@ struct walk_entry {
 	__u32 len;
 	__u32 flags;
 	__u32 valid;
-	__u32 ncomp; /* names in names[] */
-	__u32 _pad;
 	char names[FP_PATH_MAX];
 };
 
@@ -97,29 +95,13 @@ static long trim_back(__u32 i, void *unused)
 	return 0;
 }
 
-/* Count the names in [trim.cut, trim.end): each ends in its NUL. */
-static long trim_count(__u32 i, void *unused)
-{
-	struct scratch *s = scratch_get();
-	struct trim_state *t;
-	__u32 k;
-
-	if (!s)
-		return 1;
-	t = &s->trim;
-	k = t->cut + i;
-	if (k >= t->end)
-		return 1;
-	if (!s->buf[(t->at + k) & FP_BUF_MASK])
-		t->dropped++;
-	return 0;
-}
-
 /*
  * The walk of the directory keyed in trim.key, written at pos, from the
  * slot's entry if that holds the walk of its parent: its own name, then
- * the entry's names, cut where a walk from the directory would cut them
- * (at the room, or at FP_WALK_MAX names). A descent by dirfd through a
+ * the entry's names, cut where a walk from the directory would cut them:
+ * at the room. (Its other limit, FP_WALK_MAX names, is never the one met
+ * here: a name takes two bytes at least, the room FP_PATH_MAX - 1 at
+ * most.) A descent by dirfd through a
  * tree 10,000 deep costs a copy per level, not a walk of 2,000 names.
  * -1 if the entry is not the parent's walk, or cannot be cut to this
  * room. A global function: the verifier checks it once, not per caller.
@@ -177,21 +159,11 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 				  e->names))
 		return -1;
 	t->at = pos + n0;
-	t->end = len;
-	t->cut = len;
-	t->dropped = 0;
-	/* the walk from k stops at FP_WALK_MAX names: e's last one goes */
-	if (e->ncomp >= FP_WALK_MAX && len)
-		t->cut = len - 1;
-	if (t->cut > room)
-		t->cut = room;
+	t->cut = len < room ? len : room;
 	if (t->cut < len) {
 		bpf_loop(FP_NAME_MAX + 1, trim_back, NULL, 0);
 		if (t->cut && s->buf[(t->at + t->cut - 1) & FP_BUF_MASK])
 			return -1;
-		if (len - t->cut > 2 * FP_NAME_MAX)
-			return -1;
-		bpf_loop(2 * FP_NAME_MAX, trim_count, NULL, 0);
 		e->flags |= FP_PATH_BASE_TRUNC;
 	}
 	total = n0 + t->cut;
@@ -199,7 +171,6 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	e->key = *k;
 	e->avail = avail;
 	e->len = total;
-	e->ncomp = e->ncomp + 1 - t->dropped;
 	if (total >= FP_PATH_MAX)
 		return total;
 	/* keep the mask: the compiler knows len < FP_PATH_MAX, the verifier not */
@@ -304,7 +275,6 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 	len = walk_path(s, base, pos, limit, &wflags);
 	*flags |= wflags;
 	e->valid = 0;
-	e->ncomp = s->walk.ncomp;
 	if (len >= FP_PATH_MAX)
 		return len;
 	e->key = *k;
