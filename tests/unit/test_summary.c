@@ -12,23 +12,9 @@
 #include "policy.h"
 #include "receipt.h"
 #include "unit_util.h"
+#include "verdict_fixture.h"
 
-static struct fp_findings F;
-static struct fp_verdict V;
-static struct fp_policy P;
-static char *out;
-static size_t outlen;
-
-static void teardown(void)
-{
-	fp_verdict_free(&V);
-	fp_findings_free(&F);
-	fp_policy_free(&P);
-	free(out);
-	out = NULL;
-}
-
-TestSuite(summary, .fini = teardown, .timeout = 60);
+TestSuite(summary, .fini = verdict_fixture_free, .timeout = 60);
 
 static struct fp_file_finding *file(enum fp_file_list l, const char *path)
 {
@@ -205,7 +191,7 @@ Test(summary, a_directory_goes_with_what_is_in_it)
 	cr_assert(has_line("  files.added 5:"), "%s", out);
 	cr_assert(has_line("    3 under /r/pkg/"), "%s", out);
 	cr_assert(has_line("    2 under /r/pkg-1.0/"), "%s", out);
-	teardown();
+	verdict_fixture_free();
 	memset(&F, 0, sizeof(F));
 	memset(&V, 0, sizeof(V));
 	file(FP_F_ADDED, "/r/pkg");

@@ -13,23 +13,9 @@
 #include "policy.h"
 #include "summary_md.h"
 #include "unit_util.h"
+#include "verdict_fixture.h"
 
-static struct fp_findings F;
-static struct fp_verdict V;
-static struct fp_policy P;
-static char *out;
-static size_t outlen;
-
-static void teardown(void)
-{
-	fp_verdict_free(&V);
-	fp_findings_free(&F);
-	fp_policy_free(&P);
-	free(out);
-	out = NULL;
-}
-
-TestSuite(summary_md, .fini = teardown, .timeout = 30);
+TestSuite(summary_md, .fini = verdict_fixture_free, .timeout = 30);
 
 static void add_step(const char *name, size_t len)
 {

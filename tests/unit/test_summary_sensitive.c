@@ -21,23 +21,9 @@
 #include "sensitive.h"
 #include "summary_md.h"
 #include "unit_util.h"
+#include "verdict_fixture.h"
 
-static struct fp_findings F;
-static struct fp_verdict V;
-static struct fp_policy P;
-static char *out;
-static size_t outlen;
-
-static void teardown(void)
-{
-	fp_verdict_free(&V);
-	fp_findings_free(&F);
-	fp_policy_free(&P);
-	free(out);
-	out = NULL;
-}
-
-TestSuite(summary_sensitive, .fini = teardown, .timeout = 60);
+TestSuite(summary_sensitive, .fini = verdict_fixture_free, .timeout = 60);
 
 static void actor(struct fp_actor *a, pid_t pid, const char *exe,
 		  const char *argv, size_t len, unsigned int step)
