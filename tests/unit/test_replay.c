@@ -17,16 +17,7 @@
 #include "evlog.h"
 #include "logrun.h"
 #include "run.h"
-
-static char *data_path(const char *name)
-{
-	static char buf[4096];
-	char src[4096];
-
-	snprintf(src, sizeof(src), "%s", __FILE__);
-	snprintf(buf, sizeof(buf), "%s/../data/%s", dirname(src), name);
-	return buf;
-}
+#include "unit_util.h"
 
 static char *slurp(const char *path, size_t *len)
 {

@@ -17,6 +17,7 @@
 #include "logcodec.h"
 #include "logrun.h"
 #include "run.h"
+#include "unit_util.h"
 
 #define DEMO                                                                \
 	"{\"mount_point\":\"/var/tmp/shape-demo\",\"source\":\"/dev/vda\"," \
@@ -38,16 +39,6 @@ static char *shape(bool nnp, const char *mounts)
 			nnp ? "yes" : "no", nnp ? "true" : "false", mounts),
 		0);
 	return s;
-}
-
-static char *data_path(const char *name)
-{
-	static char buf[4096];
-	char src[4096];
-
-	snprintf(src, sizeof(src), "%s", __FILE__);
-	snprintf(buf, sizeof(buf), "%s/../data/%s", dirname(src), name);
-	return buf;
 }
 
 static void set(struct fp_bytes *b, const char *s)
