@@ -63,7 +63,17 @@ struct walk_state {
 	__u32 pos; /* next write position in buf */
 	__u32 limit;
 	__u32 flags;
-	__u32 _pad;
+	/*
+	 * For the walk cache's ascent (walk_cache.bpf.h): the steps taken
+	 * (a name written or a mount crossed), the length of the first
+	 * name and the dentry above it, and whether the walk stopped where
+	 * a walk from dentry and vfsmnt, with the room and steps left,
+	 * would go on exactly as this one would have.
+	 */
+	__u32 steps;
+	__u32 first;
+	__u32 cont;
+	struct dentry *first_parent;
 };
 
 /* What a walk depends on besides the generation (walk_cache.bpf.h) */
@@ -90,6 +100,7 @@ struct path_args {
 	__s32 dirfd[2];
 	__u32 pos;
 	__u32 fd_leader; /* path[1]'s fd is the thread group leader's */
+	__u64 own_gen; /* an rmdir's own bump of path_gen (walk_cache.bpf.h) */
 };
 
 /* The match of a path against /proc/self/fd/N (file.bpf.c) */

@@ -22,6 +22,10 @@
 #define FMODE_CREATED 0x100000
 #define TS_COMPAT 0x0002
 
+/* five arguments, then the generation of the syscall's own rmdir */
+#define FP_EXIT_ARGS 6
+#define FP_ARG_OWN_GEN 5
+
 /*
  * Append one path argument at *pos: the raw user string, then, if it is
  * relative, the directory it is relative to.
@@ -324,6 +328,7 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 	__builtin_memset(&e->path[1], 0, sizeof(e->path[1]));
 	pa->dirfd[0] = AT_FDCWD;
 	pa->dirfd[1] = AT_FDCWD;
+	pa->own_gen = 0;
 
 	switch (sys) {
 	case FP_SYS_OPEN: /* path, flags, mode */
@@ -360,6 +365,7 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		pa->dirfd[0] = a[0];
 		pa->upath[0] = a[1];
 		e->flags = a[2];
+		pa->own_gen = a[FP_ARG_OWN_GEN];
 		break;
 	case FP_SYS_RENAME: /* old, new */
 		e->npaths = 2;
@@ -395,6 +401,7 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		break;
 	case FP_SYS_RMDIR: /* path */
 		pa->upath[0] = a[0];
+		pa->own_gen = a[FP_ARG_OWN_GEN];
 		break;
 	case FP_SYS_MKNOD: /* path, mode, dev */
 		pa->upath[0] = a[0];
@@ -498,7 +505,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64[5]);
+	__type(value, __u64[FP_EXIT_ARGS]);
 } exit_args SEC(".maps");
 
 static __always_inline void exit_args_put(const __u64 *a)
@@ -507,7 +514,7 @@ static __always_inline void exit_args_put(const __u64 *a)
 	__u64 *slot = bpf_map_lookup_elem(&exit_args, &zero);
 
 	if (slot)
-		__builtin_memcpy(slot, a, 5 * sizeof(__u64));
+		__builtin_memcpy(slot, a, FP_EXIT_ARGS * sizeof(__u64));
 }
 
 __noinline int fp_file_exit(__u32 sys, long ret)
@@ -581,21 +588,24 @@ static __always_inline __u32 sys_entry(long id)
 /*
  * Bump the path generation if syscall-table entry v, for this task's
  * syscall ABI, is one that can move a directory. unlinkat moves nothing
- * without AT_REMOVEDIR: its flags are in dx for both ABIs.
+ * without AT_REMOVEDIR: its flags are in dx for both ABIs. Returns, for
+ * an rmdir, the generation it bumped to (see cached_walk), else 0.
  */
-static __always_inline void gen_syscall(struct pt_regs *regs, __u32 v,
-					bool compat)
+static __always_inline __u64 gen_syscall(struct pt_regs *regs, __u32 v,
+					 bool compat)
 {
 	__u32 sys;
+	__u64 gen;
 
 	if (compat ? !FP_GEN_COMPAT(v) : !FP_GEN_NATIVE(v))
-		return;
+		return 0;
 	sys = compat ? FP_SYS_COMPAT(v) : FP_SYS_NATIVE(v);
 #if defined(__TARGET_ARCH_x86)
 	if (sys == FP_SYS_UNLINKAT && !(regs->dx & AT_REMOVEDIR))
-		return;
+		return 0;
 #endif
-	gen_bump();
+	gen = gen_bump();
+	return sys == FP_SYS_RMDIR || sys == FP_SYS_UNLINKAT ? gen : 0;
 }
 
 /*
@@ -672,10 +682,14 @@ static __always_inline int signal_exit(__u32 sys, __u64 *a, long ret)
 	return fp_signal_exit(ret, sys, given, what, target);
 }
 
-/* A traced syscall of the native ABI: its handler, with the saved args. */
-static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret)
+/*
+ * A traced syscall of the native ABI: its handler, with the saved args,
+ * and the generation its own rmdir bumped path_gen to (0: none).
+ */
+static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
+				    __u64 own_gen)
 {
-	__u64 a[5];
+	__u64 a[FP_EXIT_ARGS];
 
 	if (sys == FP_SYS_HEARTBEAT) {
 		if (heartbeat_tgid &&
@@ -709,6 +723,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret)
 		net_exit(sys, ret, a);
 		return 0;
 	}
+	a[FP_ARG_OWN_GEN] = own_gen;
 	exit_args_put(a);
 	return fp_file_exit(sys, ret);
 }
@@ -737,6 +752,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	long id = regs->orig_ax;
 #endif
 	__u32 v = sys_entry(id), sys;
+	__u64 own_gen = 0;
 	bool compat;
 
 	if (!v)
@@ -744,7 +760,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	/* the number may belong to the 32-bit table */
 	compat = in_compat_syscall();
 	if (v & (FP_SYS_GEN | FP_SYS_GEN << 16))
-		gen_syscall(regs, v, compat);
+		own_gen = gen_syscall(regs, v, compat);
 	if (compat)
 		return compat_exit(regs, FP_SYS_COMPAT(v));
 	sys = FP_SYS_NATIVE(v);
@@ -753,7 +769,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	/* reads matter only for DNS answers: most runs never pay for them */
 	if (sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ && !dns_active)
 		return 0;
-	return sys_exit(regs, sys, ret);
+	return sys_exit(regs, sys, ret, own_gen);
 }
 
 /*

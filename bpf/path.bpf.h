@@ -17,18 +17,19 @@ static __always_inline struct mount *real_mount(struct vfsmount *v)
 
 /*
  * Write the names of the path in walk.dentry and walk.vfsmnt leaf-first
- * at pos; returns bytes written, with walk.flags. A global function
- * (shared.bpf.c): the verifier checks it, and walk_step with it, once per
- * program rather than wherever a path is walked.
+ * at pos, in at most budget steps (FP_WALK_MAX for a whole walk); returns
+ * bytes written, with walk.flags. A global function (shared.bpf.c): the
+ * verifier checks it, and walk_step with it, once per program rather
+ * than wherever a path is walked.
  */
-__u32 fp_walk(__u32 pos, __u32 limit);
+__u32 fp_walk(__u32 pos, __u32 limit, __u32 budget);
 
 #ifdef FP_DEFINE_SHARED
 /*
  * One step up the dentry tree, writing the name of the current dentry.
  * At the root of a mount, continue from its mountpoint in the parent.
  */
-static long walk_step(__u32 i, void *unused)
+static long walk_step(__u64 i, void *unused)
 {
 	struct scratch *s = scratch_get();
 	struct walk_state *w;
@@ -62,12 +63,14 @@ static long walk_step(__u32 i, void *unused)
 		w->mnt = up;
 		w->vfsmnt = &up->mnt;
 		w->mnt_root = BPF_CORE_READ(&up->mnt, mnt_root);
+		w->steps++;
 		return 0;
 	}
 	pos = w->pos;
 	/* length and name pointer in one read: this runs per component */
 	if (bpf_core_read(&q, sizeof(q), &d->d_name)) {
 		w->flags |= FP_PATH_BASE_TRUNC;
+		w->cont = 0;
 		return 1;
 	}
 	/* the name and its NUL must fit: cut only what does not */
@@ -79,14 +82,20 @@ static long walk_step(__u32 i, void *unused)
 				      q.name);
 	if (n <= 0) {
 		w->flags |= FP_PATH_BASE_TRUNC;
+		w->cont = 0;
 		return 1;
+	}
+	if (i == 0) {
+		w->first = n;
+		w->first_parent = parent;
 	}
 	w->pos = pos + n;
 	w->dentry = parent;
+	w->steps++;
 	return 0;
 }
 
-__noinline __u32 fp_walk(__u32 pos, __u32 limit)
+__noinline __u32 fp_walk(__u32 pos, __u32 limit, __u32 budget)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct scratch *s = scratch_get();
@@ -105,8 +114,14 @@ __noinline __u32 fp_walk(__u32 pos, __u32 limit)
 	w->pos = pos;
 	w->limit = limit;
 	w->flags = 0;
-	loops = bpf_loop(FP_WALK_MAX, walk_step, NULL, 0);
-	if (loops == FP_WALK_MAX)
+	w->steps = 0;
+	w->first = 0;
+	w->first_parent = NULL;
+	w->cont = 1;
+	if (budget > FP_WALK_MAX)
+		budget = FP_WALK_MAX;
+	loops = bpf_loop(budget, walk_step, NULL, 0);
+	if (loops == budget)
 		w->flags |= FP_PATH_BASE_TRUNC;
 	return w->pos - pos;
 }
@@ -120,7 +135,7 @@ static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
 
 	s->walk.dentry = BPF_CORE_READ(p, dentry);
 	s->walk.vfsmnt = BPF_CORE_READ(p, mnt);
-	n = fp_walk(pos, limit);
+	n = fp_walk(pos, limit, FP_WALK_MAX);
 	*flags |= s->walk.flags;
 	return n;
 }

@@ -42,6 +42,20 @@ struct walk_entry {
 	__u32 len;
 	__u32 flags;
 	__u32 valid;
+	/*
+	 * For an ascent (fp_walk_ascend): the directory above key, its
+	 * inode and number (parent is NULL if there is none to go up to in
+	 * the same mount), the length of the first name, the steps the
+	 * walk took, and where a walk cut short would go on (cont_dentry
+	 * NULL: nowhere known).
+	 */
+	struct dentry *parent;
+	struct inode *parent_inode;
+	__u64 parent_ino;
+	struct dentry *cont_dentry;
+	struct vfsmount *cont_mnt;
+	__u32 first;
+	__u32 steps;
 	char names[FP_PATH_MAX];
 };
 
@@ -60,9 +74,10 @@ struct {
 	__type(value, struct walk_cache);
 } walk_cache SEC(".maps");
 
-static __always_inline void gen_bump(void)
+/* Returns the generation it bumped to. */
+static __always_inline __u64 gen_bump(void)
 {
-	__sync_fetch_and_add(&path_gen, 1);
+	return __sync_fetch_and_add(&path_gen, 1) + 1;
 }
 
 /* Does entry e hold the walk of key k, made with this room, under gen? */
@@ -93,6 +108,43 @@ static long trim_back(__u32 i, void *unused)
 		return 1;
 	t->cut--;
 	return 0;
+}
+
+/*
+ * The walk of key k in entry e, cut to a smaller room than it was made
+ * with: a walk with less room stops at the first name that does not fit,
+ * so it is the entry's names up to the last whole one that does. rm -rf
+ * walks a directory for `unlinkat(fd, "d")`, then for `openat(fd, "..")`,
+ * one byte less. -1 if e does not hold k's walk, or not with more room.
+ * The caller marks the result cut: it is, or e was.
+ */
+static __always_inline long walk_hit_cut(struct scratch *s,
+					 struct walk_entry *e,
+					 const struct walk_key *k, __u32 pos,
+					 __u32 avail, __u64 gen)
+{
+	struct trim_state *t = &s->trim;
+	__u32 len;
+
+	if (!e->valid || e->gen != gen || e->key.dentry != k->dentry ||
+	    e->key.mnt != k->mnt || e->key.inode != k->inode ||
+	    e->key.ino != k->ino || e->key.root_dentry != k->root_dentry ||
+	    e->key.root_mnt != k->root_mnt || avail >= e->avail)
+		return -1;
+	len = e->len;
+	barrier_var(len);
+	len &= FP_PATH_MAX - 1;
+	if (bpf_probe_read_kernel(s->buf + (pos & FP_BUF_MASK), len, e->names))
+		return -1;
+	/* whole (walk_hit() took those that were not cut) */
+	if (len <= avail)
+		return len;
+	t->at = pos;
+	t->cut = avail;
+	bpf_loop(FP_NAME_MAX + 1, trim_back, NULL, 0);
+	if (t->cut && s->buf[(t->at + t->cut - 1) & FP_BUF_MASK])
+		return -1;
+	return t->cut;
 }
 
 /*
@@ -168,6 +220,17 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	}
 	total = n0 + t->cut;
 	e->valid = 0;
+	/* the parent's walk, whole, goes on where it went on; a cut one not */
+	if (t->cut == len && e->steps < FP_WALK_MAX) {
+		e->steps++;
+	} else {
+		e->cont_dentry = NULL;
+		e->steps = FP_WALK_MAX;
+	}
+	e->parent = e->key.dentry;
+	e->parent_inode = e->key.inode;
+	e->parent_ino = e->key.ino;
+	e->first = n0;
 	e->key = *k;
 	e->avail = avail;
 	e->len = total;
@@ -232,6 +295,164 @@ __noinline int fp_dir_key(int dirfd)
 	return 0;
 }
 
+#define S_DEAD (1 << 4)
+
+/*
+ * An rmdir bumps path_gen, as its dentry can be freed and reused for
+ * another directory. rm -rf then walks each directory afresh on its way
+ * up. But a task's own rmdir, with no other bump since the entry's (gen
+ * is one past it, and the entry was valid right before), removed one
+ * empty directory: if that was neither the directory walked now, k (not
+ * S_DEAD), nor an ancestor of k (they are not empty), k's names did not
+ * change, nor did those an ascent or a descent to k reads (an ascent
+ * only compares the removed child's parent pointer). The entry is then
+ * valid under gen too, for this walk, which overwrites it or hits it.
+ */
+static __always_inline void own_rmdir_revalidate(struct scratch *s,
+						 struct walk_entry *e,
+						 const struct walk_key *k,
+						 __u64 gen)
+{
+	struct inode *inode = k->inode;
+
+	if (!s->paths.own_gen || s->paths.own_gen != gen || e->gen + 1 != gen)
+		return;
+	if (BPF_CORE_READ(inode, i_flags) & S_DEAD)
+		return;
+	e->gen = gen;
+}
+
+/*
+ * What an ascent from entry e needs of the walk w that filled it: the
+ * directory above its key (a walk whose first step wrote a name went up
+ * within the key's mount), the steps, and where a cut walk goes on.
+ */
+static __always_inline void walk_keep_ascent(struct walk_entry *e,
+					     struct walk_state *w,
+					     const struct walk_key *k)
+{
+	struct dentry *up = w->first ? w->first_parent : NULL;
+	struct inode *inode = up ? BPF_CORE_READ(up, d_inode) : NULL;
+
+	e->parent = up;
+	e->parent_inode = inode;
+	e->parent_ino = inode ? BPF_CORE_READ(inode, i_ino) : 0;
+	e->first = w->first;
+	e->steps = w->steps;
+	e->cont_dentry = w->cont ? w->dentry : NULL;
+	e->cont_mnt = w->vfsmnt;
+}
+
+/*
+ * The walk of the directory keyed in trim.key, written at pos, from the
+ * slot's entry if that holds the walk of one of its children: the
+ * entry's names after the first, then, if the entry's walk was cut, a
+ * walk from where it stopped with the room and the steps it left: the
+ * bytes a walk from the directory writes. `openat(fd, "..")` up a tree
+ * (chmod -R, find) and rm -rf's rmdirs going back up cost a copy per
+ * level, not a walk of 2,048 names.
+ * The entry's key is not read, only its parent pointer compared: the
+ * child may be gone (rm -rf removed it); its parent is pinned by the fd
+ * or cwd being walked. -1 if the entry cannot serve.
+ */
+__noinline long fp_walk_ascend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
+{
+	struct scratch *s = scratch_get();
+	struct walk_cache *c;
+	struct walk_entry *e;
+	struct walk_key *k;
+	struct walk_state *w;
+	struct dentry *d, *up = NULL;
+	struct inode *inode = NULL;
+	struct vfsmount *mnt;
+	__u32 first, rest, more = 0, flags = 0, steps;
+	long n;
+
+	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0, 0);
+	if (!s || !c)
+		return -1;
+	e = &c->e[slot & 1];
+	k = &s->trim.key;
+	if (!e->valid || e->gen != gen || !e->parent ||
+	    e->parent != k->dentry || e->parent_inode != k->inode ||
+	    e->parent_ino != k->ino || e->key.mnt != k->mnt ||
+	    e->key.root_dentry != k->root_dentry ||
+	    e->key.root_mnt != k->root_mnt ||
+	    (e->flags & ~FP_PATH_BASE_TRUNC) || !e->first ||
+	    e->first > e->len || e->steps == 0 || e->steps > FP_WALK_MAX ||
+	    ((e->flags & FP_PATH_BASE_TRUNC) && !e->cont_dentry))
+		return -1;
+	rest = e->len - e->first;
+	/* a cut to a smaller room: left to a walk */
+	if (rest > avail || rest >= FP_PATH_MAX)
+		return -1;
+	first = 0;
+	if (rest) {
+		/* the new first name, and its length for the next ascent */
+		n = bpf_probe_read_kernel_str(
+			s->buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
+			e->names + (e->first & (FP_PATH_MAX - 1)));
+		if (n <= 0 || n > rest)
+			return -1;
+		first = n;
+		if (rest > first &&
+		    bpf_probe_read_kernel(
+			    s->buf + ((pos + first) & FP_BUF_MASK),
+			    (rest - first) & (FP_PATH_MAX - 1),
+			    e->names +
+				    ((e->first + first) & (FP_PATH_MAX - 1))))
+			return -1;
+	}
+	steps = e->steps - 1;
+	w = &s->walk;
+	if (e->flags & FP_PATH_BASE_TRUNC) {
+		w->dentry = e->cont_dentry;
+		w->vfsmnt = e->cont_mnt;
+		more = fp_walk(pos + rest, pos + avail, FP_WALK_MAX - steps);
+		flags = w->flags;
+		steps += w->steps;
+		/* cut right after the entry's first name: k's is the walk's */
+		if (!rest && e->cont_dentry == k->dentry)
+			first = w->first;
+	}
+	/*
+	 * The directory above k, for the next ascent, if k's own walk began
+	 * with k's name: not at the root nor at the root of its mount. k is
+	 * pinned by the fd or cwd, so its parent is too.
+	 */
+	d = k->dentry;
+	mnt = k->mnt; /* a local: BPF_CORE_READ must start from a kernel type */
+	if (d == k->root_dentry || d == BPF_CORE_READ(mnt, mnt_root))
+		first = 0;
+	if (first)
+		up = BPF_CORE_READ(d, d_parent);
+	if (up) {
+		inode = BPF_CORE_READ(up, d_inode);
+		e->parent_ino = BPF_CORE_READ(inode, i_ino);
+	}
+	e->parent = up;
+	e->parent_inode = inode;
+	e->first = first;
+	e->steps = steps;
+	e->cont_dentry = (flags & FP_PATH_BASE_TRUNC) && s->walk.cont ?
+				 s->walk.dentry :
+				 NULL;
+	e->cont_mnt = s->walk.vfsmnt;
+	e->key = *k;
+	e->avail = avail;
+	e->len = rest + more;
+	e->flags = flags;
+	e->valid = 0;
+	if (e->len >= FP_PATH_MAX)
+		return e->len;
+	n = e->len;
+	barrier_var(n);
+	if (!bpf_probe_read_kernel(e->names, n & (FP_PATH_MAX - 1),
+				   s->buf + (pos & FP_BUF_MASK)))
+		e->valid = 1;
+	return e->len;
+}
+
 static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 					 const struct walk_key *k, __u32 pos,
 					 __u32 limit, __u32 *flags, int slot)
@@ -258,6 +479,7 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 #else
 	gen = __sync_fetch_and_add(&path_gen, 0);
 #endif
+	own_rmdir_revalidate(s, e, k, gen);
 	if (walk_hit(e, k, avail, gen)) {
 		len = e->len;
 		barrier_var(len);
@@ -267,7 +489,17 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 		*flags |= e->flags;
 		return len;
 	}
+	ext = walk_hit_cut(s, e, k, pos, avail, gen);
+	if (ext >= 0) {
+		*flags |= FP_PATH_BASE_TRUNC;
+		return ext;
+	}
 	ext = fp_walk_extend(slot, pos, avail, gen);
+	if (ext >= 0) {
+		*flags |= e->flags;
+		return ext;
+	}
+	ext = fp_walk_ascend(slot, pos, avail, gen);
 	if (ext >= 0) {
 		*flags |= e->flags;
 		return ext;
@@ -282,6 +514,7 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 	e->avail = avail;
 	e->len = len;
 	e->flags = wflags;
+	walk_keep_ascent(e, &s->walk, k);
 	/* keep the mask: the compiler knows len < FP_PATH_MAX, the verifier not */
 	barrier_var(len);
 	if (bpf_probe_read_kernel(e->names, len & (FP_PATH_MAX - 1),

@@ -615,7 +615,10 @@ static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
  * test acts in between); userns-bind:SRC:DST a new user and mount
  * namespace with SRC bound on DST; down:NAME:N N times mkdirat(dirfd,
  * NAME) and make NAME the dirfd, as a descent through a tree by dirfd
- * does.
+ * does; up:NAME:N N times make ".." the dirfd and mkdirat(dirfd, NAME),
+ * as find or chmod -R go back up; rmup:NAME:N N times make ".." the
+ * dirfd and rmdir NAME in it, the directory just left, as rm -rf does;
+ * in:NAME:N N times make the existing NAME the dirfd.
  */
 static char *walk_arg(char *step, char **second)
 {
@@ -710,18 +713,39 @@ static void walk_uring_rename(const char *from, const char *to)
 	close(ring);
 }
 
-static int walk_down(int dirfd, const char *name, const char *count)
+static int walk_down(int dirfd, const char *name, const char *count, bool make)
 {
 	long i, n = count ? strtol(count, NULL, 10) : 0;
 	int sub;
 
 	for (i = 0; i < n; i++) {
-		walk_mkdir(dirfd, name);
+		if (make)
+			walk_mkdir(dirfd, name);
 		sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (sub < 0)
 			fail("openat(down)");
 		close(dirfd);
 		dirfd = sub;
+	}
+	return dirfd;
+}
+
+/* N times: the parent becomes the dirfd; then mkdir or rmdir NAME in it */
+static int walk_up(int dirfd, const char *name, const char *count, bool rm)
+{
+	long i, n = count ? strtol(count, NULL, 10) : 0;
+	int up;
+
+	for (i = 0; i < n; i++) {
+		up = openat(dirfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0)
+			fail("openat(..)");
+		close(dirfd);
+		dirfd = up;
+		if (!rm)
+			walk_mkdir(dirfd, name);
+		else if (syscall(SYS_unlinkat, dirfd, name, AT_REMOVEDIR))
+			fail("unlinkat(AT_REMOVEDIR)");
 	}
 	return dirfd;
 }
@@ -749,8 +773,10 @@ static int do_walk(char **steps, int n)
 			walk_uring_rename(a, b);
 		else if (!strcmp(op, "sync") && b)
 			walk_sync(a, b);
-		else if (!strcmp(op, "down"))
-			dirfd = walk_down(dirfd, a, b);
+		else if (!strcmp(op, "down") || !strcmp(op, "in"))
+			dirfd = walk_down(dirfd, a, b, op[0] == 'd');
+		else if (!strcmp(op, "up") || !strcmp(op, "rmup"))
+			dirfd = walk_up(dirfd, a, b, op[0] == 'r');
 		else if (!strcmp(op, "userns-bind") && b)
 			walk_userns_bind(a, b);
 	}

@@ -228,27 +228,34 @@ class WalkCacheTest(unittest.TestCase):
     WALK_ROOM = 4096
     WALK_NAMES = 2048
 
+    def expected_at(self, name, level, passed):
+        """(path, truncated) of a call passing `passed` relative to the
+        directory `level` names `name` deep under the root, from the
+        documented walk limits."""
+        top = [c for c in self.sb.root.split("/") if c]
+        comps = [name] * level + top[::-1]  # leaf first, as walked
+        room = self.WALK_ROOM - (len(passed) + 1)
+        kept, used = [], 0
+        for c in comps:
+            if used + len(c) + 1 > room or len(kept) == self.WALK_NAMES:
+                break
+            kept.append(c)
+            used += len(c) + 1
+        # the walk also stops when its 2048th step would be the root
+        cut = len(kept) < len(comps) or len(kept) + 1 >= self.WALK_NAMES
+        return ("/" + "/".join(kept[::-1] + [passed]), cut)
+
     def expected_descent(self, name, depth):
         """What each mkdirat of `down:name:depth` under the root must be
-        reported as: (path, truncated), from the documented walk limits."""
-        top = [c for c in self.sb.root.split("/") if c]
-        want = []
-        for i in range(depth):
-            comps = [name] * i + top[::-1]  # leaf first, as walked
-            room = self.WALK_ROOM - (len(name) + 1)
-            kept, used = [], 0
-            for c in comps:
-                if used + len(c) + 1 > room or len(kept) == self.WALK_NAMES:
-                    break
-                kept.append(c)
-                used += len(c) + 1
-            # the walk also stops when its 2048th step would be the root
-            cut = len(kept) < len(comps) or len(kept) + 1 >= self.WALK_NAMES
-            want.append(("/" + "/".join(kept[::-1] + [name]), cut))
-        return want
+        reported as: (path, truncated)."""
+        return [self.expected_at(name, i, name) for i in range(depth)]
 
-    def descent(self, name, depth, steps_after=()):
-        evpath = self.sb.out_path("events-down-%d.ndjson" % len(name))
+    def descent(self, name, depth, steps_after=(), kind="mkdir"):
+        """Trace `down:name:depth`, then steps_after; the (path, truncated)
+        of the probe's successful events of kind, in order."""
+        evpath = self.sb.out_path("events-down-%d-%d.ndjson"
+                                  % (len(name), self.n))
+        self.n += 1
         # deeper than shutil.rmtree can recurse: rm goes first
         self.addCleanup(subprocess.run,
                         ["rm", "-rf", os.path.join(self.sb.root, name)])
@@ -260,7 +267,7 @@ class WalkCacheTest(unittest.TestCase):
         with open(evpath, encoding="utf-8") as f:
             events = [json.loads(line) for line in f]
         return [(e["path"], bool(e.get("path_truncated")))
-                for e in events if e["type"] == "mkdir"
+                for e in events if e["type"] == kind
                 and e["comm"] == "fpprobe" and e.get("ok")], res
 
     def check_descent(self, name, depth):
@@ -288,6 +295,139 @@ class WalkCacheTest(unittest.TestCase):
         self.assertEqual([p for p, _ in got],
                          ["%s/e" % r, "%s/e/e" % r, "%s/e/e/e" % r,
                           "%s/f/e/e/g" % r, "%s/f/e/e/g/g" % r],
+                         res.describe())
+
+    # Back up (openat(fd, "..")), the cached walk of the child serves the
+    # parent: its names after the first, and where it was cut, a walk
+    # from where it stopped. Every level must read as a fresh walk would.
+    def check_ascent(self, name, depth, passed):
+        got, res = self.descent(name, depth,
+                                ["up:%s:%d" % (passed, depth)])
+        want = [self.expected_at(name, level, passed)
+                for level in range(depth - 1, -1, -1)]
+        ups = got[depth:]
+        self.assertEqual(len(ups), depth, res.describe())
+        for i, (g, w) in enumerate(zip(ups, want)):
+            self.assertEqual(g, w, "%d levels up of %d" % (i + 1, depth))
+        self.assertTrue(want[0][1], "the ascent must start past the cut")
+        self.assertFalse(want[-1][1])
+
+    def test_ascent_by_dotdot_from_past_the_cut(self):
+        # one-letter names: the cut by the number of names, then by room
+        self.check_ascent("d", 2100, "u")
+
+    def test_ascent_with_long_names_and_another_room(self):
+        # the mkdir passes a longer name than the descent: less room
+        self.check_ascent("n" * 100, 50, "x" * 200)
+        self.check_ascent("m" * 255, 24, "u")
+
+    def mounted_chain(self, name, depth, mounts):
+        """name nested depth deep under the root, nobody's, with a tmpfs
+        mounted on the directory at each depth in mounts (made by fd: the
+        path outgrows PATH_MAX); unmounted and removed at cleanup."""
+        uid, gid = NOBODY.pw_uid, NOBODY.pw_gid
+        fd = os.open(self.sb.root, os.O_RDONLY | os.O_DIRECTORY)
+        top = os.path.join(self.sb.root, name)
+        self.addCleanup(subprocess.run, ["rm", "-rf", top])
+        for level in range(1, depth + 1):
+            os.mkdir(name, 0o755, dir_fd=fd)
+            os.chown(name, uid, gid, dir_fd=fd)
+            if level in mounts:
+                target = "/proc/%d/fd/%d/%s" % (os.getpid(), fd, name)
+                subprocess.run(["mount", "-t", "tmpfs", "-o",
+                                "mode=755,uid=%d,gid=%d" % (uid, gid),
+                                "fp-walk", target], check=True)
+                # innermost first: cleanups run last-in, first-out
+                self.addCleanup(subprocess.run,
+                                ["umount", "-l", "--", top + ("/" + name) *
+                                 (level - 1)] if len(top) + 2 * level < 4000
+                                else ["true"])
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        os.close(fd)
+
+    def expected_crossing(self, name, level, passed, mounts):
+        """expected_at() for a chain with mounts: a mount root costs the
+        walk a step, which writes no name, before its mountpoint's. A
+        third value: whether the walk stopped on its steps, not room."""
+        top = [c for c in self.sb.root.split("/") if c]
+        steps = []
+        for d in range(level, 0, -1):
+            if d in mounts:
+                steps.append(None)
+            steps.append(name)
+        steps += top[::-1]
+        room = self.WALK_ROOM - (len(passed) + 1)
+        kept, used, loops, cut, by_steps = [], 0, 0, False, False
+        for c in steps:
+            if loops == self.WALK_NAMES:
+                cut = by_steps = True
+                break
+            loops += 1
+            if c is None:
+                continue
+            if used + len(c) + 1 > room:
+                cut = True
+                break
+            kept.append(c)
+            used += len(c) + 1
+        else:
+            # the step that finds the root is a step too
+            cut = by_steps = loops + 1 >= self.WALK_NAMES
+        return ("/" + "/".join(kept[::-1] + [passed]), cut, by_steps)
+
+    def test_ascent_across_mounts(self):
+        # each mount root met on the way up is a step with no name: an
+        # ascent that goes on from a cut walk must count them as one does
+        name, depth, mounts = "c", 2100, (100, 400, 1500)
+        self.mounted_chain(name, depth, mounts)
+        evpath = self.sb.out_path("events-mounts.ndjson")
+        res = self.sb.run(
+            [self.probe, "walk", "dir:" + self.sb.root,
+             "in:%s:%d" % (name, depth), "up:u:%d" % depth],
+            opts=["--events", evpath], env=self.env)
+        self.assertIsNotNone(res.r, res.describe())
+        with open(evpath, encoding="utf-8") as f:
+            got = [(e["path"], bool(e.get("path_truncated")))
+                   for e in map(json.loads, f) if e["type"] == "mkdir"
+                   and e["comm"] == "fpprobe" and e.get("ok")]
+        want = [self.expected_crossing(name, level, "u", mounts)
+                for level in range(depth - 1, -1, -1)]
+        self.assertEqual(len(got), depth, res.describe())
+        for i, (g, w) in enumerate(zip(got, want)):
+            self.assertEqual(g, w[:2], "%d levels up of %d" % (i + 1, depth))
+        # the limit of steps, not of room, is met on the way
+        self.assertTrue(any(w[2] for w in want))
+
+    # rm -rf: each rmdir, of the directory just left, bumps the
+    # generation, which the thread's own walk of the parent survives.
+    def check_removal_upwards(self, name, depth):
+        got, res = self.descent(name, depth, ["rmup:%s:%d" % (name, depth)],
+                                kind="unlink")
+        want = [self.expected_at(name, level, name)
+                for level in range(depth - 1, -1, -1)]
+        self.assertEqual(len(got), depth, res.describe())
+        for i, (g, w) in enumerate(zip(got, want)):
+            self.assertEqual(g, w, "rmdir %d of %d" % (i + 1, depth))
+        self.assertTrue(want[0][1])
+        self.assertFalse(
+            os.path.exists(os.path.join(self.sb.root, name)),
+            "the probe removed the whole tree")
+
+    def test_removal_upwards_like_rm_rf(self):
+        self.check_removal_upwards("d", 2100)
+        self.check_removal_upwards("r" * 255, 24)
+
+    def test_ascent_after_a_rename_of_an_ancestor(self):
+        # the cached walk of the bottom directory holds the old name: the
+        # ascent after the rename must not serve it
+        r = self.sb.root
+        got, res = self.descent(
+            "e", 3, ["mv:%s/e:%s/f" % (r, r), "up:u:3"])
+        self.assertEqual([p for p, _ in got],
+                         ["%s/e" % r, "%s/e/e" % r, "%s/e/e/e" % r,
+                          "%s/f/e/u" % r, "%s/f/u" % r, "%s/u" % r],
                          res.describe())
 
 

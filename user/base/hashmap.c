@@ -4,10 +4,9 @@
 
 #include "hashmap.h"
 
-static uint64_t fnv1a(const void *key, size_t len)
+uint64_t fp_hash_extend(uint64_t h, const void *bytes, size_t len)
 {
-	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *p = bytes;
 	size_t i;
 
 	for (i = 0; i < len; i++) {
@@ -15,6 +14,11 @@ static uint64_t fnv1a(const void *key, size_t len)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+static uint64_t fnv1a(const void *key, size_t len)
+{
+	return fp_hash_extend(FP_HASH_INIT, key, len);
 }
 
 static struct fp_hslot *lookup(struct fp_hslot *slots, size_t cap,
@@ -31,14 +35,21 @@ static struct fp_hslot *lookup(struct fp_hslot *slots, size_t cap,
 	return &slots[i];
 }
 
-void *fp_hashmap_get(const struct fp_hashmap *m, const void *key, size_t len)
+void *fp_hashmap_get_hashed(const struct fp_hashmap *m, const void *key,
+			    size_t len, uint64_t hash)
 {
 	struct fp_hslot *s;
 
 	if (!m->cap)
 		return NULL;
-	s = lookup(m->slots, m->cap, key, len, fnv1a(key, len));
+	s = lookup(m->slots, m->cap, key, len, hash);
 	return s->key ? s->val : NULL;
+}
+
+void *fp_hashmap_get(const struct fp_hashmap *m, const void *key, size_t len)
+{
+	return m->cap ? fp_hashmap_get_hashed(m, key, len, fnv1a(key, len)) :
+			NULL;
 }
 
 static int grow(struct fp_hashmap *m)

@@ -20,6 +20,18 @@ struct fp_hashmap {
 };
 
 void *fp_hashmap_get(const struct fp_hashmap *m, const void *key, size_t len);
+
+/*
+ * The hash of a key, built a piece at a time: fp_hash_extend(FP_HASH_INIT,
+ * key, len) is the hash fp_hashmap_get() takes of key. A loop over the
+ * prefixes of one path extends one hash instead of hashing each prefix
+ * again, which is quadratic in the depth of the path.
+ */
+#define FP_HASH_INIT 0xcbf29ce484222325ULL
+uint64_t fp_hash_extend(uint64_t hash, const void *bytes, size_t len);
+/* fp_hashmap_get() of a key whose hash is already known. */
+void *fp_hashmap_get_hashed(const struct fp_hashmap *m, const void *key,
+			    size_t len, uint64_t hash);
 /* Returns the slot for key, inserting an empty one; NULL on ENOMEM. */
 struct fp_hslot *fp_hashmap_slot(struct fp_hashmap *m, const void *key,
 				 size_t len);

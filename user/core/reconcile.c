@@ -1115,20 +1115,34 @@ static const struct path_state *explain(const struct fp_recon *r, const char *p,
 					size_t len, unsigned int self_ops,
 					unsigned int ancestor_ops)
 {
-	const struct path_state *ps = fp_hashmap_get(&r->paths, p, len);
+	const struct path_state *ps = fp_hashmap_get(&r->paths, p, len), *near;
+	uint64_t h = FP_HASH_INIT;
+	size_t k, done = 0;
 
 	if (ps && (ps->ops & self_ops))
 		return ps;
-	while (len > 1) {
-		while (len > 1 && p[len - 1] != '/')
-			len--;
-		if (len > 1)
-			len--; /* drop the slash */
-		ps = fp_hashmap_get(&r->paths, p, len);
+	/*
+	 * The nearest ancestor is the last match going down: one hash
+	 * extended along the path, not one hash of each ancestor, which
+	 * is quadratic in its depth (10,000 levels are 100 MB hashed).
+	 */
+	near = NULL;
+	for (k = 1; k < len; k++) {
+		if (p[k] != '/')
+			continue;
+		h = fp_hash_extend(h, p + done, k - done);
+		done = k;
+		ps = fp_hashmap_get_hashed(&r->paths, p, k, h);
 		if (ps && (ps->ops & ancestor_ops))
-			return ps;
+			near = ps;
 	}
-	return NULL;
+	/* "/" itself, the ancestor of every absolute path */
+	if (len > 1 && p[0] == '/') {
+		ps = fp_hashmap_get(&r->paths, "/", 1);
+		if (!near && ps && (ps->ops & ancestor_ops))
+			near = ps;
+	}
+	return near;
 }
 
 static struct fp_file_finding *add_file(struct fp_findings *out,
@@ -1365,10 +1379,16 @@ static const struct move *next_move(const struct fp_recon *r, const char *p,
 	size_t k;
 	uint32_t i;
 
+	uint64_t h = FP_HASH_INIT;
+	size_t done = 0;
+
 	for (k = 1; k < len; k++) {
 		if (p[k] != '/')
 			continue;
-		ps = fp_hashmap_get(&r->paths, p, k);
+		/* extended, not hashed again: see explain() */
+		h = fp_hash_extend(h, p + done, k - done);
+		done = k;
+		ps = fp_hashmap_get_hashed(&r->paths, p, k, h);
 		for (i = ps ? ps->moves : 0; i; i = m->prev) {
 			m = &MOVES(r)[i - 1];
 			if (m->seq <= seq)
