@@ -107,6 +107,16 @@ class Job:
         return p, doc, receipt
 
 
+def stat_nice(stat):
+    """The nice field of a /proc/PID/stat line (the comm may hold spaces)."""
+    return int(stat.rsplit(")", 1)[1].split()[16])
+
+
+def nice_of(path):
+    with open(path) as f:
+        return stat_nice(f.read())
+
+
 def busy_elsewhere(test, path):
     """A process outside the job that keeps writing path."""
     p = subprocess.Popen(["sh", "-c", 'while :; do echo x > "%s"; '
@@ -174,6 +184,16 @@ class SidecarTest(unittest.TestCase):
         p = job.step('"$FP" sidecar status --state "$STATE"')
         self.assertEqual(p.stdout, b"")
         self.assertIn(b"footprint sidecar: tracing", p.stderr)
+        # the daemon's collector runs at auditd's priority boost, so the
+        # job's own CPU use cannot starve it into losing events; the
+        # job's processes keep theirs
+        with open(os.path.join(job.state, "daemon.pid")) as f:
+            daemon = int(f.readline())
+        task = "/proc/%d/task" % daemon
+        nices = {nice_of("%s/%s/stat" % (task, t)) for t in os.listdir(task)}
+        self.assertIn(-4, nices)
+        p = job.step('cat "/proc/$$/stat"')
+        self.assertEqual(stat_nice(p.stdout.decode()), 0, p.stdout)
 
     def test_anyone_may_ask_status_only_root_may_stop(self):
         job = Job(self)

@@ -178,6 +178,13 @@ class VerdictTest(unittest.TestCase):
             self.assertEqual(res.files(lst), [], lst + res.describe())
 
     # seed 000: the decision table ----------------------------------------
+    def test_command_keeps_its_priority(self):
+        # the collector's priority boost is its own thread's: the command
+        # and its children run at the nice they were given
+        root = self.env.root(tree=TREE_000)
+        res = self.env.run(sh('cut -d")" -f2- /proc/$$/stat'), roots=[root])
+        self.assertEqual(res.out.split()[16], "0", res.describe())
+
     def test_000_added_unexpected_fails(self):
         root = self.env.root(tree=TREE_000)
         new = os.path.join(root, "new.json")

@@ -187,6 +187,21 @@ Test(suggest, mktemp_suffix_of_letters_is_random)
 	cr_assert_not(allows("/srv/app/notes.Backuq"));
 }
 
+Test(suggest, mktemp_suffix_with_one_capital_or_inner_digits_is_random)
+{
+	/* one capital, not first; digits inside letters: mktemp's */
+	start(1, "/srv/app");
+	need("/srv/app/tmp/fpjob.mvitClwp", true);
+	need("/srv/app/tmp/fpjobf.q7vobw", true);
+	/* a numbered extension keeps its digits at the end */
+	need("/srv/app/data.backup2", true);
+	finish();
+	cr_assert_eq(OUT.n, 3);
+	cr_assert(allows("/srv/app/tmp/fpjob.Q1abcdef"));
+	cr_assert(allows("/srv/app/tmp/fpjobf.ZZ1abc"));
+	cr_assert_not(allows("/srv/app/data.backup3"));
+}
+
 Test(suggest, python_temp_names_of_letters_only_in_the_temp_dir)
 {
 	start(1, "/srv/app");

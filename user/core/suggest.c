@@ -337,9 +337,12 @@ static bool mkstemp_tail(const char *t, size_t plen, size_t n)
 
 /*
  * mktemp(1)'s NAME.XXXXXX: the last part, after a dot, six to ten of
- * [A-Za-z0-9] with two capitals or a capital and a digit. No extension
- * looks like that, and a capitalised word has one capital
- * (/tmp/job.FVpubk).
+ * [A-Za-z0-9] with two capitals, a capital and a digit, one capital that
+ * does not start it, or digits inside letters. No extension looks like
+ * that: a capitalised word has one capital, first (notes.Backup), and a
+ * numbered one its digits at the end (data.backup2). What is left, all
+ * lower case and the like, is one name in 50 of mktemp's six and one in
+ * 300 of its eight (/tmp/job.FVpubk, /tmp/job.mvitClwp, /tmp/job.q7vobw).
  */
 static bool mktemp_suffix(const char *nm, size_t i, size_t j, size_t n)
 {
@@ -350,7 +353,9 @@ static bool mktemp_suffix(const char *nm, size_t i, size_t j, size_t n)
 	shape_of(nm + i, n - i, &sh);
 	if (sh.lower + sh.upper + sh.digit != n - i)
 		return false;
-	return sh.upper >= 2 || (sh.upper && sh.digit);
+	return sh.upper >= 2 || (sh.upper && sh.digit) ||
+	       (sh.upper == 1 && cclass(nm[i]) != 2) ||
+	       (sh.lower && sh.digit && sh.trans >= 2);
 }
 
 /* fixed starts of temp names glued to their random part */

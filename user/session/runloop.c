@@ -44,6 +44,7 @@ int fp_trace_until_exit(struct fp_tracer *t, struct fp_child *child, int sigfd,
 
 	if (ep < 0)
 		return -errno;
+	fp_tracer_boost_collector();
 	ev.data.fd = fp_tracer_epoll_fd(t);
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = child->pidfd;

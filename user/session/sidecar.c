@@ -257,6 +257,7 @@ static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
 		ret = -errno;
 		goto cleanup;
 	}
+	fp_tracer_boost_collector();
 	ev.data.fd = fp_tracer_epoll_fd(s->tracer);
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = st->listen_fd;

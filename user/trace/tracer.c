@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -424,6 +425,13 @@ int fp_tracer_add_pid_tree(struct fp_tracer *t, pid_t root)
 	t->roots[t->nroots++] = root;
 	__atomic_store_n(&t->skel->bss->pid_tree_on, 1, __ATOMIC_RELEASE);
 	return complete_trees(t);
+}
+
+void fp_tracer_boost_collector(void)
+{
+	/* PRIO_PROCESS with a thread id acts on that thread alone */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
+			  -FP_COLLECTOR_BOOST);
 }
 
 int fp_tracer_epoll_fd(struct fp_tracer *t)

@@ -94,6 +94,16 @@ int fp_tracer_set_step_parent(struct fp_tracer *t, pid_t pid);
 int fp_tracer_heartbeat(struct fp_tracer *t);
 /* An fd that becomes readable when the kernel side forces a wakeup. */
 int fp_tracer_epoll_fd(struct fp_tracer *t);
+/*
+ * Raise the calling thread's priority (nice -FP_COLLECTOR_BOOST) before
+ * it runs the poll loop, as auditd's priority_boost does: the ring buffer
+ * cannot make the traced command wait, so a collector starved by the
+ * command's own CPU use loses events and the trace is incomplete. The
+ * thread only runs when there is data. Best effort: without root it
+ * stays as it is. Only this thread: the command forked before.
+ */
+#define FP_COLLECTOR_BOOST 4
+void fp_tracer_boost_collector(void);
 /* Hand every committed record to the collector; returns records or -errno. */
 int fp_tracer_consume(struct fp_tracer *t);
 /*
