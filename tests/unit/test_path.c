@@ -335,3 +335,81 @@ Test(path, random_joins_agree_with_the_reference)
 		free(want);
 	}
 }
+
+/* a random name of 1 to 12 of "abcp", one in four up to 250, or "proc" */
+static size_t random_name(char *dst, unsigned int *seed)
+{
+	size_t l, m;
+
+	if (rand_r(seed) % 50 == 0) {
+		memcpy(dst, "proc", 5);
+		return 5;
+	}
+	l = 1 + rand_r(seed) % (rand_r(seed) % 4 ? 12 : 250);
+	for (m = 0; m < l; m++)
+		dst[m] = "abcp"[rand_r(seed) % 4];
+	dst[l] = '\0';
+	return l + 1;
+}
+
+/*
+ * Walks down and up deep trees, as a descent or rm -rf makes its events:
+ * each base is the last one with a name more at the leaf and names cut
+ * at the top to fit the room, or one less and names added at the top,
+ * or the same, or another. The join starts from the last long base when
+ * it can (path.c's memo); it must give the reference's bytes every time.
+ */
+Test(path, walks_down_and_up_join_as_the_reference_does)
+{
+	static const char *raws[] = {
+		"f",	   "..", "x/../y",
+		"../../z", ".",	 "../../../../../../../../../../w"
+	};
+	static char base[8192], next[8192];
+	unsigned int seed = 4242;
+	size_t n = 0, m, k, room;
+	int t;
+
+	for (t = 0; t < 20000; t++) {
+		int step = rand_r(&seed) % 10;
+		const char *raw = raws[rand_r(&seed) % 6];
+		char *want;
+
+		room = 600 + rand_r(&seed) % 3496;
+		if (step < 4 || n == 0) {
+			/* down: a name more at the leaf, cut at the room */
+			m = random_name(next, &seed);
+			for (k = 0; k < n && m + k < room;) {
+				size_t l = strlen(base + k) + 1;
+
+				if (m + k + l > room)
+					break;
+				k += l;
+			}
+			memcpy(next + m, base, k);
+			n = m + k;
+		} else if (step < 8) {
+			/* up: the first name gone, names added at the top */
+			size_t first = strlen(base) + 1,
+			       add = rand_r(&seed) % 3;
+
+			m = n > first ? n - first : 0;
+			memcpy(next, base + first, m);
+			while (add-- && m + 13 < sizeof(next))
+				m += random_name(next + m, &seed);
+			n = m;
+		} else if (step == 8) {
+			memcpy(next, base, n);
+		} else {
+			/* elsewhere: a new deep base */
+			for (n = 0; n < room;)
+				n += random_name(next + n, &seed);
+		}
+		memcpy(base, next, n);
+		if (!n)
+			continue;
+		want = reference_join(raw, strlen(raw), base, n);
+		check_join(raw, strlen(raw), base, n, want, strlen(want));
+		free(want);
+	}
+}

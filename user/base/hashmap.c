@@ -1,24 +1,71 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hashmap.h"
 
-uint64_t fp_hash_extend(uint64_t h, const void *bytes, size_t len)
+#define HASH_MUL 0x9e3779b97f4a7c15ULL
+
+static uint64_t mix_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * HASH_MUL;
+	return h ^ (h >> 29);
+}
+
+void fp_hash_init(struct fp_hash *st)
+{
+	st->h = 0xcbf29ce484222325ULL;
+	st->tail = 0;
+	st->len = 0;
+}
+
+void fp_hash_feed(struct fp_hash *st, const void *bytes, size_t len)
 {
 	const unsigned char *p = bytes;
-	size_t i;
+	uint64_t w;
 
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
+	/* finish the word begun by the last piece, a byte at a time */
+	while (len && (st->len & 7)) {
+		st->tail |= (uint64_t)*p++ << (8 * (st->len & 7));
+		st->len++;
+		len--;
+		if (!(st->len & 7)) {
+			st->h = mix_word(st->h, st->tail);
+			st->tail = 0;
+		}
 	}
+	for (; len >= 8; len -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		/* the words as the bytes fed one by one would make them */
+		w = le64toh(w);
+		st->h = mix_word(st->h, w);
+		st->len += 8;
+	}
+	while (len--) {
+		st->tail |= (uint64_t)*p++ << (8 * (st->len & 7));
+		st->len++;
+	}
+}
+
+uint64_t fp_hash_value(const struct fp_hash *st)
+{
+	uint64_t h = mix_word(st->h, st->tail ^ ((uint64_t)st->len << 56));
+
+	/* murmur3's finaliser: the table index is the low bits */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
 	return h;
 }
 
-static uint64_t fnv1a(const void *key, size_t len)
+static uint64_t hash_of(const void *key, size_t len)
 {
-	return fp_hash_extend(FP_HASH_INIT, key, len);
+	struct fp_hash st;
+
+	fp_hash_init(&st);
+	fp_hash_feed(&st, key, len);
+	return fp_hash_value(&st);
 }
 
 static struct fp_hslot *lookup(struct fp_hslot *slots, size_t cap,
@@ -48,7 +95,7 @@ void *fp_hashmap_get_hashed(const struct fp_hashmap *m, const void *key,
 
 void *fp_hashmap_get(const struct fp_hashmap *m, const void *key, size_t len)
 {
-	return m->cap ? fp_hashmap_get_hashed(m, key, len, fnv1a(key, len)) :
+	return m->cap ? fp_hashmap_get_hashed(m, key, len, hash_of(key, len)) :
 			NULL;
 }
 
@@ -74,7 +121,7 @@ static int grow(struct fp_hashmap *m)
 struct fp_hslot *fp_hashmap_slot(struct fp_hashmap *m, const void *key,
 				 size_t len)
 {
-	uint64_t h = fnv1a(key, len);
+	uint64_t h = hash_of(key, len);
 	struct fp_hslot *s;
 
 	if ((m->n + 1) * 2 > m->cap && grow(m))

@@ -104,6 +104,12 @@ static int push_split(struct comp **v, size_t *n, size_t *cap, const char *s,
 	return 0;
 }
 
+/* Is [s, s + len) a name a dentry can have: not empty, ".", or ".."? */
+static bool plain_name(const char *s, size_t len)
+{
+	return len && !(len <= 2 && s[0] == '.' && (len == 1 || s[1] == '.'));
+}
+
 /* Reverse the bytes [a, b]. */
 static void reverse(char *a, char *b)
 {
@@ -139,8 +145,7 @@ static size_t lay_names(char *p, const char *base, size_t n)
 	for (j = 1; j <= n; j++) {
 		if (j < n && p[j])
 			continue;
-		if (j == start || (j - start <= 2 && p[start] == '.' &&
-				   (j - start == 1 || p[start + 1] == '.')))
+		if (!plain_name(p + start, j - start))
 			return 0;
 		reverse(p + start, p + j - 1);
 		if (j < n)
@@ -148,6 +153,116 @@ static size_t lay_names(char *p, const char *base, size_t n)
 		start = j + 1;
 		names++;
 	}
+	return names;
+}
+
+/*
+ * The last long base laid, for the next to start from. A descent or an
+ * ascent by dirfd (mkdir -p, chmod -R, rm -rf, find) makes one event per
+ * level whose base is the last one with a name more at its leaf end, or
+ * one less, and names cut or added at its top end: the rest is copied,
+ * not laid again. The collector runs on one thread (so does replay);
+ * bases under FP_MEMO_MIN bytes are laid cheaply anyway.
+ */
+#define FP_MEMO_MIN 512
+#define FP_MEMO_MAX (64 << 10)
+static __thread struct {
+	char *base; /* leaf-first names, NUL-ended */
+	char *laid; /* the same, "/top/.../leaf" */
+	size_t len, cap, names;
+} memo;
+
+static size_t count_names(const char *laid, size_t n)
+{
+	size_t k = 0;
+
+	while (n--)
+		k += laid[n] == '/';
+	return k;
+}
+
+/* lay_names() from the memo, when base is the memo's one level down */
+static size_t lay_down(char *p, const char *base, size_t n)
+{
+	size_t first = strnlen(base, n) + 1, kept = n - first, cut;
+
+	if (first >= n || kept > memo.len || !plain_name(base, first - 1) ||
+	    memcmp(base + first, memo.base, kept))
+		return 0;
+	/* the memo's top names not kept are its laid start */
+	cut = memo.len - kept;
+	memcpy(p, memo.laid + cut, kept);
+	p[kept] = '/';
+	memcpy(p + kept + 1, base, first - 1);
+	return memo.names - count_names(memo.laid, cut) + 1;
+}
+
+/* lay_names() from the memo, when base is the memo's one level up */
+static size_t lay_up(char *p, const char *base, size_t n)
+{
+	size_t first = strnlen(memo.base, memo.len) + 1, kept, extra, more = 0;
+
+	if (first >= memo.len)
+		return 0;
+	kept = memo.len - first;
+	if (kept > n || memcmp(base, memo.base + first, kept))
+		return 0;
+	/* names found above the memo's top, laid first */
+	extra = n - kept;
+	if (extra && !(more = lay_names(p, base + kept, extra)))
+		return 0;
+	memcpy(p + extra, memo.laid, kept);
+	return memo.names - 1 + more;
+}
+
+static void memo_keep(const char *base, const char *laid, size_t n,
+		      size_t names)
+{
+	char *b, *l;
+
+	if (n < FP_MEMO_MIN || n > FP_MEMO_MAX) {
+		memo.len = 0;
+		return;
+	}
+	if (n > memo.cap) {
+		b = realloc(memo.base, n);
+		if (!b) {
+			memo.len = 0;
+			return;
+		}
+		memo.base = b;
+		l = realloc(memo.laid, n);
+		if (!l) {
+			memo.len = 0;
+			return;
+		}
+		memo.laid = l;
+		memo.cap = n;
+	}
+	memcpy(memo.base, base, n);
+	memcpy(memo.laid, laid, n);
+	memo.len = n;
+	memo.names = names;
+}
+
+/* lay_names(), from the last long base when it is a level away */
+static size_t lay_base(char *p, const char *base, size_t n)
+{
+	size_t names = 0;
+
+	if (n >= FP_MEMO_MIN && memo.len) {
+		if (n == memo.len && !memcmp(base, memo.base, n)) {
+			memcpy(p, memo.laid, n);
+			return memo.names;
+		}
+		names = lay_down(p, base, n);
+		if (!names)
+			names = lay_up(p, base, n);
+	}
+	if (!names)
+		names = lay_names(p, base, n);
+	if (names)
+		memo_keep(base, p, n, names);
 	return names;
 }
 
@@ -175,7 +290,7 @@ static int join_plain(struct fp_bytes *out, const char *raw, size_t raw_len,
 	p = malloc(base_len + raw_len + 2);
 	if (!p)
 		return -ENOMEM;
-	depth = lay_names(p, base, base_len);
+	depth = lay_base(p, base, base_len);
 	if (!depth)
 		goto general;
 	while (i < raw_len) {

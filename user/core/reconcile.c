@@ -1116,7 +1116,7 @@ static const struct path_state *explain(const struct fp_recon *r, const char *p,
 					unsigned int ancestor_ops)
 {
 	const struct path_state *ps = fp_hashmap_get(&r->paths, p, len), *near;
-	uint64_t h = FP_HASH_INIT;
+	struct fp_hash h;
 	size_t k, done = 0;
 
 	if (ps && (ps->ops & self_ops))
@@ -1127,12 +1127,13 @@ static const struct path_state *explain(const struct fp_recon *r, const char *p,
 	 * is quadratic in its depth (10,000 levels are 100 MB hashed).
 	 */
 	near = NULL;
+	fp_hash_init(&h);
 	for (k = 1; k < len; k++) {
 		if (p[k] != '/')
 			continue;
-		h = fp_hash_extend(h, p + done, k - done);
+		fp_hash_feed(&h, p + done, k - done);
 		done = k;
-		ps = fp_hashmap_get_hashed(&r->paths, p, k, h);
+		ps = fp_hashmap_get_hashed(&r->paths, p, k, fp_hash_value(&h));
 		if (ps && (ps->ops & ancestor_ops))
 			near = ps;
 	}
@@ -1379,16 +1380,17 @@ static const struct move *next_move(const struct fp_recon *r, const char *p,
 	size_t k;
 	uint32_t i;
 
-	uint64_t h = FP_HASH_INIT;
+	struct fp_hash h;
 	size_t done = 0;
 
+	fp_hash_init(&h);
 	for (k = 1; k < len; k++) {
 		if (p[k] != '/')
 			continue;
 		/* extended, not hashed again: see explain() */
-		h = fp_hash_extend(h, p + done, k - done);
+		fp_hash_feed(&h, p + done, k - done);
 		done = k;
-		ps = fp_hashmap_get_hashed(&r->paths, p, k, h);
+		ps = fp_hashmap_get_hashed(&r->paths, p, k, fp_hash_value(&h));
 		for (i = ps ? ps->moves : 0; i; i = m->prev) {
 			m = &MOVES(r)[i - 1];
 			if (m->seq <= seq)

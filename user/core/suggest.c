@@ -223,18 +223,19 @@ static bool covers_root(const struct fp_suggester *s, const char *pat,
 static size_t topmost_created(const struct fp_suggester *s, const char *p,
 			      size_t len, bool *dir)
 {
-	uint64_t h = FP_HASH_INIT;
+	struct fp_hash h;
 	size_t k, done = 0;
 	uintptr_t v;
 
 	*dir = true;
+	fp_hash_init(&h);
 	for (k = 1; k < len; k++) {
 		if (p[k] != '/')
 			continue;
 		/* one hash extended down the path, not one per ancestor */
-		h = fp_hash_extend(h, p + done, k - done);
+		fp_hash_feed(&h, p + done, k - done);
 		done = k;
-		if (fp_hashmap_get_hashed(&s->created, p, k, h))
+		if (fp_hashmap_get_hashed(&s->created, p, k, fp_hash_value(&h)))
 			return k;
 	}
 	v = (uintptr_t)fp_hashmap_get(&s->created, p, len);
