@@ -17,6 +17,7 @@
 
 #include "common.bpf.h"
 #include "collapse.h"
+#include "walk_cache.bpf.h"
 
 /* Set before load: 1 emits every open one by one (--every-open). */
 const volatile __u32 every_open = 0;
@@ -92,6 +93,30 @@ static __always_inline bool holdable(struct fp_file *e, __u32 sys, long ret)
 }
 
 /*
+ * What fp_open_again() needs to tell the open being held from a repeat:
+ * for a relative name, the directory key and generation its walk had
+ * (cached_walk() left them in trim); nothing for an absolute one, or one
+ * whose directory was unknown or walked without the cache.
+ */
+static __always_inline void held_key(struct fp_held_open *h, struct scratch *s,
+				     struct fp_file *e)
+{
+	const char *raw = s->buf + sizeof(*e);
+
+	h->dir_dentry = 0;
+	if (!walk_cache_on || !e->path[0].raw_len || raw[0] == '/' ||
+	    (e->path[0].flags & FP_PATH_BASE_UNKNOWN))
+		return;
+	h->dir_dentry = (__u64)s->trim.key.dentry;
+	h->dir_mnt = (__u64)s->trim.key.mnt;
+	h->dir_inode = (__u64)s->trim.key.inode;
+	h->dir_ino = s->trim.key.ino;
+	h->root_dentry = (__u64)s->trim.key.root_dentry;
+	h->root_mnt = (__u64)s->trim.key.root_mnt;
+	h->gen = s->trim.gen;
+}
+
+/*
  * The collapse, for the record e (of size bytes, in s->buf) that is
  * about to be emitted: true if it was held or counted instead.
  */
@@ -128,6 +153,8 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 		    held_same((const __u64 *)h->rec, (const __u64 *)s->buf,
 			      n8 / 8)) {
 			held->count++;
+			/* the names are the same: so is what they came from */
+			held_key(h, s, e);
 			return true;
 		}
 		held_emit(h);
@@ -136,6 +163,7 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 		h->inode = inode;
 		h->mnt = mnt;
 		h->size = n8;
+		held_key(h, s, e);
 		held_copy(h->rec, s->buf, n8);
 		return true;
 	}
@@ -146,10 +174,170 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 	t->mnt = mnt;
 	t->size = n8;
 	t->_pad = 0;
+	held_key(t, s, e);
 	e->hdr.ts_ns = bpf_ktime_get_ns();
 	held_copy(t->rec, s->buf, n8);
 	/* the table is full: this open goes out on its own, uncollapsed */
 	return !bpf_map_update_elem(&held_opens, &tid, t, BPF_NOEXIST);
+}
+
+/* Is the task's header the held record's: every field fill_hdr() reads? */
+static __always_inline bool same_hdr(const struct fp_hdr *h,
+				     struct task_struct *task)
+{
+	const struct cred *cred = task->cred;
+	__u32 k;
+
+	if (h->pid != task->tgid || h->tid != task->pid ||
+	    h->ppid != task->real_parent->tgid || h->uid != cred->uid.val ||
+	    h->gid != cred->gid.val ||
+	    h->cgroup_id != task->cgroups->dfl_cgrp->kn->id)
+		return false;
+	/* set_task_comm() pads with NULs, as bpf_get_current_comm() does */
+	for (k = 0; k < FP_COMM_LEN; k++)
+		if (h->comm[k] != task->comm[k])
+			return false;
+	return true;
+}
+
+/* Is the directory a relative name starts from the one held with h? */
+static __always_inline bool same_dir(const struct fp_held_open *h,
+				     struct task_struct *task, int dirfd)
+{
+	struct fs_struct *fs = task->fs;
+	struct dentry *d;
+	struct inode *inode;
+	struct path p;
+	struct file *f;
+	__u64 gen;
+
+	/* first, as the walk did: a rename after this bumps past it */
+#if defined(__TARGET_ARCH_x86)
+	gen = *(volatile __u64 *)&path_gen;
+#else
+	gen = __sync_fetch_and_add(&path_gen, 0);
+#endif
+	if (!h->dir_dentry || gen != h->gen ||
+	    (__u64)fs->root.dentry != h->root_dentry ||
+	    (__u64)fs->root.mnt != h->root_mnt)
+		return false;
+	if (dirfd == AT_FDCWD) {
+		/* plain loads: the cwd is reached by typed pointers */
+		d = fs->pwd.dentry;
+		inode = d->d_inode;
+		return (__u64)d == h->dir_dentry &&
+		       (__u64)fs->pwd.mnt == h->dir_mnt &&
+		       (__u64)inode == h->dir_inode &&
+		       inode->i_ino == h->dir_ino;
+	}
+	f = cur_fd(dirfd);
+	if (!f || bpf_core_read(&p, sizeof(p), &f->f_path))
+		return false;
+	d = p.dentry;
+	inode = BPF_CORE_READ(d, d_inode);
+	return (__u64)p.dentry == h->dir_dentry && (__u64)p.mnt == h->dir_mnt &&
+	       (__u64)inode == h->dir_inode &&
+	       BPF_CORE_READ(inode, i_ino) == h->dir_ino;
+}
+
+/*
+ * The inode and mount of file f in one probe read, not two: both fields
+ * lie within 64 bytes of each other in every kernel footprint runs on
+ * (CO-RE gives their offsets); two reads where they do not.
+ */
+static __always_inline int file_identity(struct file *f, __u64 *inode,
+					 __u64 *mnt)
+{
+	__u32 oi = bpf_core_field_offset(struct file, f_inode),
+	      om = bpf_core_field_offset(struct file, f_path.mnt),
+	      lo = oi < om ? oi : om;
+	__u64 span[8];
+
+	if (oi - lo > 56 || om - lo > 56) {
+		*inode = (__u64)BPF_CORE_READ(f, f_inode);
+		*mnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+		return 0;
+	}
+	if (bpf_probe_read_kernel(span, sizeof(span), (void *)f + lo))
+		return -1;
+	*inode = span[((oi - lo) / 8) & 7];
+	*mnt = span[((om - lo) / 8) & 7];
+	return 0;
+}
+
+/* Are the n bytes of the name just read (at a) those held (at b)? */
+static __always_inline bool same_name(const char *a, const char *b, __u32 n)
+{
+	__u64 x, y, mask;
+	__u32 k, left;
+
+	/* the name's room in a held record, which n is within */
+	for (k = 0; k < (FP_HELD_MAX - sizeof(struct fp_file)) / 8; k++) {
+		if (k * 8 >= n)
+			break;
+		left = n - k * 8;
+		mask = left >= 8 ? ~0ULL : (1ULL << (8 * left)) - 1;
+		x = *(const __u64 *)(a + k * 8);
+		y = *(const __u64 *)(b + k * 8);
+		if ((x ^ y) & mask)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * An open(at) that repeats the task's held one, told without building
+ * its record: the same call (number, flags, mode, dirfd, result), the
+ * same name bytes from the same directory under the same generation,
+ * the same file behind the fd, and the same header fields, read by
+ * plain loads. Each helper call costs ~15 ns here, and building the
+ * record takes some twenty: a loop reading one file costs a third of
+ * what it did. True if it was counted; if not, the record is built and
+ * fp_held_take() compares it whole, as before. A global function: the
+ * verifier checks its loads once.
+ */
+__noinline int fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
+			     __u64 flags, __u64 mode)
+{
+	__s32 dirfd = (__s32)dirfd_sys;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct scratch *s = scratch_get();
+	struct fp_held_open *h;
+	struct fp_file *held;
+	const char *name;
+	__u64 inode, mnt;
+	__u32 tid;
+	struct file *f;
+	long n;
+
+	if (every_open || !s || ret < 0 || (flags & 03) ||
+	    (flags & (0100 | 01000)))
+		return 0;
+	tid = task->pid;
+	h = bpf_map_lookup_elem(&held_opens, &tid);
+	if (!h)
+		return 0;
+	held = (struct fp_file *)h->rec;
+	if (held->sys != (__u32)(dirfd_sys >> 32) || held->ret != ret ||
+	    held->flags != flags || held->mode != mode || held->npaths != 1 ||
+	    held->resolve || held->path[0].dirfd != dirfd ||
+	    held->count >= 0xffffffffU || !same_hdr(&held->hdr, task))
+		return 0;
+	/* where put_path() would copy it: the slow path rewrites it anyway */
+	name = s->buf + sizeof(*held);
+	n = bpf_probe_read_user_str((void *)name, FP_HELD_MAX, (void *)upath);
+	if (n <= 0 || n != held->path[0].raw_len ||
+	    n > FP_HELD_MAX - sizeof(*held) ||
+	    !same_name(name, h->rec + sizeof(*held), n))
+		return 0;
+	if (name[0] != '/' && !same_dir(h, task, dirfd))
+		return 0;
+	f = cur_fd(ret);
+	if (!f || file_identity(f, &inode, &mnt) || inode != h->inode ||
+	    mnt != h->mnt)
+		return 0;
+	held->count++;
+	return 1;
 }
 
 #endif /* FP_COLLAPSE_BPF_H */

@@ -22,6 +22,20 @@ struct fp_held_open {
 	__u64 mnt;
 	__u32 size; /* bytes of rec compared: hdr.size rounded up to 8 */
 	__u32 _pad;
+	/*
+	 * For a relative name: the directory its walk started from, the
+	 * task's root, and path_gen before that walk; dir_dentry is 0 when
+	 * the name is absolute or its directory was not keyed. An open that
+	 * repeats the held one is then told by these, not by building its
+	 * record (fp_open_again).
+	 */
+	__u64 dir_dentry;
+	__u64 dir_mnt;
+	__u64 dir_inode;
+	__u64 dir_ino;
+	__u64 root_dentry;
+	__u64 root_mnt;
+	__u64 gen;
 	char rec[FP_HELD_MAX];
 };
 

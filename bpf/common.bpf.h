@@ -93,6 +93,7 @@ struct trim_state {
 	__u32 proc; /* it is on procfs */
 	__u32 at; /* buf offset of the extended names */
 	__u32 cut; /* bytes kept: a name boundary */
+	__u64 gen; /* path_gen before the last cached_walk() */
 };
 
 struct path_args {

@@ -479,6 +479,7 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 #else
 	gen = __sync_fetch_and_add(&path_gen, 0);
 #endif
+	s->trim.gen = gen;
 	own_rmdir_revalidate(s, e, k, gen);
 	if (walk_hit(e, k, avail, gen)) {
 		len = e->len;

@@ -101,6 +101,72 @@ class CollapseTest(fptest.TraceCase):
                              for ev in self.opens(r, self.file)), want)
 
 
+# Repeats told apart without a file syscall in between, which would emit
+# the held open first: each step changes one thing a repeat must match,
+# then opens "data" again, relative to the cwd or to a dirfd.
+CHANGES = r"""
+import ctypes, os, sys, threading
+a, b, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+libc = ctypes.CDLL(None, use_errno=True)
+
+def loop(name="data", dirfd=None):
+    for _ in range(n):
+        os.close(os.open(name, os.O_RDONLY, dir_fd=dirfd))
+
+os.chdir(a)
+loop()
+os.chdir(b)                      # another cwd: b/data
+loop()
+libc.prctl(15, b"renamed", 0, 0, 0)  # PR_SET_NAME: another comm
+loop()
+# another thread puts another file under the name: another inode
+t = threading.Thread(target=os.rename, args=("other", "data"))
+t.start(); t.join()
+loop()
+# dirfd: a's, then b's at the same number
+fd = os.open(a, os.O_RDONLY | os.O_DIRECTORY)
+loop(dirfd=fd)
+os.close(fd)
+fd2 = os.open(b, os.O_RDONLY | os.O_DIRECTORY)
+assert fd2 == fd
+loop(dirfd=fd2)
+os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534)  # other credentials
+loop(dirfd=fd2)
+"""
+
+
+class RepeatTest(fptest.TraceCase):
+    """An open repeats the held one only if everything its record holds
+    is the same: these checks run before the record is built."""
+
+    def test_a_repeat_matches_every_field(self):
+        a, b = self.path("a"), self.path("b")
+        for d in (a, b):
+            os.mkdir(d)
+            os.chmod(d, 0o755)
+            for name in ("data", "other"):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(name)
+                os.chmod(os.path.join(d, name), 0o644)
+        os.chmod(self.path(), 0o755)
+        r = self.trace([PY, "-c", CHANGES, a, b, "25"])
+        got = [(ev["path"], ev["comm"], ev["uid"], ev.get("path_dirfd"),
+                ev.get("count", 1))
+               for ev in r.of(type="open")
+               if ev["path"] in (a + "/data", b + "/data") and ev.get("ok")]
+        self.assertEqual(
+            [(p, c, u, d is not None and d >= 0, k)
+             for p, c, u, d, k in got],
+            [(a + "/data", "python3", 0, False, 25),
+             (b + "/data", "python3", 0, False, 25),
+             (b + "/data", "renamed", 0, False, 25),
+             (b + "/data", "renamed", 0, False, 25),
+             (a + "/data", "renamed", 0, True, 25),
+             (b + "/data", "renamed", 0, True, 25),
+             (b + "/data", "renamed", 65534, True, 25)], got)
+
+
 class HeldAtStopTest(unittest.TestCase):
     """A process still running when tracing stops: its held open is
     drained from the kernel with its count; replay gives the receipt."""
