@@ -724,11 +724,11 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		return 0;
 	}
 	/* a repeat of the held open only counts: tell it before building */
-	if (sys == FP_SYS_OPEN && ret >= 0 &&
+	if (sys == FP_SYS_OPEN && ret >= 0 && !every_open &&
 	    fp_open_again(ret, (__u32)AT_FDCWD | (__u64)sys << 32, a[0], a[1],
 			  a[2]))
 		return 0;
-	if (sys == FP_SYS_OPENAT && ret >= 0 &&
+	if (sys == FP_SYS_OPENAT && ret >= 0 && !every_open &&
 	    fp_open_again(ret, (__u32)a[0] | (__u64)sys << 32, a[1], a[2],
 			  a[3]))
 		return 0;
