@@ -93,3 +93,28 @@ Test(hashmap, keys_in_pieces_find_what_was_stored)
 	cr_assert_null(fp_hashmap_get(&m, "/a/b/1000", 9));
 	fp_hashmap_free(&m, NULL);
 }
+
+/* prefixes looked up shortest first find what a lookup of each finds */
+Test(hashmap, prefixes_of_a_path_find_their_entries)
+{
+	static const char path[] = "/srv/app/build/obj/x.o";
+	struct fp_hashmap m = { 0 };
+	struct fp_prefix pre;
+	size_t k;
+
+	cr_assert_not_null(fp_hashmap_slot(&m, "/srv", 4));
+	fp_hashmap_slot(&m, "/srv", 4)->val = (void *)1;
+	fp_hashmap_slot(&m, "/srv/app/build", 14)->val = (void *)2;
+	fp_prefix_init(&pre);
+	for (k = 1; k < sizeof(path) - 1; k++) {
+		if (path[k] != '/')
+			continue;
+		cr_assert_eq(fp_hashmap_get_prefix(&m, &pre, path, k),
+			     fp_hashmap_get(&m, path, k), "prefix of %zu", k);
+	}
+	fp_prefix_init(&pre);
+	cr_assert_eq((long)fp_hashmap_get_prefix(&m, &pre, path, 4), 1);
+	cr_assert_null(fp_hashmap_get_prefix(&m, &pre, path, 8));
+	cr_assert_eq((long)fp_hashmap_get_prefix(&m, &pre, path, 14), 2);
+	fp_hashmap_free(&m, NULL);
+}

@@ -93,6 +93,20 @@ void *fp_hashmap_get_hashed(const struct fp_hashmap *m, const void *key,
 	return s->key ? s->val : NULL;
 }
 
+void fp_prefix_init(struct fp_prefix *pre)
+{
+	fp_hash_init(&pre->st);
+	pre->len = 0;
+}
+
+void *fp_hashmap_get_prefix(const struct fp_hashmap *m, struct fp_prefix *pre,
+			    const char *key, size_t len)
+{
+	fp_hash_feed(&pre->st, key + pre->len, len - pre->len);
+	pre->len = len;
+	return fp_hashmap_get_hashed(m, key, len, fp_hash_value(&pre->st));
+}
+
 void *fp_hashmap_get(const struct fp_hashmap *m, const void *key, size_t len)
 {
 	return m->cap ? fp_hashmap_get_hashed(m, key, len, hash_of(key, len)) :

@@ -36,6 +36,18 @@ struct fp_hash {
 void fp_hash_init(struct fp_hash *st);
 void fp_hash_feed(struct fp_hash *st, const void *bytes, size_t len);
 uint64_t fp_hash_value(const struct fp_hash *st);
+/*
+ * The prefixes of one key looked up shortest first, each hashed from the
+ * last: init with fp_prefix_init(), then fp_hashmap_get_prefix() with
+ * growing lengths feeds only the bytes added since the last.
+ */
+struct fp_prefix {
+	struct fp_hash st;
+	size_t len;
+};
+void fp_prefix_init(struct fp_prefix *pre);
+void *fp_hashmap_get_prefix(const struct fp_hashmap *m, struct fp_prefix *pre,
+			    const char *key, size_t len);
 /* fp_hashmap_get() of a key whose hash is already known. */
 void *fp_hashmap_get_hashed(const struct fp_hashmap *m, const void *key,
 			    size_t len, uint64_t hash);

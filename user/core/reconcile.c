@@ -1116,8 +1116,8 @@ static const struct path_state *explain(const struct fp_recon *r, const char *p,
 					unsigned int ancestor_ops)
 {
 	const struct path_state *ps = fp_hashmap_get(&r->paths, p, len), *near;
-	struct fp_hash h;
-	size_t k, done = 0;
+	struct fp_prefix pre;
+	size_t k;
 
 	if (ps && (ps->ops & self_ops))
 		return ps;
@@ -1127,13 +1127,11 @@ static const struct path_state *explain(const struct fp_recon *r, const char *p,
 	 * is quadratic in its depth (10,000 levels are 100 MB hashed).
 	 */
 	near = NULL;
-	fp_hash_init(&h);
+	fp_prefix_init(&pre);
 	for (k = 1; k < len; k++) {
 		if (p[k] != '/')
 			continue;
-		fp_hash_feed(&h, p + done, k - done);
-		done = k;
-		ps = fp_hashmap_get_hashed(&r->paths, p, k, fp_hash_value(&h));
+		ps = fp_hashmap_get_prefix(&r->paths, &pre, p, k);
 		if (ps && (ps->ops & ancestor_ops))
 			near = ps;
 	}
@@ -1380,17 +1378,14 @@ static const struct move *next_move(const struct fp_recon *r, const char *p,
 	size_t k;
 	uint32_t i;
 
-	struct fp_hash h;
-	size_t done = 0;
+	struct fp_prefix pre;
 
-	fp_hash_init(&h);
+	fp_prefix_init(&pre);
 	for (k = 1; k < len; k++) {
 		if (p[k] != '/')
 			continue;
-		/* extended, not hashed again: see explain() */
-		fp_hash_feed(&h, p + done, k - done);
-		done = k;
-		ps = fp_hashmap_get_hashed(&r->paths, p, k, fp_hash_value(&h));
+		/* each prefix hashed from the last: see explain() */
+		ps = fp_hashmap_get_prefix(&r->paths, &pre, p, k);
 		for (i = ps ? ps->moves : 0; i; i = m->prev) {
 			m = &MOVES(r)[i - 1];
 			if (m->seq <= seq)

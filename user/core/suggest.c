@@ -223,21 +223,17 @@ static bool covers_root(const struct fp_suggester *s, const char *pat,
 static size_t topmost_created(const struct fp_suggester *s, const char *p,
 			      size_t len, bool *dir)
 {
-	struct fp_hash h;
-	size_t k, done = 0;
+	struct fp_prefix pre;
 	uintptr_t v;
+	size_t k;
 
 	*dir = true;
-	fp_hash_init(&h);
-	for (k = 1; k < len; k++) {
-		if (p[k] != '/')
-			continue;
-		/* one hash extended down the path, not one per ancestor */
-		fp_hash_feed(&h, p + done, k - done);
-		done = k;
-		if (fp_hashmap_get_hashed(&s->created, p, k, fp_hash_value(&h)))
+	fp_prefix_init(&pre);
+	for (k = 1; k < len; k++)
+		/* each prefix hashed from the last, not from the start */
+		if (p[k] == '/' &&
+		    fp_hashmap_get_prefix(&s->created, &pre, p, k))
 			return k;
-	}
 	v = (uintptr_t)fp_hashmap_get(&s->created, p, len);
 	*dir = v == 2;
 	return v ? len : 0;
