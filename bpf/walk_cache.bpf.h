@@ -95,6 +95,24 @@ walk_hit(struct walk_entry *e, const struct walk_key *k, __u32 avail, __u64 gen)
 	return !(e->flags & FP_PATH_BASE_TRUNC) && e->len <= avail;
 }
 
+/*
+ * Keep the len bytes of names at pos as entry e's: e is valid only if
+ * they fit and were copied. Its other fields are the caller's.
+ */
+static __always_inline void entry_keep_names(struct walk_entry *e,
+					     struct scratch *s, __u32 pos,
+					     __u32 len)
+{
+	e->valid = 0;
+	if (len >= FP_PATH_MAX)
+		return;
+	/* keep the mask: the compiler knows len < FP_PATH_MAX, the verifier not */
+	barrier_var(len);
+	if (!bpf_probe_read_kernel(e->names, len & (FP_PATH_MAX - 1),
+				   s->buf + (pos & FP_BUF_MASK)))
+		e->valid = 1;
+}
+
 /* Move trim.cut back to the end of a name (or to 0). */
 static long trim_back(__u32 i, void *unused)
 {
@@ -219,7 +237,6 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 		e->flags |= FP_PATH_BASE_TRUNC;
 	}
 	total = n0 + t->cut;
-	e->valid = 0;
 	/* the parent's walk, whole, goes on where it went on; a cut one not */
 	if (t->cut == len && e->steps < FP_WALK_MAX) {
 		e->steps++;
@@ -234,14 +251,7 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	e->key = *k;
 	e->avail = avail;
 	e->len = total;
-	if (total >= FP_PATH_MAX)
-		return total;
-	/* keep the mask: the compiler knows len < FP_PATH_MAX, the verifier not */
-	len = total;
-	barrier_var(len);
-	if (!bpf_probe_read_kernel(e->names, len & (FP_PATH_MAX - 1),
-				   s->buf + (pos & FP_BUF_MASK)))
-		e->valid = 1;
+	entry_keep_names(e, s, pos, total);
 	return total;
 }
 
@@ -442,14 +452,7 @@ __noinline long fp_walk_ascend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	e->avail = avail;
 	e->len = rest + more;
 	e->flags = flags;
-	e->valid = 0;
-	if (e->len >= FP_PATH_MAX)
-		return e->len;
-	n = e->len;
-	barrier_var(n);
-	if (!bpf_probe_read_kernel(e->names, n & (FP_PATH_MAX - 1),
-				   s->buf + (pos & FP_BUF_MASK)))
-		e->valid = 1;
+	entry_keep_names(e, s, pos, e->len);
 	return e->len;
 }
 
@@ -507,21 +510,13 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 	}
 	len = walk_path(s, base, pos, limit, &wflags);
 	*flags |= wflags;
-	e->valid = 0;
-	if (len >= FP_PATH_MAX)
-		return len;
 	e->key = *k;
 	e->gen = gen;
 	e->avail = avail;
 	e->len = len;
 	e->flags = wflags;
 	walk_keep_ascent(e, &s->walk, k);
-	/* keep the mask: the compiler knows len < FP_PATH_MAX, the verifier not */
-	barrier_var(len);
-	if (bpf_probe_read_kernel(e->names, len & (FP_PATH_MAX - 1),
-				  s->buf + (pos & FP_BUF_MASK)))
-		return len;
-	e->valid = 1;
+	entry_keep_names(e, s, pos, len);
 	return len;
 }
 
