@@ -99,9 +99,8 @@ walk_hit(struct walk_entry *e, const struct walk_key *k, __u32 avail, __u64 gen)
  * Keep the len bytes of names at pos as entry e's: e is valid only if
  * they fit and were copied. Its other fields are the caller's.
  */
-static __always_inline void entry_keep_names(struct walk_entry *e,
-					     struct scratch *s, __u32 pos,
-					     __u32 len)
+static __always_inline void
+entry_keep_names(struct walk_entry *e, struct scratch *s, __u32 pos, __u32 len)
 {
 	e->valid = 0;
 	if (len >= FP_PATH_MAX)
