@@ -292,12 +292,14 @@ static __always_inline bool same_name(const char *a, const char *b, __u32 n)
  * the same file behind the fd, and the same header fields, read by
  * plain loads. Each helper call costs ~15 ns here, and building the
  * record takes some twenty: a loop reading one file costs a third of
- * what it did. True if it was counted; if not, the record is built and
- * fp_held_take() compares it whole, as before. A global function: the
- * verifier checks its loads once.
+ * what it did. 1 if it was counted; if not, the record is built and
+ * fp_held_take() compares it whole, as before, and -n if the whole name,
+ * n bytes, was read to where put_path() puts it, which then keeps it
+ * instead of reading it again. A global function: the verifier checks
+ * its loads once.
  */
-__noinline int fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
-			     __u64 flags, __u64 mode)
+__noinline long fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
+			      __u64 flags, __u64 mode)
 {
 	__s32 dirfd = (__s32)dirfd_sys;
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -308,7 +310,7 @@ __noinline int fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
 	__u64 inode, mnt;
 	__u32 tid;
 	struct file *f;
-	long n;
+	long n, miss;
 
 	if (every_open || !s || ret < 0 || (flags & 03) ||
 	    (flags & (0100 | 01000)))
@@ -323,19 +325,21 @@ __noinline int fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
 	    held->resolve || held->path[0].dirfd != dirfd ||
 	    held->count >= 0xffffffffU || !same_hdr(&held->hdr, task))
 		return 0;
-	/* where put_path() would copy it: the slow path rewrites it anyway */
+	/* where put_path() copies it: on a miss, it keeps it */
 	name = s->buf + sizeof(*held);
 	n = bpf_probe_read_user_str((void *)name, FP_HELD_MAX, (void *)upath);
+	/* a name cut at FP_HELD_MAX is read again, whole */
+	miss = n > 0 && n < FP_HELD_MAX ? -n : 0;
 	if (n <= 0 || n != held->path[0].raw_len ||
 	    n > FP_HELD_MAX - sizeof(*held) ||
 	    !same_name(name, h->rec + sizeof(*held), n))
-		return 0;
+		return miss;
 	if (name[0] != '/' && !same_dir(h, task, dirfd))
-		return 0;
+		return miss;
 	f = cur_fd(ret);
 	if (!f || file_identity(f, &inode, &mnt) || inode != h->inode ||
 	    mnt != h->mnt)
-		return 0;
+		return miss;
 	held->count++;
 	return 1;
 }

@@ -102,6 +102,7 @@ struct path_args {
 	__u32 pos;
 	__u32 fd_leader; /* path[1]'s fd is the thread group leader's */
 	__u64 own_gen; /* an rmdir's own bump of path_gen (walk_cache.bpf.h) */
+	__u64 name_read; /* path[0]'s bytes already in buf (fp_open_again) */
 };
 
 /* The match of a path against /proc/self/fd/N (file.bpf.c) */

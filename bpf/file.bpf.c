@@ -23,17 +23,20 @@
 #define TS_COMPAT 0x0002
 
 /* five arguments, then the generation of the syscall's own rmdir */
-#define FP_EXIT_ARGS 6
+#define FP_EXIT_ARGS 7
 #define FP_ARG_OWN_GEN 5
+/* then the bytes of the name fp_open_again() already read */
+#define FP_ARG_NAME_READ 6
 
 /*
- * Append one path argument at *pos: the raw user string, then, if it is
- * relative, the directory it is relative to.
+ * Append one path argument at *pos: the raw user string (already there
+ * if known, its length with the NUL), then, if it is relative, the
+ * directory it is relative to.
  */
 static __always_inline void put_path(struct scratch *s, __u32 *pos,
 				     struct fp_path *fp, int dirfd,
 				     const char *upath,
-				     struct task_struct *fdtask)
+				     struct task_struct *fdtask, __u64 known)
 {
 	char *buf = s->buf;
 	__u32 start = *pos;
@@ -61,8 +64,9 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 		*pos = start + fp->base_len;
 		return;
 	}
-	n = bpf_probe_read_user_str(buf + (start & FP_BUF_MASK), FP_PATH_MAX,
-				    upath);
+	n = known ? (long)known :
+		    bpf_probe_read_user_str(buf + (start & FP_BUF_MASK),
+					    FP_PATH_MAX, upath);
 	if (n <= 0) {
 		fp->flags |= FP_PATH_RAW_FAULT;
 		fp->raw_len = 0;
@@ -105,8 +109,10 @@ __noinline int fp_put_path(__u32 k)
 	task = (struct task_struct *)bpf_get_current_task();
 	if (k && s->paths.fd_leader)
 		task = BPF_CORE_READ(task, group_leader);
+	/* fp_open_again() read path[0]'s name where it goes */
 	put_path(s, &s->paths.pos, &e->path[k], s->paths.dirfd[k],
-		 (const char *)s->paths.upath[k], task);
+		 (const char *)s->paths.upath[k], task,
+		 !k && s->paths.pos == sizeof(*e) ? s->paths.name_read : 0);
 	return 0;
 }
 
@@ -329,9 +335,11 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 	pa->dirfd[0] = AT_FDCWD;
 	pa->dirfd[1] = AT_FDCWD;
 	pa->own_gen = 0;
+	pa->name_read = 0;
 
 	switch (sys) {
 	case FP_SYS_OPEN: /* path, flags, mode */
+		pa->name_read = a[FP_ARG_NAME_READ];
 		pa->upath[0] = a[0];
 		e->flags = a[1];
 		e->mode = a[2];
@@ -342,6 +350,7 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		e->mode = a[1];
 		break;
 	case FP_SYS_OPENAT: /* dirfd, path, flags, mode */
+		pa->name_read = a[FP_ARG_NAME_READ];
 		pa->dirfd[0] = a[0];
 		pa->upath[0] = a[1];
 		e->flags = a[2];
@@ -690,6 +699,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 				    __u64 own_gen)
 {
 	__u64 a[FP_EXIT_ARGS];
+	long again = 0;
 
 	if (sys == FP_SYS_HEARTBEAT) {
 		if (heartbeat_tgid &&
@@ -724,14 +734,15 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		return 0;
 	}
 	/* a repeat of the held open only counts: tell it before building */
-	if (sys == FP_SYS_OPEN && ret >= 0 && !every_open &&
-	    fp_open_again(ret, (__u32)AT_FDCWD | (__u64)sys << 32, a[0], a[1],
-			  a[2]))
+	if (sys == FP_SYS_OPEN && ret >= 0 && !every_open)
+		again = fp_open_again(ret, (__u32)AT_FDCWD | (__u64)sys << 32,
+				      a[0], a[1], a[2]);
+	else if (sys == FP_SYS_OPENAT && ret >= 0 && !every_open)
+		again = fp_open_again(ret, (__u32)a[0] | (__u64)sys << 32, a[1],
+				      a[2], a[3]);
+	if (again > 0)
 		return 0;
-	if (sys == FP_SYS_OPENAT && ret >= 0 && !every_open &&
-	    fp_open_again(ret, (__u32)a[0] | (__u64)sys << 32, a[1], a[2],
-			  a[3]))
-		return 0;
+	a[FP_ARG_NAME_READ] = -again;
 	a[FP_ARG_OWN_GEN] = own_gen;
 	exit_args_put(a);
 	return fp_file_exit(sys, ret);
