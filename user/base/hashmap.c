@@ -20,32 +20,32 @@ void fp_hash_init(struct fp_hash *st)
 	st->len = 0;
 }
 
+/* One byte into the unfinished word; a word full is mixed in. */
+static void feed_byte(struct fp_hash *st, unsigned char c)
+{
+	st->tail |= (uint64_t)c << (8 * (st->len & 7));
+	if (!(++st->len & 7)) {
+		st->h = mix_word(st->h, st->tail);
+		st->tail = 0;
+	}
+}
+
 void fp_hash_feed(struct fp_hash *st, const void *bytes, size_t len)
 {
 	const unsigned char *p = bytes;
 	uint64_t w;
 
-	/* finish the word begun by the last piece, a byte at a time */
-	while (len && (st->len & 7)) {
-		st->tail |= (uint64_t)*p++ << (8 * (st->len & 7));
-		st->len++;
-		len--;
-		if (!(st->len & 7)) {
-			st->h = mix_word(st->h, st->tail);
-			st->tail = 0;
-		}
-	}
+	/* finish the word begun by the last piece */
+	for (; len && (st->len & 7); len--)
+		feed_byte(st, *p++);
 	for (; len >= 8; len -= 8, p += 8) {
 		memcpy(&w, p, 8);
 		/* the words as the bytes fed one by one would make them */
-		w = le64toh(w);
-		st->h = mix_word(st->h, w);
+		st->h = mix_word(st->h, le64toh(w));
 		st->len += 8;
 	}
-	while (len--) {
-		st->tail |= (uint64_t)*p++ << (8 * (st->len & 7));
-		st->len++;
-	}
+	while (len--)
+		feed_byte(st, *p++);
 }
 
 uint64_t fp_hash_value(const struct fp_hash *st)

@@ -126,7 +126,7 @@ static void reverse(char *a, char *b)
  * the same number of bytes. Reversing the whole run puts the names top
  * first, each reversed behind its NUL; each is then turned back. Eight
  * bytes at a time, and one pass for the names: a base 2,000 names deep
- * costs 2 us, not 8 (a name at a time). Returns the number of names, 0
+ * costs 4 us, not 8 (a name at a time). Returns the number of names, 0
  * if one is empty, "." or "..".
  */
 static size_t lay_names(char *p, const char *base, size_t n)
