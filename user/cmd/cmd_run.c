@@ -344,6 +344,7 @@ int cmd_run(int argc, char **argv)
 		.mem_budget = o.mem_budget,
 		.ring_bytes = o.ring_bytes,
 		.every_open = o.every_open,
+		.warm = !o.cold,
 		.max_argv_bytes = o.max_argv_bytes,
 		.deadline_ms = deadline_ms,
 		.timeout_ms = o.timeout_ms,

@@ -206,6 +206,10 @@ void fp_run_usage(FILE *f)
 		"      --ring-size SIZE ring buffer size, a power of two (default 16M)\n"
 		"      --every-open     one event per read-only open; by default repeated\n"
 		"                       identical ones of a file are one event with a count\n"
+		"      --cold           load the BPF programs afresh and keep none loaded\n"
+		"                       afterwards; by default they stay loaded, not\n"
+		"                       attached, under /sys/fs/bpf/footprint for the\n"
+		"                       next run (docs/security.md)\n"
 		"      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
 		"                       is counted in argv_dropped\n"
 		"      --dns-port N     traffic to port N is DNS too (besides 53): its\n"
@@ -305,6 +309,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 		{ "record-max", required_argument, NULL, 'W' + 256 },
 		{ "ring-size", required_argument, NULL, 'R' },
 		{ "every-open", no_argument, NULL, 'O' + 256 },
+		{ "cold", no_argument, NULL, 'C' + 512 },
 		{ "max-argv", required_argument, NULL, 'A' },
 		{ "dns-port", required_argument, NULL, 'N' + 256 },
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
@@ -411,6 +416,9 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'O' + 256:
 			o->every_open = true;
+			break;
+		case 'C' + 512:
+			o->cold = true;
 			break;
 		case 'A':
 			if (fp_parse_size(optarg, &v))

@@ -35,6 +35,7 @@ struct run_opts {
 	int leftovers; /* LEFTOVERS_* */
 	size_t ring_bytes;
 	bool every_open; /* --every-open */
+	bool cold; /* --cold */
 	uint64_t max_argv_bytes;
 	uint64_t mem_budget;
 	uint16_t dns_ports[FP_MAX_DNS_PORTS]; /* 53 first; 0 ends */

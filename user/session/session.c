@@ -220,6 +220,7 @@ int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen)
 	struct fp_tracer_opts topts = {
 		.ring_bytes = s->o.ring_bytes,
 		.every_open = s->o.every_open,
+		.warm = s->o.warm,
 		.max_argv_bytes = s->o.max_argv_bytes,
 	};
 

@@ -51,6 +51,7 @@ struct fp_session_opts {
 	uint64_t mem_budget;
 	size_t ring_bytes;
 	bool every_open; /* no collapsed read-only opens */
+	bool warm; /* the tracer may be kept loaded between runs (warm.h) */
 	uint64_t max_argv_bytes;
 	uint16_t dns_ports[FP_MAX_DNS_PORTS]; /* all 0: port 53 */
 	int64_t deadline_ms; /* CLOCK_MONOTONIC; 0: none */

@@ -30,6 +30,7 @@ static void *load(void *arg)
 	struct fp_tracer_opts topts = {
 		.ring_bytes = s->o.ring_bytes,
 		.every_open = s->o.every_open,
+		.warm = s->o.warm,
 		.max_argv_bytes = s->o.max_argv_bytes,
 	};
 

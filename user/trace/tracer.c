@@ -22,6 +22,7 @@
 #include "syscalls.h"
 #include "tracer.h"
 #include "flows.h"
+#include "warm.h"
 
 struct fp_tracer {
 	struct footprint_bpf *skel;
@@ -34,6 +35,9 @@ struct fp_tracer {
 	__u32 link_ids[16];
 	uint64_t lost_scope; /* processes of /proc the tree table lacked */
 	uint64_t lost_held; /* held-back opens that could not be drained */
+	struct fp_warm warm; /* programs kept loaded between runs (warm.h) */
+	/* recursion misses of reused programs before this run began */
+	uint64_t recursion_before;
 };
 
 /* Syscall tracepoints need tracefs; a minimal system may not mount it. */
@@ -77,13 +81,11 @@ static const char *hint(int err)
 }
 
 /* native enum fp_sys in the low half of each entry, compat in the high */
-static int fill_sys_table(struct fp_tracer *t)
+static int sys_table_values(__u32 *v)
 {
-	int fd = bpf_map__fd(t->skel->maps.sys_table);
 	const struct fp_syscall_nr *s;
-	__u32 v[FP_NR_SYSCALLS] = { 0 };
-	__u32 key;
 
+	memset(v, 0, FP_NR_SYSCALLS * sizeof(*v));
 	for (s = fp_native_syscalls; s->nr >= 0; s++) {
 		if (s->nr >= FP_NR_SYSCALLS)
 			return -EINVAL;
@@ -94,6 +96,14 @@ static int fill_sys_table(struct fp_tracer *t)
 			return -EINVAL;
 		v[s->nr] |= s->sys << 16;
 	}
+	return 0;
+}
+
+static int fill_sys_table(struct fp_tracer *t, const __u32 *v)
+{
+	int fd = bpf_map__fd(t->skel->maps.sys_table);
+	__u32 key;
+
 	for (key = 0; key < FP_NR_SYSCALLS; key++)
 		if (v[key] && bpf_map_update_elem(fd, &key, &v[key], BPF_ANY))
 			return -EINVAL;
@@ -142,6 +152,60 @@ static int apply_scope(struct fp_tracer *t, const struct fp_tracer_opts *o,
 	return 0;
 }
 
+/*
+ * The programs and maps: loaded afresh (and, for a warm run, pinned for
+ * the next), or the pinned set of an earlier run, reset (warm.h).
+ */
+static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
+		const char **step)
+{
+	__u32 sys_table[FP_NR_SYSCALLS];
+	int ret;
+
+	*step = "fill the syscall table of";
+	ret = sys_table_values(sys_table);
+	if (ret)
+		return ret;
+	if (opts->warm && fp_warm_begin(&t->warm, t->skel, sys_table,
+					FP_NR_SYSCALLS) == FP_WARM_REUSE) {
+		*step = "reuse the loaded programs of";
+		return fp_warm_reuse(&t->warm, t->skel);
+	}
+	*step = "load";
+	ret = footprint_bpf__load(t->skel);
+	if (ret)
+		return ret;
+	*step = "fill the syscall table of";
+	ret = fill_sys_table(t, sys_table);
+	if (!ret && t->warm.mode == FP_WARM_SAVE)
+		fp_warm_save(&t->warm, t->skel);
+	return ret;
+}
+
+static uint64_t recursion_misses(struct fp_tracer *t);
+
+static int discard(void *ctx, void *data, size_t size)
+{
+	return 0;
+}
+
+/* A reused ring buffer may hold what a run that died left unread. */
+static int drain_earlier_run(struct fp_tracer *t)
+{
+	struct ring_buffer *rb;
+	int ret;
+
+	if (t->warm.mode != FP_WARM_REUSE)
+		return 0;
+	rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), discard, NULL,
+			      NULL);
+	if (!rb)
+		return -errno;
+	ret = ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	return ret < 0 ? ret : 0;
+}
+
 int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		   struct fp_collector *collector, char *err, size_t errlen)
 {
@@ -154,6 +218,7 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		snprintf(err, errlen, "footprint: out of memory");
 		return -ENOMEM;
 	}
+	fp_warm_init(&t->warm);
 	libbpf_set_print(silent_print);
 	ret = ensure_tracefs();
 	if (ret) {
@@ -190,15 +255,14 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		goto fail;
 	if (note[0])
 		fprintf(stderr, "%s\n", note);
-	step = "load";
-	ret = footprint_bpf__load(t->skel);
+	ret = load(t, opts, &step);
 	if (ret)
 		goto fail;
-	step = "fill the syscall table of";
-	ret = fill_sys_table(t);
-	if (ret)
-		goto fail;
+	fp_warm_debug(&t->warm);
 	step = "set up the ring buffer of";
+	ret = drain_earlier_run(t);
+	if (ret)
+		goto fail;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events),
 				 fp_collector_feed, collector, NULL);
 	t->col = collector;
@@ -209,6 +273,8 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	ret = apply_scope(t, opts, err, errlen);
 	if (ret)
 		goto cleanup;
+	/* a program's counters cannot be reset: an earlier run's are not ours */
+	t->recursion_before = recursion_misses(t);
 	*out = t;
 	return 0;
 fail:
@@ -223,20 +289,43 @@ cleanup:
 	return ret;
 }
 
+static bool reused(const struct fp_tracer *t)
+{
+	return t->warm.mode == FP_WARM_REUSE;
+}
+
+/* The skeleton's i-th program and its link, loaded here or reused. */
+static int prog_fd(struct fp_tracer *t, int i)
+{
+	if (reused(t))
+		return t->warm.prog_fd[i];
+	return bpf_program__fd(*t->skel->skeleton->progs[i].prog);
+}
+
+static int link_fd(struct fp_tracer *t, int i)
+{
+	struct bpf_link *l;
+
+	if (reused(t))
+		return t->warm.link_fd[i];
+	l = *t->skel->skeleton->progs[i].link;
+	return l ? bpf_link__fd(l) : -1;
+}
+
 static void save_link_ids(struct fp_tracer *t)
 {
 	const struct bpf_object_skeleton *sk = t->skel->skeleton;
 	int i;
 
 	for (i = 0; i < sk->prog_cnt && i < 16; i++) {
-		struct bpf_link *l = *sk->progs[i].link;
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 
 		t->link_ids[i] = 0;
 		if (!bpf_program__autoload(*sk->progs[i].prog))
 			continue;
-		if (l && !bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len))
+		if (link_fd(t, i) >= 0 &&
+		    !bpf_obj_get_info_by_fd(link_fd(t, i), &info, &len))
 			t->link_ids[i] = info.id;
 	}
 }
@@ -245,7 +334,8 @@ static int complete_trees(struct fp_tracer *t);
 
 int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen)
 {
-	int ret = footprint_bpf__attach(t->skel);
+	int ret = reused(t) ? fp_warm_attach(&t->warm, t->skel) :
+			      footprint_bpf__attach(t->skel);
 
 	if (ret) {
 		if (ret > 0)
@@ -273,7 +363,10 @@ int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen)
 void fp_tracer_detach(struct fp_tracer *t)
 {
 	t->attached = false;
-	footprint_bpf__detach(t->skel);
+	if (reused(t))
+		fp_warm_detach(&t->warm);
+	else
+		footprint_bpf__detach(t->skel);
 }
 
 int fp_tracer_set_cgroup(struct fp_tracer *t, int cgroup_fd)
@@ -489,16 +582,16 @@ int fp_tracer_flush_flows(struct fp_tracer *t, struct fp_collector *c)
 /* Runs the tracing programs skipped because another was active on the CPU. */
 static uint64_t recursion_misses(struct fp_tracer *t)
 {
-	struct bpf_program *prog;
 	uint64_t sum = 0;
+	int i;
 
-	bpf_object__for_each_program (prog, t->skel->obj) {
+	for (i = 0; i < t->skel->skeleton->prog_cnt; i++) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
-		if (bpf_program__fd(prog) < 0)
+		if (prog_fd(t, i) < 0)
 			continue;
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		if (!bpf_obj_get_info_by_fd(prog_fd(t, i), &info, &len))
 			sum += info.recursion_misses;
 	}
 	return sum;
@@ -538,7 +631,7 @@ int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st)
 				      per[i].compat + per[i].scope_full;
 	}
 	st->lost_scope += t->lost_scope;
-	st->lost_recursion = recursion_misses(t);
+	st->lost_recursion = recursion_misses(t) - t->recursion_before;
 	st->lost = st->lost_ringbuf + st->lost_pending + st->lost_recursion +
 		   st->lost_compat + st->lost_scope;
 cleanup:
@@ -553,15 +646,14 @@ static bool links_intact(struct fp_tracer *t)
 	int i;
 
 	for (i = 0; i < sk->prog_cnt && i < 16; i++) {
-		struct bpf_link *l = *sk->progs[i].link;
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 
 		/* not loaded on this kernel (hooks.c): nothing to check */
 		if (!bpf_program__autoload(*sk->progs[i].prog))
 			continue;
-		if (!l || !t->link_ids[i] ||
-		    bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len) ||
+		if (link_fd(t, i) < 0 || !t->link_ids[i] ||
+		    bpf_obj_get_info_by_fd(link_fd(t, i), &info, &len) ||
 		    info.id != t->link_ids[i])
 			return false;
 	}
@@ -631,6 +723,12 @@ void fp_tracer_close(struct fp_tracer *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
+	/* links first: the next run may take the set once it is let go */
+	if (reused(t))
+		fp_warm_detach(&t->warm);
+	else if (t->skel)
+		footprint_bpf__detach(t->skel);
+	fp_warm_end(&t->warm);
 	footprint_bpf__destroy(t->skel);
 	free(t);
 }

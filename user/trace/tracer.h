@@ -28,6 +28,9 @@ struct fp_tracer_opts {
 	size_t ring_bytes; /* power of two */
 	/* emit every read-only open; by default repeats are collapsed */
 	bool every_open;
+	/* keep the programs loaded for the next run, or reuse those an
+	 * earlier one kept (warm.h) */
+	bool warm;
 	uint64_t max_argv_bytes;
 	int cgroup_fds
 		[FP_TRACER_MAX_CGROUPS]; /* O_DIRECTORY fds of cgroup v2 */

@@ -1,0 +1,296 @@
+"""The warm tracer: programs kept loaded between runs (user/trace/warm.h).
+
+A run loads the BPF programs and leaves them pinned, not attached, under
+/sys/fs/bpf/footprint/KEY; the next run with the same KEY attaches them
+without a load, after resetting what the last run left. These tests check
+that the reuse happens (the same kernel programs, by id), that a reused
+set traces exactly what a fresh load does, that the state of a run killed
+mid-flood does not leak into the next, and that a busy, stale, swapped or
+foreign set is never used.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import unittest
+
+import fptest
+
+WARM = "/sys/fs/bpf/footprint"
+DEBUG_PREFIX = "footprint: debug: tracer: "
+
+
+def drop_sets():
+    if os.path.islink(WARM):
+        os.unlink(WARM)
+    if not os.path.isdir(WARM):
+        return
+    for key in os.listdir(WARM):
+        d = os.path.join(WARM, key)
+        for name in os.listdir(d):
+            os.unlink(os.path.join(d, name))
+        os.rmdir(d)
+
+
+def sets():
+    return sorted(os.listdir(WARM)) if os.path.isdir(WARM) else []
+
+
+def prog_ids(key):
+    """The kernel ids of a set's pinned programs, by pin name."""
+    d = os.path.join(WARM, key)
+    ids = {}
+    for name in sorted(os.listdir(d)):
+        if not name.startswith("p"):
+            continue
+        out = subprocess.run(
+            ["bpftool", "-j", "prog", "show", "pinned",
+             os.path.join(d, name)],
+            check=True, stdout=subprocess.PIPE).stdout
+        ids[name] = json.loads(out)["id"]
+    return ids
+
+
+def tracer_line(stderr):
+    lines = [ln for ln in stderr.decode("utf-8", "replace").splitlines()
+             if ln.startswith(DEBUG_PREFIX)]
+    if len(lines) != 1:
+        raise AssertionError("want one tracer debug line: %r" % stderr)
+    return lines[0][len(DEBUG_PREFIX):]
+
+
+def shape(r):
+    """What a run traced, without times, ids and pids."""
+    out = []
+    for ev in r.events:
+        path = fptest.field_bytes(ev, "path") if "path" in ev or \
+            "path_b64" in ev else None
+        out.append((ev["type"], ev.get("sys"), ev.get("comm"), path,
+                    ev.get("ret"), ev.get("count")))
+    return out
+
+
+@unittest.skipUnless(os.geteuid() == 0, "footprint run needs root")
+@unittest.skipUnless(shutil.which("bpftool"), "bpftool reads the pins")
+class WarmTest(fptest.TraceCase):
+
+    def setUp(self):
+        super().setUp()
+        drop_sets()
+        self.env = dict(os.environ, FOOTPRINT_DEBUG="1")
+
+    def warm_run(self, cmd, opts=(), **kw):
+        r = self.trace(cmd, opts=opts, env=self.env, **kw)
+        return r, tracer_line(r.stderr)
+
+    def kept(self, line):
+        self.assertTrue(line.startswith("loaded afresh, kept in %s/" % WARM),
+                        line)
+        return line.rsplit("/", 1)[1]
+
+    def reused(self, line, key):
+        self.assertEqual(line, "reused the programs kept in %s/%s" %
+                         (WARM, key))
+
+    def test_kept_then_reused_traces_the_same(self):
+        os.mkdir(self.path("sub"))
+        with open(self.path("sub", "f"), "w") as f:
+            f.write("x")
+        cmd = ["sh", "-c", "cd sub && cat f && mv f g && mv g f"]
+        r1, line = self.warm_run(cmd, cwd=self.dir)
+        key = self.kept(line)
+        self.assertEqual(sets(), [key])
+        ids = prog_ids(key)
+        self.assertIn("p0", ids)
+        self.assertTrue(r1.with_path(self.path("sub", "f"), type="open"),
+                        r1.describe())
+
+        # moved while nothing is attached: no generation was bumped
+        os.rename(self.path("sub"), self.path("sub2"))
+        cmd2 = ["sh", "-c", "cd sub2 && cat f && mv f g && mv g f"]
+        r2, line = self.warm_run(cmd2, cwd=self.dir)
+        self.reused(line, key)
+        self.assertEqual(prog_ids(key), ids, "the programs were loaded again")
+        self.assertTrue(r2.with_path(self.path("sub2", "f"), type="open"),
+                        r2.describe())
+        stale = [ev for ev in r2.events
+                 if (b"/sub/" in fptest.field_bytes(ev, "path")
+                     if "path" in ev or "path_b64" in ev else False)]
+        self.assertEqual(stale, [], "a path of the last run's tree")
+
+        r3, line = self.warm_run(cmd2, opts=["--cold"], cwd=self.dir)
+        self.assertEqual(line, "loaded afresh, none kept")
+        self.assertEqual(prog_ids(key), ids)
+        self.assertEqual(shape(r2), shape(r3),
+                         "a reused set traced otherwise than a fresh load")
+
+    def test_cold_keeps_nothing(self):
+        r, line = self.warm_run(["true"], opts=["--cold"])
+        self.assertEqual(line, "loaded afresh, none kept")
+        self.assertEqual(sets(), [])
+
+    def test_a_killed_run_leaves_nothing_to_the_next(self):
+        _, line = self.warm_run(["true"])
+        key = self.kept(line)
+        ids = prog_ids(key)
+        started = self.path("started")
+        # a flood of opens (held back in the kernel) and renames, killed
+        # with footprint in the middle of it
+        loop = ("touch %s; while :; do cat zz-marker-a >/dev/null; "
+                "mv zz-marker-a zz-marker-b; mv zz-marker-b zz-marker-a; "
+                "done" % started)
+        with open(self.path("zz-marker-a"), "w") as f:
+            f.write("a")
+        root = self.path("root")
+        os.mkdir(root)
+        fp = subprocess.Popen(
+            [fptest.FOOTPRINT, "run", "--quiet", "--root", root, "--",
+             "sh", "-c", loop], cwd=self.dir, env=self.env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(started):
+            self.assertIsNone(fp.poll(), "footprint ended early")
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.02)
+        time.sleep(0.5)
+        os.kill(fp.pid, signal.SIGKILL)
+        err = fp.communicate(timeout=30)[1]
+        self.reused(tracer_line(err), key)
+        # its watchdog ends the loop once footprint is gone
+        deadline = time.monotonic() + 30
+        while subprocess.run(["pgrep", "-f", started],
+                             stdout=subprocess.DEVNULL).returncode == 0:
+            self.assertLess(time.monotonic(), deadline, "the loop lives on")
+            time.sleep(0.1)
+        # killed between its two renames, maybe
+        if os.path.exists(self.path("zz-marker-b")):
+            os.rename(self.path("zz-marker-b"), self.path("zz-marker-a"))
+
+        r, line = self.warm_run(["cat", "zz-marker-a"], cwd=self.dir)
+        self.reused(line, key)
+        self.assertEqual(prog_ids(key), ids)
+        cgroups = {ev["cgroup_id"] for ev in r.events}
+        self.assertEqual(len(cgroups), 1, r.describe())
+        pids = {ev["pid"] for ev in r.events}
+        self.assertEqual(len(pids), 1, r.describe())
+        self.assertEqual([ev["comm"] for ev in r.of(type="exec")], ["cat"])
+        self.assertEqual(r.with_path(self.path("zz-marker-b")), [],
+                         "an event of the killed run")
+        self.assertEqual(len(r.with_path(self.path("zz-marker-a"),
+                                         type="open")), 1, r.describe())
+
+    def test_a_busy_set_is_left_to_its_run(self):
+        _, line = self.warm_run(["true"])
+        key = self.kept(line)
+        ids = prog_ids(key)
+        go = self.path("go")
+        started = self.path("started")
+        root = self.path("root")
+        os.mkdir(root)
+        holder = subprocess.Popen(
+            [fptest.FOOTPRINT, "run", "--quiet", "--root", root,
+             "--allow", self.dir + "/", "--",
+             "sh", "-c", "touch %s; while [ ! -e %s ]; do sleep 0.05; done; "
+             "cat %s" % (started, go, go)],
+            env=self.env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(started):
+                self.assertIsNone(holder.poll(), "the holder ended early")
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.02)
+            with open(self.path("f"), "w") as f:
+                f.write("x")
+            r, line = self.warm_run(["cat", "f"], cwd=self.dir)
+            self.assertEqual(
+                line, "loaded afresh, none kept: the set is another run's")
+            self.assertEqual(len(r.with_path(self.path("f"), type="open")),
+                             1, r.describe())
+        finally:
+            open(go, "w").close()
+            err = holder.communicate(timeout=60)[1]
+        self.assertEqual(holder.returncode, 0, err)
+        self.reused(tracer_line(err), key)
+        self.assertEqual(prog_ids(key), ids)
+        self.assertEqual(sets(), [key])
+
+    def test_two_sets_kept_the_oldest_goes(self):
+        _, line = self.warm_run(["true"])
+        first = self.kept(line)
+        _, line = self.warm_run(["true"], opts=["--every-open"])
+        second = self.kept(line)
+        self.assertNotEqual(first, second)
+        self.assertEqual(sets(), sorted([first, second]))
+        # runs that alternate two option sets keep both warm
+        _, line = self.warm_run(["true"])
+        self.reused(line, first)
+        _, line = self.warm_run(["true"], opts=["--every-open"])
+        self.reused(line, second)
+        _, line = self.warm_run(["true"])
+        self.reused(line, first)
+        # a third: the set used longest ago goes
+        _, line = self.warm_run(["true"], opts=["--max-argv", "64K"])
+        third = self.kept(line)
+        self.assertEqual(sets(), sorted([first, third]))
+
+    def test_a_set_cut_short_is_made_again(self):
+        _, line = self.warm_run(["true"])
+        key = self.kept(line)
+        ids = prog_ids(key)
+        os.unlink(os.path.join(WARM, key, "ready"))
+        _, line = self.warm_run(["true"])
+        self.assertEqual(self.kept(line), key)
+        self.assertNotEqual(prog_ids(key), ids)
+        _, line = self.warm_run(["true"])
+        self.reused(line, key)
+
+    def test_swapped_pins_are_not_used(self):
+        with open(self.path("f"), "w") as f:
+            f.write("x")
+        _, line = self.warm_run(["true"])
+        key = self.kept(line)
+        d = os.path.join(WARM, key)
+        progs = sorted(n for n in os.listdir(d) if n.startswith("p"))
+        maps = sorted(n for n in os.listdir(d) if n.startswith("m"))
+        # two programs, then two maps of different kinds, trade places
+        for a, b in ((progs[0], progs[1]), (maps[0], maps[1])):
+            os.rename(os.path.join(d, a), os.path.join(d, "swap"))
+            os.rename(os.path.join(d, b), os.path.join(d, a))
+            os.rename(os.path.join(d, "swap"), os.path.join(d, b))
+        r, line = self.warm_run(["cat", "f"], cwd=self.dir)
+        self.assertEqual(self.kept(line), key)
+        self.assertEqual(len(r.with_path(self.path("f"), type="open")), 1,
+                         r.describe())
+
+    def test_only_a_directory_root_alone_has(self):
+        _, line = self.warm_run(["true"])
+        key = self.kept(line)
+        ids = prog_ids(key)
+        self.addCleanup(os.chmod, WARM, 0o700)
+        os.chmod(WARM, 0o755)
+        _, line = self.warm_run(["true"])
+        self.assertEqual(line, "loaded afresh, none kept: %s is not a "
+                         "directory root's alone" % WARM)
+        self.assertEqual(prog_ids(key), ids)
+
+    def test_never_through_a_symlink(self):
+        elsewhere = "/sys/fs/bpf/fp-test-elsewhere"
+        os.mkdir(elsewhere, 0o700)
+        self.addCleanup(os.rmdir, elsewhere)
+        self.addCleanup(drop_sets)
+        if os.path.isdir(WARM):
+            os.rmdir(WARM)
+        os.symlink(elsewhere, WARM)
+        _, line = self.warm_run(["true"])
+        self.assertEqual(line, "loaded afresh, none kept: %s is not a "
+                         "directory root's alone" % WARM)
+        self.assertEqual(os.listdir(elsewhere), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A warm tracer (warm.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/magic.h>
+#include <openssl/evp.h>
+
+#include "footprint.skel.h"
+#include "warm.h"
+#include "warm_reset.h"
+
+#define WARM_FORMAT "footprint-warm-1"
+/* pinned last: a set without it was cut short and is made again */
+#define WARM_READY "ready"
+/* sets kept, and other directories looked at when one is made */
+#define FP_WARM_KEEP 2
+#define FP_WARM_SCAN 16
+
+static const struct bpf_object_skeleton *sk_of(struct footprint_bpf *skel)
+{
+	return skel->skeleton;
+}
+
+void fp_warm_init(struct fp_warm *w)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	w->mode = FP_WARM_OFF;
+	w->dirfd = -1;
+	for (i = 0; i < FP_WARM_MAX_PROGS; i++)
+		w->prog_fd[i] = w->link_fd[i] = -1;
+	for (i = 0; i < FP_WARM_MAX_MAPS; i++)
+		w->map_fd[i] = -1;
+}
+
+/* As bpftool does: a system without bpffs at its usual place gets one. */
+static int ensure_bpffs(void)
+{
+	struct statfs sf;
+
+	if (!statfs(FP_WARM_BPFFS, &sf) && sf.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mount("bpf", FP_WARM_BPFFS, "bpf", 0, "mode=0700"))
+		return -errno;
+	return 0;
+}
+
+/* A directory only root can reach into, never through a symlink. */
+static int open_private_dir(int at, const char *name)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(at, name, 0700) && errno != EEXIST)
+		return -errno;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 077)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static void pin_path(char *buf, size_t len, int dirfd, char kind, int i)
+{
+	if (i < 0)
+		snprintf(buf, len, "/proc/self/fd/%d/" WARM_READY, dirfd);
+	else
+		snprintf(buf, len, "/proc/self/fd/%d/%c%d", dirfd, kind, i);
+}
+
+static bool skeleton_fits(const struct bpf_object_skeleton *sk)
+{
+	int i;
+
+	if (sk->prog_cnt > FP_WARM_MAX_PROGS || sk->map_cnt > FP_WARM_MAX_MAPS)
+		return false;
+	for (i = 0; i < sk->map_cnt; i++)
+		if (!fp_warm_map_resettable(bpf_map__type(*sk->maps[i].map)))
+			return false;
+	/* attached as the skeleton would: a raw tracepoint link each */
+	for (i = 0; i < sk->prog_cnt; i++)
+		if (bpf_program__autoload(*sk->progs[i].prog) &&
+		    bpf_program__expected_attach_type(*sk->progs[i].prog) !=
+			    BPF_TRACE_RAW_TP)
+			return false;
+	return true;
+}
+
+static void feed_u32(EVP_MD_CTX *ctx, __u32 v)
+{
+	EVP_DigestUpdate(ctx, &v, sizeof(v));
+}
+
+/* Everything that decides what a load makes, and so whether a set fits. */
+static int make_key(struct footprint_bpf *skel, const __u32 *sys_table,
+		    size_t n, char *out)
+{
+	const struct bpf_object_skeleton *sk = sk_of(skel);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	struct utsname u;
+	const void *p;
+	size_t sz;
+	int i, ret = -ENOMEM;
+
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+		goto cleanup;
+	EVP_DigestUpdate(ctx, WARM_FORMAT, sizeof(WARM_FORMAT));
+	p = footprint_bpf__elf_bytes(&sz);
+	EVP_DigestUpdate(ctx, p, sz);
+	for (i = 0; i < sk->map_cnt; i++) {
+		const struct bpf_map *m = *sk->maps[i].map;
+
+		feed_u32(ctx, bpf_map__type(m));
+		feed_u32(ctx, bpf_map__key_size(m));
+		feed_u32(ctx, bpf_map__value_size(m));
+		feed_u32(ctx, bpf_map__max_entries(m));
+		feed_u32(ctx, bpf_map__map_flags(m));
+		p = bpf_map__initial_value((struct bpf_map *)m, &sz);
+		if (p && sk->maps[i].mmaped)
+			EVP_DigestUpdate(ctx, p, sz);
+	}
+	for (i = 0; i < sk->prog_cnt; i++)
+		feed_u32(ctx, bpf_program__autoload(*sk->progs[i].prog));
+	EVP_DigestUpdate(ctx, sys_table, n * sizeof(*sys_table));
+	if (!uname(&u)) {
+		EVP_DigestUpdate(ctx, u.release, strlen(u.release));
+		EVP_DigestUpdate(ctx, u.version, strlen(u.version));
+	}
+	if (!EVP_DigestFinal_ex(ctx, md, NULL))
+		goto cleanup;
+	for (i = 0; i < 16; i++)
+		sprintf(out + 2 * i, "%02x", md[i]);
+	ret = 0;
+cleanup:
+	EVP_MD_CTX_free(ctx);
+	return ret;
+}
+
+/* Unpins all a set holds; what is still open elsewhere lives on there. */
+static void clear_set(int dirfd)
+{
+	int fd = dup(dirfd);
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unlinkat(dirfd, de->d_name, 0);
+	closedir(d);
+}
+
+struct other_set {
+	int fd; /* flocked */
+	struct timespec used;
+	char name[64];
+};
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct other_set *x = a, *y = b;
+
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? 1 : -1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? 1 : -1;
+	return 0;
+}
+
+/*
+ * At most FP_WARM_KEEP sets, this one included: each holds a ring buffer
+ * and tables of kernel memory. Runs that alternate two option sets (say
+ * with and without --every-open) keep both warm; the set used longest ago
+ * goes first, and a set another run holds is never touched.
+ */
+static void evict_others(int base, const char *key)
+{
+	struct other_set o[FP_WARM_SCAN];
+	int fd = dup(base), n = 0, i;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) && n < FP_WARM_SCAN) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, key) ||
+		    strlen(de->d_name) >= sizeof(o[n].name))
+			continue;
+		o[n].fd =
+			openat(base, de->d_name,
+			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (o[n].fd < 0)
+			continue;
+		if (flock(o[n].fd, LOCK_EX | LOCK_NB) || fstat(o[n].fd, &st)) {
+			close(o[n].fd);
+			continue;
+		}
+		o[n].used = st.st_mtim;
+		strcpy(o[n].name, de->d_name);
+		n++;
+	}
+	closedir(d);
+	qsort(o, n, sizeof(o[0]), newest_first);
+	for (i = 0; i < n; i++) {
+		if (i >= FP_WARM_KEEP - 1) {
+			clear_set(o[i].fd);
+			unlinkat(base, o[i].name, AT_REMOVEDIR);
+		}
+		close(o[i].fd);
+	}
+}
+
+static void close_fds(int *fd, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (fd[i] >= 0)
+			close(fd[i]);
+		fd[i] = -1;
+	}
+}
+
+static bool map_matches(int fd, const struct bpf_map *m)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	       info.type == bpf_map__type(m) &&
+	       info.key_size == bpf_map__key_size(m) &&
+	       info.value_size == bpf_map__value_size(m) &&
+	       info.max_entries == bpf_map__max_entries(m);
+}
+
+static bool prog_matches(int fd, const struct bpf_program *p)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	return !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	       info.type == bpf_program__type(p) &&
+	       !strncmp(info.name, bpf_program__name(p), BPF_OBJ_NAME_LEN - 1);
+}
+
+/* The set's pins, each checked against what this skeleton would load. */
+static bool take_pins(struct fp_warm *w, struct footprint_bpf *skel)
+{
+	const struct bpf_object_skeleton *sk = sk_of(skel);
+	char path[64];
+	int i, fd;
+
+	pin_path(path, sizeof(path), w->dirfd, 0, -1);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return false;
+	close(fd);
+	for (i = 0; i < sk->map_cnt; i++) {
+		pin_path(path, sizeof(path), w->dirfd, 'm', i);
+		w->map_fd[i] = bpf_obj_get(path);
+		if (w->map_fd[i] < 0 ||
+		    !map_matches(w->map_fd[i], *sk->maps[i].map))
+			goto stale;
+	}
+	for (i = 0; i < sk->prog_cnt; i++) {
+		const struct bpf_program *p = *sk->progs[i].prog;
+
+		pin_path(path, sizeof(path), w->dirfd, 'p', i);
+		fd = bpf_obj_get(path);
+		if (!bpf_program__autoload(p)) {
+			if (fd >= 0) {
+				close(fd);
+				goto stale;
+			}
+			continue;
+		}
+		w->prog_fd[i] = fd;
+		if (fd < 0 || !prog_matches(fd, p))
+			goto stale;
+	}
+	return true;
+stale:
+	close_fds(w->map_fd, FP_WARM_MAX_MAPS);
+	close_fds(w->prog_fd, FP_WARM_MAX_PROGS);
+	return false;
+}
+
+enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
+				const __u32 *sys_table, size_t n)
+{
+	int bpffs = -1, base = -1;
+
+	fp_warm_init(w);
+	w->why = "its maps or programs are of a kind a reset cannot handle";
+	if (!skeleton_fits(sk_of(skel)))
+		goto cleanup;
+	w->why = "no key";
+	if (make_key(skel, sys_table, n, w->key))
+		goto cleanup;
+	w->why = "no bpffs at " FP_WARM_BPFFS;
+	if (ensure_bpffs())
+		goto cleanup;
+	bpffs = open(FP_WARM_BPFFS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bpffs < 0)
+		goto cleanup;
+	w->why = FP_WARM_DIR " is not a directory root's alone";
+	base = open_private_dir(bpffs, "footprint");
+	if (base < 0)
+		goto cleanup;
+	w->dirfd = open_private_dir(base, w->key);
+	if (w->dirfd < 0)
+		goto cleanup;
+	/* busy: another run has it, and this one loads its own */
+	w->why = "the set is another run's";
+	if (flock(w->dirfd, LOCK_EX | LOCK_NB)) {
+		close(w->dirfd);
+		w->dirfd = -1;
+		goto cleanup;
+	}
+	w->why = NULL;
+	/* its mtime says when it was last used, for evict_others() */
+	futimens(w->dirfd, NULL);
+	if (take_pins(w, skel)) {
+		w->mode = FP_WARM_REUSE;
+	} else {
+		clear_set(w->dirfd);
+		evict_others(base, w->key);
+		w->mode = FP_WARM_SAVE;
+	}
+cleanup:
+	if (base >= 0)
+		close(base);
+	if (bpffs >= 0)
+		close(bpffs);
+	return w->mode;
+}
+
+int fp_warm_reuse(struct fp_warm *w, struct footprint_bpf *skel)
+{
+	const struct bpf_object_skeleton *sk = sk_of(skel);
+	int i, ret = 0;
+
+	for (i = 0; i < sk->map_cnt && !ret; i++)
+		ret = bpf_map__reuse_fd(*sk->maps[i].map, w->map_fd[i]);
+	close_fds(w->map_fd, FP_WARM_MAX_MAPS);
+	for (i = 0; i < sk->map_cnt && !ret; i++)
+		ret = fp_warm_map_global_data(&sk->maps[i]);
+	if (!ret)
+		ret = fp_warm_reset_state(skel);
+	/* whatever went wrong, the next run makes the set again */
+	if (ret)
+		clear_set(w->dirfd);
+	return ret > 0 ? -ret : ret;
+}
+
+void fp_warm_save(struct fp_warm *w, struct footprint_bpf *skel)
+{
+	const struct bpf_object_skeleton *sk = sk_of(skel);
+	char path[64];
+	int i, ret = 0;
+
+	for (i = 0; i < sk->map_cnt && !ret; i++) {
+		pin_path(path, sizeof(path), w->dirfd, 'm', i);
+		ret = bpf_obj_pin(bpf_map__fd(*sk->maps[i].map), path);
+	}
+	for (i = 0; i < sk->prog_cnt && !ret; i++) {
+		if (!bpf_program__autoload(*sk->progs[i].prog))
+			continue;
+		pin_path(path, sizeof(path), w->dirfd, 'p', i);
+		ret = bpf_obj_pin(bpf_program__fd(*sk->progs[i].prog), path);
+	}
+	if (!ret) {
+		pin_path(path, sizeof(path), w->dirfd, 0, -1);
+		ret = bpf_obj_pin(bpf_map__fd(skel->maps.events), path);
+	}
+	if (ret) {
+		clear_set(w->dirfd);
+		fp_warm_end(w);
+		w->why = "pinning failed";
+	}
+}
+
+void fp_warm_debug(const struct fp_warm *w)
+{
+	static const char *const what[] = {
+		[FP_WARM_OFF] = "loaded afresh, none kept",
+		[FP_WARM_SAVE] = "loaded afresh, kept in",
+		[FP_WARM_REUSE] = "reused the programs kept in",
+	};
+
+	if (!getenv("FOOTPRINT_DEBUG"))
+		return;
+	if (w->mode == FP_WARM_OFF)
+		fprintf(stderr, "footprint: debug: tracer: %s%s%s\n",
+			what[w->mode], w->why ? ": " : "",
+			w->why ? w->why : "");
+	else
+		fprintf(stderr, "footprint: debug: tracer: %s %s/%s\n",
+			what[w->mode], FP_WARM_DIR, w->key);
+}
+
+int fp_warm_attach(struct fp_warm *w, struct footprint_bpf *skel)
+{
+	const struct bpf_object_skeleton *sk = sk_of(skel);
+	int i, ret = 0;
+
+	for (i = 0; i < sk->prog_cnt && !ret; i++) {
+		if (w->prog_fd[i] < 0)
+			continue;
+		w->link_fd[i] = bpf_link_create(w->prog_fd[i], 0,
+						BPF_TRACE_RAW_TP, NULL);
+		if (w->link_fd[i] < 0)
+			ret = -errno;
+	}
+	if (ret)
+		fp_warm_detach(w);
+	return ret;
+}
+
+void fp_warm_detach(struct fp_warm *w)
+{
+	close_fds(w->link_fd, FP_WARM_MAX_PROGS);
+}
+
+void fp_warm_end(struct fp_warm *w)
+{
+	close_fds(w->link_fd, FP_WARM_MAX_PROGS);
+	close_fds(w->prog_fd, FP_WARM_MAX_PROGS);
+	close_fds(w->map_fd, FP_WARM_MAX_MAPS);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	w->dirfd = -1;
+	w->mode = FP_WARM_OFF;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A warm tracer: the programs one run loaded, kept loaded (pinned in
+ * bpffs, never attached) for the next run to attach without a load.
+ * Loading is most of a short run's time (the kernel's verifier, libbpf's
+ * BTF parse and CO-RE relocation); attaching is a fraction of a ms.
+ *
+ * A set is one directory under FP_WARM_DIR, named by a hash of all that
+ * decides what was loaded: the object's bytes, its read-only knobs, map
+ * sizes, the programs chosen for this kernel, the syscall table. One run
+ * at a time holds it (flock); another run meanwhile loads its own. The
+ * holder resets the state the last one left (warm.c) before it attaches.
+ * docs/security.md says why this is safe.
+ */
+#ifndef FP_WARM_H
+#define FP_WARM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <linux/types.h>
+
+struct footprint_bpf;
+
+#define FP_WARM_BPFFS "/sys/fs/bpf"
+#define FP_WARM_DIR FP_WARM_BPFFS "/footprint"
+#define FP_WARM_MAX_PROGS 16
+#define FP_WARM_MAX_MAPS 32
+
+enum fp_warm_mode {
+	FP_WARM_OFF, /* load afresh, keep nothing */
+	FP_WARM_SAVE, /* load afresh, then pin for the next run */
+	FP_WARM_REUSE, /* the pinned set, reset */
+};
+
+struct fp_warm {
+	enum fp_warm_mode mode;
+	int dirfd; /* the set's directory, flocked while in use; -1: none */
+	char key[33];
+	/* REUSE: the pinned objects, in the skeleton's order; -1: none */
+	int prog_fd[FP_WARM_MAX_PROGS];
+	int map_fd[FP_WARM_MAX_MAPS];
+	int link_fd[FP_WARM_MAX_PROGS];
+	const char *why; /* OFF: why, for FOOTPRINT_DEBUG */
+};
+
+void fp_warm_init(struct fp_warm *w);
+/*
+ * For a skeleton opened and set up but not loaded, and the syscall table
+ * user space will fill in: REUSE if a complete set of the same key was
+ * free to take, SAVE if this run is to make one, OFF if neither (bpffs
+ * missing, the set busy with another run, a directory not root's alone).
+ */
+enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
+				const __u32 *sys_table, size_t n);
+/* REUSE: the skeleton's maps become the pinned ones, their state reset */
+int fp_warm_reuse(struct fp_warm *w, struct footprint_bpf *skel);
+/* SAVE, once loaded: pin it all; on failure no set is left, mode OFF */
+void fp_warm_save(struct fp_warm *w, struct footprint_bpf *skel);
+/* REUSE: link (and unlink) the pinned programs, as the skeleton would */
+int fp_warm_attach(struct fp_warm *w, struct footprint_bpf *skel);
+void fp_warm_detach(struct fp_warm *w);
+/* Lets the set go (the next run may take it) and closes what it held. */
+void fp_warm_end(struct fp_warm *w);
+/* One line on what became of the set, for FOOTPRINT_DEBUG=1. */
+void fp_warm_debug(const struct fp_warm *w);
+
+#endif

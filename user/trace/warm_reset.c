@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A reused set brought back to what a fresh load has (warm.h), and its
+ * global data mapped where the skeleton's code looks for it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "footprint.skel.h"
+#include "warm_reset.h"
+
+static bool map_kept_as_is(enum bpf_map_type type)
+{
+	return type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_RINGBUF ||
+	       type == BPF_MAP_TYPE_TASK_STORAGE;
+}
+
+/* The tables a reset empties or zeroes, and those a load fills for good. */
+bool fp_warm_map_resettable(enum bpf_map_type type)
+{
+	switch (type) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_CGROUP_ARRAY:
+		return true;
+	default:
+		return map_kept_as_is(type);
+	}
+}
+
+static int clear_hash(int fd, __u32 key_size)
+{
+	char key[256];
+
+	if (key_size > sizeof(key))
+		return -E2BIG;
+	/* deleting the first key each time: a walk would restart anyway */
+	while (!bpf_map_get_next_key(fd, NULL, key))
+		if (bpf_map_delete_elem(fd, key))
+			return -errno;
+	return errno == ENOENT ? 0 : -errno;
+}
+
+static int zero_entries(int fd, const struct bpf_map *m, bool percpu)
+{
+	int ncpus = percpu ? libbpf_num_possible_cpus() : 1;
+	size_t sz = (bpf_map__value_size(m) + 7) / 8 * 8;
+	void *zero;
+	__u32 key;
+	int ret = 0;
+
+	if (ncpus <= 0)
+		return -EINVAL;
+	zero = calloc(ncpus, sz);
+	if (!zero)
+		return -ENOMEM;
+	for (key = 0; key < bpf_map__max_entries(m) && !ret; key++)
+		if (bpf_map_update_elem(fd, &key, zero, BPF_ANY))
+			ret = -errno;
+	free(zero);
+	return ret;
+}
+
+static int clear_cgroups(int fd, const struct bpf_map *m)
+{
+	__u32 key;
+
+	for (key = 0; key < bpf_map__max_entries(m); key++)
+		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
+			return -errno;
+	return 0;
+}
+
+/*
+ * What a fresh load would have: empty tables, zero counters, no scope,
+ * a zero .bss. path_gen alone goes on, one further: every walk a task
+ * cached under an earlier run was read before it and is never trusted,
+ * as renames went unbumped while nothing was attached. The ring buffer
+ * is drained by the tracer (it owns the consumer); task storage cannot
+ * be walked from here, and only the walk cache lives there.
+ */
+int fp_warm_reset_state(struct footprint_bpf *skel)
+{
+	const struct bpf_object_skeleton *sk = skel->skeleton;
+	__u64 gen;
+	int i, ret = 0;
+
+	for (i = 0; i < sk->map_cnt && !ret; i++) {
+		const struct bpf_map *m = *sk->maps[i].map;
+		int fd = bpf_map__fd(m);
+
+		switch (bpf_map__type(m)) {
+		case BPF_MAP_TYPE_HASH:
+		case BPF_MAP_TYPE_LRU_HASH:
+			ret = clear_hash(fd, bpf_map__key_size(m));
+			break;
+		case BPF_MAP_TYPE_PERCPU_ARRAY:
+			ret = zero_entries(fd, m, true);
+			break;
+		case BPF_MAP_TYPE_CGROUP_ARRAY:
+			ret = clear_cgroups(fd, m);
+			break;
+		default:
+			break;
+		}
+	}
+	if (ret)
+		return ret;
+	gen = __atomic_load_n(&skel->bss->path_gen, __ATOMIC_ACQUIRE);
+	memset(skel->bss, 0, sizeof(*skel->bss));
+	__atomic_store_n(&skel->bss->path_gen, gen + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int fp_warm_map_global_data(const struct bpf_map_skeleton *ms)
+{
+	const struct bpf_map *m = *ms->map;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t sz =
+		(bpf_map__value_size(m) + 7) / 8 * 8 * bpf_map__max_entries(m);
+	int prot = PROT_READ;
+	void *p;
+
+	if (!ms->mmaped || !*ms->mmaped ||
+	    !(bpf_map__map_flags(m) & BPF_F_MMAPABLE))
+		return 0;
+	if (!(bpf_map__map_flags(m) & BPF_F_RDONLY_PROG))
+		prot |= PROT_WRITE;
+	sz = (sz + page - 1) / page * page;
+	p = mmap(*ms->mmaped, sz, prot, MAP_SHARED | MAP_FIXED, bpf_map__fd(m),
+		 0);
+	return p == MAP_FAILED ? -errno : 0;
+}
