@@ -89,3 +89,18 @@ int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
 	skel->rodata->has_task_from_vpid = has[VPID];
 	return 0;
 }
+
+void fp_hooks_note(const struct footprint_bpf *skel)
+{
+	if (!skel->rodata->walk_cache_on)
+		fprintf(stderr,
+			"footprint: note: this kernel has io_uring but not all of its tracepoints; the path cache is off (slower, nothing missed)\n");
+}
+
+bool fp_hooks_optional(const struct footprint_bpf *skel,
+		       const struct bpf_program *prog)
+{
+	return prog == skel->progs.handle_uring_submit ||
+	       prog == skel->progs.handle_uring_submit_sqe ||
+	       prog == skel->progs.handle_uring_complete;
+}

@@ -8,8 +8,10 @@
 #ifndef FP_HOOKS_H
 #define FP_HOOKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+struct bpf_program;
 struct footprint_bpf;
 
 /*
@@ -18,5 +20,13 @@ struct footprint_bpf;
  * or -errno when the kernel's BTF cannot be read.
  */
 int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen);
+/*
+ * For programs an earlier run chose and kept loaded (warm.h): says again
+ * what fp_hooks_choose's note said, from what the choice left in .rodata.
+ */
+void fp_hooks_note(const struct footprint_bpf *skel);
+/* Whether fp_hooks_choose() may turn this program's autoload off. */
+bool fp_hooks_optional(const struct footprint_bpf *skel,
+		       const struct bpf_program *prog);
 
 #endif

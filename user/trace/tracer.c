@@ -38,6 +38,7 @@ struct fp_tracer {
 	struct fp_warm warm; /* programs kept loaded between runs (warm.h) */
 	/* recursion misses of reused programs before this run began */
 	uint64_t recursion_before;
+	bool discarding; /* what the ring buffer holds is an earlier run's */
 };
 
 /* Syscall tracepoints need tracefs; a minimal system may not mount it. */
@@ -160,17 +161,28 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 		const char **step)
 {
 	__u32 sys_table[FP_NR_SYSCALLS];
+	char note[256];
 	int ret;
 
 	*step = "fill the syscall table of";
 	ret = sys_table_values(sys_table);
 	if (ret)
 		return ret;
+	/* a set made on this kernel holds what the choice below made */
 	if (opts->warm && fp_warm_begin(&t->warm, t->skel, sys_table,
 					FP_NR_SYSCALLS) == FP_WARM_REUSE) {
 		*step = "reuse the loaded programs of";
-		return fp_warm_reuse(&t->warm, t->skel);
+		ret = fp_warm_reuse(&t->warm, t->skel);
+		if (!ret)
+			fp_hooks_note(t->skel);
+		return ret;
 	}
+	*step = "read the kernel's BTF for";
+	ret = fp_hooks_choose(t->skel, note, sizeof(note));
+	if (ret)
+		return ret;
+	if (note[0])
+		fprintf(stderr, "%s\n", note);
 	*step = "load";
 	ret = footprint_bpf__load(t->skel);
 	if (ret)
@@ -184,25 +196,29 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 
 static uint64_t recursion_misses(struct fp_tracer *t);
 
-static int discard(void *ctx, void *data, size_t size)
+static int feed(void *ctx, void *data, size_t size)
 {
-	return 0;
+	struct fp_tracer *t = ctx;
+
+	if (t->discarding)
+		return 0;
+	return fp_collector_feed(t->col, data, size);
 }
 
-/* A reused ring buffer may hold what a run that died left unread. */
+/*
+ * A reused ring buffer may hold what a run that died left unread. The
+ * same consumer reads it (mapping a ring costs a page table entry per
+ * page of it) and drops it, before anything is attached.
+ */
 static int drain_earlier_run(struct fp_tracer *t)
 {
-	struct ring_buffer *rb;
 	int ret;
 
 	if (t->warm.mode != FP_WARM_REUSE)
 		return 0;
-	rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), discard, NULL,
-			      NULL);
-	if (!rb)
-		return -errno;
-	ret = ring_buffer__consume(rb);
-	ring_buffer__free(rb);
+	t->discarding = true;
+	ret = ring_buffer__consume(t->rb);
+	t->discarding = false;
 	return ret < 0 ? ret : 0;
 }
 
@@ -211,7 +227,6 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 {
 	struct fp_tracer *t = calloc(1, sizeof(*t));
 	const char *step = "open";
-	char note[256];
 	int ret;
 
 	if (!t) {
@@ -249,27 +264,21 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 					       opts->max_tree_pids);
 	if (ret)
 		goto fail;
-	step = "read the kernel's BTF for";
-	ret = fp_hooks_choose(t->skel, note, sizeof(note));
-	if (ret)
-		goto fail;
-	if (note[0])
-		fprintf(stderr, "%s\n", note);
 	ret = load(t, opts, &step);
 	if (ret)
 		goto fail;
 	fp_warm_debug(&t->warm);
 	step = "set up the ring buffer of";
-	ret = drain_earlier_run(t);
-	if (ret)
-		goto fail;
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events),
-				 fp_collector_feed, collector, NULL);
 	t->col = collector;
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), feed, t,
+				 NULL);
 	if (!t->rb) {
 		ret = -errno;
 		goto fail;
 	}
+	ret = drain_earlier_run(t);
+	if (ret)
+		goto fail;
 	ret = apply_scope(t, opts, err, errlen);
 	if (ret)
 		goto cleanup;

@@ -19,6 +19,7 @@
 #include <openssl/evp.h>
 
 #include "footprint.skel.h"
+#include "hooks.h"
 #include "warm.h"
 #include "warm_reset.h"
 
@@ -96,9 +97,8 @@ static bool skeleton_fits(const struct bpf_object_skeleton *sk)
 			return false;
 	/* attached as the skeleton would: a raw tracepoint link each */
 	for (i = 0; i < sk->prog_cnt; i++)
-		if (bpf_program__autoload(*sk->progs[i].prog) &&
-		    bpf_program__expected_attach_type(*sk->progs[i].prog) !=
-			    BPF_TRACE_RAW_TP)
+		if (bpf_program__expected_attach_type(*sk->progs[i].prog) !=
+		    BPF_TRACE_RAW_TP)
 			return false;
 	return true;
 }
@@ -116,6 +116,7 @@ static int make_key(struct footprint_bpf *skel, const __u32 *sys_table,
 	unsigned char md[EVP_MAX_MD_SIZE];
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	struct utsname u;
+	struct stat st;
 	const void *p;
 	size_t sz;
 	int i, ret = -ENOMEM;
@@ -140,10 +141,17 @@ static int make_key(struct footprint_bpf *skel, const __u32 *sys_table,
 	for (i = 0; i < sk->prog_cnt; i++)
 		feed_u32(ctx, bpf_program__autoload(*sk->progs[i].prog));
 	EVP_DigestUpdate(ctx, sys_table, n * sizeof(*sys_table));
+	/*
+	 * What fp_hooks_choose() makes of the kernel's BTF is not hashed
+	 * (it takes a scan of it): the kernel is, and a set keeps the choice
+	 * in its .rodata and in which programs it pinned.
+	 */
 	if (!uname(&u)) {
 		EVP_DigestUpdate(ctx, u.release, strlen(u.release));
 		EVP_DigestUpdate(ctx, u.version, strlen(u.version));
 	}
+	if (!stat("/sys/kernel/btf/vmlinux", &st))
+		feed_u32(ctx, (__u32)st.st_size);
 	if (!EVP_DigestFinal_ex(ctx, md, NULL))
 		goto cleanup;
 	for (i = 0; i < 16; i++)
@@ -297,11 +305,10 @@ static bool take_pins(struct fp_warm *w, struct footprint_bpf *skel)
 
 		pin_path(path, sizeof(path), w->dirfd, 'p', i);
 		fd = bpf_obj_get(path);
-		if (!bpf_program__autoload(p)) {
-			if (fd >= 0) {
-				close(fd);
-				goto stale;
-			}
+		/* only a program fp_hooks_choose() may leave out can be missing */
+		if (fd < 0 && fp_hooks_optional(skel, p)) {
+			bpf_program__set_autoload((struct bpf_program *)p,
+						  false);
 			continue;
 		}
 		w->prog_fd[i] = fd;
