@@ -210,6 +210,9 @@ Test(snapshot_proc, table_sorted_and_consistent)
 				  "kthread %d has ppid %d", p->pid, p->ppid);
 			cr_assert_eq(p->argv.len, 0);
 			cr_assert_eq(p->exe.len, 0);
+			/* identity only: nothing else of them is judged */
+			cr_assert_eq(p->cwd.len, 0);
+			cr_assert_eq(p->cgroup.len, 0);
 		}
 	}
 	cr_assert_null(fp_proc_find(&t, 0));
