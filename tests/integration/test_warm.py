@@ -131,6 +131,7 @@ class WarmTest(fptest.TraceCase):
         r, line = self.warm_run(["true"], opts=["--cold"])
         self.assertEqual(line, "loaded afresh, none kept")
         self.assertEqual(sets(), [])
+        self.assertNotIn("note", r.stderr.decode())
 
     def test_a_killed_run_leaves_nothing_to_the_next(self):
         _, line = self.warm_run(["true"])
@@ -273,9 +274,11 @@ class WarmTest(fptest.TraceCase):
         ids = prog_ids(key)
         self.addCleanup(os.chmod, WARM, 0o700)
         os.chmod(WARM, 0o755)
-        _, line = self.warm_run(["true"])
+        r, line = self.warm_run(["true"])
         self.assertEqual(line, "loaded afresh, none kept: %s is not a "
                          "directory root's alone" % WARM)
+        self.assertIn("footprint: note: %s is not a directory root's alone"
+                      % WARM, r.stderr.decode())
         self.assertEqual(prog_ids(key), ids)
 
     def test_never_through_a_symlink(self):
@@ -286,9 +289,11 @@ class WarmTest(fptest.TraceCase):
         if os.path.isdir(WARM):
             os.rmdir(WARM)
         os.symlink(elsewhere, WARM)
-        _, line = self.warm_run(["true"])
+        r, line = self.warm_run(["true"])
         self.assertEqual(line, "loaded afresh, none kept: %s is not a "
                          "directory root's alone" % WARM)
+        self.assertIn("footprint: note: %s is not a directory root's alone"
+                      % WARM, r.stderr.decode())
         self.assertEqual(os.listdir(elsewhere), [])
 
 

@@ -195,6 +195,7 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 }
 
 static uint64_t recursion_misses(struct fp_tracer *t);
+static bool reused(const struct fp_tracer *t);
 
 static int feed(void *ctx, void *data, size_t size)
 {
@@ -267,7 +268,7 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	ret = load(t, opts, &step);
 	if (ret)
 		goto fail;
-	fp_warm_debug(&t->warm);
+	fp_warm_report(&t->warm);
 	step = "set up the ring buffer of";
 	t->col = collector;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), feed, t,
@@ -291,8 +292,12 @@ fail:
 		ret = -ret;
 	if (!ret)
 		ret = -EINVAL;
-	snprintf(err, errlen, "footprint: cannot %s the BPF tracer: %s; %s",
-		 step, strerror(-ret), hint(-ret));
+	snprintf(
+		err, errlen, "footprint: cannot %s the BPF tracer: %s; %s",
+		step, strerror(-ret),
+		reused(t) ?
+			"run again (the set kept loaded was removed) or with --cold" :
+			hint(-ret));
 cleanup:
 	fp_tracer_close(t);
 	return ret;

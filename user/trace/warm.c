@@ -78,6 +78,12 @@ static int open_private_dir(int at, const char *name)
 	return fd;
 }
 
+/* what open_private_dir() returns for a directory it refused */
+static bool not_ours(int err)
+{
+	return err == -EPERM || err == -ELOOP || err == -ENOTDIR;
+}
+
 static void pin_path(char *buf, size_t len, int dirfd, char kind, int i)
 {
 	if (i < 0)
@@ -342,11 +348,15 @@ enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
 		goto cleanup;
 	w->why = FP_WARM_DIR " is not a directory root's alone";
 	base = open_private_dir(bpffs, "footprint");
-	if (base < 0)
+	if (base < 0) {
+		w->foreign = not_ours(base);
 		goto cleanup;
+	}
 	w->dirfd = open_private_dir(base, w->key);
-	if (w->dirfd < 0)
+	if (w->dirfd < 0) {
+		w->foreign = not_ours(w->dirfd);
 		goto cleanup;
+	}
 	/* busy: another run has it, and this one loads its own */
 	w->why = "the set is another run's";
 	if (flock(w->dirfd, LOCK_EX | LOCK_NB)) {
@@ -417,7 +427,7 @@ void fp_warm_save(struct fp_warm *w, struct footprint_bpf *skel)
 	}
 }
 
-void fp_warm_debug(const struct fp_warm *w)
+void fp_warm_report(const struct fp_warm *w)
 {
 	static const char *const what[] = {
 		[FP_WARM_OFF] = "loaded afresh, none kept",
@@ -425,6 +435,11 @@ void fp_warm_debug(const struct fp_warm *w)
 		[FP_WARM_REUSE] = "reused the programs kept in",
 	};
 
+	/* someone else's directory where root keeps programs: worth a look */
+	if (w->foreign)
+		fprintf(stderr,
+			"footprint: note: %s is not a directory root's alone (or not one); the programs are loaded afresh and none kept: remove it to keep them loaded\n",
+			FP_WARM_DIR);
 	if (!getenv("FOOTPRINT_DEBUG"))
 		return;
 	if (w->mode == FP_WARM_OFF)

@@ -42,6 +42,7 @@ struct fp_warm {
 	int map_fd[FP_WARM_MAX_MAPS];
 	int link_fd[FP_WARM_MAX_PROGS];
 	const char *why; /* OFF: why, for FOOTPRINT_DEBUG */
+	bool foreign; /* a directory not root's alone where a set would go */
 };
 
 void fp_warm_init(struct fp_warm *w);
@@ -62,7 +63,10 @@ int fp_warm_attach(struct fp_warm *w, struct footprint_bpf *skel);
 void fp_warm_detach(struct fp_warm *w);
 /* Lets the set go (the next run may take it) and closes what it held. */
 void fp_warm_end(struct fp_warm *w);
-/* One line on what became of the set, for FOOTPRINT_DEBUG=1. */
-void fp_warm_debug(const struct fp_warm *w);
+/*
+ * A note if a directory of the sets was someone else's; with
+ * FOOTPRINT_DEBUG=1, one line on what became of the set.
+ */
+void fp_warm_report(const struct fp_warm *w);
 
 #endif
