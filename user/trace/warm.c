@@ -168,20 +168,28 @@ cleanup:
 	return ret;
 }
 
-/* Unpins all a set holds; what is still open elsewhere lives on there. */
-static void clear_set(int dirfd)
+/* A listing of dirfd's directory that leaves dirfd itself open. */
+static DIR *list_dir(int dirfd)
 {
 	int fd = dup(dirfd);
-	struct dirent *de;
 	DIR *d;
 
 	if (fd < 0)
-		return;
+		return NULL;
 	d = fdopendir(fd);
-	if (!d) {
+	if (!d)
 		close(fd);
+	return d;
+}
+
+/* Unpins all a set holds; what is still open elsewhere lives on there. */
+static void clear_set(int dirfd)
+{
+	struct dirent *de;
+	DIR *d = list_dir(dirfd);
+
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			unlinkat(dirfd, de->d_name, 0);
@@ -214,18 +222,13 @@ static int newest_first(const void *a, const void *b)
 static void evict_others(int base, const char *key)
 {
 	struct other_set o[FP_WARM_SCAN];
-	int fd = dup(base), n = 0, i;
+	DIR *d = list_dir(base);
 	struct dirent *de;
 	struct stat st;
-	DIR *d;
+	int n = 0, i;
 
-	if (fd < 0)
+	if (!d)
 		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
 	while ((de = readdir(d)) && n < FP_WARM_SCAN) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, key) ||
 		    strlen(de->d_name) >= sizeof(o[n].name))
