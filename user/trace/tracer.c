@@ -153,6 +153,9 @@ static int apply_scope(struct fp_tracer *t, const struct fp_tracer_opts *o,
 	return 0;
 }
 
+/* a failed reuse removed the set: the next run makes it again */
+static const char reuse_step[] = "reuse the loaded programs of";
+
 /*
  * The programs and maps: loaded afresh (and, for a warm run, pinned for
  * the next), or the pinned set of an earlier run, reset (warm.h).
@@ -171,7 +174,7 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 	/* a set made on this kernel holds what the choice below made */
 	if (opts->warm && fp_warm_begin(&t->warm, t->skel, sys_table,
 					FP_NR_SYSCALLS) == FP_WARM_REUSE) {
-		*step = "reuse the loaded programs of";
+		*step = reuse_step;
 		ret = fp_warm_reuse(&t->warm, t->skel);
 		if (!ret)
 			fp_hooks_note(t->skel);
@@ -215,7 +218,7 @@ static int drain_earlier_run(struct fp_tracer *t)
 {
 	int ret;
 
-	if (t->warm.mode != FP_WARM_REUSE)
+	if (!reused(t))
 		return 0;
 	t->discarding = true;
 	ret = ring_buffer__consume(t->rb);
@@ -295,7 +298,7 @@ fail:
 	snprintf(
 		err, errlen, "footprint: cannot %s the BPF tracer: %s; %s",
 		step, strerror(-ret),
-		reused(t) ?
+		step == reuse_step ?
 			"run again (the set kept loaded was removed) or with --cold" :
 			hint(-ret));
 cleanup:
@@ -737,10 +740,9 @@ void fp_tracer_close(struct fp_tracer *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
-	/* links first: the next run may take the set once it is let go */
-	if (reused(t))
-		fp_warm_detach(&t->warm);
-	else if (t->skel)
+	/* links first (fp_warm_end closes a reused set's): the next run may
+	 * take the set once it is let go */
+	if (!reused(t) && t->skel)
 		footprint_bpf__detach(t->skel);
 	fp_warm_end(&t->warm);
 	footprint_bpf__destroy(t->skel);

@@ -99,7 +99,7 @@ static bool skeleton_fits(const struct bpf_object_skeleton *sk)
 	if (sk->prog_cnt > FP_WARM_MAX_PROGS || sk->map_cnt > FP_WARM_MAX_MAPS)
 		return false;
 	for (i = 0; i < sk->map_cnt; i++)
-		if (!fp_warm_map_resettable(bpf_map__type(*sk->maps[i].map)))
+		if (!fp_warm_map_resettable(*sk->maps[i].map))
 			return false;
 	/* attached as the skeleton would: a raw tracepoint link each */
 	for (i = 0; i < sk->prog_cnt; i++)
@@ -144,8 +144,6 @@ static int make_key(struct footprint_bpf *skel, const __u32 *sys_table,
 		if (p && sk->maps[i].mmaped)
 			EVP_DigestUpdate(ctx, p, sz);
 	}
-	for (i = 0; i < sk->prog_cnt; i++)
-		feed_u32(ctx, bpf_program__autoload(*sk->progs[i].prog));
 	EVP_DigestUpdate(ctx, sys_table, n * sizeof(*sys_table));
 	/*
 	 * What fp_hooks_choose() makes of the kernel's BTF is not hashed

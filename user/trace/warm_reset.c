@@ -15,26 +15,6 @@
 #include "footprint.skel.h"
 #include "warm_reset.h"
 
-static bool map_kept_as_is(enum bpf_map_type type)
-{
-	return type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_RINGBUF ||
-	       type == BPF_MAP_TYPE_TASK_STORAGE;
-}
-
-/* The tables a reset empties or zeroes, and those a load fills for good. */
-bool fp_warm_map_resettable(enum bpf_map_type type)
-{
-	switch (type) {
-	case BPF_MAP_TYPE_HASH:
-	case BPF_MAP_TYPE_LRU_HASH:
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-	case BPF_MAP_TYPE_CGROUP_ARRAY:
-		return true;
-	default:
-		return map_kept_as_is(type);
-	}
-}
-
 static int clear_hash(int fd, __u32 key_size)
 {
 	char key[256];
@@ -48,9 +28,9 @@ static int clear_hash(int fd, __u32 key_size)
 	return errno == ENOENT ? 0 : -errno;
 }
 
-static int zero_entries(int fd, const struct bpf_map *m, bool percpu)
+static int zero_percpu(int fd, const struct bpf_map *m)
 {
-	int ncpus = percpu ? libbpf_num_possible_cpus() : 1;
+	int ncpus = libbpf_num_possible_cpus();
 	size_t sz = (bpf_map__value_size(m) + 7) / 8 * 8;
 	void *zero;
 	__u32 key;
@@ -79,6 +59,38 @@ static int clear_cgroups(int fd, const struct bpf_map *m)
 }
 
 /*
+ * One map back to what a fresh load has: emptied, zeroed, or (a table a
+ * load fills for good, the ring the tracer drains, task storage only a
+ * run's own new tasks have) left as it is. With dry set, only whether
+ * this kind of map is known: -EOPNOTSUPP if not.
+ */
+static int reset_map(const struct bpf_map *m, bool dry)
+{
+	int fd = bpf_map__fd(m);
+
+	switch (bpf_map__type(m)) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+		return dry ? 0 : clear_hash(fd, bpf_map__key_size(m));
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return dry ? 0 : zero_percpu(fd, m);
+	case BPF_MAP_TYPE_CGROUP_ARRAY:
+		return dry ? 0 : clear_cgroups(fd, m);
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_RINGBUF:
+	case BPF_MAP_TYPE_TASK_STORAGE:
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+bool fp_warm_map_resettable(const struct bpf_map *m)
+{
+	return !reset_map(m, true);
+}
+
+/*
  * What a fresh load would have: empty tables, zero counters, no scope,
  * a zero .bss. path_gen alone goes on, one further: every walk a task
  * cached under an earlier run was read before it and is never trusted,
@@ -92,25 +104,8 @@ int fp_warm_reset_state(struct footprint_bpf *skel)
 	__u64 gen;
 	int i, ret = 0;
 
-	for (i = 0; i < sk->map_cnt && !ret; i++) {
-		const struct bpf_map *m = *sk->maps[i].map;
-		int fd = bpf_map__fd(m);
-
-		switch (bpf_map__type(m)) {
-		case BPF_MAP_TYPE_HASH:
-		case BPF_MAP_TYPE_LRU_HASH:
-			ret = clear_hash(fd, bpf_map__key_size(m));
-			break;
-		case BPF_MAP_TYPE_PERCPU_ARRAY:
-			ret = zero_entries(fd, m, true);
-			break;
-		case BPF_MAP_TYPE_CGROUP_ARRAY:
-			ret = clear_cgroups(fd, m);
-			break;
-		default:
-			break;
-		}
-	}
+	for (i = 0; i < sk->map_cnt && !ret; i++)
+		ret = reset_map(*sk->maps[i].map, false);
 	if (ret)
 		return ret;
 	gen = __atomic_load_n(&skel->bss->path_gen, __ATOMIC_ACQUIRE);

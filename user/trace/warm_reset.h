@@ -9,8 +9,8 @@
 
 struct footprint_bpf;
 
-/* The kinds of map fp_warm_reset_state() brings back to a fresh load. */
-bool fp_warm_map_resettable(enum bpf_map_type type);
+/* Is m of a kind fp_warm_reset_state() brings back to a fresh load? */
+bool fp_warm_map_resettable(const struct bpf_map *m);
 int fp_warm_reset_state(struct footprint_bpf *skel);
 /* As libbpf maps a loaded skeleton's global data, over its first image. */
 int fp_warm_map_global_data(const struct bpf_map_skeleton *ms);
