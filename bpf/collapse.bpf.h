@@ -126,29 +126,27 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 	struct fp_held_open *h = bpf_map_lookup_elem(&held_opens, &tid), *t;
 	struct scratch *s = scratch_get();
 	struct fp_file *held, *e;
-	struct file *f;
-	__u64 inode, mnt;
+	struct fp_file_id id;
 
 	if (!s)
 		return 0;
 	e = (struct fp_file *)s->buf;
 	n8 = (size + 7) & ~7U;
-	if (!holdable(e, sys, ret) || n8 > FP_HELD_MAX || !(f = cur_fd(ret))) {
+	if (!holdable(e, sys, ret) || n8 > FP_HELD_MAX ||
+	    fp_fd_identity(ret, &id)) {
 		if (h) {
 			held_emit(h);
 			bpf_map_delete_elem(&held_opens, &tid);
 		}
 		return false;
 	}
-	inode = (__u64)BPF_CORE_READ(f, f_inode);
-	mnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
 	/* the words compared end in zeros, not in what the buffer held */
 	for (k = 0; k < 8; k++)
 		s->buf[(size + k) & FP_BUF_MASK] = 0;
 	if (h) {
 		held = (struct fp_file *)h->rec;
 		e->count = held->count;
-		if (h->inode == inode && h->mnt == mnt && h->size == n8 &&
+		if (h->inode == id.inode && h->mnt == id.mnt && h->size == n8 &&
 		    held->count < 0xffffffffU &&
 		    held_same((const __u64 *)h->rec, (const __u64 *)s->buf,
 			      n8 / 8)) {
@@ -160,8 +158,8 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 		held_emit(h);
 		e->count = 1;
 		e->hdr.ts_ns = bpf_ktime_get_ns();
-		h->inode = inode;
-		h->mnt = mnt;
+		h->inode = id.inode;
+		h->mnt = id.mnt;
 		h->size = n8;
 		held_key(h, s, e);
 		held_copy(h->rec, s->buf, n8);
@@ -170,8 +168,8 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 	t = bpf_map_lookup_elem(&held_tmp, &zero);
 	if (!t)
 		return false;
-	t->inode = inode;
-	t->mnt = mnt;
+	t->inode = id.inode;
+	t->mnt = id.mnt;
 	t->size = n8;
 	t->_pad = 0;
 	held_key(t, s, e);
@@ -240,31 +238,6 @@ static __always_inline bool same_dir(const struct fp_held_open *h,
 	       BPF_CORE_READ(inode, i_ino) == h->dir_ino;
 }
 
-/*
- * The inode and mount of file f in one probe read, not two: both fields
- * lie within 64 bytes of each other in every kernel footprint runs on
- * (CO-RE gives their offsets); two reads where they do not.
- */
-static __always_inline int file_identity(struct file *f, __u64 *inode,
-					 __u64 *mnt)
-{
-	__u32 oi = bpf_core_field_offset(struct file, f_inode),
-	      om = bpf_core_field_offset(struct file, f_path.mnt),
-	      lo = oi < om ? oi : om;
-	__u64 span[8];
-
-	if (oi - lo > 56 || om - lo > 56) {
-		*inode = (__u64)BPF_CORE_READ(f, f_inode);
-		*mnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
-		return 0;
-	}
-	if (bpf_probe_read_kernel(span, sizeof(span), (void *)f + lo))
-		return -1;
-	*inode = span[((oi - lo) / 8) & 7];
-	*mnt = span[((om - lo) / 8) & 7];
-	return 0;
-}
-
 /* Are the n bytes of the name just read (at a) those held (at b)? */
 static __always_inline bool same_name(const char *a, const char *b, __u32 n)
 {
@@ -307,9 +280,8 @@ __noinline long fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
 	struct fp_held_open *h;
 	struct fp_file *held;
 	const char *name;
-	__u64 inode, mnt;
+	struct fp_file_id id;
 	__u32 tid;
-	struct file *f;
 	long n, miss;
 
 	if (every_open || !s || ret < 0 || (flags & 03) ||
@@ -336,9 +308,8 @@ __noinline long fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
 		return miss;
 	if (name[0] != '/' && !same_dir(h, task, dirfd))
 		return miss;
-	f = cur_fd(ret);
-	if (!f || file_identity(f, &inode, &mnt) || inode != h->inode ||
-	    mnt != h->mnt)
+	if (fp_fd_identity(ret, &id) || id.inode != h->inode ||
+	    id.mnt != h->mnt)
 		return miss;
 	held->count++;
 	return 1;

@@ -26,6 +26,8 @@
 
 #define AT_FDCWD -100
 #define PROC_SUPER_MAGIC 0x9fa0
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
 /* Room for the largest record; offsets are masked to FP_BUF_MASK. */
 #define FP_BUF_MASK 16383
 #define FP_BUF_SIZE (FP_BUF_MASK + 1 + FP_PATH_MAX)
@@ -211,12 +213,23 @@ static __always_inline void emit(void *rec, __u64 size)
  * so these are global functions, verified once rather than wherever
  * they are called.
  */
-__u64 fp_cur_fd(int fd); /* the current task's struct file at fd, or 0 */
+int fp_cur_fd(int fd, __u64 *fp); /* the task's struct file at fd, or 0 */
 __u32 fp_cur_ppid(void);
+struct fp_file_id {
+	__u64 inode;
+	__u64 mnt;
+};
+/* an open file's inode and mount (shared.bpf.c); -1 if fd is not open */
+int fp_fd_identity(int fd, struct fp_file_id *id);
+/* the socket at the current task's fd (shared.bpf.c), or 0 */
+__u32 fp_fd_sock(int fd, __u64 *skp);
 
 static __always_inline struct file *cur_fd(int fd)
 {
-	return (struct file *)fp_cur_fd(fd);
+	__u64 f = 0;
+
+	fp_cur_fd(fd, &f);
+	return (struct file *)f;
 }
 
 /*

@@ -86,8 +86,6 @@ __noinline int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
  * (FP_EV_NET_COUNT). A call the table has no room for is emitted alone
  * with a count of 1 and counted in net_unagg: never dropped.
  */
-#define S_IFMT 00170000
-#define S_IFSOCK 0140000
 #define AF_UNIX 1
 #define AF_INET 2
 #define AF_INET6 10
@@ -128,26 +126,17 @@ struct {
 
 /*
  * The struct sock behind the current task's fd, or NULL if fd is not a
- * socket. The file and the socket behind it are read by helper calls.
- * (bpf_rdonly_cast would make those plain loads, but Debian 12's own
- * kernel, 6.1, lacks it, and a kfunc the kernel lacks fails the whole
- * load.)
+ * socket, with its type and protocol (fp_fd_sock() in shared.bpf.c).
  */
-static __always_inline struct sock *fd_sock(int fd, __u16 *type)
+static __always_inline struct sock *fd_sock(int fd, __u16 *type,
+					    __u16 *protocol)
 {
-	struct file *f = cur_fd(fd);
-	struct socket *sock;
-	struct inode *inode;
+	__u64 sk = 0;
+	__u32 kind = fp_fd_sock(fd, &sk);
 
-	if (!f)
-		return NULL;
-	inode = BPF_CORE_READ(f, f_inode);
-	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
-		return NULL;
-	sock = BPF_CORE_READ(f, private_data);
-	if (type)
-		*type = BPF_CORE_READ(sock, type);
-	return BPF_CORE_READ(sock, sk);
+	*type = kind >> 16;
+	*protocol = kind & 0xffff;
+	return (struct sock *)sk;
 }
 
 /* sockaddr at uaddr into addr: its family says how much to read */
@@ -303,16 +292,15 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 {
 	struct fp_net *e = net_rec(FP_NET_CONNECT, ret, fd);
 	struct sock *sk;
-	__u16 type = 0;
+	__u16 type;
 
 	if (!e)
 		return 0;
 	e->key.addrlen = read_sockaddr(e->key.addr, uaddr, (__u32)addrlen);
 	if (!net_peer(e))
 		return 0;
-	sk = fd_sock(e->fd, &type);
+	sk = fd_sock(e->fd, &type, &e->key.protocol);
 	e->key.sock_type = type;
-	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;
 	if (is_dns_port(sa_port(e->key.addr)))
 		dns_mark(sk, e->key.addr, type);
 	flow_count(e);
@@ -353,13 +341,14 @@ static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct dns_sock *d;
+	__u16 type, protocol;
 	struct sock *sk;
 	__u64 key;
 
 	if (!dns_active || moved <= 0 ||
 	    !bpf_map_lookup_elem(&dns_tgids, &tgid))
 		return;
-	sk = fd_sock((int)fd, NULL);
+	sk = fd_sock((int)fd, &type, &protocol);
 	if (!sk)
 		return;
 	key = (__u64)sk;
@@ -378,15 +367,13 @@ static __always_inline bool flow_cached(long ret, __u64 fd, __u64 uaddr)
 	/* the ids by plain loads: a helper call each would cost more */
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fp_flow_cache *c;
-	struct sock *sk;
-	__u16 type = 0;
+	__u16 type, protocol;
 
 	c = flow_cache_get(task->pid, task->tgid, ret, uaddr);
 	if (!c)
 		return false;
-	sk = fd_sock((int)fd, &type);
-	if (type != c->key.sock_type ||
-	    (sk ? BPF_CORE_READ(sk, sk_protocol) : 0) != c->key.protocol)
+	fd_sock((int)fd, &type, &protocol);
+	if (type != c->key.sock_type || protocol != c->key.protocol)
 		return false;
 	c->pending++;
 	return true;
@@ -414,9 +401,8 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
 	e->key.addrlen = read_sockaddr(e->key.addr, uaddr, 0);
 	if (!net_peer(e))
 		return 0;
-	sk = fd_sock(e->fd, &type);
+	sk = fd_sock(e->fd, &type, &e->key.protocol);
 	e->key.sock_type = type;
-	e->key.protocol = sk ? BPF_CORE_READ(sk, sk_protocol) : 0;
 	if (is_dns_port(sa_port(e->key.addr))) {
 		dns_mark(sk, e->key.addr, type);
 		bpf_probe_read_kernel(d.peer, sizeof(d.peer), e->key.addr);
@@ -522,14 +508,13 @@ __noinline int fp_accept_exit(long ret, __u64 fd)
 {
 	struct fp_net *e = net_rec(FP_NET_ACCEPT, ret, fd);
 	struct sock *sk;
-	__u16 type = 0;
+	__u16 type;
 
 	if (!e)
 		return 0;
-	sk = fd_sock(ret >= 0 ? (int)ret : (int)fd, &type);
+	sk = fd_sock(ret >= 0 ? (int)ret : (int)fd, &type, &e->key.protocol);
 	e->key.sock_type = type;
 	if (sk) {
-		e->key.protocol = BPF_CORE_READ(sk, sk_protocol);
 		/* the listener's port: the one a rule names */
 		e->key.addrlen = peer_sockaddr(e->key.addr, sk);
 		e->key.addr[2] = 0;

@@ -13,7 +13,7 @@
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
 /* What the choice below needs to know of the kernel's BTF. */
-enum fact { REQ, SQE, DONE, URING, VPID, NFACTS };
+enum fact { REQ, SQE, DONE, URING, VPID, CAST, NFACTS };
 
 /* the same facts through libbpf's full parse, where the scan cannot go */
 static int ask_libbpf(struct fp_btf_query *q, bool *has)
@@ -42,6 +42,7 @@ static int kernel_facts(bool *has)
 		[URING] = { .name = "io_kiocb", .kind = BTF_KIND_STRUCT },
 		[VPID] = { .name = "bpf_task_from_vpid",
 			   .kind = BTF_KIND_FUNC },
+		[CAST] = { .name = "bpf_rdonly_cast", .kind = BTF_KIND_FUNC },
 	};
 	int i;
 
@@ -87,6 +88,7 @@ int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
 		return err;
 	choose_uring(skel, has, note, notelen);
 	skel->rodata->has_task_from_vpid = has[VPID];
+	skel->rodata->has_rdonly_cast = has[CAST];
 	return 0;
 }
 
