@@ -33,6 +33,20 @@
 #define FP_BUF_SIZE (FP_BUF_MASK + 1 + FP_PATH_MAX)
 #define FP_WALK_MAX (FP_PATH_MAX / 2)
 
+#ifdef FP_DEFINE_SHARED
+/*
+ * A kernel function of 6.2 and later, weak so that an older kernel still
+ * loads the object: has_rdonly_cast (set by user space from the kernel's
+ * BTF, hooks.c) leaves its calls dead code there. It makes a pointer
+ * read from the kernel a typed one, whose fields are then plain loads (a
+ * fault reads 0), not a probe-read helper call each (some 30 ns). For
+ * shared.bpf.c alone: the static linker refuses the same kfunc declared
+ * in two objects, so what uses it is a global function there.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __weak __ksym;
+const volatile bool has_rdonly_cast = false;
+#endif
+
 /* Knobs, set through the skeleton before load (values in shared.bpf.c). */
 extern const volatile __u64 max_argv_bytes;
 /* Wake the collector only when this much is waiting (0: never force). */

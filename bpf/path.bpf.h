@@ -34,7 +34,7 @@ static long walk_step(__u64 i, void *unused)
 	struct scratch *s = scratch_get();
 	struct walk_state *w;
 	/* locals: BPF_CORE_READ must start from a kernel type */
-	struct dentry *d, *mnt_root, *parent;
+	struct dentry *d, *mnt_root, *parent, *dt = NULL;
 	struct vfsmount *vfsmnt;
 	struct mount *mnt;
 	struct qstr q;
@@ -50,7 +50,13 @@ static long walk_step(__u64 i, void *unused)
 	if (d == w->root_dentry && vfsmnt == w->root_mnt)
 		return 1;
 	mnt_root = w->mnt_root;
-	parent = BPF_CORE_READ(d, d_parent);
+	/* per component: plain loads where the kernel can type d */
+	if (has_rdonly_cast) {
+		dt = bpf_rdonly_cast(d, bpf_core_type_id_kernel(struct dentry));
+		parent = dt->d_parent;
+	} else {
+		parent = BPF_CORE_READ(d, d_parent);
+	}
 	if (d == mnt_root || d == parent) {
 		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
 
@@ -67,8 +73,11 @@ static long walk_step(__u64 i, void *unused)
 		return 0;
 	}
 	pos = w->pos;
-	/* length and name pointer in one read: this runs per component */
-	if (bpf_core_read(&q, sizeof(q), &d->d_name)) {
+	if (has_rdonly_cast) {
+		q.len = dt->d_name.len;
+		q.name = dt->d_name.name;
+	} else if (bpf_core_read(&q, sizeof(q), &d->d_name)) {
+		/* length and name pointer in one read */
 		w->flags |= FP_PATH_BASE_TRUNC;
 		w->cont = 0;
 		return 1;

@@ -11,15 +11,6 @@
 #include "scope.bpf.h"
 
 /*
- * A kernel function of 6.2 and later, weak so that an older kernel still
- * loads the object: has_rdonly_cast (set by user space from the kernel's
- * BTF, hooks.c) leaves its calls dead code there. Declared here alone: the
- * static linker refuses the same kfunc declared in two objects.
- */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __weak __ksym;
-const volatile bool has_rdonly_cast = false;
-
-/*
  * The current task's struct file at fd, into *fp (0 if none). The fd
  * array holds pointers the verifier does not type. With bpf_rdonly_cast
  * its slot is read as a struct kiocb, whose ki_filp is a struct file *
