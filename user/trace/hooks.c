@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -88,7 +89,19 @@ int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
 		return err;
 	choose_uring(skel, has, note, notelen);
 	skel->rodata->has_task_from_vpid = has[VPID];
-	skel->rodata->has_rdonly_cast = has[CAST];
+	/*
+	 * FOOTPRINT_DEBUG_PROBE_READS=1 reads as a kernel before 6.2 must, so
+	 * that a test can hold the two ways against each other on one kernel.
+	 */
+	skel->rodata->has_rdonly_cast =
+		has[CAST] && !getenv("FOOTPRINT_DEBUG_PROBE_READS");
+	if (getenv("FOOTPRINT_DEBUG"))
+		fprintf(stderr, "footprint: debug: kernel reads: %s\n",
+			skel->rodata->has_rdonly_cast ?
+				"typed (bpf_rdonly_cast)" :
+			has[CAST] ?
+				"probe reads (FOOTPRINT_DEBUG_PROBE_READS)" :
+				"probe reads (the kernel lacks bpf_rdonly_cast)");
 	return 0;
 }
 
