@@ -9,10 +9,17 @@
 #ifndef FP_FLOWCACHE_H
 #define FP_FLOWCACHE_H
 
-/* Threads with a cached flow at once; past that, calls take the table. */
-#define FP_FLOW_TASKS 4096
+/*
+ * Slots of the cache, a power of two: thread tid may use slot
+ * tid % FP_FLOW_SLOTS, if no other live thread holds it; if one does, its
+ * calls take the table, slower but counted the same.
+ */
+#define FP_FLOW_SLOTS 4096
 
 struct fp_flow_cache {
+	/* the thread that holds the slot; 0: free. 64-bit, for the atomic
+	 * compare-and-swap clang's BPF target has */
+	__u64 tid;
 	struct fp_net_key key; /* a flow already in net_flows */
 	__u64 pending; /* calls counted here, not yet in net_flows */
 };

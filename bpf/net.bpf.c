@@ -418,16 +418,16 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
 	return 0;
 }
 
-/* The exiting thread's cached count into net_flows, and its entry freed. */
+/* The exiting thread's cached count into net_flows, and its slot freed. */
 __noinline int fp_net_task_exit(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct fp_flow_cache *c = bpf_map_lookup_elem(&flow_cache, &tid);
+	struct fp_flow_cache *c = flow_slot(tid);
 
-	if (!c)
+	if (!c || c->tid != tid)
 		return 0;
 	flow_cache_put(c);
-	bpf_map_delete_elem(&flow_cache, &tid);
+	__sync_val_compare_and_swap(&c->tid, (__u64)tid, 0);
 	return 0;
 }
 

@@ -189,6 +189,45 @@ class WarmTest(fptest.TraceCase):
         self.assertEqual(len(r.with_path(self.path("zz-marker-a"),
                                          type="open")), 1, r.describe())
 
+    def test_a_killed_flood_leaves_no_count_to_the_next(self):
+        _, line = self.warm_run(["true"])
+        key = self.kept(line)
+        started = self.path("started")
+        # counted in the kernel's flow cache, never flushed: the links die
+        # with footprint, before the watchdog ends the sender
+        flood = ("import socket\n"
+                 "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                 "s.sendto(b'x', ('127.0.0.1', 9013))\n"
+                 "open(%r, 'w').close()\n"
+                 "while True:\n"
+                 "    s.sendto(b'x', ('127.0.0.1', 9013))\n" % started)
+        root = self.path("root")
+        os.mkdir(root)
+        fp = subprocess.Popen(
+            [fptest.FOOTPRINT, "run", "--quiet", "--root", root, "--",
+             "python3", "-c", flood], cwd=self.dir, env=self.env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(started):
+            self.assertIsNone(fp.poll(), "footprint ended early")
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.02)
+        time.sleep(0.5)
+        os.kill(fp.pid, signal.SIGKILL)
+        err = fp.communicate(timeout=30)[1]
+        self.reused(tracer_line(err), key)
+        deadline = time.monotonic() + 30
+        while subprocess.run(["pgrep", "-f", started],
+                             stdout=subprocess.DEVNULL).returncode == 0:
+            self.assertLess(time.monotonic(), deadline, "the flood lives on")
+            time.sleep(0.1)
+
+        r, line = self.warm_run(["true"], cwd=self.dir)
+        self.reused(line, key)
+        counts = [ev for ev in r.events if ev.get("port") == 9013]
+        self.assertEqual(counts, [], "a count of the killed run")
+
     def test_a_busy_set_is_left_to_its_run(self):
         _, line = self.warm_run(["true"])
         key = self.kept(line)
