@@ -294,6 +294,8 @@ static __always_inline struct file *task_fd(struct task_struct *task, int fd)
  */
 int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen); /* net */
 int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen);
+/* one more call of the thread's cached flow: counted (shared.bpf.c) */
+int fp_sendto_again(long ret, __u64 fd, __u64 uaddr);
 int fp_sendto_exit(long ret, __u64 fd, __u64 ubuf, __u64 len, __u64 uaddr);
 int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg);
 int fp_recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg);

@@ -786,6 +786,14 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	sys = FP_SYS_NATIVE(v);
 	if (!sys)
 		return 0;
+	/* a flood's call that only counts, told before the scope test */
+	if (sys == FP_SYS_SENDTO) {
+		__u64 a[FP_EXIT_ARGS];
+
+		saved_args(regs, a);
+		if (fp_sendto_again(ret, a[0], a[4]))
+			return 0;
+	}
 	/* reads matter only for DNS answers: most runs never pay for them */
 	if (sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ && !dns_active)
 		return 0;

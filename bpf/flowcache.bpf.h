@@ -19,7 +19,8 @@ struct flow_val {
 	__u64 count; /* calls after the one emitted at first sight */
 };
 
-struct {
+/* defined in shared.bpf.c, which tells a flood's calls (fp_sendto_again) */
+FP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FP_NET_FLOWS);
 	__type(key, struct fp_net_key);
@@ -33,7 +34,7 @@ struct {
  * pending when tracing stops. A slot is taken by compare-and-swap of its
  * tid and given back at the thread's exit.
  */
-struct {
+FP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, FP_FLOW_SLOTS);
 	__type(key, __u32);

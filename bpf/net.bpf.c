@@ -357,37 +357,16 @@ static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
 		dns_copy(dir, fd, ubuf, moved, d);
 }
 
-/*
- * One more call of the thread's cached flow? The socket is looked at
- * too: a closed fd's number and struct file are reused, and the key
- * holds the type and protocol.
- */
-static __always_inline bool flow_cached(long ret, __u64 fd, __u64 uaddr)
-{
-	/* the ids by plain loads: a helper call each would cost more */
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct fp_flow_cache *c;
-	__u16 type, protocol;
-
-	c = flow_cache_get(task->pid, task->tgid, ret, uaddr);
-	if (!c)
-		return false;
-	fd_sock((int)fd, &type, &protocol);
-	if (type != c->key.sock_type || protocol != c->key.protocol)
-		return false;
-	c->pending++;
-	return true;
-}
-
 /* A datagram sent to uaddr, or on a connected socket if uaddr is 0 */
-static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
+static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
+				   bool cache_missed)
 {
 	struct fp_net *e;
 	struct dns_sock d = {};
 	struct sock *sk;
 	__u16 type = 0, family;
 
-	if (uaddr && flow_cached(ret, fd, uaddr))
+	if (!cache_missed && fp_sendto_again(ret, fd, uaddr))
 		return 0;
 	/* what may emit a record: the task's held open goes out first */
 	fp_open_flush();
@@ -431,11 +410,14 @@ __noinline int fp_net_task_exit(void)
 	return 0;
 }
 
-/* sendto(fd, buf, len, flags, dest, addrlen): addrlen is not kept */
+/*
+ * sendto(fd, buf, len, flags, dest, addrlen), after fp_sendto_again()
+ * said no: addrlen is not kept
+ */
 __noinline int fp_sendto_exit(long ret, __u64 fd, __u64 ubuf, __u64 len,
 			      __u64 uaddr)
 {
-	return sent_to(ret, fd, ubuf, uaddr);
+	return sent_to(ret, fd, ubuf, uaddr, true);
 }
 
 /* sendmsg(fd, msg, flags): a destination only if msg_name is set; a DNS
@@ -451,7 +433,7 @@ __noinline int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg)
 		bpf_probe_read_user(&iov, sizeof(iov), m.msg_iov);
 	if (ret > (long)iov.iov_len)
 		ret = iov.iov_len;
-	return sent_to(ret, fd, (__u64)iov.iov_base, (__u64)m.msg_name);
+	return sent_to(ret, fd, (__u64)iov.iov_base, (__u64)m.msg_name, false);
 }
 
 /*

@@ -9,25 +9,22 @@
 #include "common.bpf.h"
 #include "path.bpf.h"
 #include "scope.bpf.h"
+#include "flowcache.bpf.h"
 
 /*
- * The current task's struct file at fd, into *fp (0 if none). The fd
- * array holds pointers the verifier does not type. With bpf_rdonly_cast
- * its slot is read as a struct kiocb, whose ki_filp is a struct file *
- * at the slot's own address (CO-RE gives the offset, 0 on every kernel
- * so far): a plain load instead of a probe-read call. Through *fp, as a
- * global function returns a scalar only.
+ * The current task's struct file at fd (0 if none). The fd array holds
+ * pointers the verifier does not type. With bpf_rdonly_cast its slot is
+ * read as a struct kiocb, whose ki_filp is a struct file * at the slot's
+ * own address (CO-RE gives the offset, 0 on every kernel so far): a plain
+ * load instead of a probe-read call.
  */
-__noinline int fp_cur_fd(int fd, __u64 *fp)
+static __always_inline __u64 task_fd_file(struct task_struct *task, int fd)
 {
-	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
+	struct fdtable *fdt = task->files->fdt;
 	struct file **fds;
 	struct file *f = NULL;
 	struct kiocb *slot;
 
-	if (!fp)
-		return 0;
-	*fp = 0;
 	if (fd < 0 || fd >= fdt->max_fds)
 		return 0;
 	fds = fdt->fd;
@@ -36,11 +33,23 @@ __noinline int fp_cur_fd(int fd, __u64 *fp)
 			(void *)&fds[fd] -
 				bpf_core_field_offset(struct kiocb, ki_filp),
 			bpf_core_type_id_kernel(struct kiocb));
-		*fp = (__u64)slot->ki_filp;
-		return 0;
+		return (__u64)slot->ki_filp;
 	}
 	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
-	*fp = (__u64)f;
+	return (__u64)f;
+}
+
+static __always_inline __u64 fd_file(int fd)
+{
+	return task_fd_file(bpf_get_current_task_btf(), fd);
+}
+
+/* fd_file() for the other objects: through *fp, as a global function
+ * returns a scalar only */
+__noinline int fp_cur_fd(int fd, __u64 *fp)
+{
+	if (fp)
+		*fp = fd_file(fd);
 	return 0;
 }
 
@@ -55,7 +64,7 @@ __noinline int fp_fd_identity(int fd, struct fp_file_id *id)
 	__u32 oi = bpf_core_field_offset(struct file, f_inode),
 	      om = bpf_core_field_offset(struct file, f_path.mnt),
 	      lo = oi < om ? oi : om;
-	struct file *f = cur_fd(fd);
+	struct file *f = (struct file *)fd_file(fd);
 	__u64 span[8];
 
 	if (!id || !f)
@@ -79,24 +88,18 @@ __noinline int fp_fd_identity(int fd, struct fp_file_id *id)
 }
 
 /*
- * The socket behind the current task's fd: its type << 16 | protocol,
- * and its struct sock in *skp (0 if fd is not a socket). On a sendto()
- * flood this runs on every call. With bpf_rdonly_cast the struct file
- * and the socket are typed pointers, so their fields are plain loads (a
- * fault reads 0); without it each is a probe-read helper call, some 30 ns.
- * The struct sock goes out through *skp: a global function returns a
- * scalar only.
+ * The socket f is: its type << 16 | protocol, and its struct sock in *skp
+ * (0 if f is not a socket). With bpf_rdonly_cast the struct file and the
+ * socket are typed pointers, so their fields are plain loads (a fault
+ * reads 0); without it each is a probe-read helper call, some 30 ns.
  */
-__noinline __u32 fp_fd_sock(int fd, __u64 *skp)
+static __always_inline __u32 sock_kind(struct file *f, __u64 *skp)
 {
-	struct file *f = cur_fd(fd);
 	struct socket *sock;
 	struct inode *inode;
 	struct sock *sk;
 	__u16 type;
 
-	if (!skp)
-		return 0;
 	*skp = 0;
 	if (!f)
 		return 0;
@@ -118,6 +121,48 @@ __noinline __u32 fp_fd_sock(int fd, __u64 *skp)
 	sk = BPF_CORE_READ(sock, sk);
 	*skp = (__u64)sk;
 	return (__u32)type << 16 | (sk ? BPF_CORE_READ(sk, sk_protocol) : 0);
+}
+
+/*
+ * The socket behind the current task's fd (sock_kind()). The struct
+ * sock goes out through *skp: a global function returns a scalar only.
+ */
+__noinline __u32 fp_fd_sock(int fd, __u64 *skp)
+{
+	if (!skp)
+		return 0;
+	return sock_kind((struct file *)fd_file(fd), skp);
+}
+
+/*
+ * A sendto() or sendmsg() to uaddr that is one more call of its thread's
+ * cached flow (bpf/flowcache.bpf.h): counted here, and 1. The socket is
+ * looked at too: a closed fd's number and struct file are reused, and the
+ * key holds the type and protocol. For a sendto() handle_sys_exit() asks
+ * this before its scope test, which costs as much again on every call of
+ * a flood: a slot is only ever taken by a traced thread
+ * (flow_cache_set() runs after the test), and a hit is a call of that
+ * thread's own process (the tgid is compared), so a hit is a traced call.
+ * 0 for any other call, the untraced included. Here, not in net.bpf.c,
+ * for the typed reads: one task pointer serves the whole test.
+ */
+__noinline int fp_sendto_again(long ret, __u64 fd, __u64 uaddr)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fp_flow_cache *c;
+	__u64 sk;
+	__u32 kind;
+
+	if (!uaddr)
+		return 0;
+	c = flow_cache_get(task->pid, task->tgid, ret, uaddr);
+	if (!c)
+		return 0;
+	kind = sock_kind((struct file *)task_fd_file(task, (int)fd), &sk);
+	if (kind != ((__u32)c->key.sock_type << 16 | c->key.protocol))
+		return 0;
+	c->pending++;
+	return 1;
 }
 
 __noinline __u32 fp_cur_ppid(void)
