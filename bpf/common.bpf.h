@@ -235,8 +235,15 @@ struct fp_file_id {
 };
 /* an open file's inode and mount (shared.bpf.c); -1 if fd is not open */
 int fp_fd_identity(int fd, struct fp_file_id *id);
-/* the socket at the current task's fd (shared.bpf.c), or 0 */
-__u32 fp_fd_sock(int fd, __u64 *skp);
+/* What fp_fd_sock() (shared.bpf.c) tells of the socket at an fd. */
+struct fp_sock_ref {
+	__u64 sk; /* its struct sock; 0 if the fd is not a socket */
+	__u64 file; /* the struct file at the fd */
+	__u64 ino; /* its inode's number, no other live socket's */
+	__u32 kind; /* type << 16 | protocol */
+	__u32 _pad;
+};
+int fp_fd_sock(int fd, struct fp_sock_ref *r);
 
 static __always_inline struct file *cur_fd(int fd)
 {

@@ -69,8 +69,12 @@ static __always_inline void flow_cache_put(struct fp_flow_cache *c)
 	c->pending = 0;
 }
 
-/* key, just counted in net_flows, becomes the thread's cached flow. */
-static __always_inline void flow_cache_set(const struct fp_net_key *key)
+/*
+ * key, just counted in net_flows, becomes the thread's cached flow, with
+ * the socket it was sent on (r).
+ */
+static __always_inline void flow_cache_set(const struct fp_net_key *key,
+					   const struct fp_sock_ref *r)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct fp_flow_cache *c = flow_slot(tid);
@@ -87,6 +91,8 @@ static __always_inline void flow_cache_set(const struct fp_net_key *key)
 	}
 	/* a slot given back has nothing pending (fp_net_task_exit) */
 	__builtin_memcpy(&c->key, key, sizeof(c->key));
+	c->file = r->file;
+	c->ino = r->ino;
 }
 
 /*

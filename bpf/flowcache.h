@@ -22,6 +22,10 @@ struct fp_flow_cache {
 	__u64 tid;
 	struct fp_net_key key; /* a flow already in net_flows */
 	__u64 pending; /* calls counted here, not yet in net_flows */
+	/* the socket the flow was cached with: its struct file, and its
+	 * inode's number (fp_sendto_again() in shared.bpf.c) */
+	__u64 file;
+	__u64 ino;
 };
 
 #endif /* FP_FLOWCACHE_H */

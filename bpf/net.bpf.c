@@ -131,12 +131,12 @@ struct {
 static __always_inline struct sock *fd_sock(int fd, __u16 *type,
 					    __u16 *protocol)
 {
-	__u64 sk = 0;
-	__u32 kind = fp_fd_sock(fd, &sk);
+	struct fp_sock_ref r;
 
-	*type = kind >> 16;
-	*protocol = kind & 0xffff;
-	return (struct sock *)sk;
+	fp_fd_sock(fd, &r);
+	*type = r.kind >> 16;
+	*protocol = r.kind & 0xffff;
+	return (struct sock *)r.sk;
 }
 
 /* sockaddr at uaddr into addr: its family says how much to read */
@@ -363,8 +363,9 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
 {
 	struct fp_net *e;
 	struct dns_sock d = {};
+	struct fp_sock_ref r;
 	struct sock *sk;
-	__u16 type = 0, family;
+	__u16 type, family;
 
 	if (!cache_missed && fp_sendto_again(ret, fd, uaddr))
 		return 0;
@@ -380,8 +381,11 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
 	e->key.addrlen = read_sockaddr(e->key.addr, uaddr, 0);
 	if (!net_peer(e))
 		return 0;
-	sk = fd_sock(e->fd, &type, &e->key.protocol);
+	fp_fd_sock(e->fd, &r);
+	sk = (struct sock *)r.sk;
+	type = r.kind >> 16;
 	e->key.sock_type = type;
+	e->key.protocol = r.kind & 0xffff;
 	if (is_dns_port(sa_port(e->key.addr))) {
 		dns_mark(sk, e->key.addr, type);
 		bpf_probe_read_kernel(d.peer, sizeof(d.peer), e->key.addr);
@@ -393,7 +397,7 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
 	/* DNS traffic is never cached: each query is copied */
 	family = e->key.addr[0] | e->key.addr[1] << 8;
 	if (flow_count(e) && (family == AF_INET || family == AF_INET6))
-		flow_cache_set(&e->key);
+		flow_cache_set(&e->key, &r);
 	return 0;
 }
 

@@ -88,78 +88,98 @@ __noinline int fp_fd_identity(int fd, struct fp_file_id *id)
 }
 
 /*
- * The socket f is: its type << 16 | protocol, and its struct sock in *skp
- * (0 if f is not a socket). With bpf_rdonly_cast the struct file and the
- * socket are typed pointers, so their fields are plain loads (a fault
- * reads 0); without it each is a probe-read helper call, some 30 ns.
+ * The socket f is, into *r (r->sk 0 if f is not a socket). With
+ * bpf_rdonly_cast the struct file and the socket are typed pointers, so
+ * their fields are plain loads (a fault reads 0); without it each is a
+ * probe-read helper call, some 30 ns.
  */
-static __always_inline __u32 sock_kind(struct file *f, __u64 *skp)
+static __always_inline void sock_ref(struct file *f, struct fp_sock_ref *r)
 {
 	struct socket *sock;
 	struct inode *inode;
 	struct sock *sk;
 	__u16 type;
 
-	*skp = 0;
+	r->sk = 0;
+	r->file = (__u64)f;
+	r->ino = 0;
+	r->kind = 0;
+	r->_pad = 0;
 	if (!f)
-		return 0;
+		return;
 	if (has_rdonly_cast) {
 		f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
-		if ((f->f_inode->i_mode & S_IFMT) != S_IFSOCK)
-			return 0;
+		inode = f->f_inode;
+		if ((inode->i_mode & S_IFMT) != S_IFSOCK)
+			return;
 		sock = bpf_rdonly_cast(f->private_data,
 				       bpf_core_type_id_kernel(struct socket));
 		sk = sock->sk;
-		*skp = (__u64)sk;
-		return (__u32)sock->type << 16 | (sk ? sk->sk_protocol : 0);
+		r->sk = (__u64)sk;
+		r->ino = inode->i_ino;
+		r->kind = (__u32)sock->type << 16 | (sk ? sk->sk_protocol : 0);
+		return;
 	}
 	inode = BPF_CORE_READ(f, f_inode);
 	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
-		return 0;
+		return;
 	sock = BPF_CORE_READ(f, private_data);
 	type = BPF_CORE_READ(sock, type);
 	sk = BPF_CORE_READ(sock, sk);
-	*skp = (__u64)sk;
-	return (__u32)type << 16 | (sk ? BPF_CORE_READ(sk, sk_protocol) : 0);
+	r->sk = (__u64)sk;
+	r->ino = BPF_CORE_READ(inode, i_ino);
+	r->kind = (__u32)type << 16 | (sk ? BPF_CORE_READ(sk, sk_protocol) : 0);
 }
 
-/*
- * The socket behind the current task's fd (sock_kind()). The struct
- * sock goes out through *skp: a global function returns a scalar only.
- */
-__noinline __u32 fp_fd_sock(int fd, __u64 *skp)
+/* The socket behind the current task's fd (sock_ref()). */
+__noinline int fp_fd_sock(int fd, struct fp_sock_ref *r)
 {
-	if (!skp)
-		return 0;
-	return sock_kind((struct file *)fd_file(fd), skp);
+	if (r)
+		sock_ref((struct file *)fd_file(fd), r);
+	return 0;
+}
+
+/* The number of f's inode: two loads, or two probe reads before 6.2. */
+static __always_inline __u64 file_ino(struct file *f)
+{
+	if (has_rdonly_cast) {
+		f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+		return f->f_inode->i_ino;
+	}
+	return BPF_CORE_READ(f, f_inode, i_ino);
 }
 
 /*
  * A sendto() or sendmsg() to uaddr that is one more call of its thread's
- * cached flow (bpf/flowcache.bpf.h): counted here, and 1. The socket is
- * looked at too: a closed fd's number and struct file are reused, and the
- * key holds the type and protocol. For a sendto() handle_sys_exit() asks
- * this before its scope test, which costs as much again on every call of
- * a flood: a slot is only ever taken by a traced thread
- * (flow_cache_set() runs after the test), and a hit is a call of that
- * thread's own process (the tgid is compared), so a hit is a traced call.
- * 0 for any other call, the untraced included. Here, not in net.bpf.c,
- * for the typed reads: one task pointer serves the whole test.
+ * cached flow (bpf/flowcache.bpf.h): counted here, and 1. The socket must
+ * be the one the flow was cached with: the same struct file at the fd,
+ * and the same inode number. Both are reused after a close (a file at
+ * once, on a new socket of any kind), but a socket's inode number, from
+ * the kernel's get_next_ino(), comes back only after 2^32 more such
+ * inodes: no two live sockets share one. That is two loads after the fd
+ * table, where the socket's type and protocol were six.
+ *
+ * For a sendto() handle_sys_exit() asks this before its scope test,
+ * which costs as much again on every call of a flood: a slot is only
+ * ever taken by a traced thread (flow_cache_set() runs after the test),
+ * and a hit is a call of that thread's own process (the tgid is
+ * compared), so a hit is a traced call. 0 for any other call, the
+ * untraced included. Here, not in net.bpf.c, for the typed reads: one
+ * task pointer serves the whole test.
  */
 __noinline int fp_sendto_again(long ret, __u64 fd, __u64 uaddr)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fp_flow_cache *c;
-	__u64 sk;
-	__u32 kind;
+	struct file *f;
 
 	if (!uaddr)
 		return 0;
 	c = flow_cache_get(task->pid, task->tgid, ret, uaddr);
 	if (!c)
 		return 0;
-	kind = sock_kind((struct file *)task_fd_file(task, (int)fd), &sk);
-	if (kind != ((__u32)c->key.sock_type << 16 | c->key.protocol))
+	f = (struct file *)task_fd_file(task, (int)fd);
+	if (!f || (__u64)f != c->file || file_ino(f) != c->ino)
 		return 0;
 	c->pending++;
 	return 1;
