@@ -22,20 +22,61 @@
 /* Set before load: 1 emits every open one by one (--every-open). */
 const volatile __u32 every_open = 0;
 
+/*
+ * Arrays, not a hash by tid: a lookup of either is a few instructions the
+ * verifier inlines, where a hash's costs ~30 ns on every open. Thread tid
+ * may use slot tid % FP_HELD_TASKS if no other live thread holds it (its
+ * owner, taken by compare-and-swap and given back when the record goes
+ * out); if one does, its opens go out one by one, as with --every-open.
+ * The owners apart, so that userspace reads 32 KiB, not every record, to
+ * find those left at the end (user/trace/tracer.c), and a reused set's
+ * reset zeroes them alone (a slot's record is written before it is read).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, FP_HELD_TASKS);
-	__type(key, __u32); /* tid */
+	__type(key, __u32);
+	__type(value, __u64); /* tid; 0: free */
+} held_owner SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_HELD_TASKS);
+	__type(key, __u32);
 	__type(value, struct fp_held_open);
 } held_opens SEC(".maps");
 
-/* Where a new entry is built: too large for the stack. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fp_held_open);
-} held_tmp SEC(".maps");
+/* The record thread tid holds, or NULL. */
+static __always_inline struct fp_held_open *held_get(__u32 tid)
+{
+	__u32 k = tid & (FP_HELD_TASKS - 1);
+	__u64 *owner = bpf_map_lookup_elem(&held_owner, &k);
+
+	if (!owner || *owner != tid)
+		return NULL;
+	return bpf_map_lookup_elem(&held_opens, &k);
+}
+
+/* Thread tid's slot, taken for its first held record; NULL if not free. */
+static __always_inline struct fp_held_open *held_claim(__u32 tid)
+{
+	__u32 k = tid & (FP_HELD_TASKS - 1);
+	__u64 *owner = bpf_map_lookup_elem(&held_owner, &k);
+
+	if (!owner || *owner ||
+	    __sync_val_compare_and_swap(owner, 0, (__u64)tid) != 0)
+		return NULL;
+	return bpf_map_lookup_elem(&held_opens, &k);
+}
+
+static __always_inline void held_release(__u32 tid)
+{
+	__u32 k = tid & (FP_HELD_TASKS - 1);
+	__u64 *owner = bpf_map_lookup_elem(&held_owner, &k);
+
+	if (owner)
+		__sync_val_compare_and_swap(owner, (__u64)tid, 0);
+}
 
 static __always_inline void held_emit(struct fp_held_open *h)
 {
@@ -49,12 +90,12 @@ static __always_inline void held_emit(struct fp_held_open *h)
 /* Emit and forget the task's held record, if it has one. */
 static __always_inline void held_flush(__u32 tid)
 {
-	struct fp_held_open *h = bpf_map_lookup_elem(&held_opens, &tid);
+	struct fp_held_open *h = held_get(tid);
 
 	if (!h)
 		return;
 	held_emit(h);
-	bpf_map_delete_elem(&held_opens, &tid);
+	held_release(tid);
 }
 
 /* Copy the record to be held; n is checked here, where the verifier sees it */
@@ -122,8 +163,8 @@ static __always_inline void held_key(struct fp_held_open *h, struct scratch *s,
  */
 __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), n8, k, zero = 0;
-	struct fp_held_open *h = bpf_map_lookup_elem(&held_opens, &tid), *t;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), n8, k;
+	struct fp_held_open *h = held_get(tid);
 	struct scratch *s = scratch_get();
 	struct fp_file *held, *e;
 	struct fp_file_id id;
@@ -136,7 +177,7 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 	    fp_fd_identity(ret, &id)) {
 		if (h) {
 			held_emit(h);
-			bpf_map_delete_elem(&held_opens, &tid);
+			held_release(tid);
 		}
 		return false;
 	}
@@ -165,18 +206,18 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 		held_copy(h->rec, s->buf, n8);
 		return true;
 	}
-	t = bpf_map_lookup_elem(&held_tmp, &zero);
-	if (!t)
+	/* another thread's slot: this open goes out on its own, uncollapsed */
+	h = held_claim(tid);
+	if (!h)
 		return false;
-	t->inode = id.inode;
-	t->mnt = id.mnt;
-	t->size = n8;
-	t->_pad = 0;
-	held_key(t, s, e);
+	h->inode = id.inode;
+	h->mnt = id.mnt;
+	h->size = n8;
+	h->_pad = 0;
+	held_key(h, s, e);
 	e->hdr.ts_ns = bpf_ktime_get_ns();
-	held_copy(t->rec, s->buf, n8);
-	/* the table is full: this open goes out on its own, uncollapsed */
-	return !bpf_map_update_elem(&held_opens, &tid, t, BPF_NOEXIST);
+	held_copy(h->rec, s->buf, n8);
+	return true;
 }
 
 /* Is the task's header the held record's: every field fill_hdr() reads? */
@@ -184,18 +225,18 @@ static __always_inline bool same_hdr(const struct fp_hdr *h,
 				     struct task_struct *task)
 {
 	const struct cred *cred = task->cred;
-	__u32 k;
 
 	if (h->pid != task->tgid || h->tid != task->pid ||
 	    h->ppid != task->real_parent->tgid || h->uid != cred->uid.val ||
 	    h->gid != cred->gid.val ||
 	    h->cgroup_id != task->cgroups->dfl_cgrp->kn->id)
 		return false;
-	/* set_task_comm() pads with NULs, as bpf_get_current_comm() does */
-	for (k = 0; k < FP_COMM_LEN; k++)
-		if (h->comm[k] != task->comm[k])
-			return false;
-	return true;
+	/*
+	 * set_task_comm() pads with NULs, as bpf_get_current_comm() does: two
+	 * words, not sixteen bytes
+	 */
+	return *(const __u64 *)&h->comm[0] == *(const __u64 *)&task->comm[0] &&
+	       *(const __u64 *)&h->comm[8] == *(const __u64 *)&task->comm[8];
 }
 
 /* Is the directory a relative name starts from the one held with h? */
@@ -270,6 +311,12 @@ static __always_inline bool same_name(const char *a, const char *b, __u32 n)
  * n bytes, was read to where put_path() puts it, which then keeps it
  * instead of reading it again. A global function: the verifier checks
  * its loads once.
+ *
+ * handle_sys_exit() asks this before its scope test: a slot is only ever
+ * taken by a traced task's open (fp_held_take() runs after the test), and
+ * a repeat has the held record's header, so the same task in the same
+ * cgroup: still in scope. An untraced task holds no slot, and costs one
+ * compare here.
  */
 __noinline long fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
 			      __u64 flags, __u64 mode)
@@ -288,7 +335,7 @@ __noinline long fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
 	    (flags & (0100 | 01000)))
 		return 0;
 	tid = task->pid;
-	h = bpf_map_lookup_elem(&held_opens, &tid);
+	h = held_get(tid);
 	if (!h)
 		return 0;
 	held = (struct fp_file *)h->rec;

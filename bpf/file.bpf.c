@@ -708,6 +708,18 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		return 0;
 	}
 	saved_args(regs, a);
+	/*
+	 * A repeat of the held open only counts: told before building, and
+	 * before the scope test (fp_open_again() says why that holds).
+	 */
+	if (sys == FP_SYS_OPEN && ret >= 0 && !every_open)
+		again = fp_open_again(ret, (__u32)AT_FDCWD | (__u64)sys << 32,
+				      a[0], a[1], a[2]);
+	else if (sys == FP_SYS_OPENAT && ret >= 0 && !every_open)
+		again = fp_open_again(ret, (__u32)a[0] | (__u64)sys << 32, a[1],
+				      a[2], a[3]);
+	if (again > 0)
+		return 0;
 	/* they check their own scope: the tracer's own tasks matter there */
 	if (sys == FP_SYS_BPF || sys == FP_SYS_PTRACE)
 		fp_tamper_enter(sys, a[0], a[1]);
@@ -733,15 +745,6 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		net_exit(sys, ret, a);
 		return 0;
 	}
-	/* a repeat of the held open only counts: tell it before building */
-	if (sys == FP_SYS_OPEN && ret >= 0 && !every_open)
-		again = fp_open_again(ret, (__u32)AT_FDCWD | (__u64)sys << 32,
-				      a[0], a[1], a[2]);
-	else if (sys == FP_SYS_OPENAT && ret >= 0 && !every_open)
-		again = fp_open_again(ret, (__u32)a[0] | (__u64)sys << 32, a[1],
-				      a[2], a[3]);
-	if (again > 0)
-		return 0;
 	a[FP_ARG_NAME_READ] = -again;
 	a[FP_ARG_OWN_GEN] = own_gen;
 	exit_args_put(a);

@@ -228,6 +228,47 @@ class WarmTest(fptest.TraceCase):
         counts = [ev for ev in r.events if ev.get("port") == 9013]
         self.assertEqual(counts, [], "a count of the killed run")
 
+    def test_a_killed_holder_leaves_no_open_to_the_next(self):
+        _, line = self.warm_run(["true"])
+        key = self.kept(line)
+        started = self.path("started")
+        marker = self.path("zz-held")
+        with open(marker, "w") as f:
+            f.write("a")
+        # a record always held back in the kernel, never flushed: the
+        # links die with footprint, before the watchdog ends the reader
+        reader = ("import os\n"
+                  "open(%r).close()\n"
+                  "open(%r, 'w').close()\n"
+                  "while True:\n"
+                  "    os.close(os.open(%r, os.O_RDONLY))\n"
+                  % (marker, started, marker))
+        root = self.path("root")
+        os.mkdir(root)
+        fp = subprocess.Popen(
+            [fptest.FOOTPRINT, "run", "--quiet", "--root", root, "--",
+             "python3", "-c", reader], cwd=self.dir, env=self.env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(started):
+            self.assertIsNone(fp.poll(), "footprint ended early")
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.02)
+        time.sleep(0.5)
+        os.kill(fp.pid, signal.SIGKILL)
+        err = fp.communicate(timeout=30)[1]
+        self.reused(tracer_line(err), key)
+        deadline = time.monotonic() + 30
+        while subprocess.run(["pgrep", "-f", started],
+                             stdout=subprocess.DEVNULL).returncode == 0:
+            self.assertLess(time.monotonic(), deadline, "the reader lives on")
+            time.sleep(0.1)
+
+        r, line = self.warm_run(["true"], cwd=self.dir)
+        self.reused(line, key)
+        self.assertEqual(r.with_path(marker), [], "an open of the killed run")
+
     def test_a_busy_set_is_left_to_its_run(self):
         _, line = self.warm_run(["true"])
         key = self.kept(line)

@@ -554,33 +554,48 @@ int fp_tracer_consume(struct fp_tracer *t)
 	return ring_buffer__consume(t->rb);
 }
 
+/*
+ * The records still held back in the kernel (bpf/collapse.bpf.h): the
+ * owners in one batch, then the records of the slots taken. Call once
+ * detached.
+ */
 int fp_tracer_drain_held(struct fp_tracer *t)
 {
-	int fd = bpf_map__fd(t->skel->maps.held_opens), n = 0;
+	int ofd = bpf_map__fd(t->skel->maps.held_owner);
+	int rfd = bpf_map__fd(t->skel->maps.held_opens);
+	__u32 count = FP_HELD_TASKS, out, i, *keys;
+	__u64 *owners, zero = 0;
 	struct fp_held_open h;
-	__u32 key, next;
-	__u32 *keys;
 	size_t size;
+	int n = 0;
 
-	/* the keys first: deleting while walking them may restart the walk */
 	keys = calloc(FP_HELD_TASKS, sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	while (n < FP_HELD_TASKS &&
-	       !bpf_map_get_next_key(fd, n ? &key : NULL, &next)) {
-		keys[n++] = next;
-		key = next;
+	owners = calloc(FP_HELD_TASKS, sizeof(*owners));
+	if (!keys || !owners) {
+		n = -ENOMEM;
+		goto cleanup;
 	}
-	for (int i = 0; i < n; i++) {
+	/* ENOENT: the end of the array was reached, count is what was read */
+	if (bpf_map_lookup_batch(ofd, NULL, &out, keys, owners, &count, NULL) &&
+	    errno != ENOENT) {
+		n = -errno;
+		goto cleanup;
+	}
+	for (i = 0; i < count; i++) {
+		if (!owners[i])
+			continue;
 		size = 0;
-		if (!bpf_map_lookup_elem(fd, &keys[i], &h))
+		if (!bpf_map_lookup_elem(rfd, &keys[i], &h))
 			size = ((struct fp_file *)h.rec)->hdr.size;
 		if (size >= sizeof(struct fp_file) && size <= sizeof(h.rec))
 			fp_collector_feed(t->col, h.rec, size);
 		else
 			t->lost_held++;
-		bpf_map_delete_elem(fd, &keys[i]);
+		bpf_map_update_elem(ofd, &keys[i], &zero, BPF_ANY);
+		n++;
 	}
+cleanup:
+	free(owners);
 	free(keys);
 	return n;
 }

@@ -49,8 +49,8 @@ static int zero_percpu(int fd, const struct bpf_map *m)
 }
 
 /*
- * An array a run writes (flow_cache): zeroed in one call, as its 4096
- * slots one by one would cost milliseconds.
+ * An array a run writes (flow_cache, held_owner): zeroed in one call, as
+ * its 4096 slots one by one would cost milliseconds.
  */
 static int zero_array(int fd, const struct bpf_map *m)
 {
@@ -103,8 +103,10 @@ static int reset_map(const struct bpf_map *m, bool dry)
 	case BPF_MAP_TYPE_CGROUP_ARRAY:
 		return dry ? 0 : clear_cgroups(fd, m);
 	case BPF_MAP_TYPE_ARRAY:
-		/* the syscall table and global data are a load's */
-		if (!strcmp(bpf_map__name(m), "flow_cache"))
+		/* the syscall table, global data and the held records (a
+		 * slot's is written before it is read) are a load's */
+		if (!strcmp(bpf_map__name(m), "flow_cache") ||
+		    !strcmp(bpf_map__name(m), "held_owner"))
 			return dry ? 0 : zero_array(fd, m);
 		return 0;
 	case BPF_MAP_TYPE_RINGBUF:
