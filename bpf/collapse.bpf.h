@@ -315,7 +315,8 @@ static __always_inline bool same_name(const char *a, const char *b, __u32 n)
  * handle_sys_exit() asks this before its scope test: a slot is only ever
  * taken by a traced task's open (fp_held_take() runs after the test), and
  * a repeat has the held record's header, so the same task in the same
- * cgroup: still in scope. An untraced task holds no slot, and costs one
+ * cgroup: still in scope, unless the tracer has since named the process
+ * its own (tested here). An untraced task holds no slot, and costs one
  * compare here.
  */
 __noinline long fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
@@ -336,7 +337,8 @@ __noinline long fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
 		return 0;
 	tid = task->pid;
 	h = held_get(tid);
-	if (!h)
+	/* a process the tracer named its own since (a daemon it forked) */
+	if (!h || (nself && is_self(task->tgid)))
 		return 0;
 	held = (struct fp_file *)h->rec;
 	if (held->sys != (__u32)(dirfd_sys >> 32) || held->ret != ret ||

@@ -517,13 +517,17 @@ struct {
 	__type(value, __u64[FP_EXIT_ARGS]);
 } exit_args SEC(".maps");
 
-static __always_inline void exit_args_put(const __u64 *a)
+/*
+ * Where sys_exit() keeps them from the start: an array on its stack would
+ * be part of every call chain's (512 bytes in all). Per CPU, as the rest
+ * of the working space: a second run of a program on one CPU while one is
+ * under way is not run, and counted (lost_recursion).
+ */
+static __always_inline __u64 *exit_args_get(void)
 {
 	__u32 zero = 0;
-	__u64 *slot = bpf_map_lookup_elem(&exit_args, &zero);
 
-	if (slot)
-		__builtin_memcpy(slot, a, FP_EXIT_ARGS * sizeof(__u64));
+	return bpf_map_lookup_elem(&exit_args, &zero);
 }
 
 __noinline int fp_file_exit(__u32 sys, long ret)
@@ -687,7 +691,7 @@ static __always_inline int signal_exit(__u32 sys, __u64 *a, long ret)
 		given = a[1];
 		what = a[0];
 	}
-	held_flush((__u32)bpf_get_current_pid_tgid());
+	fp_open_flush();
 	return fp_signal_exit(ret, sys, given, what, target);
 }
 
@@ -698,8 +702,8 @@ static __always_inline int signal_exit(__u32 sys, __u64 *a, long ret)
 static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 				    __u64 own_gen)
 {
-	__u64 a[FP_EXIT_ARGS];
 	long again = 0;
+	__u64 *a;
 
 	if (sys == FP_SYS_HEARTBEAT) {
 		if (heartbeat_tgid &&
@@ -707,6 +711,9 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 			heartbeat_bump(FP_HB_SYS_EXIT);
 		return 0;
 	}
+	a = exit_args_get();
+	if (!a)
+		return 0;
 	saved_args(regs, a);
 	/*
 	 * A repeat of the held open only counts: told before building, and
@@ -720,6 +727,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 				      a[2], a[3]);
 	if (again > 0)
 		return 0;
+	a[FP_ARG_NAME_READ] = -again;
 	/* they check their own scope: the tracer's own tasks matter there */
 	if (sys == FP_SYS_BPF || sys == FP_SYS_PTRACE)
 		fp_tamper_enter(sys, a[0], a[1]);
@@ -730,7 +738,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		return signal_exit(sys, a, ret);
 	if (sys == FP_SYS_BIND) {
 		/* a held open of this task goes out first */
-		held_flush((__u32)bpf_get_current_pid_tgid());
+		fp_open_flush();
 		return fp_bind_exit(ret, a[0], a[1], a[2]);
 	}
 	if (sys >= FP_SYS_CONNECT) {
@@ -741,13 +749,11 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		 * lookup.
 		 */
 		if (sys != FP_SYS_SENDTO && sys != FP_SYS_SENDMSG)
-			held_flush((__u32)bpf_get_current_pid_tgid());
+			fp_open_flush();
 		net_exit(sys, ret, a);
 		return 0;
 	}
-	a[FP_ARG_NAME_READ] = -again;
 	a[FP_ARG_OWN_GEN] = own_gen;
-	exit_args_put(a);
 	return fp_file_exit(sys, ret);
 }
 
@@ -789,14 +795,20 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	sys = FP_SYS_NATIVE(v);
 	if (!sys)
 		return 0;
-	/* a flood's call that only counts, told before the scope test */
-	if (sys == FP_SYS_SENDTO) {
-		__u64 a[FP_EXIT_ARGS];
-
-		saved_args(regs, a);
-		if (fp_sendto_again(ret, a[0], a[4]))
-			return 0;
-	}
+		/*
+	 * A flood's call that only counts, told before the scope test: fd
+	 * and dest as saved_args() reads them, not through an array, as
+	 * this frame is part of every call chain's stack (512 bytes in all)
+	 */
+#if defined(__TARGET_ARCH_x86)
+	if (sys == FP_SYS_SENDTO && fp_sendto_again(ret, regs->di, regs->r8))
+		return 0;
+#else
+	if (sys == FP_SYS_SENDTO &&
+	    fp_sendto_again(ret, PT_REGS_PARM1_CORE_SYSCALL(regs),
+			    PT_REGS_PARM5_CORE_SYSCALL(regs)))
+		return 0;
+#endif
 	/* reads matter only for DNS answers: most runs never pay for them */
 	if (sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ && !dns_active)
 		return 0;

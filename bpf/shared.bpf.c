@@ -163,7 +163,8 @@ static __always_inline __u64 file_ino(struct file *f)
  * which costs as much again on every call of a flood: a slot is only
  * ever taken by a traced thread (flow_cache_set() runs after the test),
  * and a hit is a call of that thread's own process (the tgid is
- * compared), so a hit is a traced call. 0 for any other call, the
+ * compared), so a hit is a traced call, unless the tracer has since named
+ * the process its own (tested here). 0 for any other call, the
  * untraced included. Here, not in net.bpf.c, for the typed reads: one
  * task pointer serves the whole test.
  */
@@ -176,7 +177,8 @@ __noinline int fp_sendto_again(long ret, __u64 fd, __u64 uaddr)
 	if (!uaddr)
 		return 0;
 	c = flow_cache_get(task->pid, task->tgid, ret, uaddr);
-	if (!c)
+	/* a process the tracer named its own since (a daemon it forked) */
+	if (!c || (nself && is_self(task->tgid)))
 		return 0;
 	f = (struct file *)task_fd_file(task, (int)fd);
 	if (!f || (__u64)f != c->file || file_ino(f) != c->ino)
