@@ -28,13 +28,15 @@ const volatile __u32 every_open = 0;
  * may use slot tid % FP_HELD_TASKS if no other live thread holds it (its
  * owner, taken by compare-and-swap and given back when the record goes
  * out); if one does, its opens go out one by one, as with --every-open.
- * The owners apart, so that userspace reads 32 KiB, not every record, to
- * find those left at the end (user/trace/tracer.c), and a reused set's
+ * The owners apart, so that userspace looks at 32 KiB, not every record,
+ * to find those left at the end (user/trace/tracer.c), and a reused set's
  * reset zeroes them alone (a slot's record is written before it is read).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, FP_HELD_TASKS);
+	/* userspace reads and zeroes it in place (user/trace/maparray.h) */
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, __u64); /* tid; 0: free */
 } held_owner SEC(".maps");

@@ -37,6 +37,8 @@ FP_SHARED struct {
 FP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, FP_FLOW_SLOTS);
+	/* userspace reads and zeroes it in place (user/trace/maparray.h) */
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct fp_flow_cache);
 } flow_cache SEC(".maps");

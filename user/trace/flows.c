@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -8,6 +7,7 @@
 
 #include "flows.h"
 #include "flowcache.h"
+#include "maparray.h"
 
 struct flow_val {
 	__u64 count; /* as bpf/flowcache.bpf.h: calls after the first */
@@ -51,37 +51,25 @@ static void merge_one(int map_fd, const struct fp_flow_cache *fc,
 	fp_collector_feed(c, &rec, sizeof(rec));
 }
 
-/*
- * Every slot in one call: 4096 lookups would cost a few ms at the end of
- * every run. A slot no thread holds has nothing pending.
- */
+/* The slots in place (maparray.h): a slot no thread holds has nothing pending. */
 int fp_flows_merge_cache(int cache_fd, int map_fd, struct fp_collector *c)
 {
-	struct fp_flow_cache *slots = calloc(FP_FLOW_SLOTS, sizeof(*slots));
-	__u32 *keys = calloc(FP_FLOW_SLOTS, sizeof(*keys));
-	__u32 count = FP_FLOW_SLOTS, out, i;
+	const struct fp_flow_cache *slot;
+	struct fp_map_array a;
+	unsigned int i;
 	int n = 0, ret;
 
-	if (!slots || !keys) {
-		n = -ENOMEM;
-		goto cleanup;
-	}
-	ret = bpf_map_lookup_batch(cache_fd, NULL, &out, keys, slots, &count,
-				   NULL);
-	/* ENOENT: the end of the array was reached, count is what was read */
-	if (ret && errno != ENOENT) {
-		n = -errno;
-		goto cleanup;
-	}
-	for (i = 0; i < count; i++) {
-		if (!slots[i].tid || !slots[i].pending)
+	ret = fp_map_array_open(&a, cache_fd, sizeof(*slot), FP_FLOW_SLOTS, 0);
+	if (ret)
+		return ret;
+	for (i = 0; i < FP_FLOW_SLOTS; i++) {
+		slot = fp_map_array_at(&a, i);
+		if (!slot->tid || !slot->pending)
 			continue;
-		merge_one(map_fd, &slots[i], c);
+		merge_one(map_fd, slot, c);
 		n++;
 	}
-cleanup:
-	free(keys);
-	free(slots);
+	fp_map_array_close(&a);
 	return n;
 }
 

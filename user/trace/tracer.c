@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include "syscalls.h"
 #include "tracer.h"
 #include "flows.h"
+#include "maparray.h"
 #include "warm.h"
 
 struct fp_tracer {
@@ -226,6 +228,31 @@ static int drain_earlier_run(struct fp_tracer *t)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * The ring is the tracer's alone: fork() would copy the page table
+ * entries of its data pages, mapped twice (ring_bytes each), into the
+ * command and the watchdog, about a millisecond each here. libbpf 1.1
+ * does not say where it mapped them; /proc/self/maps does: the one BPF
+ * map mapping larger than the ring. Best effort: a copy only costs time.
+ */
+static void ring_dontfork(unsigned long ring_bytes)
+{
+	unsigned long lo, hi;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "anon_inode:bpf-map") ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2 ||
+		    hi - lo <= ring_bytes)
+			continue;
+		madvise((void *)lo, hi - lo, MADV_DONTFORK);
+	}
+	fclose(f);
+}
+
 int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		   struct fp_collector *collector, char *err, size_t errlen)
 {
@@ -280,6 +307,7 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		ret = -errno;
 		goto fail;
 	}
+	ring_dontfork(opts->ring_bytes);
 	ret = drain_earlier_run(t);
 	if (ret)
 		goto fail;
@@ -556,47 +584,38 @@ int fp_tracer_consume(struct fp_tracer *t)
 
 /*
  * The records still held back in the kernel (bpf/collapse.bpf.h): the
- * owners in one batch, then the records of the slots taken. Call once
- * detached.
+ * owners looked at in place (maparray.h), then the records of the slots
+ * taken. Call once detached.
  */
 int fp_tracer_drain_held(struct fp_tracer *t)
 {
-	int ofd = bpf_map__fd(t->skel->maps.held_owner);
 	int rfd = bpf_map__fd(t->skel->maps.held_opens);
-	__u32 count = FP_HELD_TASKS, out, i, *keys;
-	__u64 *owners, zero = 0;
 	struct fp_held_open h;
+	struct fp_map_array a;
+	__u64 *owner;
 	size_t size;
-	int n = 0;
+	__u32 i;
+	int n = 0, ret;
 
-	keys = calloc(FP_HELD_TASKS, sizeof(*keys));
-	owners = calloc(FP_HELD_TASKS, sizeof(*owners));
-	if (!keys || !owners) {
-		n = -ENOMEM;
-		goto cleanup;
-	}
-	/* ENOENT: the end of the array was reached, count is what was read */
-	if (bpf_map_lookup_batch(ofd, NULL, &out, keys, owners, &count, NULL) &&
-	    errno != ENOENT) {
-		n = -errno;
-		goto cleanup;
-	}
-	for (i = 0; i < count; i++) {
-		if (!owners[i])
+	ret = fp_map_array_open(&a, bpf_map__fd(t->skel->maps.held_owner),
+				sizeof(*owner), FP_HELD_TASKS, 1);
+	if (ret)
+		return ret;
+	for (i = 0; i < FP_HELD_TASKS; i++) {
+		owner = fp_map_array_at(&a, i);
+		if (!*owner)
 			continue;
 		size = 0;
-		if (!bpf_map_lookup_elem(rfd, &keys[i], &h))
+		if (!bpf_map_lookup_elem(rfd, &i, &h))
 			size = ((struct fp_file *)h.rec)->hdr.size;
 		if (size >= sizeof(struct fp_file) && size <= sizeof(h.rec))
 			fp_collector_feed(t->col, h.rec, size);
 		else
 			t->lost_held++;
-		bpf_map_update_elem(ofd, &keys[i], &zero, BPF_ANY);
+		*owner = 0;
 		n++;
 	}
-cleanup:
-	free(owners);
-	free(keys);
+	fp_map_array_close(&a);
 	return n;
 }
 

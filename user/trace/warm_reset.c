@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "footprint.skel.h"
+#include "maparray.h"
 #include "warm_reset.h"
 
 static int clear_hash(int fd, __u32 key_size)
@@ -49,29 +50,21 @@ static int zero_percpu(int fd, const struct bpf_map *m)
 }
 
 /*
- * An array a run writes (flow_cache, held_owner): zeroed in one call, as
- * its 4096 slots one by one would cost milliseconds.
+ * An array a run writes (flow_cache, held_owner): zeroed in place, as
+ * the kernel side maps it (maparray.h).
  */
 static int zero_array(int fd, const struct bpf_map *m)
 {
-	__u32 n = bpf_map__max_entries(m), i;
-	size_t sz = bpf_map__value_size(m);
-	__u32 *keys = calloc(n, sizeof(*keys));
-	void *zero = calloc(n, sz);
-	int ret = 0;
+	struct fp_map_array a;
+	int ret;
 
-	if (!keys || !zero) {
-		ret = -ENOMEM;
-		goto cleanup;
-	}
-	for (i = 0; i < n; i++)
-		keys[i] = i;
-	if (bpf_map_update_batch(fd, keys, zero, &n, NULL))
-		ret = -errno;
-cleanup:
-	free(zero);
-	free(keys);
-	return ret;
+	ret = fp_map_array_open(&a, fd, bpf_map__value_size(m),
+				bpf_map__max_entries(m), 1);
+	if (ret)
+		return ret;
+	memset(a.base, 0, a.stride * bpf_map__max_entries(m));
+	fp_map_array_close(&a);
+	return 0;
 }
 
 static int clear_cgroups(int fd, const struct bpf_map *m)
