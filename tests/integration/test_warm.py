@@ -100,6 +100,30 @@ class WarmTest(fptest.TraceCase):
         self.assertEqual(line, "reused the programs kept in %s/%s" %
                          (WARM, key))
 
+    def kill_mid_run(self, key, cmd, started):
+        """Run cmd under footprint, SIGKILL footprint once cmd has made
+        the file started, and wait until its watchdog has ended cmd."""
+        root = self.path("root")
+        os.mkdir(root)
+        fp = subprocess.Popen(
+            [fptest.FOOTPRINT, "run", "--quiet", "--root", root, "--"] +
+            cmd, cwd=self.dir, env=self.env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(started):
+            self.assertIsNone(fp.poll(), "footprint ended early")
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.02)
+        time.sleep(0.5)
+        os.kill(fp.pid, signal.SIGKILL)
+        err = fp.communicate(timeout=30)[1]
+        self.reused(tracer_line(err), key)
+        deadline = time.monotonic() + 30
+        while subprocess.run(["pgrep", "-f", started],
+                             stdout=subprocess.DEVNULL).returncode == 0:
+            self.assertLess(time.monotonic(), deadline, "the command lives on")
+            time.sleep(0.1)
+
     def test_kept_then_reused_traces_the_same(self):
         os.mkdir(self.path("sub"))
         with open(self.path("sub", "f"), "w") as f:
@@ -150,28 +174,8 @@ class WarmTest(fptest.TraceCase):
                 "done" % started)
         with open(self.path("zz-marker-a"), "w") as f:
             f.write("a")
-        root = self.path("root")
-        os.mkdir(root)
-        fp = subprocess.Popen(
-            [fptest.FOOTPRINT, "run", "--quiet", "--root", root, "--",
-             "sh", "-c", loop], cwd=self.dir, env=self.env,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        while not os.path.exists(started):
-            self.assertIsNone(fp.poll(), "footprint ended early")
-            self.assertLess(time.monotonic(), deadline)
-            time.sleep(0.02)
-        time.sleep(0.5)
-        os.kill(fp.pid, signal.SIGKILL)
-        err = fp.communicate(timeout=30)[1]
-        self.reused(tracer_line(err), key)
         # its watchdog ends the loop once footprint is gone
-        deadline = time.monotonic() + 30
-        while subprocess.run(["pgrep", "-f", started],
-                             stdout=subprocess.DEVNULL).returncode == 0:
-            self.assertLess(time.monotonic(), deadline, "the loop lives on")
-            time.sleep(0.1)
+        self.kill_mid_run(key, ["sh", "-c", loop], started)
         # killed between its two renames, maybe
         if os.path.exists(self.path("zz-marker-b")):
             os.rename(self.path("zz-marker-b"), self.path("zz-marker-a"))
@@ -201,27 +205,7 @@ class WarmTest(fptest.TraceCase):
                  "open(%r, 'w').close()\n"
                  "while True:\n"
                  "    s.sendto(b'x', ('127.0.0.1', 9013))\n" % started)
-        root = self.path("root")
-        os.mkdir(root)
-        fp = subprocess.Popen(
-            [fptest.FOOTPRINT, "run", "--quiet", "--root", root, "--",
-             "python3", "-c", flood], cwd=self.dir, env=self.env,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        while not os.path.exists(started):
-            self.assertIsNone(fp.poll(), "footprint ended early")
-            self.assertLess(time.monotonic(), deadline)
-            time.sleep(0.02)
-        time.sleep(0.5)
-        os.kill(fp.pid, signal.SIGKILL)
-        err = fp.communicate(timeout=30)[1]
-        self.reused(tracer_line(err), key)
-        deadline = time.monotonic() + 30
-        while subprocess.run(["pgrep", "-f", started],
-                             stdout=subprocess.DEVNULL).returncode == 0:
-            self.assertLess(time.monotonic(), deadline, "the flood lives on")
-            time.sleep(0.1)
+        self.kill_mid_run(key, ["python3", "-c", flood], started)
 
         r, line = self.warm_run(["true"], cwd=self.dir)
         self.reused(line, key)
@@ -243,27 +227,7 @@ class WarmTest(fptest.TraceCase):
                   "while True:\n"
                   "    os.close(os.open(%r, os.O_RDONLY))\n"
                   % (marker, started, marker))
-        root = self.path("root")
-        os.mkdir(root)
-        fp = subprocess.Popen(
-            [fptest.FOOTPRINT, "run", "--quiet", "--root", root, "--",
-             "python3", "-c", reader], cwd=self.dir, env=self.env,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        while not os.path.exists(started):
-            self.assertIsNone(fp.poll(), "footprint ended early")
-            self.assertLess(time.monotonic(), deadline)
-            time.sleep(0.02)
-        time.sleep(0.5)
-        os.kill(fp.pid, signal.SIGKILL)
-        err = fp.communicate(timeout=30)[1]
-        self.reused(tracer_line(err), key)
-        deadline = time.monotonic() + 30
-        while subprocess.run(["pgrep", "-f", started],
-                             stdout=subprocess.DEVNULL).returncode == 0:
-            self.assertLess(time.monotonic(), deadline, "the reader lives on")
-            time.sleep(0.1)
+        self.kill_mid_run(key, ["python3", "-c", reader], started)
 
         r, line = self.warm_run(["true"], cwd=self.dir)
         self.reused(line, key)
