@@ -49,10 +49,7 @@ static int zero_percpu(int fd, const struct bpf_map *m)
 	return ret;
 }
 
-/*
- * An array a run writes (flow_cache, held_owner): zeroed in place, as
- * the kernel side maps it (maparray.h).
- */
+/* A slot table (flow_cache, held_owner), zeroed in place (maparray.h). */
 static int zero_array(int fd, const struct bpf_map *m)
 {
 	struct fp_map_array a;
@@ -96,10 +93,15 @@ static int reset_map(const struct bpf_map *m, bool dry)
 	case BPF_MAP_TYPE_CGROUP_ARRAY:
 		return dry ? 0 : clear_cgroups(fd, m);
 	case BPF_MAP_TYPE_ARRAY:
-		/* the syscall table, global data and the held records (a
-		 * slot's is written before it is read) are a load's */
-		if (!strcmp(bpf_map__name(m), "flow_cache") ||
-		    !strcmp(bpf_map__name(m), "held_owner"))
+		/*
+		 * An array the kernel side lets userspace map is a slot table
+		 * a run writes and the stop reads in place (maparray.h). The
+		 * syscall table, global data (.bss is zeroed below) and the
+		 * held records (a slot's is written before it is read) are
+		 * a load's.
+		 */
+		if ((bpf_map__map_flags(m) & BPF_F_MMAPABLE) &&
+		    !bpf_map__is_internal(m))
 			return dry ? 0 : zero_array(fd, m);
 		return 0;
 	case BPF_MAP_TYPE_RINGBUF:
