@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "shape.h"
 
 const char *const fp_ns_names[FP_NS_N] = { "cgroup", "ipc",  "mnt",  "net",
@@ -110,7 +111,7 @@ static int hash_exe(int dirfd, char out[65])
 	EVP_MD_CTX *ctx;
 	struct stat st;
 	ssize_t n;
-	int fd, i, ret = -EIO;
+	int fd, ret = -EIO;
 
 	out[0] = '\0';
 	fd = openat(dirfd, "exe", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -128,8 +129,7 @@ static int hash_exe(int dirfd, char out[65])
 	}
 	if (!EVP_DigestFinal_ex(ctx, md, NULL))
 		goto out;
-	for (i = 0; i < 32; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
+	fp_hex(out, md, 32);
 	ret = 0;
 out:
 	EVP_MD_CTX_free(ctx);

@@ -20,6 +20,7 @@
 
 #include "footprint.skel.h"
 #include "hooks.h"
+#include "json.h"
 #include "warm.h"
 #include "warm_reset.h"
 
@@ -158,8 +159,7 @@ static int make_key(struct footprint_bpf *skel, const __u32 *sys_table,
 		feed_u32(ctx, (__u32)st.st_size);
 	if (!EVP_DigestFinal_ex(ctx, md, NULL))
 		goto cleanup;
-	for (i = 0; i < 16; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
+	fp_hex(out, md, 16);
 	ret = 0;
 cleanup:
 	EVP_MD_CTX_free(ctx);
