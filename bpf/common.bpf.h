@@ -110,6 +110,8 @@ struct trim_state {
 	__u32 at; /* buf offset of the extended names */
 	__u32 cut; /* bytes kept: a name boundary */
 	__u64 gen; /* path_gen before the last cached_walk() */
+	__u32 steps; /* that walk's steps, or more */
+	__u32 _pad;
 };
 
 struct path_args {
@@ -229,6 +231,7 @@ static __always_inline void emit(void *rec, __u64 size)
  */
 int fp_cur_fd(int fd, __u64 *fp); /* the task's struct file at fd, or 0 */
 __u32 fp_cur_ppid(void);
+int fp_cur_hdr(struct fp_hdr *h); /* the header's who: pid ... comm */
 struct fp_file_id {
 	__u64 inode;
 	__u64 mnt;
@@ -260,19 +263,9 @@ static __always_inline struct file *cur_fd(int fd)
  */
 static __always_inline void fill_hdr_untimed(struct fp_hdr *h, __u32 type)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u64 ugid = bpf_get_current_uid_gid();
-
 	h->type = type;
 	h->ts_ns = 0;
-	h->pid = id >> 32;
-	h->tid = (__u32)id;
-	h->ppid = fp_cur_ppid();
-	h->uid = (__u32)ugid;
-	h->gid = ugid >> 32;
-	h->_pad = 0;
-	h->cgroup_id = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	fp_cur_hdr(h);
 }
 
 static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)

@@ -39,7 +39,7 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 				     struct task_struct *fdtask, __u64 known)
 {
 	char *buf = s->buf;
-	__u32 start = *pos;
+	__u32 start = *pos, limit = start + FP_PATH_MAX, n0, flags = 0;
 	long n;
 	char c0;
 
@@ -48,7 +48,10 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	fp->base_len = 0;
 	fp->raw_len = 0;
 	if (!upath) {
-		/* fchmod, fchown, ftruncate: the path of the fd itself */
+		/*
+		 * The file an open returned, fchmod's, fchown's, ftruncate's:
+		 * the path of the fd itself
+		 */
 		struct file *f = task_fd(fdtask, dirfd);
 		struct path fpath;
 
@@ -59,9 +62,25 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 		}
 		fpath = BPF_CORE_READ(f, f_path);
 		fp->flags |= file_kind(&fpath);
-		fp->base_len = walk_path(s, &fpath, start, start + FP_PATH_MAX,
-					 &fp->flags);
-		*pos = start + fp->base_len;
+		n0 = file_name_key(s, &fpath, start, limit);
+		if (n0) {
+			n0 += cached_walk(s, &s->trim.base, &s->trim.key,
+					  start + n0, limit, &flags,
+					  FP_WC_FILE);
+			/*
+			 * one step more than the directory's walk: the same
+			 * bytes unless that one ran to the steps' limit
+			 */
+			if (s->trim.steps + 3 > FP_WALK_MAX)
+				n0 = 0;
+		}
+		if (!n0) {
+			flags = 0;
+			n0 = walk_path(s, &fpath, start, limit, &flags);
+		}
+		fp->flags |= flags;
+		fp->base_len = n0;
+		*pos = start + n0;
 		return;
 	}
 	n = known ? (long)known :

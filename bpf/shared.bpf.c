@@ -192,6 +192,34 @@ __noinline __u32 fp_cur_ppid(void)
 	return bpf_get_current_task_btf()->real_parent->tgid;
 }
 
+/*
+ * The header's fields that say who: what the pid_tgid, uid_gid, cgroup_id
+ * and comm helpers return, read by plain loads. Four helper calls cost
+ * ~50 ns of an event's ~800 here. The uid and gid are the kernel's global
+ * ids, as from_kuid(&init_user_ns) gives them; the cgroup is the v2 one;
+ * comm is NUL-padded by set_task_comm(), so its two words are the
+ * helper's sixteen bytes.
+ */
+__noinline int fp_cur_hdr(struct fp_hdr *h)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct cred *cred;
+
+	if (!h)
+		return 0;
+	cred = task->cred;
+	h->pid = task->tgid;
+	h->tid = task->pid;
+	h->ppid = task->real_parent->tgid;
+	h->uid = cred->uid.val;
+	h->gid = cred->gid.val;
+	h->_pad = 0;
+	h->cgroup_id = task->cgroups->dfl_cgrp->kn->id;
+	*(__u64 *)&h->comm[0] = *(const __u64 *)&task->comm[0];
+	*(__u64 *)&h->comm[8] = *(const __u64 *)&task->comm[8];
+	return 0;
+}
+
 const volatile __u64 max_argv_bytes = 1 << 20;
 const volatile __u64 wakeup_bytes = 1 << 20;
 

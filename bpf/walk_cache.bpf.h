@@ -32,9 +32,14 @@ __u64 path_gen SEC(".bss");
  */
 const volatile bool walk_cache_on = true;
 
-/* The last walk of the cwd (slot 0) and of a dirfd (slot 1). */
+/*
+ * The last walk of the cwd (slot 0), of a dirfd (slot 1), and of the
+ * directory of a file named by its fd (slot 2: what an open created).
+ */
 #define FP_WC_CWD 0
 #define FP_WC_DIRFD 1
+#define FP_WC_FILE 2
+#define FP_WC_SLOTS 3
 struct walk_entry {
 	struct walk_key key;
 	__u64 gen;
@@ -60,7 +65,7 @@ struct walk_entry {
 };
 
 struct walk_cache {
-	struct walk_entry e[2];
+	struct walk_entry e[FP_WC_SLOTS];
 };
 
 /*
@@ -73,6 +78,19 @@ struct {
 	__type(key, int);
 	__type(value, struct walk_cache);
 } walk_cache SEC(".maps");
+
+/* Entry slot of c; the check and the index in one register */
+static __always_inline struct walk_entry *wc_entry(struct walk_cache *c,
+						   __u32 slot)
+{
+	__u64 i = slot;
+
+	barrier_var(i);
+	if (i >= FP_WC_SLOTS)
+		return NULL;
+	barrier_var(i);
+	return &c->e[i];
+}
 
 /* Returns the generation it bumped to. */
 static __always_inline __u64 gen_bump(void)
@@ -189,9 +207,9 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	long n;
 
 	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0, 0);
-	if (!s || !c)
+	e = c ? wc_entry(c, slot) : NULL;
+	if (!s || !e)
 		return -1;
-	e = &c->e[slot & 1];
 	t = &s->trim;
 	k = &t->key;
 	/* locals: BPF_CORE_READ must start from a kernel type */
@@ -378,9 +396,9 @@ __noinline long fp_walk_ascend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	long n;
 
 	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0, 0);
-	if (!s || !c)
+	e = c ? wc_entry(c, slot) : NULL;
+	if (!s || !e)
 		return -1;
-	e = &c->e[slot & 1];
 	k = &s->trim.key;
 	if (!e->valid || e->gen != gen || !e->parent ||
 	    e->parent != k->dentry || e->parent_inode != k->inode ||
@@ -455,9 +473,57 @@ __noinline long fp_walk_ascend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	return e->len;
 }
 
+/*
+ * A file named by its fd (the file an open created, fchmod's): its walk
+ * is its name, then the walk of its directory, and consecutive creates
+ * are mostly in one directory (git's objects, tar's and a compiler's
+ * outputs), so the directory's walk comes from the cache (slot
+ * FP_WC_FILE) where every create walked it to the root. This writes the
+ * name at pos and keys the directory in trim, as walk_step() would step
+ * from the file: 0 (and nothing is kept) where that step would not write
+ * the name, at the task's root, a mount's root, an anonymous file, a
+ * name that does not fit: the caller then walks the file itself.
+ */
+static __always_inline __u32 file_name_key(struct scratch *s, struct path *p,
+					   __u32 pos, __u32 limit)
+{
+	struct fs_struct *fs = bpf_get_current_task_btf()->fs;
+	struct trim_state *t = &s->trim;
+	/* locals: BPF_CORE_READ must start from a kernel type */
+	struct dentry *d = p->dentry, *parent;
+	struct vfsmount *mnt = p->mnt;
+	struct inode *inode;
+	struct qstr q;
+	long n;
+
+	if (!walk_cache_on)
+		return 0;
+	t->key.root_dentry = fs->root.dentry;
+	t->key.root_mnt = fs->root.mnt;
+	if ((d == t->key.root_dentry && mnt == t->key.root_mnt) ||
+	    d == BPF_CORE_READ(mnt, mnt_root))
+		return 0;
+	parent = BPF_CORE_READ(d, d_parent);
+	if (parent == d || bpf_core_read(&q, sizeof(q), &d->d_name) ||
+	    q.len + 1 > FP_NAME_MAX || pos + q.len + 1 > limit)
+		return 0;
+	n = bpf_probe_read_kernel_str(s->buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
+				      q.name);
+	if (n != q.len + 1)
+		return 0;
+	inode = BPF_CORE_READ(parent, d_inode);
+	t->base.dentry = parent;
+	t->base.mnt = mnt;
+	t->key.dentry = parent;
+	t->key.mnt = mnt;
+	t->key.inode = inode;
+	t->key.ino = BPF_CORE_READ(inode, i_ino);
+	return n;
+}
+
 static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 					 const struct walk_key *k, __u32 pos,
-					 __u32 limit, __u32 *flags, int slot)
+					 __u32 limit, __u32 *flags, __u32 slot)
 {
 	__u32 avail = limit - pos, len, wflags = 0;
 	struct walk_cache *c;
@@ -465,14 +531,16 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 	__u64 gen;
 	long ext;
 
+	/* unknown, until a walk or an entry says */
+	s->trim.steps = FP_WALK_MAX;
 	if (!walk_cache_on)
 		return walk_path(s, base, pos, limit, flags);
 	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!c)
+	e = c ? wc_entry(c, slot) : NULL;
+	if (!e)
 		return walk_path(s, base, pos, limit, flags);
-	e = &c->e[slot & 1];
-	/*
+		/*
 	 * Before the walk reads any dentry: a rename after it bumps past gen.
 	 * x86 keeps loads in order; elsewhere the fetch is the barrier.
 	 */
@@ -483,6 +551,8 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 #endif
 	s->trim.gen = gen;
 	own_rmdir_revalidate(s, e, k, gen);
+	/* the steps of the walk given, or more (see file_walk) */
+	s->trim.steps = e->steps;
 	if (walk_hit(e, k, avail, gen)) {
 		len = e->len;
 		barrier_var(len);
@@ -498,13 +568,11 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 		return ext;
 	}
 	ext = fp_walk_extend(slot, pos, avail, gen);
+	if (ext < 0)
+		ext = fp_walk_ascend(slot, pos, avail, gen);
 	if (ext >= 0) {
 		*flags |= e->flags;
-		return ext;
-	}
-	ext = fp_walk_ascend(slot, pos, avail, gen);
-	if (ext >= 0) {
-		*flags |= e->flags;
+		s->trim.steps = e->steps;
 		return ext;
 	}
 	len = walk_path(s, base, pos, limit, &wflags);
@@ -516,6 +584,7 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 	e->flags = wflags;
 	walk_keep_ascent(e, &s->walk, k);
 	entry_keep_names(e, s, pos, len);
+	s->trim.steps = e->steps;
 	return len;
 }
 
