@@ -608,9 +608,9 @@ static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
 
 /*
  * walk STEP...: a script of path syscalls, for the walk cache tests.
- * cd:DIR chdir; mk:REL mkdirat(AT_FDCWD); dir:DIR open the dirfd that
- * at:REL makes the directory REL under; mv:OLD:NEW renameat; urmv:OLD:NEW
- * the same through io_uring; sync:OUT:IN
+ * cd:DIR chdir; mk:REL mkdirat(AT_FDCWD); cr:REL create the file REL;
+ * dir:DIR open the dirfd that at:REL makes the directory REL under;
+ * mv:OLD:NEW renameat; urmv:OLD:NEW the same through io_uring; sync:OUT:IN
  * writes a byte to the fifo OUT, then waits for one on the fifo IN (the
  * test acts in between); userns-bind:SRC:DST a new user and mount
  * namespace with SRC bound on DST; down:NAME:N N times mkdirat(dirfd,
@@ -667,6 +667,16 @@ static void walk_mkdir(int dirfd, const char *rel)
 {
 	if (syscall(SYS_mkdirat, dirfd, rel, 0755))
 		fail("mkdirat");
+}
+
+/* A file created by a name relative to the cwd, reported by its fd too */
+static void walk_create(const char *rel)
+{
+	int fd = openat(AT_FDCWD, rel, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	if (fd < 0)
+		fail("openat(O_CREAT)");
+	close(fd);
 }
 
 /* A renameat through io_uring, with no liburing: one SQE, one CQE. */
@@ -762,6 +772,8 @@ static int do_walk(char **steps, int n)
 			fail("chdir");
 		else if (!strcmp(op, "mk"))
 			walk_mkdir(AT_FDCWD, a);
+		else if (!strcmp(op, "cr"))
+			walk_create(a);
 		else if (!strcmp(op, "dir"))
 			dirfd = open_dir(a);
 		else if (!strcmp(op, "at"))

@@ -61,7 +61,7 @@ class WalkCacheTest(unittest.TestCase):
             os.chmod(f, 0o666)
         return ready, go
 
-    def run_walk(self, steps, act=None):
+    def run_walk(self, steps, act=None, kind="mkdir"):
         """Trace `fpprobe walk STEPS`; act() runs, as root and outside the
         run, while the probe waits in its sync step. Returns the absolute
         paths of the probe's openat events, in order."""
@@ -93,7 +93,7 @@ class WalkCacheTest(unittest.TestCase):
         with open(evpath, encoding="utf-8") as f:
             events = [json.loads(line) for line in f]
         paths = [e["path"] for e in events
-                 if e["type"] == "mkdir" and e["comm"] == "fpprobe"
+                 if e["type"] == kind and e["comm"] == "fpprobe"
                  and e.get("ok")]
         return paths, res
 
@@ -106,6 +106,21 @@ class WalkCacheTest(unittest.TestCase):
         self.assertEqual(paths, ["%s/a/b/f1" % r, "%s/a/b/f2" % r,
                                  "%s/c/b/f3" % r], res.describe())
         self.assertTrue(os.path.exists("%s/c/b/f3" % r))
+
+    def test_created_file_after_rename_of_its_directory_outside_run(self):
+        # a created file's path comes from the cached walk of its
+        # directory (slot FP_WC_FILE): a rename of an ancestor by a
+        # process outside the run must end that entry's use
+        r = self.sb.root
+        self.mkdirs("a/b/d")
+        paths, res = self.run_walk(
+            ["cd:%s/a/b" % r, "cr:d/f1", "cr:d/f2", "SYNC", "cr:d/f3"],
+            act=lambda: os.rename("%s/a" % r, "%s/c" % r), kind="open")
+        # the probe's own opens (its libraries, the fifos) are elsewhere
+        paths = [p for p in paths if p.startswith(r + "/")]
+        self.assertEqual(paths, ["%s/a/b/d/f1" % r, "%s/a/b/d/f2" % r,
+                                 "%s/c/b/d/f3" % r], res.describe())
+        self.assertTrue(os.path.exists("%s/c/b/d/f3" % r))
 
     def test_rename_of_cwd_ancestor_outside_run(self):
         r = self.sb.root
