@@ -50,18 +50,20 @@ class WalkCacheTest(unittest.TestCase):
                 os.chown(path, NOBODY.pw_uid, NOBODY.pw_gid)
         return path
 
-    def fifos(self):
-        """Two FIFOs outside the root: the probe says it is ready on the
-        first, the test answers on the second once it has acted."""
+    def fifos(self, where=None):
+        """Two FIFOs (outside the root unless where says): the probe says
+        it is ready on the first, the test answers on the second once it
+        has acted."""
         self.n += 1
-        ready = os.path.join(self.sb.base, "ready-%d" % self.n)
-        go = os.path.join(self.sb.base, "go-%d" % self.n)
+        ready = os.path.join(where or self.sb.base, "ready-%d" % self.n)
+        go = os.path.join(where or self.sb.base, "go-%d" % self.n)
         for f in (ready, go):
             os.mkfifo(f)
             os.chmod(f, 0o666)
         return ready, go
 
-    def run_walk(self, steps, act=None, kind="mkdir"):
+    def run_walk(self, steps, act=None, kind="mkdir", fifo_dir=None,
+                 moved=lambda p: p):
         """Trace `fpprobe walk STEPS`; act() runs, as root and outside the
         run, while the probe waits in its sync step. Returns the absolute
         paths of the probe's openat events, in order."""
@@ -69,7 +71,7 @@ class WalkCacheTest(unittest.TestCase):
         done = []
         t = None
         if act is not None:
-            ready, go = self.fifos()
+            ready, go = self.fifos(fifo_dir)
             steps = [s.replace("SYNC", "sync:%s:%s" % (ready, go))
                      for s in steps]
 
@@ -78,7 +80,7 @@ class WalkCacheTest(unittest.TestCase):
                     f.read(1)
                 act()
                 done.append(True)
-                with open(go, "wb") as f:
+                with open(moved(go), "wb") as f:
                     f.write(b"g")
             t = threading.Thread(target=helper, daemon=True)
             t.start()
@@ -108,16 +110,21 @@ class WalkCacheTest(unittest.TestCase):
         self.assertTrue(os.path.exists("%s/c/b/f3" % r))
 
     def test_created_file_after_rename_of_its_directory_outside_run(self):
-        # a created file's path after a rename of an ancestor by a
-        # process outside the run. Not a test of the FP_WC_FILE slot:
-        # with its generation check removed, this still passes
+        # through a symlink, the path reported is the fd's: the walk of
+        # the file's directory, from the cache (slot FP_WC_FILE). The
+        # FIFOs are in that directory, so that the sync's own write open
+        # keeps the entry; a rename of an ancestor by a process outside
+        # the run must end its use
         r = self.sb.root
-        self.mkdirs("a/b/d")
+        d = self.mkdirs("a/b/d")
+        os.symlink("d", "%s/a/b/l" % r)
         paths, res = self.run_walk(
-            ["cd:%s/a/b" % r, "cr:d/f1", "cr:d/f2", "SYNC", "cr:d/f3"],
-            act=lambda: os.rename("%s/a" % r, "%s/c" % r), kind="open")
-        # the probe's own opens (its libraries, the fifos) are elsewhere
-        paths = [p for p in paths if p.startswith(r + "/")]
+            ["cd:%s/a/b" % r, "cr:l/f1", "cr:l/f2", "SYNC", "cr:l/f3"],
+            act=lambda: os.rename("%s/a" % r, "%s/c" % r), kind="open",
+            fifo_dir=d, moved=lambda p: p.replace("/a/b/d/", "/c/b/d/"))
+        # the probe's own opens: its libraries, the FIFOs
+        paths = [p for p in paths if p.startswith(r + "/")
+                 and os.path.basename(p).startswith("f")]
         self.assertEqual(paths, ["%s/a/b/d/f1" % r, "%s/a/b/d/f2" % r,
                                  "%s/c/b/d/f3" % r], res.describe())
         self.assertTrue(os.path.exists("%s/c/b/d/f3" % r))
