@@ -272,12 +272,27 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	return total;
 }
 
-/*
- * walk_path() for the directory a relative path is relative to, done
- * again only when the directory, the task's root or the generation
- * changed since this task's last walk of that slot. The names written
- * are the same bytes either way, so nothing downstream changes.
- */
+/* The task's root, part of every key: a chroot changes every walk. */
+static __always_inline void trim_key_root(struct trim_state *t,
+					  struct fs_struct *fs)
+{
+	t->key.root_dentry = fs->root.dentry;
+	t->key.root_mnt = fs->root.mnt;
+}
+
+/* The directory walked next, d on mnt, as trim's base and in its key. */
+static __always_inline void trim_key_dir(struct trim_state *t, struct dentry *d,
+					 struct vfsmount *mnt,
+					 struct inode *inode, __u64 ino)
+{
+	t->base.dentry = d;
+	t->base.mnt = mnt;
+	t->key.dentry = d;
+	t->key.mnt = mnt;
+	t->key.inode = inode;
+	t->key.ino = ino;
+}
+
 /*
  * The directory a relative name is relative to: the cwd, or the file at
  * dirfd, into trim.base, its key into trim.key, and whether it is on
@@ -290,35 +305,31 @@ __noinline int fp_dir_key(int dirfd)
 	struct scratch *s = scratch_get();
 	struct trim_state *t;
 	struct inode *inode;
+	struct path base;
 	struct dentry *d;
 	struct file *f;
 
 	if (!s)
 		return -1;
 	t = &s->trim;
-	t->key.root_dentry = fs->root.dentry;
-	t->key.root_mnt = fs->root.mnt;
+	trim_key_root(t, fs);
 	if (dirfd == AT_FDCWD) {
 		d = fs->pwd.dentry;
-		t->base.dentry = d;
-		t->base.mnt = fs->pwd.mnt;
-		t->key.inode = d->d_inode;
-		t->key.ino = d->d_inode->i_ino;
+		inode = d->d_inode;
+		trim_key_dir(t, d, fs->pwd.mnt, inode, inode->i_ino);
 		t->proc = d->d_sb->s_magic == PROC_SUPER_MAGIC;
 	} else {
 		f = cur_fd(dirfd);
 		if (!f)
 			return -1;
-		t->base = BPF_CORE_READ(f, f_path);
+		base = BPF_CORE_READ(f, f_path);
 		/* locals: BPF_CORE_READ must start from a kernel type */
-		d = t->base.dentry;
+		d = base.dentry;
 		inode = BPF_CORE_READ(d, d_inode);
-		t->key.inode = inode;
-		t->key.ino = BPF_CORE_READ(inode, i_ino);
+		trim_key_dir(t, d, base.mnt, inode,
+			     BPF_CORE_READ(inode, i_ino));
 		t->proc = BPF_CORE_READ(d, d_sb, s_magic) == PROC_SUPER_MAGIC;
 	}
-	t->key.dentry = t->base.dentry;
-	t->key.mnt = t->base.mnt;
 	return 0;
 }
 
@@ -498,8 +509,7 @@ static __always_inline __u32 file_name_key(struct scratch *s, struct path *p,
 
 	if (!walk_cache_on)
 		return 0;
-	t->key.root_dentry = fs->root.dentry;
-	t->key.root_mnt = fs->root.mnt;
+	trim_key_root(t, fs);
 	if ((d == t->key.root_dentry && mnt == t->key.root_mnt) ||
 	    d == BPF_CORE_READ(mnt, mnt_root))
 		return 0;
@@ -512,15 +522,17 @@ static __always_inline __u32 file_name_key(struct scratch *s, struct path *p,
 	if (n != q.len + 1)
 		return 0;
 	inode = BPF_CORE_READ(parent, d_inode);
-	t->base.dentry = parent;
-	t->base.mnt = mnt;
-	t->key.dentry = parent;
-	t->key.mnt = mnt;
-	t->key.inode = inode;
-	t->key.ino = BPF_CORE_READ(inode, i_ino);
+	trim_key_dir(t, parent, mnt, inode, BPF_CORE_READ(inode, i_ino));
 	return n;
 }
 
+/*
+ * walk_path() for the directory in trim (a relative name's, or that of
+ * a file named by its fd), done again only when the directory, the
+ * task's root or the generation changed since this task's last walk of
+ * that slot. The names written
+ * are the same bytes either way, so nothing downstream changes.
+ */
 static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 					 const struct walk_key *k, __u32 pos,
 					 __u32 limit, __u32 *flags, __u32 slot)
