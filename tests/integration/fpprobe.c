@@ -611,8 +611,8 @@ static bool is(const char *cmd, const char *name, int argc, int nmin, int nmax)
  * cd:DIR chdir; mk:REL mkdirat(AT_FDCWD); cr:REL create the file REL;
  * dir:DIR open the dirfd that at:REL makes the directory REL under;
  * mv:OLD:NEW renameat; urmv:OLD:NEW the same through io_uring; sync:OUT:IN
- * writes a byte to the fifo OUT, then waits for one on the fifo IN (the
- * test acts in between); userns-bind:SRC:DST a new user and mount
+ * opens the fifo IN, writes a byte to the fifo OUT, then waits for one on
+ * IN (the test acts in between); userns-bind:SRC:DST a new user and mount
  * namespace with SRC bound on DST; down:NAME:N N times mkdirat(dirfd,
  * NAME) and make NAME the dirfd, as a descent through a tree by dirfd
  * does; up:NAME:N N times make ".." the dirfd and mkdirat(dirfd, NAME),
@@ -634,18 +634,26 @@ static char *walk_arg(char *step, char **second)
 	return a;
 }
 
+/*
+ * IN is opened before OUT is written: the test may rename IN's directory
+ * as soon as it reads OUT, so IN's name is only good until then. O_RDWR
+ * opens a FIFO without waiting for a writer, and the read still waits
+ * for the test's byte (this end keeps the FIFO from reading as EOF).
+ */
 static void walk_sync(const char *out, const char *in)
 {
 	char c = 'r';
-	int fd = open(out, O_WRONLY | O_CLOEXEC);
+	int in_fd = open(in, O_RDWR | O_CLOEXEC);
+	int out_fd = open(out, O_WRONLY | O_CLOEXEC);
 
-	if (fd < 0 || write(fd, &c, 1) != 1)
-		fail("sync out");
-	close(fd);
-	fd = open(in, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, &c, 1) != 1)
+	if (in_fd < 0)
 		fail("sync in");
-	close(fd);
+	if (out_fd < 0 || write(out_fd, &c, 1) != 1)
+		fail("sync out");
+	close(out_fd);
+	if (read(in_fd, &c, 1) != 1)
+		fail("sync in");
+	close(in_fd);
 }
 
 static void walk_userns_bind(const char *src, const char *dst)

@@ -94,9 +94,11 @@ class Netns:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def cmd(self, *argv):
-        """argv run with the namespace's resolv.conf."""
+        """argv run with the namespace's resolv.conf. mount -n: the
+        first mount on a fresh machine would otherwise create
+        /run/mount (util-linux's utab), a write outside the roots."""
         return ["unshare", "-m", "sh", "-c",
-                'mount --bind "$0" /etc/resolv.conf && exec "$@"',
+                'mount -n --bind "$0" /etc/resolv.conf && exec "$@"',
                 self.resolv] + list(argv)
 
 
