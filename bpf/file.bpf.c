@@ -277,6 +277,11 @@ static __always_inline bool follows_link(__u32 sys, __u64 flags)
 	return false;
 }
 
+/* Why a read-only open is resolved (via_proc) */
+#define FP_VIA_NONE 0
+#define FP_VIA_PROC 1
+#define FP_VIA_DEV 2
+
 /*
  * Could the name of a read-only open have gone through /proc: directly,
  * through /dev/fd, /dev/stdin..., or relative to a directory in /proc?
@@ -284,21 +289,39 @@ static __always_inline bool follows_link(__u32 sys, __u64 flags)
  * these reads are resolved, to report them under the file they reached.
  * Opens that can write are always resolved.
  */
-static __always_inline bool via_proc(struct scratch *s, struct fp_file *e)
+static __always_inline int via_proc(struct scratch *s, struct fp_file *e)
 {
 	/* the name as passed, already copied by fp_put_path() */
 	const char *raw = s->buf + sizeof(*e);
 	__u32 n = e->path[0].raw_len;
 
 	if (e->path[0].flags & (FP_PATH_RAW_FAULT | FP_PATH_BASE_UNKNOWN))
-		return true; /* cannot tell: resolve */
-	if (n > 1 && raw[0] == '/')
-		return (n > 6 && raw[1] == 'p' && raw[2] == 'r' &&
-			raw[3] == 'o' && raw[4] == 'c' && raw[5] == '/') ||
-		       (n > 5 && raw[1] == 'd' && raw[2] == 'e' &&
-			raw[3] == 'v' && raw[4] == '/');
+		return FP_VIA_PROC; /* cannot tell: resolve */
+	if (n > 1 && raw[0] == '/') {
+		if (n > 6 && raw[1] == 'p' && raw[2] == 'r' && raw[3] == 'o' &&
+		    raw[4] == 'c' && raw[5] == '/')
+			return FP_VIA_PROC;
+		if (n > 5 && raw[1] == 'd' && raw[2] == 'e' && raw[3] == 'v' &&
+		    raw[4] == '/')
+			return FP_VIA_DEV;
+		return FP_VIA_NONE;
+	}
 	/* relative: fp_put_path() keyed its directory (fp_dir_key) last */
-	return s->trim.proc;
+	return s->trim.proc ? FP_VIA_PROC : FP_VIA_NONE;
+}
+
+#define S_IFCHR 0020000
+
+/*
+ * A name under /dev/ that reached a character device: /dev/urandom,
+ * /dev/null, a tty through /dev/stdin. No secret is one, and the name
+ * is a device's whichever link led to it, so it is kept as given: git
+ * reads /dev/urandom once for each object it writes, and each walk of
+ * it replaced the cached walk of the object's directory.
+ */
+static __always_inline bool dev_node(struct file *f)
+{
+	return (BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) == S_IFCHR;
 }
 
 /*
@@ -312,12 +335,13 @@ static __always_inline bool opened_file(struct scratch *s, struct fp_file *e,
 {
 	bool read_only = (e->flags & O_ACCMODE) == 0 &&
 			 !(e->flags & (O_CREAT | O_TRUNC));
+	int via = read_only ? via_proc(s, e) : FP_VIA_PROC;
 	struct file *f;
 
-	if (read_only && !via_proc(s, e))
+	if (via == FP_VIA_NONE)
 		return false;
 	f = cur_fd(ret);
-	if (!f)
+	if (!f || (via == FP_VIA_DEV && dev_node(f)))
 		return false;
 	/* whether O_CREAT made the file decides "added" vs "changed" later */
 	if ((e->flags & O_CREAT) && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED))

@@ -146,6 +146,31 @@ class SecPathsTest(unittest.TestCase):
         self.assertEqual(len(ev), 1, res.events)
         self.assertIs(ev[0]["path_anonymous"], True)
 
+    def test_read_through_dev_stdin_is_reported_under_the_file(self):
+        f = self.victim()
+        res = self.run_fp(["sh", "-c", 'cat /dev/stdin < "$1"', "sh", f],
+                          events=True)
+        self.assertEqual(res.rc, su.EXIT_OK, res.describe())
+        self.assertEqual(res.out, "orig\n")
+        cat = [e for e in self.opens_of(res, f) if e["comm"] == "cat"]
+        self.assertEqual(len(cat), 1, res.events)
+        self.assertEqual(cat[0]["named_path"], "/dev/stdin")
+
+    def test_reads_of_a_device_keep_its_name_and_collapse(self):
+        # a name under /dev/ that reaches a character device is not
+        # walked again from the file: it keeps the name given, and its
+        # repeats are one event with a count, as for any other file
+        script = ("for i in range(5):\n"
+                  "    with open('/dev/urandom', 'rb') as f:\n"
+                  "        f.read(1)\n")
+        res = self.run_fp([su.PY, "-c", script], events=True)
+        self.assertEqual(res.rc, su.EXIT_OK, res.describe())
+        ev = [e for e in res.events if e["type"] == "open"
+              and e["path"] == "/dev/urandom"]
+        self.assertEqual(len(ev), 1, ev)
+        self.assertEqual(ev[0].get("count"), 5, ev)
+        self.assertNotIn("named_path", ev[0])
+
     def test_path_syscalls_through_magic_links_fail_whatever_is_allowed(self):
         d = os.path.join(self.outside, "d")
         os.mkdir(d, 0o755)
