@@ -485,6 +485,77 @@ __noinline long fp_walk_ascend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 }
 
 /*
+ * The walk of the directory keyed in trim.key, written at pos, from the
+ * slot's entry if that holds the whole walk of a sibling (a directory
+ * with the same parent, in the same mount): the key's own name, then the
+ * entry's names after its first, which are the parent's walk. git writes
+ * each object into one of 256 directories under objects/, and tar and
+ * builds fill one directory after another: a name and a copy, not a walk
+ * to the root. The parent is compared, not read: the key's parent is
+ * pinned by the key, and the entry's, if it is the same dentry with the
+ * same inode, is the directory that was walked under gen. -1 if the
+ * entry cannot serve.
+ */
+__noinline long fp_walk_sibling(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
+{
+	struct scratch *s = scratch_get();
+	struct walk_cache *c;
+	struct walk_entry *e;
+	struct walk_key *k;
+	struct dentry *d, *up;
+	struct vfsmount *mnt;
+	struct inode *inode;
+	__u32 n0, rest, total;
+	struct qstr q;
+	long n;
+
+	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0, 0);
+	e = c ? wc_entry(c, slot) : NULL;
+	if (!s || !e)
+		return -1;
+	k = &s->trim.key;
+	/* locals: BPF_CORE_READ must start from a kernel type */
+	d = k->dentry;
+	mnt = k->mnt;
+	if (!e->valid || e->gen != gen || !e->parent || e->flags ||
+	    e->key.dentry == d || e->key.mnt != k->mnt ||
+	    e->key.root_dentry != k->root_dentry ||
+	    e->key.root_mnt != k->root_mnt || !e->first || e->first > e->len ||
+	    e->steps == 0 || e->steps >= FP_WALK_MAX || d == k->root_dentry ||
+	    d == BPF_CORE_READ(mnt, mnt_root))
+		return -1;
+	up = BPF_CORE_READ(d, d_parent);
+	if (up != e->parent || up == d)
+		return -1;
+	inode = BPF_CORE_READ(up, d_inode);
+	if (inode != e->parent_inode ||
+	    BPF_CORE_READ(inode, i_ino) != e->parent_ino ||
+	    bpf_core_read(&q, sizeof(q), &d->d_name))
+		return -1;
+	n0 = q.len + 1;
+	rest = e->len - e->first;
+	total = n0 + rest;
+	if (n0 > FP_NAME_MAX || total > avail || total >= FP_PATH_MAX)
+		return -1;
+	n = bpf_probe_read_kernel_str(s->buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
+				      q.name);
+	if (n != n0)
+		return -1;
+	if (rest &&
+	    bpf_probe_read_kernel(s->buf + ((pos + n0) & FP_BUF_MASK),
+				  rest & (FP_PATH_MAX - 1),
+				  e->names + (e->first & (FP_PATH_MAX - 1))))
+		return -1;
+	/* the parent, its inode, the steps and the flags (none) are the same */
+	e->key = *k;
+	e->first = n0;
+	e->avail = avail;
+	e->len = total;
+	entry_keep_names(e, s, pos, total);
+	return total;
+}
+
+/*
  * A file named by its fd (the file an open created, fchmod's): its walk
  * is its name, then the walk of its directory, and consecutive creates
  * are mostly in one directory (git's objects, tar's and a compiler's
@@ -582,6 +653,8 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 	ext = fp_walk_extend(slot, pos, avail, gen);
 	if (ext < 0)
 		ext = fp_walk_ascend(slot, pos, avail, gen);
+	if (ext < 0)
+		ext = fp_walk_sibling(slot, pos, avail, gen);
 	if (ext >= 0) {
 		*flags |= e->flags;
 		s->trim.steps = e->steps;

@@ -129,6 +129,27 @@ class WalkCacheTest(unittest.TestCase):
                                  "%s/c/b/d/f3" % r], res.describe())
         self.assertTrue(os.path.exists("%s/c/b/d/f3" % r))
 
+    def test_created_file_in_a_sibling_directory_after_rename_outside_run(self):
+        # git's objects/xx, tar's directories: a create in a directory
+        # beside the last one takes the parent's walk from the cached
+        # entry of the sibling (fp_walk_sibling). f2 is that; f3 comes
+        # after root renamed the grandparent outside the run, when the
+        # entry (d1's, from the sync's FIFOs) must not serve
+        r = self.sb.root
+        d1 = self.mkdirs("a/b/d1")
+        self.mkdirs("a/b/d2")
+        os.symlink("d1", "%s/a/b/l1" % r)
+        os.symlink("d2", "%s/a/b/l2" % r)
+        paths, res = self.run_walk(
+            ["cd:%s/a/b" % r, "cr:l1/f1", "cr:l2/f2", "SYNC", "cr:l2/f3"],
+            act=lambda: os.rename("%s/a" % r, "%s/c" % r), kind="open",
+            fifo_dir=d1, moved=lambda p: p.replace("/a/b/d1/", "/c/b/d1/"))
+        paths = [p for p in paths if p.startswith(r + "/")
+                 and os.path.basename(p).startswith("f")]
+        self.assertEqual(paths, ["%s/a/b/d1/f1" % r, "%s/a/b/d2/f2" % r,
+                                 "%s/c/b/d2/f3" % r], res.describe())
+        self.assertTrue(os.path.exists("%s/c/b/d2/f3" % r))
+
     def test_rename_of_cwd_ancestor_outside_run(self):
         r = self.sb.root
         self.mkdirs("a/b")
