@@ -146,8 +146,32 @@ struct env_state {
 	__u32 _pad;
 };
 
+/*
+ * What fp_fd_info() (shared.bpf.c) read of the file at an fd: whatever
+ * naming it by its fd needs, in one call, typed loads from 6.2 on. For
+ * the fd and table (leader) it names; file_event() clears file first.
+ */
+struct fd_info {
+	struct file *file; /* NULL: not read, or fd not open */
+	__s32 fd;
+	__u32 leader; /* the thread group leader's table */
+	struct path path; /* f_path */
+	struct dentry *mnt_root; /* of path.mnt */
+	struct inode *inode; /* path.dentry's */
+	__u64 ino;
+	struct dentry *parent; /* path.dentry's d_parent */
+	struct inode *parent_inode;
+	__u64 parent_ino;
+	const unsigned char *name; /* path.dentry's */
+	__u32 name_len;
+	__u32 kind; /* FP_PATH_PROCFS and FP_PATH_ANON, as a walk sees it */
+	__u32 f_mode;
+	__u32 i_mode; /* of f_inode */
+};
+
 struct scratch {
 	char buf[FP_BUF_SIZE];
+	struct fd_info fdinfo; /* shared.bpf.c */
 	struct walk_state walk; /* path.bpf.h */
 	struct trim_state trim; /* walk_cache.bpf.h */
 	struct path_args paths; /* file.bpf.c */
@@ -238,6 +262,11 @@ struct fp_file_id {
 };
 /* an open file's inode and mount (shared.bpf.c); -1 if fd is not open */
 int fp_fd_identity(int fd, struct fp_file_id *id);
+/*
+ * The file at fd of the current task's table (of its group leader's if
+ * leader) into the scratch's fdinfo; -1 if fd is not open there.
+ */
+int fp_fd_info(int fd, int leader);
 /* What fp_fd_sock() (shared.bpf.c) tells of the socket at an fd. */
 struct fp_sock_ref {
 	__u64 sk; /* its struct sock; 0 if the fd is not a socket */
@@ -272,19 +301,6 @@ static __always_inline void fill_hdr(struct fp_hdr *h, __u32 type)
 {
 	fill_hdr_untimed(h, type);
 	h->ts_ns = bpf_ktime_get_ns();
-}
-
-static __always_inline struct file *task_fd(struct task_struct *task, int fd)
-{
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds;
-	struct file *f = NULL;
-
-	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
-		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
-	return f;
 }
 
 /*

@@ -35,8 +35,8 @@
  */
 static __always_inline void put_path(struct scratch *s, __u32 *pos,
 				     struct fp_path *fp, int dirfd,
-				     const char *upath,
-				     struct task_struct *fdtask, __u64 known)
+				     const char *upath, __u32 fd_leader,
+				     __u64 known)
 {
 	char *buf = s->buf;
 	__u32 start = *pos, limit = start + FP_PATH_MAX, n0, flags = 0;
@@ -52,17 +52,19 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 		 * The file an open returned, fchmod's, fchown's, ftruncate's:
 		 * the path of the fd itself
 		 */
-		struct file *f = task_fd(fdtask, dirfd);
+		struct fd_info *fi = &s->fdinfo;
 		struct path fpath;
 
 		fp->flags |= FP_PATH_FROM_FD;
-		if (!f) {
+		/* opened_file() read it already for an open's own fd */
+		if ((!fi->file || fi->fd != dirfd || fi->leader != fd_leader) &&
+		    fp_fd_info(dirfd, fd_leader)) {
 			fp->flags |= FP_PATH_BASE_UNKNOWN;
 			return;
 		}
-		fpath = BPF_CORE_READ(f, f_path);
-		fp->flags |= file_kind(&fpath);
-		n0 = file_name_key(s, &fpath, start, limit);
+		fpath = fi->path;
+		fp->flags |= fi->kind;
+		n0 = file_name_key(s, fi, start, limit);
 		if (n0) {
 			n0 += cached_walk(s, &s->trim.base, &s->trim.key,
 					  start + n0, limit, &flags,
@@ -116,7 +118,6 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 __noinline int fp_put_path(__u32 k)
 {
 	struct scratch *s = scratch_get();
-	struct task_struct *task;
 	struct fp_file *e;
 
 	if (!s || k > 1)
@@ -125,12 +126,9 @@ __noinline int fp_put_path(__u32 k)
 	barrier_var(k);
 	k &= 1;
 	e = (struct fp_file *)s->buf;
-	task = (struct task_struct *)bpf_get_current_task();
-	if (k && s->paths.fd_leader)
-		task = BPF_CORE_READ(task, group_leader);
 	/* fp_open_again() read path[0]'s name where it goes */
 	put_path(s, &s->paths.pos, &e->path[k], s->paths.dirfd[k],
-		 (const char *)s->paths.upath[k], task,
+		 (const char *)s->paths.upath[k], k && s->paths.fd_leader,
 		 !k && s->paths.pos == sizeof(*e) ? s->paths.name_read : 0);
 	return 0;
 }
@@ -313,18 +311,6 @@ static __always_inline int via_proc(struct scratch *s, struct fp_file *e)
 #define S_IFCHR 0020000
 
 /*
- * A name under /dev/ that reached a character device: /dev/urandom,
- * /dev/null, a tty through /dev/stdin. No secret is one, and the name
- * is a device's whichever link led to it, so it is kept as given: git
- * reads /dev/urandom once for each object it writes, and each walk of
- * it replaced the cached walk of the object's directory.
- */
-static __always_inline bool dev_node(struct file *f)
-{
-	return (BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) == S_IFCHR;
-}
-
-/*
  * A name can lead elsewhere (a symlink, /proc/self/fd/N, /proc/PID/root),
  * so a successful open also reports the file behind the fd it returned:
  * fd_install() ran before sys_exit, so fd[ret] is that file unless
@@ -336,15 +322,21 @@ static __always_inline bool opened_file(struct scratch *s, struct fp_file *e,
 	bool read_only = (e->flags & O_ACCMODE) == 0 &&
 			 !(e->flags & (O_CREAT | O_TRUNC));
 	int via = read_only ? via_proc(s, e) : FP_VIA_PROC;
-	struct file *f;
+	struct fd_info *fi = &s->fdinfo;
 
-	if (via == FP_VIA_NONE)
+	if (via == FP_VIA_NONE || fp_fd_info(ret, 0))
 		return false;
-	f = cur_fd(ret);
-	if (!f || (via == FP_VIA_DEV && dev_node(f)))
+	/*
+	 * A name under /dev/ that reached a character device: /dev/urandom,
+	 * /dev/null, a tty through /dev/stdin. No secret is one, and the
+	 * name is a device's whichever link led to it, so it is kept as
+	 * given: git reads /dev/urandom once for each object it writes, and
+	 * each walk of it replaced the cached walk of the object's directory.
+	 */
+	if (via == FP_VIA_DEV && (fi->i_mode & S_IFMT) == S_IFCHR)
 		return false;
 	/* whether O_CREAT made the file decides "added" vs "changed" later */
-	if ((e->flags & O_CREAT) && (BPF_CORE_READ(f, f_mode) & FMODE_CREATED))
+	if ((e->flags & O_CREAT) && (fi->f_mode & FMODE_CREATED))
 		e->created = 1;
 	e->npaths = 2;
 	pa->dirfd[1] = ret;
@@ -379,6 +371,7 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 	pa->dirfd[1] = AT_FDCWD;
 	pa->own_gen = 0;
 	pa->name_read = 0;
+	s->fdinfo.file = NULL;
 
 	switch (sys) {
 	case FP_SYS_OPEN: /* path, flags, mode */

@@ -149,29 +149,4 @@ static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
 	return n;
 }
 
-/*
- * What kind of name a file has. A pseudo file (pipe, socket, anon inode,
- * memfd) has a dentry that is its own parent without being a mount root:
- * no path in any filesystem reaches it, so nothing on disk changes
- * through it. procfs files are told apart so that userspace can keep the
- * name a process gave them (/proc/self/...) rather than /proc/PID/....
- */
-static __always_inline __u32 on_procfs(struct path *p)
-{
-	return BPF_CORE_READ(p, dentry, d_sb, s_magic) == PROC_SUPER_MAGIC ?
-		       FP_PATH_PROCFS :
-		       0;
-}
-
-static __always_inline __u32 file_kind(struct path *p)
-{
-	struct dentry *d = BPF_CORE_READ(p, dentry);
-	__u32 flags = on_procfs(p);
-
-	if (d == BPF_CORE_READ(d, d_parent) &&
-	    d != BPF_CORE_READ(p, mnt, mnt_root))
-		flags |= FP_PATH_ANON;
-	return flags;
-}
-
 #endif /* FP_PATH_BPF_H */

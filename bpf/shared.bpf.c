@@ -88,6 +88,87 @@ __noinline int fp_fd_identity(int fd, struct fp_file_id *id)
 }
 
 /*
+ * fp_fd_info(): the fields of f, its dentry, mount and parent that
+ * naming the file needs. Typed loads with bpf_rdonly_cast, each a probe
+ * read call before 6.2: some fifteen of those were a third of an fchmod's
+ * record. A fault reads 0, as a probe read that fails leaves 0.
+ */
+static __always_inline void fd_info_fill(struct fd_info *fi, struct file *f)
+{
+	struct dentry *d, *parent;
+	struct inode *inode, *pi;
+	struct vfsmount *mnt;
+	__u64 magic;
+
+	if (has_rdonly_cast) {
+		f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+		d = f->f_path.dentry;
+		mnt = f->f_path.mnt;
+		fi->f_mode = f->f_mode;
+		fi->i_mode = f->f_inode->i_mode;
+		fi->mnt_root = mnt->mnt_root;
+		inode = d->d_inode;
+		fi->ino = inode->i_ino;
+		parent = d->d_parent;
+		pi = parent->d_inode;
+		fi->parent_ino = pi->i_ino;
+		fi->name = d->d_name.name;
+		fi->name_len = d->d_name.len;
+		magic = d->d_sb->s_magic;
+	} else {
+		d = BPF_CORE_READ(f, f_path.dentry);
+		mnt = BPF_CORE_READ(f, f_path.mnt);
+		fi->f_mode = BPF_CORE_READ(f, f_mode);
+		fi->i_mode = BPF_CORE_READ(f, f_inode, i_mode);
+		fi->mnt_root = BPF_CORE_READ(mnt, mnt_root);
+		inode = BPF_CORE_READ(d, d_inode);
+		fi->ino = BPF_CORE_READ(inode, i_ino);
+		parent = BPF_CORE_READ(d, d_parent);
+		pi = BPF_CORE_READ(parent, d_inode);
+		fi->parent_ino = BPF_CORE_READ(pi, i_ino);
+		fi->name = BPF_CORE_READ(d, d_name.name);
+		fi->name_len = BPF_CORE_READ(d, d_name.len);
+		magic = BPF_CORE_READ(d, d_sb, s_magic);
+	}
+	fi->path.dentry = d;
+	fi->path.mnt = mnt;
+	fi->inode = inode;
+	fi->parent = parent;
+	fi->parent_inode = pi;
+	/*
+	 * A pseudo file's dentry (pipe, socket, anon inode, memfd) is its own
+	 * parent without being a mount root: no path reaches it, and nothing
+	 * on disk changes through it. procfs files are told apart so that
+	 * userspace keeps the name a process gave them (/proc/self/...)
+	 * rather than /proc/PID/...
+	 */
+	fi->kind = (magic == PROC_SUPER_MAGIC ? FP_PATH_PROCFS : 0) |
+		   (d == parent && d != fi->mnt_root ? FP_PATH_ANON : 0);
+}
+
+__noinline int fp_fd_info(int fd, int leader)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct scratch *s = scratch_get();
+	struct fd_info *fi;
+	struct file *f;
+
+	if (!s)
+		return -1;
+	fi = &s->fdinfo;
+	if (leader)
+		task = task->group_leader;
+	f = (struct file *)task_fd_file(task, fd);
+	fi->file = f;
+	fi->fd = fd;
+	fi->leader = leader;
+	if (!f)
+		return -1;
+	fd_info_fill(fi, f);
+	return 0;
+}
+
+/*
  * The socket f is, into *r (r->sk 0 if f is not a socket). With
  * bpf_rdonly_cast the struct file and the socket are typed pointers, so
  * their fields are plain loads (a fault reads 0); without it each is a

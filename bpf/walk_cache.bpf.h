@@ -305,9 +305,8 @@ __noinline int fp_dir_key(int dirfd)
 	struct scratch *s = scratch_get();
 	struct trim_state *t;
 	struct inode *inode;
-	struct path base;
+	struct fd_info *fi;
 	struct dentry *d;
-	struct file *f;
 
 	if (!s)
 		return -1;
@@ -319,16 +318,12 @@ __noinline int fp_dir_key(int dirfd)
 		trim_key_dir(t, d, fs->pwd.mnt, inode, inode->i_ino);
 		t->proc = d->d_sb->s_magic == PROC_SUPER_MAGIC;
 	} else {
-		f = cur_fd(dirfd);
-		if (!f)
+		if (fp_fd_info(dirfd, 0))
 			return -1;
-		base = BPF_CORE_READ(f, f_path);
-		/* locals: BPF_CORE_READ must start from a kernel type */
-		d = base.dentry;
-		inode = BPF_CORE_READ(d, d_inode);
-		trim_key_dir(t, d, base.mnt, inode,
-			     BPF_CORE_READ(inode, i_ino));
-		t->proc = BPF_CORE_READ(d, d_sb, s_magic) == PROC_SUPER_MAGIC;
+		fi = &s->fdinfo;
+		trim_key_dir(t, fi->path.dentry, fi->path.mnt, fi->inode,
+			     fi->ino);
+		t->proc = !!(fi->kind & FP_PATH_PROCFS);
 	}
 	return 0;
 }
@@ -566,34 +561,29 @@ __noinline long fp_walk_sibling(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
  * the name, at the task's root, a mount's root, an anonymous file, a
  * name that does not fit: the caller then walks the file itself.
  */
-static __always_inline __u32 file_name_key(struct scratch *s, struct path *p,
-					   __u32 pos, __u32 limit)
+static __always_inline __u32 file_name_key(struct scratch *s,
+					   const struct fd_info *fi, __u32 pos,
+					   __u32 limit)
 {
 	struct fs_struct *fs = bpf_get_current_task_btf()->fs;
 	struct trim_state *t = &s->trim;
-	/* locals: BPF_CORE_READ must start from a kernel type */
-	struct dentry *d = p->dentry, *parent;
-	struct vfsmount *mnt = p->mnt;
-	struct inode *inode;
-	struct qstr q;
+	struct dentry *d = fi->path.dentry;
+	struct vfsmount *mnt = fi->path.mnt;
+	__u32 len = fi->name_len;
 	long n;
 
 	if (!walk_cache_on)
 		return 0;
 	trim_key_root(t, fs);
 	if ((d == t->key.root_dentry && mnt == t->key.root_mnt) ||
-	    d == BPF_CORE_READ(mnt, mnt_root))
-		return 0;
-	parent = BPF_CORE_READ(d, d_parent);
-	if (parent == d || bpf_core_read(&q, sizeof(q), &d->d_name) ||
-	    q.len + 1 > FP_NAME_MAX || pos + q.len + 1 > limit)
+	    d == fi->mnt_root || fi->parent == d || len + 1 > FP_NAME_MAX ||
+	    pos + len + 1 > limit)
 		return 0;
 	n = bpf_probe_read_kernel_str(s->buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
-				      q.name);
-	if (n != q.len + 1)
+				      fi->name);
+	if (n != len + 1)
 		return 0;
-	inode = BPF_CORE_READ(parent, d_inode);
-	trim_key_dir(t, parent, mnt, inode, BPF_CORE_READ(inode, i_ino));
+	trim_key_dir(t, fi->parent, mnt, fi->parent_inode, fi->parent_ino);
 	return n;
 }
 
