@@ -232,9 +232,20 @@ static __always_inline void emit(void *rec, __u64 size)
 
 	if (size > FP_BUF_SIZE)
 		size = FP_BUF_SIZE;
-	if (wakeup_bytes &&
-	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
+	/*
+	 * The ring's fill is asked once per 1/64 of the threshold this CPU
+	 * emitted, not per record: the consumer's position is a cache line
+	 * the collector's CPU writes. The wakeup comes that much later.
+	 */
+	if (wakeup_bytes && st) {
+		st->unasked_bytes += size;
+		if (st->unasked_bytes >= wakeup_bytes / 64) {
+			st->unasked_bytes = 0;
+			if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >=
+			    wakeup_bytes)
+				flags = BPF_RB_FORCE_WAKEUP;
+		}
+	}
 	if (bpf_ringbuf_output(&events, rec, size, flags)) {
 		if (st) {
 			__sync_fetch_and_add(&st->lost, 1);

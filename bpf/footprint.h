@@ -352,6 +352,8 @@ struct fp_stats {
 	/* network calls the flow table had no room for: each emitted alone */
 	__u64 net_unagg;
 	__u64 dns_full; /* DNS sockets the table had no room for */
+	/* bytes emitted since this CPU last asked how full the ring is */
+	__u64 unasked_bytes;
 };
 
 #endif /* FOOTPRINT_H */
