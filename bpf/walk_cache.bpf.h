@@ -92,6 +92,15 @@ static __always_inline struct walk_entry *wc_entry(struct walk_cache *c,
 	return &c->e[i];
 }
 
+/* The current task's entry of slot; NULL before its first cached walk */
+static __always_inline struct walk_entry *task_entry(__u32 slot)
+{
+	struct walk_cache *c;
+
+	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0, 0);
+	return c ? wc_entry(c, slot) : NULL;
+}
+
 /* Returns the generation it bumped to. */
 static __always_inline __u64 gen_bump(void)
 {
@@ -196,7 +205,6 @@ static __always_inline long walk_hit_cut(struct scratch *s,
 __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 {
 	struct scratch *s = scratch_get();
-	struct walk_cache *c;
 	struct walk_entry *e;
 	struct trim_state *t;
 	struct walk_key *k;
@@ -206,8 +214,7 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	struct qstr q;
 	long n;
 
-	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0, 0);
-	e = c ? wc_entry(c, slot) : NULL;
+	e = task_entry(slot);
 	if (!s || !e)
 		return -1;
 	t = &s->trim;
@@ -391,7 +398,6 @@ static __always_inline void walk_keep_ascent(struct walk_entry *e,
 __noinline long fp_walk_ascend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 {
 	struct scratch *s = scratch_get();
-	struct walk_cache *c;
 	struct walk_entry *e;
 	struct walk_key *k;
 	struct walk_state *w;
@@ -401,8 +407,7 @@ __noinline long fp_walk_ascend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	__u32 first, rest, more = 0, flags = 0, steps;
 	long n;
 
-	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0, 0);
-	e = c ? wc_entry(c, slot) : NULL;
+	e = task_entry(slot);
 	if (!s || !e)
 		return -1;
 	k = &s->trim.key;
@@ -494,7 +499,6 @@ __noinline long fp_walk_ascend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 __noinline long fp_walk_sibling(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 {
 	struct scratch *s = scratch_get();
-	struct walk_cache *c;
 	struct walk_entry *e;
 	struct walk_key *k;
 	struct dentry *d, *up;
@@ -504,8 +508,7 @@ __noinline long fp_walk_sibling(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	struct qstr q;
 	long n;
 
-	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0, 0);
-	e = c ? wc_entry(c, slot) : NULL;
+	e = task_entry(slot);
 	if (!s || !e)
 		return -1;
 	k = &s->trim.key;
