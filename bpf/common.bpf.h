@@ -154,7 +154,8 @@ struct env_state {
 struct fd_info {
 	struct file *file; /* NULL: not read, or fd not open */
 	__s32 fd;
-	__u32 leader; /* the thread group leader's table */
+	__u16 leader; /* the thread group leader's table */
+	__u16 dir_only; /* path, inode, ino and kind's FP_PATH_PROCFS only */
 	struct path path; /* f_path */
 	struct dentry *mnt_root; /* of path.mnt */
 	struct inode *inode; /* path.dentry's */
@@ -275,9 +276,10 @@ struct fp_file_id {
 int fp_fd_identity(int fd, struct fp_file_id *id);
 /*
  * The file at fd of the current task's table (of its group leader's if
- * leader) into the scratch's fdinfo; -1 if fd is not open there.
+ * leader) into the scratch's fdinfo, only what keys it as a directory if
+ * dir_only; -1 if fd is not open there.
  */
-int fp_fd_info(int fd, int leader);
+int fp_fd_info(int fd, int leader, int dir_only);
 /* What fp_fd_sock() (shared.bpf.c) tells of the socket at an fd. */
 struct fp_sock_ref {
 	__u64 sk; /* its struct sock; 0 if the fd is not a socket */

@@ -57,8 +57,9 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 
 		fp->flags |= FP_PATH_FROM_FD;
 		/* opened_file() read it already for an open's own fd */
-		if ((!fi->file || fi->fd != dirfd || fi->leader != fd_leader) &&
-		    fp_fd_info(dirfd, fd_leader)) {
+		if ((!fi->file || fi->fd != dirfd || fi->leader != fd_leader ||
+		     fi->dir_only) &&
+		    fp_fd_info(dirfd, fd_leader, 0)) {
 			fp->flags |= FP_PATH_BASE_UNKNOWN;
 			return;
 		}
@@ -324,7 +325,7 @@ static __always_inline bool opened_file(struct scratch *s, struct fp_file *e,
 	int via = read_only ? via_proc(s, e) : FP_VIA_PROC;
 	struct fd_info *fi = &s->fdinfo;
 
-	if (via == FP_VIA_NONE || fp_fd_info(ret, 0))
+	if (via == FP_VIA_NONE || fp_fd_info(ret, 0, 0))
 		return false;
 	/*
 	 * A name under /dev/ that reached a character device: /dev/urandom,

@@ -93,13 +93,48 @@ __noinline int fp_fd_identity(int fd, struct fp_file_id *id)
  * read call before 6.2: some fifteen of those were a third of an fchmod's
  * record. A fault reads 0, as a probe read that fails leaves 0.
  */
-static __always_inline void fd_info_fill(struct fd_info *fi, struct file *f)
+/*
+ * What keying a directory by its fd needs (fp_dir_key): its path, its
+ * dentry's inode and whether it is on procfs; four probe reads before
+ * 6.2, not the fifteen of the whole.
+ */
+static __always_inline void fd_info_dir(struct fd_info *fi, struct file *f)
+{
+	struct dentry *d;
+	struct inode *inode;
+	__u64 magic;
+
+	if (has_rdonly_cast) {
+		f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+		d = f->f_path.dentry;
+		fi->path.mnt = f->f_path.mnt;
+		inode = d->d_inode;
+		fi->ino = inode->i_ino;
+		magic = d->d_sb->s_magic;
+	} else {
+		bpf_core_read(&fi->path, sizeof(fi->path), &f->f_path);
+		d = fi->path.dentry;
+		inode = BPF_CORE_READ(d, d_inode);
+		fi->ino = BPF_CORE_READ(inode, i_ino);
+		magic = BPF_CORE_READ(d, d_sb, s_magic);
+	}
+	fi->path.dentry = d;
+	fi->inode = inode;
+	fi->kind = magic == PROC_SUPER_MAGIC ? FP_PATH_PROCFS : 0;
+}
+
+static __always_inline void fd_info_fill(struct fd_info *fi, struct file *f,
+					 int dir_only)
 {
 	struct dentry *d, *parent;
 	struct inode *inode, *pi;
 	struct vfsmount *mnt;
 	__u64 magic;
 
+	if (dir_only) {
+		fd_info_dir(fi, f);
+		return;
+	}
 	if (has_rdonly_cast) {
 		f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
 		d = f->f_path.dentry;
@@ -146,7 +181,7 @@ static __always_inline void fd_info_fill(struct fd_info *fi, struct file *f)
 		   (d == parent && d != fi->mnt_root ? FP_PATH_ANON : 0);
 }
 
-__noinline int fp_fd_info(int fd, int leader)
+__noinline int fp_fd_info(int fd, int leader, int dir_only)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct scratch *s = scratch_get();
@@ -162,9 +197,10 @@ __noinline int fp_fd_info(int fd, int leader)
 	fi->file = f;
 	fi->fd = fd;
 	fi->leader = leader;
+	fi->dir_only = dir_only;
 	if (!f)
 		return -1;
-	fd_info_fill(fi, f);
+	fd_info_fill(fi, f, dir_only);
 	return 0;
 }
 

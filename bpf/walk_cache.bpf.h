@@ -325,7 +325,7 @@ __noinline int fp_dir_key(int dirfd)
 		trim_key_dir(t, d, fs->pwd.mnt, inode, inode->i_ino);
 		t->proc = d->d_sb->s_magic == PROC_SUPER_MAGIC;
 	} else {
-		if (fp_fd_info(dirfd, 0))
+		if (fp_fd_info(dirfd, 0, 1))
 			return -1;
 		fi = &s->fdinfo;
 		trim_key_dir(t, fi->path.dentry, fi->path.mnt, fi->inode,
