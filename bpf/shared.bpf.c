@@ -88,12 +88,6 @@ __noinline int fp_fd_identity(int fd, struct fp_file_id *id)
 }
 
 /*
- * fp_fd_info(): the fields of f, its dentry, mount and parent that
- * naming the file needs. Typed loads with bpf_rdonly_cast, each a probe
- * read call before 6.2: some fifteen of those were a third of an fchmod's
- * record. A fault reads 0, as a probe read that fails leaves 0.
- */
-/*
  * What keying a directory by its fd needs (fp_dir_key): its path, its
  * dentry's inode and whether it is on procfs; four probe reads before
  * 6.2, not the fifteen of the whole.
@@ -123,51 +117,48 @@ static __always_inline void fd_info_dir(struct fd_info *fi, struct file *f)
 	fi->kind = magic == PROC_SUPER_MAGIC ? FP_PATH_PROCFS : 0;
 }
 
+/*
+ * The fields of f, its dentry, mount and parent that naming the file
+ * needs: the directory's, then the rest. Typed loads with
+ * bpf_rdonly_cast, each a probe read call before 6.2: some fifteen of
+ * those were a third of an fchmod's record. A fault reads 0, as a probe
+ * read that fails leaves 0.
+ */
 static __always_inline void fd_info_fill(struct fd_info *fi, struct file *f,
 					 int dir_only)
 {
 	struct dentry *d, *parent;
-	struct inode *inode, *pi;
 	struct vfsmount *mnt;
-	__u64 magic;
+	struct inode *pi;
 
-	if (dir_only) {
-		fd_info_dir(fi, f);
+	fd_info_dir(fi, f);
+	if (dir_only)
 		return;
-	}
+	d = fi->path.dentry;
+	mnt = fi->path.mnt;
 	if (has_rdonly_cast) {
 		f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
-		d = f->f_path.dentry;
-		mnt = f->f_path.mnt;
 		fi->f_mode = f->f_mode;
 		fi->i_mode = f->f_inode->i_mode;
+		mnt = bpf_rdonly_cast(mnt,
+				      bpf_core_type_id_kernel(struct vfsmount));
 		fi->mnt_root = mnt->mnt_root;
-		inode = d->d_inode;
-		fi->ino = inode->i_ino;
+		d = bpf_rdonly_cast(d, bpf_core_type_id_kernel(struct dentry));
 		parent = d->d_parent;
 		pi = parent->d_inode;
 		fi->parent_ino = pi->i_ino;
 		fi->name = d->d_name.name;
 		fi->name_len = d->d_name.len;
-		magic = d->d_sb->s_magic;
 	} else {
-		d = BPF_CORE_READ(f, f_path.dentry);
-		mnt = BPF_CORE_READ(f, f_path.mnt);
 		fi->f_mode = BPF_CORE_READ(f, f_mode);
 		fi->i_mode = BPF_CORE_READ(f, f_inode, i_mode);
 		fi->mnt_root = BPF_CORE_READ(mnt, mnt_root);
-		inode = BPF_CORE_READ(d, d_inode);
-		fi->ino = BPF_CORE_READ(inode, i_ino);
 		parent = BPF_CORE_READ(d, d_parent);
 		pi = BPF_CORE_READ(parent, d_inode);
 		fi->parent_ino = BPF_CORE_READ(pi, i_ino);
 		fi->name = BPF_CORE_READ(d, d_name.name);
 		fi->name_len = BPF_CORE_READ(d, d_name.len);
-		magic = BPF_CORE_READ(d, d_sb, s_magic);
 	}
-	fi->path.dentry = d;
-	fi->path.mnt = mnt;
-	fi->inode = inode;
 	fi->parent = parent;
 	fi->parent_inode = pi;
 	/*
@@ -177,8 +168,8 @@ static __always_inline void fd_info_fill(struct fd_info *fi, struct file *f,
 	 * userspace keeps the name a process gave them (/proc/self/...)
 	 * rather than /proc/PID/...
 	 */
-	fi->kind = (magic == PROC_SUPER_MAGIC ? FP_PATH_PROCFS : 0) |
-		   (d == parent && d != fi->mnt_root ? FP_PATH_ANON : 0);
+	if (parent == fi->path.dentry && parent != fi->mnt_root)
+		fi->kind |= FP_PATH_ANON;
 }
 
 __noinline int fp_fd_info(int fd, int leader, int dir_only)
