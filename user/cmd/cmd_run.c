@@ -99,7 +99,8 @@ static int run_identity(const struct run_opts *o, const struct fp_creds *c,
 }
 
 /* The tracer's load started, the run's cgroup and its watchdog (which
- * closes the loader's fds it inherits). */
+ * closes the loader's fds it inherits; it arms while footprint goes on,
+ * and run_command waits for that before the command starts). */
 static int run_cgroup(struct fp_session *s, struct run_target *t,
 		      const struct run_opts *o)
 {
@@ -107,7 +108,7 @@ static int run_cgroup(struct fp_session *s, struct run_target *t,
 
 	if (fp_session_start_tracer(s, err, sizeof(err)) ||
 	    fp_cgroup_create(&t->cg, err, sizeof(err)) ||
-	    fp_watchdog_start(&t->wd, &t->cg, err, sizeof(err))) {
+	    fp_watchdog_fork(&t->wd, &t->cg, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return FP_EXIT_NOTRACE;
 	}
@@ -173,7 +174,12 @@ static int run_command(struct fp_session *s, struct run_target *t,
 	struct fp_run *run = &s->run;
 	int64_t t0 = fp_now_ms();
 	int status = 0, nleft, ret;
+	char err[512];
 
+	if (fp_watchdog_armed(&t->wd, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return FP_EXIT_NOTRACE;
+	}
 	ret = fp_launch(&t->child, o->argv, t->cg.fd, &t->old, &t->id,
 			t->sc.dirfd >= 0 ? &t->sc : NULL);
 	if (ret) {

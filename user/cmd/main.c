@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* footprint: what did this command really do? Subcommand dispatch. */
+#include <openssl/crypto.h>
 #include <grp.h>
 #include <stdio.h>
 #include <string.h>
@@ -115,6 +116,9 @@ int main(int argc, char **argv)
 		printf("footprint %s\n", FOOTPRINT_VERSION);
 		return FP_EXIT_OK;
 	}
+	/* no OpenSSL configuration is read: OPENSSL_CONF could name one that
+	 * loads a module into this root process, and SHA-256 needs none */
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
 	for (c = cmds; c->name; c++) {
 		if (strcmp(argv[1], c->name))
 			continue;

@@ -122,6 +122,18 @@ static void glob_close(const struct glob_tok *t, size_t n, unsigned char *on)
 			on[i + 1] = 1;
 }
 
+/* How many bytes the pattern starts with that match only themselves. */
+static size_t literal_prefix(const char *p, size_t plen, bool classes)
+{
+	size_t i;
+
+	for (i = 0; i < plen; i++)
+		if (p[i] == '*' || p[i] == '?' || p[i] == '\\' ||
+		    (classes && p[i] == '['))
+			break;
+	return i;
+}
+
 /*
  * The pattern run as an automaton over the subject, one set of live
  * states per byte: time plen * slen at worst, never exponential, and no
@@ -136,6 +148,11 @@ static bool glob_match(const char *p, size_t plen, const char *s, size_t slen,
 	size_t n, i, si;
 	bool live = true, ret;
 
+	/* most subjects differ from most patterns in the first bytes: the
+	 * judge asks every path of a run against every rule and noise glob */
+	n = literal_prefix(p, plen, classes);
+	if (slen < n || memcmp(p, s, n))
+		return false;
 	if (plen > 64) {
 		t = malloc(plen * sizeof(*t));
 		buf = malloc(2 * (plen + 1));

@@ -8,15 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-bus.h>
-
 #include "capnames.h"
+#include "sdbus_dl.h"
 #include "shape.h"
 
 #define DEST "org.freedesktop.systemd1"
 #define SERVICE_IF "org.freedesktop.systemd1.Service"
 #define UNIT_NAME_MAX 256
 #define PROP_MAX (64 * 1024)
+
+/* set by fp_shape_read_unit before any other function here runs */
+static const struct fp_sdbus *sd;
 
 struct prop {
 	const char *name;
@@ -114,10 +116,10 @@ static char *binds_text(sd_bus_message *m)
 	uint64_t flags;
 	int ignore, r;
 
-	if (sd_bus_message_enter_container(m, 'a', "(ssbt)") < 0)
+	if (sd->message_enter_container(m, 'a', "(ssbt)") < 0)
 		return NULL;
-	while ((r = sd_bus_message_read(m, "(ssbt)", &src, &dst, &ignore,
-					&flags)) > 0) {
+	while ((r = sd->message_read(m, "(ssbt)", &src, &dst, &ignore,
+				     &flags)) > 0) {
 		nv = n < 4096 ? realloc(v, (n + 2) * sizeof(*v)) : NULL;
 		if (!nv)
 			goto out;
@@ -144,32 +146,30 @@ static char *get_prop(sd_bus *bus, const char *path, const struct prop *p,
 	uint64_t t;
 	int b, r;
 
-	r = sd_bus_get_property(bus, DEST, path, p->iface, p->name, e, &m,
-				p->sig);
+	r = sd->get_property(bus, DEST, path, p->iface, p->name, e, &m, p->sig);
 	if (r < 0)
 		return NULL;
-	if (!strcmp(p->sig, "s") && sd_bus_message_read(m, "s", &s) >= 0)
+	if (!strcmp(p->sig, "s") && sd->message_read(m, "s", &s) >= 0)
 		out = strndup(s, PROP_MAX);
-	else if (!strcmp(p->sig, "b") && sd_bus_message_read(m, "b", &b) >= 0)
+	else if (!strcmp(p->sig, "b") && sd->message_read(m, "b", &b) >= 0)
 		out = strdup(b ? "yes" : "no");
-	else if (!strcmp(p->sig, "t") && sd_bus_message_read(m, "t", &t) >= 0)
+	else if (!strcmp(p->sig, "t") && sd->message_read(m, "t", &t) >= 0)
 		out = caps_text(t);
 	else if (!strcmp(p->sig, "a(ssbt)"))
 		out = binds_text(m);
-	else if (!strcmp(p->sig, "as") &&
-		 sd_bus_message_read_strv(m, &strv) >= 0)
+	else if (!strcmp(p->sig, "as") && sd->message_read_strv(m, &strv) >= 0)
 		out = join_sorted(strv, "");
 	else if (!strcmp(p->sig, "(bas)") &&
-		 sd_bus_message_enter_container(m, 'r', "bas") >= 0 &&
-		 sd_bus_message_read(m, "b", &b) >= 0 &&
-		 sd_bus_message_read_strv(m, &strv) >= 0)
+		 sd->message_enter_container(m, 'r', "bas") >= 0 &&
+		 sd->message_read(m, "b", &b) >= 0 &&
+		 sd->message_read_strv(m, &strv) >= 0)
 		/* an empty deny list is no filter at all */
 		out = join_sorted(strv, b ? "allow:" : "deny:");
 	if (strv)
 		for (char **x = strv; *x; x++)
 			free(*x);
 	free(strv);
-	sd_bus_message_unref(m);
+	sd->message_unref(m);
 	return out;
 }
 
@@ -178,7 +178,7 @@ static int bus_fail(struct fp_shape *s, const char *what, sd_bus_error *e,
 {
 	fp_shape_note(s, "%s: %s", what,
 		      e && e->message ? e->message : strerror(-r));
-	sd_bus_error_free(e);
+	sd->error_free(e);
 	return -ENOENT;
 }
 
@@ -198,12 +198,12 @@ static int read_props(struct fp_shape *s, sd_bus *bus, const char *path)
 			return bus_fail(s, props[i].name, &e, -EIO);
 		u->nprops++;
 	}
-	r = sd_bus_get_property_trivial(bus, DEST, path, SERVICE_IF, "MainPID",
-					&e, 'u', &pid);
+	r = sd->get_property_trivial(bus, DEST, path, SERVICE_IF, "MainPID", &e,
+				     'u', &pid);
 	if (r < 0)
 		return bus_fail(s, "MainPID", &e, r);
-	r = sd_bus_get_property_string(bus, DEST, path, SERVICE_IF,
-				       "ControlGroup", &e, &cg);
+	r = sd->get_property_string(bus, DEST, path, SERVICE_IF, "ControlGroup",
+				    &e, &cg);
 	if (r < 0)
 		return bus_fail(s, "ControlGroup", &e, r);
 	u->main_pid = pid;
@@ -217,6 +217,7 @@ int fp_shape_read_unit(struct fp_shape *s, const char *unit)
 	sd_bus_message *reply = NULL;
 	sd_bus *bus = NULL;
 	const char *path;
+	char why[256];
 	int r;
 
 	s->has_unit = true;
@@ -225,19 +226,24 @@ int fp_shape_read_unit(struct fp_shape *s, const char *unit)
 	if (asprintf(&s->unit.name, "%s%s", unit,
 		     strchr(unit, '.') ? "" : ".service") < 0)
 		return -ENOMEM;
-	r = sd_bus_open_system(&bus);
+	sd = fp_sdbus_load(why, sizeof(why));
+	if (!sd) {
+		fp_shape_note(s, "the system bus: %s", why);
+		return -ENOENT;
+	}
+	r = sd->open_system(&bus);
 	if (r < 0)
 		return bus_fail(s, "the system bus", NULL, r);
-	r = sd_bus_call_method(bus, DEST, "/org/freedesktop/systemd1",
-			       "org.freedesktop.systemd1.Manager", "LoadUnit",
-			       &e, &reply, "s", s->unit.name);
+	r = sd->call_method(bus, DEST, "/org/freedesktop/systemd1",
+			    "org.freedesktop.systemd1.Manager", "LoadUnit", &e,
+			    &reply, "s", s->unit.name);
 	if (r >= 0)
-		r = sd_bus_message_read(reply, "o", &path);
+		r = sd->message_read(reply, "o", &path);
 	if (r < 0)
 		r = bus_fail(s, s->unit.name, &e, r);
 	else
 		r = read_props(s, bus, path);
-	sd_bus_message_unref(reply);
-	sd_bus_flush_close_unref(bus);
+	sd->message_unref(reply);
+	sd->flush_close_unref(bus);
 	return r;
 }

@@ -388,34 +388,10 @@ static int wait_armed(int sock)
 	return 0;
 }
 
-int fp_watchdog_start(struct fp_watchdog *wd, const struct fp_cgroup *cg,
-		      char *err, size_t errlen)
+/* no watchdog, and why the command was not run */
+static int watchdog_failed(struct fp_watchdog *wd, int ret, char *err,
+			   size_t errlen)
 {
-	pid_t self = getpid();
-	int sv[2], ret;
-
-	wd->pid = -1;
-	wd->sock = -1;
-	wd->pidfd = -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		ret = -errno;
-		goto fail;
-	}
-	wd->pid = fork();
-	if (wd->pid == 0) {
-		close(sv[0]);
-		wd_main(sv[1], cg, self);
-	}
-	ret = -errno;
-	close(sv[1]);
-	wd->sock = sv[0];
-	if (wd->pid < 0)
-		goto fail;
-	wd->pidfd = pidfd_open_(wd->pid);
-	ret = wait_armed(wd->sock);
-	if (!ret)
-		return 0;
-fail:
 	snprintf(
 		err, errlen,
 		"footprint: cannot start the watchdog that kills the run if footprint dies: %s; the command was not run",
@@ -428,6 +404,46 @@ fail:
 		close(wd->pidfd);
 	wd->pid = wd->sock = wd->pidfd = -1;
 	return ret;
+}
+
+int fp_watchdog_fork(struct fp_watchdog *wd, const struct fp_cgroup *cg,
+		     char *err, size_t errlen)
+{
+	pid_t self = getpid();
+	int sv[2], ret;
+
+	wd->pid = -1;
+	wd->sock = -1;
+	wd->pidfd = -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return watchdog_failed(wd, -errno, err, errlen);
+	wd->pid = fork();
+	if (wd->pid == 0) {
+		close(sv[0]);
+		wd_main(sv[1], cg, self);
+	}
+	ret = -errno;
+	close(sv[1]);
+	wd->sock = sv[0];
+	if (wd->pid < 0)
+		return watchdog_failed(wd, ret, err, errlen);
+	wd->pidfd = pidfd_open_(wd->pid);
+	return 0;
+}
+
+int fp_watchdog_armed(struct fp_watchdog *wd, char *err, size_t errlen)
+{
+	int ret = wait_armed(wd->sock);
+
+	return ret ? watchdog_failed(wd, ret, err, errlen) : 0;
+}
+
+int fp_watchdog_start(struct fp_watchdog *wd, const struct fp_cgroup *cg,
+		      char *err, size_t errlen)
+{
+	int ret = fp_watchdog_fork(wd, cg, err, errlen);
+
+	return ret ? ret : fp_watchdog_armed(wd, err, errlen);
 }
 
 void fp_watchdog_disarm(struct fp_watchdog *wd)

@@ -37,6 +37,15 @@ struct fp_watchdog {
  */
 int fp_watchdog_start(struct fp_watchdog *wd, const struct fp_cgroup *cg,
 		      char *err, size_t errlen);
+/*
+ * fp_watchdog_start in two halves, so that footprint's own start goes on
+ * while the watchdog arms (a few ms): fp_watchdog_fork starts it, and
+ * fp_watchdog_armed, called before the command is, returns once it is
+ * armed. Either failing leaves no watchdog, and why in err.
+ */
+int fp_watchdog_fork(struct fp_watchdog *wd, const struct fp_cgroup *cg,
+		     char *err, size_t errlen);
+int fp_watchdog_armed(struct fp_watchdog *wd, char *err, size_t errlen);
 /* The run is over: the watchdog exits without touching the cgroup. */
 void fp_watchdog_disarm(struct fp_watchdog *wd);
 
