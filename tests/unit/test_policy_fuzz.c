@@ -156,8 +156,9 @@ Test(policy_fuzz, agrees_with_fnmatch)
 	int i, checked = 0;
 
 	for (i = 0; i < 200000; i++) {
-		random_word(p, sizeof(p) - 1, "ab/*?\\", &seed);
-		random_word(s, sizeof(s) - 1, "ab/*", &seed);
+		/* '[' only escaped: a class makes the pair incomparable */
+		random_word(p, sizeof(p) - 1, "ab/*?\\[", &seed);
+		random_word(s, sizeof(s) - 1, "ab/*[", &seed);
 		if (!fnmatch_comparable(p))
 			continue;
 		checked++;

@@ -257,6 +257,25 @@ Test(watchdog, a_cgroup_it_cannot_watch_is_an_error, .fini = cleanup_dir)
 	close(cg.fd);
 }
 
+/* run's order: forked first, footprint's own start, then asked if armed */
+Test(watchdog, one_that_cannot_arm_is_an_error_when_asked, .fini = cleanup_dir)
+{
+	struct fp_watchdog wd = FP_WATCHDOG_INIT;
+	struct fp_cgroup cg;
+	char err[512];
+
+	fake_cgroup(&cg, false);
+	cr_assert_eq(fp_watchdog_fork(&wd, &cg, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_gt(wd.pid, 0);
+	cr_assert_neq(fp_watchdog_armed(&wd, err, sizeof(err)), 0);
+	cr_assert_eq(strncmp(err, "footprint: ", 11), 0, "%s", err);
+	cr_assert_eq(wd.pid, -1);
+	cr_assert_eq(wd.sock, -1);
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child is left");
+	close(cg.fd);
+}
+
 Test(proc_stat, parses_state_and_start_time)
 {
 	/* a comm with blanks and parentheses, as a process may set it */

@@ -118,7 +118,11 @@ int main(int argc, char **argv)
 	}
 	/* no OpenSSL configuration is read: OPENSSL_CONF could name one that
 	 * loads a module into this root process, and SHA-256 needs none */
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+	if (!OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL)) {
+		fprintf(stderr,
+			"footprint: cannot set up OpenSSL's libcrypto (out of memory?); try again\n");
+		return FP_EXIT_NOTRACE;
+	}
 	for (c = cmds; c->name; c++) {
 		if (strcmp(argv[1], c->name))
 			continue;

@@ -35,11 +35,10 @@ static void load(void)
 	void *lib, *fn;
 	size_t i;
 
-	/* never closed: the table points into it for the process's life */
+	/* once whole, open for good: the table points into it */
 	lib = dlopen(SDBUS_LIB, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
-		snprintf(load_err, sizeof(load_err),
-			 "cannot load %s (%s); install libsystemd0", SDBUS_LIB,
+		snprintf(load_err, sizeof(load_err), "%s; install libsystemd0",
 			 dlerror());
 		return;
 	}
@@ -50,6 +49,7 @@ static void load(void)
 				load_err, sizeof(load_err),
 				"%s has no %s; it is older than footprint needs",
 				SDBUS_LIB, syms[i].name);
+			dlclose(lib);
 			return;
 		}
 		*(void **)((char *)&got + syms[i].off) = fn;
