@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* footprint: what did this command really do? Subcommand dispatch. */
-#include <openssl/crypto.h>
 #include <grp.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

@@ -8,7 +8,8 @@
 /*
  * The part of libsystemd's sd-bus that --unit uses, loaded on first use:
  * linked, libsystemd and the five libraries it needs cost every start of
- * footprint about 2 ms, and only a shape of a unit asks systemd anything.
+ * footprint about 1 ms (--version: 4.7 ms, 3.6 ms without them), and only
+ * a shape of a unit asks systemd anything.
  */
 struct fp_sdbus {
 	typeof(sd_bus_open_system) *open_system;
