@@ -62,6 +62,12 @@ class WalkCacheTest(unittest.TestCase):
             os.chmod(f, 0o666)
         return ready, go
 
+    def created_files(self, paths):
+        """The probe's files f1, f2...: not its own opens (its libraries,
+        the FIFOs)."""
+        return [p for p in paths if p.startswith(self.sb.root + "/")
+                and os.path.basename(p).startswith("f")]
+
     def run_walk(self, steps, act=None, kind="mkdir", fifo_dir=None,
                  moved=lambda p: p):
         """Trace `fpprobe walk STEPS`; act() runs, as root and outside the
@@ -122,9 +128,7 @@ class WalkCacheTest(unittest.TestCase):
             ["cd:%s/a/b" % r, "cr:l/f1", "cr:l/f2", "SYNC", "cr:l/f3"],
             act=lambda: os.rename("%s/a" % r, "%s/c" % r), kind="open",
             fifo_dir=d, moved=lambda p: p.replace("/a/b/d/", "/c/b/d/"))
-        # the probe's own opens: its libraries, the FIFOs
-        paths = [p for p in paths if p.startswith(r + "/")
-                 and os.path.basename(p).startswith("f")]
+        paths = self.created_files(paths)
         self.assertEqual(paths, ["%s/a/b/d/f1" % r, "%s/a/b/d/f2" % r,
                                  "%s/c/b/d/f3" % r], res.describe())
         self.assertTrue(os.path.exists("%s/c/b/d/f3" % r))
@@ -144,8 +148,7 @@ class WalkCacheTest(unittest.TestCase):
             ["cd:%s/a/b" % r, "cr:l1/f1", "cr:l2/f2", "SYNC", "cr:l2/f3"],
             act=lambda: os.rename("%s/a" % r, "%s/c" % r), kind="open",
             fifo_dir=d1, moved=lambda p: p.replace("/a/b/d1/", "/c/b/d1/"))
-        paths = [p for p in paths if p.startswith(r + "/")
-                 and os.path.basename(p).startswith("f")]
+        paths = self.created_files(paths)
         self.assertEqual(paths, ["%s/a/b/d1/f1" % r, "%s/a/b/d2/f2" % r,
                                  "%s/c/b/d2/f3" % r], res.describe())
         self.assertTrue(os.path.exists("%s/c/b/d2/f3" % r))
