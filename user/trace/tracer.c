@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -24,11 +23,12 @@
 #include "tracer.h"
 #include "flows.h"
 #include "maparray.h"
+#include "ring.h"
 #include "warm.h"
 
 struct fp_tracer {
 	struct footprint_bpf *skel;
-	struct ring_buffer *rb;
+	struct fp_ring ring;
 	struct fp_collector *col;
 	bool attached;
 	pid_t roots[FP_TRACER_MAX_PID_TREES];
@@ -213,8 +213,7 @@ static int feed(void *ctx, void *data, size_t size)
 
 /*
  * A reused ring buffer may hold what a run that died left unread. The
- * same consumer reads it (mapping a ring costs a page table entry per
- * page of it) and drops it, before anything is attached.
+ * consumer reads it and drops it, before anything is attached.
  */
 static int drain_earlier_run(struct fp_tracer *t)
 {
@@ -223,34 +222,9 @@ static int drain_earlier_run(struct fp_tracer *t)
 	if (!reused(t))
 		return 0;
 	t->discarding = true;
-	ret = ring_buffer__consume(t->rb);
+	ret = fp_ring_consume(&t->ring);
 	t->discarding = false;
 	return ret < 0 ? ret : 0;
-}
-
-/*
- * The ring is the tracer's alone: fork() would copy the page table
- * entries of its data pages, mapped twice (ring_bytes each), into the
- * command and the watchdog, about a millisecond each here. libbpf 1.1
- * does not say where it mapped them; /proc/self/maps does: the one BPF
- * map mapping larger than the ring. Best effort: a copy only costs time.
- */
-static void ring_dontfork(unsigned long ring_bytes)
-{
-	unsigned long lo, hi;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, "anon_inode:bpf-map") ||
-		    sscanf(line, "%lx-%lx", &lo, &hi) != 2 ||
-		    hi - lo <= ring_bytes)
-			continue;
-		madvise((void *)lo, hi - lo, MADV_DONTFORK);
-	}
-	fclose(f);
 }
 
 int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
@@ -265,6 +239,8 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		return -ENOMEM;
 	}
 	fp_warm_init(&t->warm);
+	fp_ring_init(&t->ring);
+	t->col = collector;
 	libbpf_set_print(silent_print);
 	ret = ensure_tracefs();
 	if (ret) {
@@ -300,14 +276,10 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 		goto fail;
 	fp_warm_report(&t->warm);
 	step = "set up the ring buffer of";
-	t->col = collector;
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), feed, t,
-				 NULL);
-	if (!t->rb) {
-		ret = -errno;
+	ret = fp_ring_open(&t->ring, bpf_map__fd(t->skel->maps.events), feed,
+			   t);
+	if (ret)
 		goto fail;
-	}
-	ring_dontfork(opts->ring_bytes);
 	ret = drain_earlier_run(t);
 	if (ret)
 		goto fail;
@@ -574,12 +546,12 @@ void fp_tracer_boost_collector(void)
 
 int fp_tracer_epoll_fd(struct fp_tracer *t)
 {
-	return ring_buffer__epoll_fd(t->rb);
+	return fp_ring_epoll_fd(&t->ring);
 }
 
 int fp_tracer_consume(struct fp_tracer *t)
 {
-	return ring_buffer__consume(t->rb);
+	return fp_ring_consume(&t->ring);
 }
 
 /*
@@ -773,7 +745,7 @@ void fp_tracer_close(struct fp_tracer *t)
 {
 	if (!t)
 		return;
-	ring_buffer__free(t->rb);
+	fp_ring_close(&t->ring);
 	/* links first (fp_warm_end closes a reused set's): the next run may
 	 * take the set once it is let go */
 	if (!reused(t) && t->skel)

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The ring buffer's consumer, through a window that follows it (ring.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#include "ring.h"
+
+void fp_ring_init(struct fp_ring *r)
+{
+	r->map_fd = r->epoll_fd = -1;
+	r->consumer_pos = NULL;
+	r->producer_pos = NULL;
+	r->size = 0;
+	r->page = 0;
+	r->win = NULL;
+	r->win_off = r->win_len = 0;
+	r->feed = NULL;
+	r->ctx = NULL;
+}
+
+/*
+ * A page of the ring's own, or NULL. Not copied at fork: its entries are
+ * filled in at the mmap, and fork would copy them into the command.
+ */
+static void *map_page(struct fp_ring *r, int prot, off_t off)
+{
+	void *p = mmap(NULL, r->page, prot, MAP_SHARED, r->map_fd, off);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, r->page, MADV_DONTFORK);
+	return p;
+}
+
+int fp_ring_open(struct fp_ring *r, int map_fd, ring_buffer_sample_fn feed,
+		 void *ctx)
+{
+	struct bpf_map_info info = {};
+	struct epoll_event ev = { .events = EPOLLIN };
+	__u32 len = sizeof(info);
+	int ret;
+
+	fp_ring_init(r);
+	r->feed = feed;
+	r->ctx = ctx;
+	r->page = (size_t)sysconf(_SC_PAGESIZE);
+	r->map_fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 3);
+	if (r->map_fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(r->map_fd, &info, &len))
+		return -errno;
+	r->size = info.max_entries;
+	if (info.type != BPF_MAP_TYPE_RINGBUF || r->size < r->page ||
+	    (r->size & (r->size - 1)))
+		return -EINVAL;
+	r->consumer_pos = map_page(r, PROT_READ | PROT_WRITE, 0);
+	if (!r->consumer_pos)
+		return -errno;
+	r->producer_pos = map_page(r, PROT_READ, (off_t)r->page);
+	if (!r->producer_pos)
+		return -errno;
+	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epoll_fd < 0)
+		return -errno;
+	ret = epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, r->map_fd, &ev);
+	return ret ? -errno : 0;
+}
+
+/*
+ * Map the window so that it holds bytes [off, off + n) of the double
+ * mapping, where off < size: from off's page on, FP_RING_WINDOW bytes,
+ * or as many as a longer record needs. The data pages follow the two
+ * position pages in the map's mmap space, once and then again.
+ */
+static int window_cover(struct fp_ring *r, size_t off, size_t n)
+{
+	size_t start = off & ~(r->page - 1), len;
+	void *p;
+
+	if (r->win && off >= r->win_off && off + n <= r->win_off + r->win_len)
+		return 0;
+	len = FP_RING_WINDOW < r->size ? FP_RING_WINDOW : r->size;
+	if (len < off - start + n)
+		len = (off - start + n + r->page - 1) & ~(r->page - 1);
+	if (start + len > 2 * r->size)
+		len = 2 * r->size - start;
+	/* a length no record of this ring can have */
+	if (off + n > start + len)
+		return -EBADMSG;
+	if (r->win)
+		munmap((void *)r->win, r->win_len);
+	r->win = NULL;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, r->map_fd,
+		 (off_t)(2 * r->page + start));
+	if (p == MAP_FAILED)
+		return -errno;
+	madvise(p, len, MADV_DONTFORK);
+	r->win = p;
+	r->win_off = start;
+	r->win_len = len;
+	return 0;
+}
+
+/* The record at off: its header's word, or -errno in *ret. */
+static const __u32 *record_at(struct fp_ring *r, size_t off, size_t n, int *ret)
+{
+	*ret = window_cover(r, off, n);
+	if (*ret)
+		return NULL;
+	return (const __u32 *)(r->win + (off - r->win_off));
+}
+
+int fp_ring_consume(struct fp_ring *r)
+{
+	const size_t hdr_sz = BPF_RINGBUF_HDR_SZ;
+	unsigned long cons, prod;
+	const __u32 *hdr;
+	int64_t cnt = 0;
+	__u32 word, len;
+	bool more;
+	size_t off;
+	int ret;
+
+	if (!r->consumer_pos)
+		return 0;
+	cons = __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
+	do {
+		more = false;
+		prod = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
+		while (cons < prod) {
+			off = cons & (r->size - 1);
+			hdr = record_at(r, off, hdr_sz, &ret);
+			if (!hdr)
+				return ret;
+			word = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+			/* not committed yet: the rest waits for the next call */
+			if (word & BPF_RINGBUF_BUSY_BIT)
+				goto done;
+			more = true;
+			len = word &
+			      ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+			if (!(word & BPF_RINGBUF_DISCARD_BIT)) {
+				hdr = record_at(r, off, hdr_sz + len, &ret);
+				if (!hdr)
+					return ret;
+				ret = r->feed(r->ctx, (char *)hdr + hdr_sz,
+					      len);
+				cnt++;
+			} else {
+				ret = 0;
+			}
+			cons += (hdr_sz + len + 7) & ~7UL;
+			__atomic_store_n(r->consumer_pos, cons,
+					 __ATOMIC_RELEASE);
+			if (ret < 0)
+				return ret;
+		}
+	} while (more);
+done:
+	return cnt > INT_MAX ? INT_MAX : (int)cnt;
+}
+
+int fp_ring_epoll_fd(const struct fp_ring *r)
+{
+	return r->epoll_fd;
+}
+
+void fp_ring_close(struct fp_ring *r)
+{
+	if (r->win)
+		munmap((void *)r->win, r->win_len);
+	if (r->producer_pos)
+		munmap((void *)r->producer_pos, r->page);
+	if (r->consumer_pos)
+		munmap(r->consumer_pos, r->page);
+	if (r->epoll_fd >= 0)
+		close(r->epoll_fd);
+	if (r->map_fd >= 0)
+		close(r->map_fd);
+	fp_ring_init(r);
+}
