@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fp_proc_snapshot against the live system: this process and its children */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -439,6 +440,54 @@ Test(snapshot_proc, zombie_listed_with_empty_pieces)
 	cr_assert_eq(waitpid(pid, NULL, 0), pid);
 	cr_assert_eq(fp_proc_snapshot(&t), 0);
 	cr_assert_null(fp_proc_find(&t, pid));
+	fp_proc_table_free(&t);
+}
+
+/* the pids /proc lists now, sorted, into pids (at most max) */
+static size_t list_proc(pid_t *pids, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t n = 0;
+
+	cr_assert_not_null(d);
+	while ((de = readdir(d)) && n < max)
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+			pids[n++] = atoi(de->d_name);
+	closedir(d);
+	return n;
+}
+
+static bool listed(const pid_t *pids, size_t n, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* a snapshot misses no process that lived through it */
+Test(snapshot_proc, every_process_listed_before_and_after_is_read)
+{
+	static pid_t before[65536], after[65536];
+	size_t nb, na, i, both = 0;
+	struct fp_proc_table t;
+
+	nb = list_proc(before, 65536);
+	cr_assert_eq(fp_proc_snapshot(&t), 0);
+	na = list_proc(after, 65536);
+	for (i = 0; i < nb; i++) {
+		if (!listed(after, na, before[i]))
+			continue;
+		both++;
+		cr_assert_not_null(fp_proc_find(&t, before[i]),
+				   "pid %d is listed but not in the table",
+				   (int)before[i]);
+	}
+	/* this process and pid 1 at least, and a machine's kernel threads */
+	cr_assert_gt(both, 3);
 	fp_proc_table_free(&t);
 }
 

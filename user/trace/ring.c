@@ -88,12 +88,14 @@ static int window_cover(struct fp_ring *r, size_t off, size_t n)
 
 	if (r->win && off >= r->win_off && off + n <= r->win_off + r->win_len)
 		return 0;
+	/* a length no record of this ring can have */
+	if (n > r->size)
+		return -EBADMSG;
 	len = FP_RING_WINDOW < r->size ? FP_RING_WINDOW : r->size;
 	if (len < off - start + n)
 		len = (off - start + n + r->page - 1) & ~(r->page - 1);
 	if (start + len > 2 * r->size)
 		len = 2 * r->size - start;
-	/* a length no record of this ring can have */
 	if (off + n > start + len)
 		return -EBADMSG;
 	if (r->win)
