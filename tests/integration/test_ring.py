@@ -27,7 +27,7 @@ class RingTest(unittest.TestCase):
         self.work = os.path.join(self.tmp, "work")
         os.mkdir(self.root)
         os.mkdir(self.work)
-        # names from 8 to 207 bytes: record sizes that do not repeat
+        # base names of 6 to 206 bytes: record sizes that do not repeat
         # in step with the window
         self.names = []
         for i in range(OPENS):
@@ -40,14 +40,15 @@ class RingTest(unittest.TestCase):
         with open(self.listing, "w") as f:
             f.write("".join(n + "\n" for n in self.names))
 
-    def run_fp(self, ring, argv_tail=()):
+    def run_fp(self, ring, argv_tail=(), cold=False):
         events = os.path.join(self.tmp, "e-%s.ndjson" % ring)
         script = 'while IFS= read -r f; do : < "$f"; done < "$1"'
         if argv_tail:
             script += '; shift; /bin/true "$@"'
         argv = [vu.FOOTPRINT, "run", "--quiet", "--root", self.root,
                 "--allow", self.work + "/", "--ring-size", ring,
-                "--every-open", "--events", events, "--",
+                "--every-open", "--events", events] + \
+            (["--cold"] if cold else []) + ["--",
                 "sh", "-c", script, "sh", self.listing] + list(argv_tail)
         p = subprocess.run(argv, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=300)
@@ -68,14 +69,22 @@ class RingTest(unittest.TestCase):
                 if e["type"] == "open" and e["path"].startswith(prefix)]
 
     def test_every_open_once_in_order_default_ring(self):
-        # some 2.5 MB of records: the 1 MiB window moves on twice at least
+        # some 3.7 MB of records (300 bytes an open): the 1 MiB window
+        # moves on three times at least
         evs = self.run_fp("16M")
         self.assertEqual(self.opened(evs), self.names)
 
     def test_every_open_once_in_order_across_the_wrap(self):
-        # a ring smaller than the window: it wraps some ten times, and
+        # a ring smaller than the window: it wraps some fourteen times, and
         # records straddle its end (mapped twice over, read as one)
         evs = self.run_fp("256K")
+        self.assertEqual(self.opened(evs), self.names)
+
+    def test_every_open_once_in_order_across_the_wrap_of_a_big_ring(self):
+        # a ring loaded afresh starts at position 0, so its 3.7 MB of
+        # records wrap a 2 MiB ring once: the window that ends it runs on
+        # into the second copy of the data (a kept ring starts anywhere)
+        evs = self.run_fp("2M", cold=True)
         self.assertEqual(self.opened(evs), self.names)
 
     def test_huge_argv_after_the_window_moved(self):

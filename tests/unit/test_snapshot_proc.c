@@ -443,7 +443,7 @@ Test(snapshot_proc, zombie_listed_with_empty_pieces)
 	fp_proc_table_free(&t);
 }
 
-/* the pids /proc lists now, sorted, into pids (at most max) */
+/* the pids /proc lists now, into pids (at most max) */
 static size_t list_proc(pid_t *pids, size_t max)
 {
 	DIR *d = opendir("/proc");

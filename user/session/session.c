@@ -434,12 +434,27 @@ int fp_session_after_procs(struct fp_session *s)
 	return take_snapshot(s, FP_PHASE_AFTER, false, true);
 }
 
+/*
+ * What the ring holds, to the collector. A consumer that fails (a window
+ * it cannot map) leaves records unread: the trace is incomplete, as when
+ * the driver's loop fails.
+ */
+static void consume(struct fp_session *s)
+{
+	int ret = fp_tracer_consume(s->tracer);
+
+	if (ret >= 0 || s->trace_err)
+		return;
+	fprintf(stderr, "footprint: tracing failed: %s\n", strerror(-ret));
+	s->trace_err = ret;
+}
+
 void fp_session_drain(struct fp_session *s)
 {
-	fp_tracer_consume(s->tracer);
+	consume(s);
 	/* detached first: no task can hold back an open once drained */
 	fp_tracer_detach(s->tracer);
-	fp_tracer_consume(s->tracer);
+	consume(s);
 	fp_tracer_drain_held(s->tracer);
 	fp_collector_flush(s->col);
 	fp_tracer_stats(s->tracer, &s->st);

@@ -27,10 +27,7 @@ void fp_ring_init(struct fp_ring *r)
 	r->ctx = NULL;
 }
 
-/*
- * A page of the ring's own, or NULL. Not copied at fork: its entries are
- * filled in at the mmap, and fork would copy them into the command.
- */
+/* A position page, or NULL; like the window, nothing the command needs. */
 static void *map_page(struct fp_ring *r, int prot, off_t off)
 {
 	void *p = mmap(NULL, r->page, prot, MAP_SHARED, r->map_fd, off);
@@ -59,8 +56,9 @@ int fp_ring_open(struct fp_ring *r, int map_fd, ring_buffer_sample_fn feed,
 	if (bpf_obj_get_info_by_fd(r->map_fd, &info, &len))
 		return -errno;
 	r->size = info.max_entries;
+	/* the window's arithmetic goes up to twice the size */
 	if (info.type != BPF_MAP_TYPE_RINGBUF || r->size < r->page ||
-	    (r->size & (r->size - 1)))
+	    (r->size & (r->size - 1)) || r->size > SIZE_MAX / 4)
 		return -EINVAL;
 	r->consumer_pos = map_page(r, PROT_READ | PROT_WRITE, 0);
 	if (!r->consumer_pos)
@@ -79,7 +77,9 @@ int fp_ring_open(struct fp_ring *r, int map_fd, ring_buffer_sample_fn feed,
  * Map the window so that it holds bytes [off, off + n) of the double
  * mapping, where off < size: from off's page on, FP_RING_WINDOW bytes,
  * or as many as a longer record needs. The data pages follow the two
- * position pages in the map's mmap space, once and then again.
+ * position pages in the map's mmap space, once and then again, and the
+ * kernel maps no further: start is at most size - page, and len at most
+ * size + page, so the window ends within the second copy.
  */
 static int window_cover(struct fp_ring *r, size_t off, size_t n)
 {
@@ -88,16 +88,12 @@ static int window_cover(struct fp_ring *r, size_t off, size_t n)
 
 	if (r->win && off >= r->win_off && off + n <= r->win_off + r->win_len)
 		return 0;
-	/* a length no record of this ring can have */
+	/* a header and record cannot outgrow the ring: a corrupt length */
 	if (n > r->size)
 		return -EBADMSG;
 	len = FP_RING_WINDOW < r->size ? FP_RING_WINDOW : r->size;
 	if (len < off - start + n)
 		len = (off - start + n + r->page - 1) & ~(r->page - 1);
-	if (start + len > 2 * r->size)
-		len = 2 * r->size - start;
-	if (off + n > start + len)
-		return -EBADMSG;
 	if (r->win)
 		munmap((void *)r->win, r->win_len);
 	r->win = NULL;
@@ -112,7 +108,7 @@ static int window_cover(struct fp_ring *r, size_t off, size_t n)
 	return 0;
 }
 
-/* The record at off: its header's word, or -errno in *ret. */
+/* The record at off, n bytes with its header, mapped; NULL and *ret. */
 static const __u32 *record_at(struct fp_ring *r, size_t off, size_t n, int *ret)
 {
 	*ret = window_cover(r, off, n);
@@ -121,50 +117,67 @@ static const __u32 *record_at(struct fp_ring *r, size_t off, size_t n, int *ret)
 	return (const __u32 *)(r->win + (off - r->win_off));
 }
 
-int fp_ring_consume(struct fp_ring *r)
+/*
+ * The record at position cons: 1 once fed, 2 if discarded, with the
+ * position past it in *next; 0 if not committed yet; -errno if it cannot
+ * be mapped, or feed's error, once the position is past it.
+ */
+static int one_record(struct fp_ring *r, unsigned long cons,
+		      unsigned long *next)
 {
 	const size_t hdr_sz = BPF_RINGBUF_HDR_SZ;
-	unsigned long cons, prod;
+	size_t off = cons & (r->size - 1);
 	const __u32 *hdr;
-	int64_t cnt = 0;
 	__u32 word, len;
-	bool more;
-	size_t off;
 	int ret;
 
-	if (!r->consumer_pos)
+	hdr = record_at(r, off, hdr_sz, &ret);
+	if (!hdr)
+		return ret;
+	word = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+	if (word & BPF_RINGBUF_BUSY_BIT)
+		return 0;
+	len = word & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+	if (!(word & BPF_RINGBUF_DISCARD_BIT)) {
+		hdr = record_at(r, off, hdr_sz + len, &ret);
+		if (!hdr)
+			return ret;
+	}
+	*next = cons + ((hdr_sz + len + 7) & ~7UL);
+	if (word & BPF_RINGBUF_DISCARD_BIT)
+		return 2;
+	ret = r->feed(r->ctx, (char *)hdr + hdr_sz, len);
+	return ret < 0 ? ret : 1;
+}
+
+int fp_ring_consume(struct fp_ring *r)
+{
+	unsigned long cons, prod, next;
+	int64_t cnt = 0;
+	bool more;
+	int ret;
+
+	if (!r->consumer_pos || !r->producer_pos)
 		return 0;
 	cons = __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
 	do {
 		more = false;
 		prod = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
 		while (cons < prod) {
-			off = cons & (r->size - 1);
-			hdr = record_at(r, off, hdr_sz, &ret);
-			if (!hdr)
-				return ret;
-			word = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+			next = cons;
+			ret = one_record(r, cons, &next);
 			/* not committed yet: the rest waits for the next call */
-			if (word & BPF_RINGBUF_BUSY_BIT)
+			if (!ret)
 				goto done;
-			more = true;
-			len = word &
-			      ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
-			if (!(word & BPF_RINGBUF_DISCARD_BIT)) {
-				hdr = record_at(r, off, hdr_sz + len, &ret);
-				if (!hdr)
-					return ret;
-				ret = r->feed(r->ctx, (char *)hdr + hdr_sz,
-					      len);
-				cnt++;
-			} else {
-				ret = 0;
+			if (next != cons) {
+				cons = next;
+				__atomic_store_n(r->consumer_pos, cons,
+						 __ATOMIC_RELEASE);
 			}
-			cons += (hdr_sz + len + 7) & ~7UL;
-			__atomic_store_n(r->consumer_pos, cons,
-					 __ATOMIC_RELEASE);
 			if (ret < 0)
 				return ret;
+			more = true;
+			cnt += ret == 1;
 		}
 	} while (more);
 done:

@@ -22,7 +22,7 @@
 
 #include <bpf/libbpf.h>
 
-/* the window: a multiple of the page size, and of any record */
+/* the window: a multiple of the page size; a longer record gets its own */
 #define FP_RING_WINDOW (1UL << 20)
 
 struct fp_ring {
