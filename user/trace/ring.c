@@ -27,14 +27,14 @@ void fp_ring_init(struct fp_ring *r)
 	r->ctx = NULL;
 }
 
-/* A position page, or NULL; like the window, nothing the command needs. */
-static void *map_page(struct fp_ring *r, int prot, off_t off)
+/* len bytes of the map from off, or NULL: nothing a forked child needs */
+static void *map_range(struct fp_ring *r, size_t len, int prot, off_t off)
 {
-	void *p = mmap(NULL, r->page, prot, MAP_SHARED, r->map_fd, off);
+	void *p = mmap(NULL, len, prot, MAP_SHARED, r->map_fd, off);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	madvise(p, r->page, MADV_DONTFORK);
+	madvise(p, len, MADV_DONTFORK);
 	return p;
 }
 
@@ -60,10 +60,10 @@ int fp_ring_open(struct fp_ring *r, int map_fd, ring_buffer_sample_fn feed,
 	if (info.type != BPF_MAP_TYPE_RINGBUF || r->size < r->page ||
 	    (r->size & (r->size - 1)) || r->size > SIZE_MAX / 4)
 		return -EINVAL;
-	r->consumer_pos = map_page(r, PROT_READ | PROT_WRITE, 0);
+	r->consumer_pos = map_range(r, r->page, PROT_READ | PROT_WRITE, 0);
 	if (!r->consumer_pos)
 		return -errno;
-	r->producer_pos = map_page(r, PROT_READ, (off_t)r->page);
+	r->producer_pos = map_range(r, r->page, PROT_READ, (off_t)r->page);
 	if (!r->producer_pos)
 		return -errno;
 	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -97,11 +97,9 @@ static int window_cover(struct fp_ring *r, size_t off, size_t n)
 	if (r->win)
 		munmap((void *)r->win, r->win_len);
 	r->win = NULL;
-	p = mmap(NULL, len, PROT_READ, MAP_SHARED, r->map_fd,
-		 (off_t)(2 * r->page + start));
-	if (p == MAP_FAILED)
+	p = map_range(r, len, PROT_READ, (off_t)(2 * r->page + start));
+	if (!p)
 		return -errno;
-	madvise(p, len, MADV_DONTFORK);
 	r->win = p;
 	r->win_off = start;
 	r->win_len = len;
