@@ -42,6 +42,35 @@ Test(hashmap, hash_fed_in_pieces_is_the_hash_of_the_whole)
 	}
 }
 
+/*
+ * The values themselves, as a byte at a time made them before words were
+ * fed whole: what the tables hold, and the order they are walked in,
+ * must not move with how the hash is computed
+ */
+Test(hashmap, hash_values_are_stable)
+{
+	static const struct {
+		const char *key;
+		uint64_t hash;
+	} known[] = {
+		{ "", 0xbdabe564801db1dfULL },
+		{ "a", 0x1487d246b464969dULL },
+		{ "abcdefg", 0x6eef50ca44624451ULL },
+		{ "abcdefgh", 0x7bb4987a050d1bf8ULL },
+		{ "abcdefghi", 0x90b389defaff4714ULL },
+		{ "/tmp/x/y.txt", 0x8bfdd823e7767144ULL },
+		{ "\x39\x30\0\0", 0xe8b98a14107ca58eULL }, /* pid 12345 */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		size_t n = i == 6 ? 4 : strlen(known[i].key);
+
+		cr_assert_eq(whole(known[i].key, n), known[i].hash, "key %zu",
+			     i);
+	}
+}
+
 /* the table index is the low bits: every byte of a key must reach them */
 Test(hashmap, low_bits_spread_over_similar_paths)
 {

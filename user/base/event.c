@@ -90,6 +90,55 @@ const char *fp_sys_name(uint32_t sys)
 	return sys < FP_SYS_MAX && sys_names[sys] ? sys_names[sys] : "unknown";
 }
 
+enum fp_file_op fp_file_op(const struct fp_event *ev)
+{
+	switch (ev->file.sys) {
+	case FP_SYS_UNLINK:
+	case FP_SYS_UNLINKAT:
+	case FP_SYS_RMDIR:
+		return FP_FOP_UNLINK;
+	case FP_SYS_RENAME:
+	case FP_SYS_RENAMEAT:
+	case FP_SYS_RENAMEAT2:
+		return FP_FOP_RENAME;
+	case FP_SYS_MKDIR:
+	case FP_SYS_MKDIRAT:
+		return FP_FOP_MKDIR;
+	case FP_SYS_MKNOD:
+	case FP_SYS_MKNODAT:
+		return FP_FOP_MKNOD;
+	case FP_SYS_SYMLINK:
+	case FP_SYS_SYMLINKAT:
+		return FP_FOP_SYMLINK;
+	case FP_SYS_LINK:
+	case FP_SYS_LINKAT:
+		return FP_FOP_LINK;
+	case FP_SYS_CHMOD:
+	case FP_SYS_FCHMOD:
+	case FP_SYS_FCHMODAT:
+	case FP_SYS_FCHMODAT2:
+		return FP_FOP_CHMOD;
+	case FP_SYS_CHOWN:
+	case FP_SYS_LCHOWN:
+	case FP_SYS_FCHOWN:
+	case FP_SYS_FCHOWNAT:
+		return FP_FOP_CHOWN;
+	case FP_SYS_TRUNCATE:
+	case FP_SYS_FTRUNCATE:
+		return FP_FOP_TRUNCATE;
+	default:
+		return FP_FOP_OPEN;
+	}
+}
+
+static const char *const file_op_names[] = {
+	[FP_FOP_OPEN] = "open",	    [FP_FOP_UNLINK] = "unlink",
+	[FP_FOP_RENAME] = "rename", [FP_FOP_MKDIR] = "mkdir",
+	[FP_FOP_MKNOD] = "mknod",   [FP_FOP_SYMLINK] = "symlink",
+	[FP_FOP_LINK] = "link",	    [FP_FOP_CHMOD] = "chmod",
+	[FP_FOP_CHOWN] = "chown",   [FP_FOP_TRUNCATE] = "truncate",
+};
+
 const char *fp_event_kind(const struct fp_event *ev)
 {
 	switch (ev->type) {
@@ -116,43 +165,7 @@ const char *fp_event_kind(const struct fp_event *ev)
 	case FP_EV_SIGNAL:
 		return ev->signal.sys == FP_SYS_PTRACE ? "ptrace" : "signal";
 	case FP_EV_FILE:
-		switch (ev->file.sys) {
-		case FP_SYS_UNLINK:
-		case FP_SYS_UNLINKAT:
-		case FP_SYS_RMDIR:
-			return "unlink";
-		case FP_SYS_RENAME:
-		case FP_SYS_RENAMEAT:
-		case FP_SYS_RENAMEAT2:
-			return "rename";
-		case FP_SYS_MKDIR:
-		case FP_SYS_MKDIRAT:
-			return "mkdir";
-		case FP_SYS_MKNOD:
-		case FP_SYS_MKNODAT:
-			return "mknod";
-		case FP_SYS_SYMLINK:
-		case FP_SYS_SYMLINKAT:
-			return "symlink";
-		case FP_SYS_LINK:
-		case FP_SYS_LINKAT:
-			return "link";
-		case FP_SYS_CHMOD:
-		case FP_SYS_FCHMOD:
-		case FP_SYS_FCHMODAT:
-		case FP_SYS_FCHMODAT2:
-			return "chmod";
-		case FP_SYS_CHOWN:
-		case FP_SYS_LCHOWN:
-		case FP_SYS_FCHOWN:
-		case FP_SYS_FCHOWNAT:
-			return "chown";
-		case FP_SYS_TRUNCATE:
-		case FP_SYS_FTRUNCATE:
-			return "truncate";
-		default:
-			return "open";
-		}
+		return file_op_names[fp_file_op(ev)];
 	}
 	return "unknown";
 }

@@ -150,6 +150,27 @@ const char *fp_sys_name(uint32_t sys);
 const char *fp_event_kind(const struct fp_event *ev);
 
 /*
+ * What a file event did, as fp_event_kind() names it: the judging code
+ * asks this of every event, where comparing the names cost a string
+ * compare each
+ */
+enum fp_file_op {
+	FP_FOP_OPEN,
+	FP_FOP_UNLINK,
+	FP_FOP_RENAME,
+	FP_FOP_MKDIR,
+	FP_FOP_MKNOD,
+	FP_FOP_SYMLINK,
+	FP_FOP_LINK,
+	FP_FOP_CHMOD,
+	FP_FOP_CHOWN,
+	FP_FOP_TRUNCATE,
+};
+
+/* of an FP_EV_FILE event */
+enum fp_file_op fp_file_op(const struct fp_event *ev);
+
+/*
  * The receipt keeps this much of a command line; argv may be 2 MiB per
  * exec, and a run may exec thousands of times. The whole argv stays in the
  * events stream and the log.

@@ -434,11 +434,11 @@ static int path_get(struct fp_recon *r, const struct fp_bytes *p,
 
 /* read-only opens change nothing and are never kept: a command may make
  * millions of them */
-static bool changes_nothing(const struct fp_event *ev, const char *kind)
+static bool changes_nothing(const struct fp_event *ev, enum fp_file_op op)
 {
 	uint64_t acc = ev->file.flags & O_ACCMODE;
 
-	if (strcmp(kind, "open"))
+	if (op != FP_FOP_OPEN)
 		return false;
 	if (acc == O_RDONLY && !(ev->file.flags & (O_CREAT | O_TRUNC)))
 		return true;
@@ -454,25 +454,24 @@ static void touch(struct path_state *ps, const struct who *w)
 /* What a successful event did to its i-th path, as outside_roots says. */
 static unsigned int ops_of(const struct fp_event *ev, unsigned int i)
 {
-	const char *kind = fp_event_kind(ev);
+	enum fp_file_op op = fp_file_op(ev);
 
-	if (!strcmp(kind, "open"))
+	if (op == FP_FOP_OPEN)
 		return i		? 0 :
 		       ev->file.created ? FP_OP_CREATED | FP_OP_WRITTEN :
 					  FP_OP_WRITTEN;
-	if (!strcmp(kind, "unlink"))
+	if (op == FP_FOP_UNLINK)
 		return i ? 0 : FP_OP_REMOVED;
-	if (!strcmp(kind, "rename"))
+	if (op == FP_FOP_RENAME)
 		return i ? FP_OP_RENAMED_TO : FP_OP_RENAMED_FROM;
 	/* a link's old name is not changed: linking an O_TMPFILE through
 	 * /proc/self/fd/N is how such a file gets a name */
-	if (!strcmp(kind, "link"))
+	if (op == FP_FOP_LINK)
 		return i ? FP_OP_CREATED : 0;
 	/* a symlink's second path is its target, which is not touched */
-	if (!strcmp(kind, "symlink") || !strcmp(kind, "mkdir") ||
-	    !strcmp(kind, "mknod"))
+	if (op == FP_FOP_SYMLINK || op == FP_FOP_MKDIR || op == FP_FOP_MKNOD)
 		return i ? 0 : FP_OP_CREATED;
-	if (!strcmp(kind, "chmod") || !strcmp(kind, "chown"))
+	if (op == FP_FOP_CHMOD || op == FP_FOP_CHOWN)
 		return i ? 0 : FP_OP_ATTRS;
 	return i ? 0 : FP_OP_WRITTEN; /* truncate */
 }
@@ -554,19 +553,18 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 {
 	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
 	struct path_state *a, *b = NULL;
-	const char *kind = fp_event_kind(ev);
+	enum fp_file_op op = fp_file_op(ev);
 	int ret;
 
-	if (!strcmp(kind, "open") && (ret = feed_read(r, ev)))
+	if (op == FP_FOP_OPEN && (ret = feed_read(r, ev)))
 		return ret;
-	if (ev->file.ret < 0 || !ev->file.npaths || changes_nothing(ev, kind))
+	if (ev->file.ret < 0 || !ev->file.npaths || changes_nothing(ev, op))
 		return 0;
 	/* a record from a damaged or crafted log may lack its second path */
-	if ((!strcmp(kind, "rename") || !strcmp(kind, "link")) &&
-	    ev->file.npaths < 2)
+	if ((op == FP_FOP_RENAME || op == FP_FOP_LINK) && ev->file.npaths < 2)
 		return 0;
 	/* a pipe or socket reached through /dev/stdout: not a file */
-	if (!strcmp(kind, "open") && ev->file.path[0].anonymous)
+	if (op == FP_FOP_OPEN && ev->file.path[0].anonymous)
 		return 0;
 	ret = event_group(r, ev, &w.group);
 	if (ret)
@@ -577,7 +575,7 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 	ret = path_get(r, &ev->file.path[0].path, &a);
 	if (ret)
 		return ret;
-	if (!strcmp(kind, "open")) {
+	if (op == FP_FOP_OPEN) {
 		a->ops |= FP_OP_WRITTEN;
 		if (ev->file.flags & O_TRUNC)
 			a->wrote = true;
@@ -587,30 +585,30 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		}
 		a->exists = 1;
 		touch(a, &w);
-	} else if (!strcmp(kind, "mkdir") || !strcmp(kind, "mknod") ||
-		   !strcmp(kind, "symlink")) {
+	} else if (op == FP_FOP_MKDIR || op == FP_FOP_MKNOD ||
+		   op == FP_FOP_SYMLINK) {
 		a->ops |= FP_OP_CREATED | FP_OP_WRITTEN;
 		born(a, &w);
-	} else if (!strcmp(kind, "link")) {
+	} else if (op == FP_FOP_LINK) {
 		/* a new name for an old file */
 		ret = path_get(r, &ev->file.path[1].path, &b);
 		if (ret)
 			return ret;
 		b->ops |= FP_OP_CREATED;
 		born(b, &w);
-	} else if (!strcmp(kind, "chmod") || !strcmp(kind, "chown")) {
+	} else if (op == FP_FOP_CHMOD || op == FP_FOP_CHOWN) {
 		a->ops |= FP_OP_ATTRS;
 		touch(a, &w);
-	} else if (!strcmp(kind, "truncate")) {
+	} else if (op == FP_FOP_TRUNCATE) {
 		a->ops |= FP_OP_WRITTEN;
 		a->wrote = true;
 		touch(a, &w);
-	} else if (!strcmp(kind, "unlink")) {
+	} else if (op == FP_FOP_UNLINK) {
 		a->ops |= FP_OP_REMOVED;
 		a->exists = 0;
 		a->removed = w;
 		touch(a, &w);
-	} else if (!strcmp(kind, "rename")) {
+	} else if (op == FP_FOP_RENAME) {
 		struct path_state old;
 
 		ret = path_get(r, &ev->file.path[1].path, &b);

@@ -70,7 +70,7 @@ void fp_enc_str(struct fp_enc *e, const char *s)
 	fp_enc_bytes(e, s ? s : "", s ? strlen(s) : 0);
 }
 
-uint64_t fp_dec_u64(struct fp_dec *d)
+uint64_t fp_dec_u64_long(struct fp_dec *d)
 {
 	uint64_t v = 0;
 	unsigned int shift = 0;

@@ -129,14 +129,14 @@ static void write_path(struct json_out *j, const char *key,
 static void write_file(struct json_out *j, const struct fp_event *ev)
 {
 	char text[256] = "";
-	const char *kind = fp_event_kind(ev);
+	enum fp_file_op op = fp_file_op(ev);
 
 	json_field_str(j, "syscall", fp_sys_name(ev->file.sys));
-	if (!strcmp(kind, "rename") || !strcmp(kind, "link")) {
+	if (op == FP_FOP_RENAME || op == FP_FOP_LINK) {
 		write_path(j, "old_path", &ev->file.path[0]);
 		write_path(j, "new_path", &ev->file.path[1]);
 		json_field_u64(j, "flags", ev->file.flags);
-		if (!strcmp(kind, "rename"))
+		if (op == FP_FOP_RENAME)
 			flags_text(text, sizeof(text), ev->file.flags,
 				   rename_flags,
 				   sizeof(rename_flags) /
@@ -146,13 +146,13 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 				   link_flags,
 				   sizeof(link_flags) / sizeof(link_flags[0]));
 		json_field_str(j, "flags_text", text);
-	} else if (!strcmp(kind, "unlink")) {
+	} else if (op == FP_FOP_UNLINK) {
 		write_path(j, "path", &ev->file.path[0]);
 		json_field_u64(j, "flags", ev->file.flags);
 		flags_text(text, sizeof(text), ev->file.flags, unlink_flags,
 			   sizeof(unlink_flags) / sizeof(unlink_flags[0]));
 		json_field_str(j, "flags_text", text);
-	} else if (!strcmp(kind, "open")) {
+	} else if (op == FP_FOP_OPEN) {
 		write_path(j, "path", &ev->file.path[0]);
 		if (ev->file.npaths == 2 && ev->file.path[1].named)
 			write_path(j, "named_path", &ev->file.path[1]);
@@ -165,7 +165,7 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 		json_field_bool(j, "created", ev->file.created);
 		if (ev->file.count > 1)
 			json_field_u64(j, "count", ev->file.count);
-	} else if (!strcmp(kind, "symlink")) {
+	} else if (op == FP_FOP_SYMLINK) {
 		write_path(j, "path", &ev->file.path[0]);
 		json_field_bytes(j, "target", ev->file.path[1].path.data,
 				 ev->file.path[1].path.len);
@@ -173,18 +173,18 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 		write_path(j, "path", &ev->file.path[0]);
 		if (ev->file.npaths == 2 && ev->file.path[1].named)
 			write_path(j, "named_path", &ev->file.path[1]);
-		if (!strcmp(kind, "chown")) {
+		if (op == FP_FOP_CHOWN) {
 			/* -1 means "leave unchanged" */
 			json_field_i64(j, "owner_uid",
 				       (int32_t)ev->file.arg[0]);
 			json_field_i64(j, "owner_gid",
 				       (int32_t)ev->file.arg[1]);
-		} else if (!strcmp(kind, "truncate")) {
+		} else if (op == FP_FOP_TRUNCATE) {
 			json_field_i64(j, "length", (int64_t)ev->file.arg[0]);
 		} else {
 			json_field_u64(j, "mode", ev->file.mode & 07777);
 		}
-		if (!strcmp(kind, "mknod")) {
+		if (op == FP_FOP_MKNOD) {
 			json_field_u64(j, "dev", ev->file.arg[0]);
 			json_field_u64(j, "file_type", ev->file.mode & 0170000);
 		}

@@ -36,15 +36,23 @@ static void release_exec(struct fp_collector *c, struct fp_pending_exec *p)
 	c->pending_bytes -= p->argv_cap;
 	p->argv_cap = 0;
 	p->used = 0;
+	c->execs_used &= ~(1ULL << (p - c->execs));
 }
+
+_Static_assert(FP_COLLECTOR_PENDING_EXECS <= 64,
+	       "execs_used has one bit a slot");
 
 static struct fp_pending_exec *find_exec(struct fp_collector *c, uint32_t tid)
 {
-	int i;
+	uint64_t left = c->execs_used;
 
-	for (i = 0; i < FP_COLLECTOR_PENDING_EXECS; i++)
-		if (c->execs[i].used && c->execs[i].ev.tid == tid)
+	while (left) {
+		int i = __builtin_ctzll(left);
+
+		if (c->exec_tid[i] == tid)
 			return &c->execs[i];
+		left &= left - 1;
+	}
 	return NULL;
 }
 
@@ -182,6 +190,8 @@ int fp_collector_feed(void *ctx, void *data, size_t size)
 		p->argv_cap = 0;
 		p->seq = c->exec_seq++;
 		p->used = 1;
+		c->exec_tid[p - c->execs] = ev.tid;
+		c->execs_used |= 1ULL << (p - c->execs);
 		return 0;
 	}
 	if (ev.type == FP_EV_EXIT && duplicate_exit(c, &ev)) {

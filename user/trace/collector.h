@@ -36,6 +36,12 @@ struct fp_collector {
 	fp_sink_fn sink;
 	void *sink_ctx;
 	struct fp_pending_exec execs[FP_COLLECTOR_PENDING_EXECS];
+	/*
+	 * The slots in use, one bit each, and their tids: every record is
+	 * looked up here, and a scan of execs[] touched 64 events for it
+	 */
+	uint64_t execs_used;
+	uint32_t exec_tid[FP_COLLECTOR_PENDING_EXECS];
 	uint64_t exec_seq;
 	struct {
 		uint32_t pid;
