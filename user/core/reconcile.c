@@ -78,9 +78,17 @@ struct group_rec {
 	struct fp_bytes name; /* exec.step_name of root, else empty */
 };
 
+/* the process looked up last: most events follow one of the same */
+struct proc_memo {
+	pid_t pid;
+	struct proc_state *p;
+};
+
 struct fp_recon {
 	struct fp_hashmap paths;
 	struct fp_hashmap procs;
+	/* a pointer, so that lookups through a const fp_recon keep it */
+	struct proc_memo *memo;
 	struct fp_vec execs; /* struct exec_rec */
 	struct fp_vec short_lived; /* struct fp_proc_finding, actor by index */
 	struct fp_vec binds; /* struct fp_net_finding */
@@ -118,8 +126,14 @@ struct fp_recon *fp_recon_new(void)
 {
 	struct fp_recon *r = calloc(1, sizeof(struct fp_recon));
 
-	if (r)
-		r->budget = FP_RECON_BUDGET_DEFAULT;
+	if (!r)
+		return NULL;
+	r->memo = calloc(1, sizeof(*r->memo));
+	if (!r->memo) {
+		free(r);
+		return NULL;
+	}
+	r->budget = FP_RECON_BUDGET_DEFAULT;
 	return r;
 }
 
@@ -197,7 +211,27 @@ void fp_recon_free(struct fp_recon *r)
 	free(r->binds.v);
 	free(r->moves.v);
 	fp_netrec_free(r->net);
+	free(r->memo);
 	free(r);
+}
+
+/*
+ * The state of pid, NULL if none. States are never removed nor moved (the
+ * table holds pointers), so the last one found stays right for its pid.
+ */
+static struct proc_state *proc_of(const struct fp_recon *r, pid_t pid)
+{
+	struct proc_memo *m = r->memo;
+	struct proc_state *p;
+
+	if (m->p && m->pid == pid)
+		return m->p;
+	p = fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	if (p) {
+		m->pid = pid;
+		m->p = p;
+	}
+	return p;
 }
 
 /* the state of pid, made if new: 0, -ENOMEM or -EDQUOT */
@@ -206,7 +240,7 @@ static int proc_new(struct fp_recon *r, pid_t pid, struct proc_state **out)
 	struct fp_hslot *s;
 	struct proc_state *p;
 
-	*out = fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	*out = proc_of(r, pid);
 	if (*out)
 		return 0;
 	if (charge(r, SLOT_COST + ALLOC(sizeof(pid) + 1) + ALLOC(sizeof(*p))))
@@ -228,7 +262,7 @@ static int proc_new(struct fp_recon *r, pid_t pid, struct proc_state **out)
 
 static long exec_of(const struct fp_recon *r, pid_t pid)
 {
-	struct proc_state *p = fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	struct proc_state *p = proc_of(r, pid);
 
 	return p ? p->exec_idx : -1;
 }
@@ -236,7 +270,7 @@ static long exec_of(const struct fp_recon *r, pid_t pid)
 /* pid as its state stands now */
 static struct who who_now(const struct fp_recon *r, pid_t pid)
 {
-	struct proc_state *p = fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	struct proc_state *p = proc_of(r, pid);
 	struct who w = { pid, -1, 0 };
 
 	if (p) {
@@ -256,7 +290,7 @@ static int actor_fill(const struct fp_recon *r, struct fp_actor *a,
 	memset(a, 0, sizeof(*a));
 	a->pid = w->pid;
 	a->step = w->group;
-	p = fp_hashmap_get(&r->procs, &w->pid, sizeof(w->pid));
+	p = proc_of(r, w->pid);
 	if (p)
 		a->ppid = p->ppid;
 	if (w->exec < 0 || (size_t)w->exec >= r->execs.n)
@@ -326,12 +360,12 @@ static int event_group(struct fp_recon *r, const struct fp_event *ev,
 	*g = 0;
 	if (!r->step_parent || !ev->pid || (pid_t)ev->pid == r->step_parent)
 		return 0;
-	p = fp_hashmap_get(&r->procs, &ev->pid, sizeof(ev->pid));
+	p = proc_of(r, ev->pid);
 	if (!p || !p->group) {
 		ret = proc_new(r, ev->pid, &p);
 		if (ret)
 			return ret;
-		pp = fp_hashmap_get(&r->procs, &ev->ppid, sizeof(ev->ppid));
+		pp = proc_of(r, ev->ppid);
 		if (!child && pp && pp->group)
 			p->group = pp->group;
 		else if ((ret = group_new(r, ev->pid, child, false, ev->ts_ns,
@@ -792,8 +826,7 @@ static int feed_fork(struct fp_recon *r, const struct fp_event *ev)
 
 static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
 {
-	struct proc_state *p =
-		fp_hashmap_get(&r->procs, &ev->pid, sizeof(ev->pid));
+	struct proc_state *p = proc_of(r, ev->pid);
 	struct fp_proc_finding *f;
 	struct who w;
 
@@ -850,8 +883,7 @@ void fp_recon_set_reads(struct fp_recon *r, const struct fp_reads_conf *c)
 static bool pid_in_run(const void *ctx, pid_t pid)
 {
 	const struct fp_recon *r = ctx;
-	const struct proc_state *p =
-		fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	const struct proc_state *p = proc_of(r, pid);
 
 	return p && !p->exited;
 }
@@ -1081,8 +1113,7 @@ size_t fp_recon_steps_so_far(const struct fp_recon *r)
 
 bool fp_recon_started_alive(const struct fp_recon *r, pid_t pid)
 {
-	const struct proc_state *p =
-		fp_hashmap_get(&r->procs, &pid, sizeof(pid));
+	const struct proc_state *p = proc_of(r, pid);
 
 	return p && p->started && !p->exited;
 }

@@ -340,9 +340,21 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 	}
 }
 
+/* A comm as fp_dec_bytes() reads it, with no copy made on the way */
+static void dec_comm(struct fp_dec *d, char *comm)
+{
+	uint64_t n = fp_dec_u64(d);
+
+	if (d->err || n > d->len - d->pos) {
+		d->err = -EBADMSG;
+		return;
+	}
+	memcpy(comm, d->p + d->pos, n < FP_COMM_LEN ? n : FP_COMM_LEN);
+	d->pos += n;
+}
+
 int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 {
-	struct fp_bytes b;
 	unsigned int i;
 
 	memset(ev, 0, sizeof(*ev));
@@ -362,11 +374,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 	ev->uid = fp_dec_u64(d);
 	ev->gid = fp_dec_u64(d);
 	ev->cgroup_id = fp_dec_u64(d);
-	fp_dec_bytes(d, &b);
-	if (b.data)
-		memcpy(ev->comm, b.data,
-		       b.len < FP_COMM_LEN ? b.len : FP_COMM_LEN);
-	free(b.data);
+	dec_comm(d, ev->comm);
 	switch (ev->type) {
 	case FP_EV_EXEC:
 		fp_dec_bytes(d, &ev->exec.exe);
