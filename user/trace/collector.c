@@ -35,12 +35,16 @@ static void release_exec(struct fp_collector *c, struct fp_pending_exec *p)
 	deliver(c, &p->ev);
 	c->pending_bytes -= p->argv_cap;
 	p->argv_cap = 0;
-	p->used = 0;
 	c->execs_used &= ~(1ULL << (p - c->execs));
 }
 
 _Static_assert(FP_COLLECTOR_PENDING_EXECS <= 64,
 	       "execs_used has one bit a slot");
+
+static bool slot_used(const struct fp_collector *c, int i)
+{
+	return c->execs_used >> i & 1;
+}
 
 static struct fp_pending_exec *find_exec(struct fp_collector *c, uint32_t tid)
 {
@@ -62,7 +66,7 @@ static struct fp_pending_exec *new_exec_slot(struct fp_collector *c)
 	int i;
 
 	for (i = 0; i < FP_COLLECTOR_PENDING_EXECS; i++) {
-		if (!c->execs[i].used)
+		if (!slot_used(c, i))
 			return &c->execs[i];
 		if (!oldest || c->execs[i].seq < oldest->seq)
 			oldest = &c->execs[i];
@@ -84,7 +88,7 @@ static void make_room(struct fp_collector *c, struct fp_pending_exec *p,
 		for (i = 0; i < FP_COLLECTOR_PENDING_EXECS; i++) {
 			struct fp_pending_exec *q = &c->execs[i];
 
-			if (q->used && q != p && q->argv_cap &&
+			if (slot_used(c, i) && q != p && q->argv_cap &&
 			    (!oldest || q->seq < oldest->seq))
 				oldest = q;
 		}
@@ -189,7 +193,6 @@ int fp_collector_feed(void *ctx, void *data, size_t size)
 		p->chunks_seen = 0;
 		p->argv_cap = 0;
 		p->seq = c->exec_seq++;
-		p->used = 1;
 		c->exec_tid[p - c->execs] = ev.tid;
 		c->execs_used |= 1ULL << (p - c->execs);
 		return 0;
@@ -208,6 +211,6 @@ void fp_collector_flush(struct fp_collector *c)
 	int i;
 
 	for (i = 0; i < FP_COLLECTOR_PENDING_EXECS; i++)
-		if (c->execs[i].used)
+		if (slot_used(c, i))
 			release_exec(c, &c->execs[i]);
 }

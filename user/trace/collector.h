@@ -29,7 +29,6 @@ struct fp_pending_exec {
 	uint32_t chunks_seen;
 	size_t argv_cap;
 	uint64_t seq; /* age, for evicting the oldest */
-	int used;
 };
 
 struct fp_collector {
@@ -38,7 +37,7 @@ struct fp_collector {
 	struct fp_pending_exec execs[FP_COLLECTOR_PENDING_EXECS];
 	/*
 	 * The slots in use, one bit each, and their tids: every record is
-	 * looked up here, and a scan of execs[] touched 64 events for it
+	 * looked up by its tid, and a scan of execs[] touched 64 events
 	 */
 	uint64_t execs_used;
 	uint32_t exec_tid[FP_COLLECTOR_PENDING_EXECS];
