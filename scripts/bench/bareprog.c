@@ -27,6 +27,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* libbpf 1.x (Debian 12 has 1.1): NULL on error, not an error pointer */
 	obj = bpf_object__open_file(argv[1], NULL);
 	if (!obj || bpf_object__load(obj)) {
 		fprintf(stderr, "bareprog: cannot load %s\n", argv[1]);

@@ -167,7 +167,7 @@ enum fp_file_op {
 	FP_FOP_TRUNCATE,
 };
 
-/* of an FP_EV_FILE event */
+/* of an FP_EV_FILE event only: it reads ev->file */
 enum fp_file_op fp_file_op(const struct fp_event *ev);
 
 /*

@@ -44,18 +44,19 @@ void fp_hash_feed(struct fp_hash *st, const void *bytes, size_t len)
 		st->h = mix_word(st->h, le64toh(w));
 		st->len += 8;
 	}
-	/* the rest of a word begun afresh, as feed_byte() would lay it */
-	if (len && !(st->len & 7)) {
+	/*
+	 * The rest begins a word afresh (the loops above leave st->len a
+	 * multiple of 8 or nothing to feed), whose tail is 0: laid as
+	 * feed_byte() would lay it, in one go
+	 */
+	if (len) {
 		unsigned char b[8] = { 0 };
 
 		memcpy(b, p, len);
 		memcpy(&w, b, 8);
 		st->tail = le64toh(w);
 		st->len += len;
-		return;
 	}
-	while (len--)
-		feed_byte(st, *p++);
 }
 
 uint64_t fp_hash_value(const struct fp_hash *st)

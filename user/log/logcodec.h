@@ -35,6 +35,7 @@ void fp_enc_i64(struct fp_enc *e, int64_t v);
 void fp_enc_bytes(struct fp_enc *e, const void *s, size_t len);
 void fp_enc_str(struct fp_enc *e, const char *s);
 
+/* fp_dec_u64()'s whole decoder; call that one */
 uint64_t fp_dec_u64_long(struct fp_dec *d);
 
 /*
@@ -47,6 +48,7 @@ static inline uint64_t fp_dec_u64(struct fp_dec *d)
 		return d->p[d->pos++];
 	return fp_dec_u64_long(d);
 }
+
 int64_t fp_dec_i64(struct fp_dec *d);
 /* a malloc'd, NUL-terminated copy */
 void fp_dec_bytes(struct fp_dec *d, struct fp_bytes *out);
