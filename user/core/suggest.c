@@ -68,7 +68,10 @@ static void put(struct buf *b, const void *s, size_t n)
 		b->p = p;
 		b->cap = cap;
 	}
-	memcpy(b->p + b->len, s, n);
+	/* an empty piece may have no bytes at all (a crafted log's empty
+	 * name): memcpy() is not for a NULL source, even of 0 bytes */
+	if (n)
+		memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
 }
