@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 
 #include "lock.h"
 #include "promote.h"
+#include "sha256.h"
 
 struct step {
 	const struct fp_pchange *c;
@@ -54,18 +54,15 @@ static int open_parent(int rootfd, const char *rel, const char **base)
 /* copy src into the new fd out, hashing it; -EBADMSG on a hash miss */
 static int copy_checked(int src, int out, const char *want)
 {
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char buf[65536], h[32];
+	unsigned char buf[65536], h[FP_SHA256_LEN];
+	struct fp_sha256 md;
 	char hex[65];
 	ssize_t n, w;
 	int e = 0;
 
-	if (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
-		EVP_MD_CTX_free(md);
-		return -ENOMEM;
-	}
+	fp_sha256_init(&md);
 	while (!e && (n = read(src, buf, sizeof(buf))) > 0) {
-		EVP_DigestUpdate(md, buf, n);
+		fp_sha256_update(&md, buf, n);
 		for (w = 0; !e && w < n;) {
 			ssize_t k = write(out, buf + w, n - w);
 
@@ -77,8 +74,7 @@ static int copy_checked(int src, int out, const char *want)
 	}
 	if (!e && n < 0)
 		e = -errno;
-	EVP_DigestFinal_ex(md, h, NULL);
-	EVP_MD_CTX_free(md);
+	fp_sha256_final(&md, h);
 	fp_lock_hex(hex, h);
 	if (!e && strcmp(hex, want))
 		e = -EBADMSG;

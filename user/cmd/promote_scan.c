@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 
 #include "lock.h"
 #include "promote.h"
+#include "sha256.h"
 
 #define SCAN_MAX_DEPTH 256
 
@@ -40,18 +40,14 @@ static int open_beneath(int dirfd, const char *rel, int flags)
 
 static int hash_fd(int fd, char *hex)
 {
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	unsigned char buf[65536], h[32];
+	unsigned char buf[65536], h[FP_SHA256_LEN];
+	struct fp_sha256 md;
 	ssize_t n;
 
-	if (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
-		EVP_MD_CTX_free(md);
-		return -ENOMEM;
-	}
+	fp_sha256_init(&md);
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		EVP_DigestUpdate(md, buf, n);
-	EVP_DigestFinal_ex(md, h, NULL);
-	EVP_MD_CTX_free(md);
+		fp_sha256_update(&md, buf, n);
+	fp_sha256_final(&md, h);
 	if (n < 0)
 		return -errno;
 	fp_lock_hex(hex, h);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "json.h"
 #include "lock.h"
+#include "sha256.h"
 
 void fp_lock_hex(char *out, const unsigned char *h)
 {
@@ -19,35 +19,33 @@ int fp_lock_entry_ok(const struct fp_fentry *e)
 	return e->type != 'f' || e->hashed;
 }
 
-static void add_entry(EVP_MD_CTX *md, const struct fp_fentry *e, size_t skip)
+static void add_entry(struct fp_sha256 *md, const struct fp_fentry *e,
+		      size_t skip)
 {
 	char head[16], hex[65];
 
-	EVP_DigestUpdate(md, e->path.data + skip, e->path.len - skip);
+	fp_sha256_update(md, e->path.data + skip, e->path.len - skip);
 	snprintf(head, sizeof(head), "%c%c%c%04o%c", 0, e->type, 0,
 		 e->mode & 07777, 0);
-	EVP_DigestUpdate(md, head, 8);
+	fp_sha256_update(md, head, 8);
 	if (e->type == 'f') {
 		fp_lock_hex(hex, e->sha256);
-		EVP_DigestUpdate(md, hex, 64);
+		fp_sha256_update(md, hex, 64);
 	} else if (e->type == 'l') {
-		EVP_DigestUpdate(md, e->target.data, e->target.len);
+		fp_sha256_update(md, e->target.data, e->target.len);
 	}
-	EVP_DigestUpdate(md, "\n", 1);
+	fp_sha256_update(md, "\n", 1);
 }
 
 int fp_lock_tree_hash(const struct fp_fs_snapshot *s, const char *root,
 		      unsigned char out[32], const struct fp_fentry **bad)
 {
 	size_t rlen = strlen(root), skip = rlen + (rlen > 1), i;
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	struct fp_sha256 md;
 	int ret = 0;
 
 	*bad = NULL;
-	if (!md || !EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
-		EVP_MD_CTX_free(md);
-		return -ENOMEM;
-	}
+	fp_sha256_init(&md);
 	for (i = 0; i < s->n; i++) {
 		const struct fp_fentry *e = &s->e[i];
 
@@ -59,10 +57,9 @@ int fp_lock_tree_hash(const struct fp_fs_snapshot *s, const char *root,
 			ret = -EIO;
 			break;
 		}
-		add_entry(md, e, skip);
+		add_entry(&md, e, skip);
 	}
-	if (!ret && !EVP_DigestFinal_ex(md, out, NULL))
-		ret = -ENOMEM;
-	EVP_MD_CTX_free(md);
+	if (!ret)
+		fp_sha256_final(&md, out);
 	return ret;
 }

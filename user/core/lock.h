@@ -19,7 +19,7 @@
 
 /*
  * 0 with the hash in out, or -EIO with *bad the first entry that has no
- * lockable content (unreadable, unstable, or not hashed); -ENOMEM.
+ * lockable content (unreadable, unstable, or not hashed).
  */
 int fp_lock_tree_hash(const struct fp_fs_snapshot *s, const char *root,
 		      unsigned char out[32], const struct fp_fentry **bad);

@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "sha256.h"
 #include "shape.h"
 
 const char *const fp_ns_names[FP_NS_N] = { "cgroup", "ipc",  "mnt",  "net",
@@ -107,8 +107,8 @@ static void parse_status(struct fp_shape_proc *p, const char *s)
  */
 static int hash_exe(int dirfd, char out[65])
 {
-	unsigned char md[32], buf[65536];
-	EVP_MD_CTX *ctx;
+	unsigned char md[FP_SHA256_LEN], buf[65536];
+	struct fp_sha256 h;
 	struct stat st;
 	ssize_t n;
 	int fd, ret = -EIO;
@@ -117,22 +117,20 @@ static int hash_exe(int dirfd, char out[65])
 	fd = openat(dirfd, "exe", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	ctx = EVP_MD_CTX_new();
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !ctx ||
-	    !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		goto out;
+	fp_sha256_init(&h);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || !EVP_DigestUpdate(ctx, buf, n))
+		if (n < 0)
 			goto out;
+		fp_sha256_update(&h, buf, n);
 	}
-	if (!EVP_DigestFinal_ex(ctx, md, NULL))
-		goto out;
-	fp_hex(out, md, 32);
+	fp_sha256_final(&h, md);
+	fp_hex(out, md, sizeof(md));
 	ret = 0;
 out:
-	EVP_MD_CTX_free(ctx);
 	close(fd);
 	return ret;
 }

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "creds.h"
+#include "sha256.h"
 #include "snapshot_fs.h"
 
 #define HASH_CHUNK (256 * 1024)
@@ -34,7 +34,7 @@
 
 /* what one hashing thread needs of its own */
 struct hasher {
-	EVP_MD_CTX *md;
+	struct fp_sha256 md;
 	char *buf;
 	uint64_t files, bytes;
 	int64_t deadline_ns;
@@ -486,8 +486,7 @@ static int hash_fd(struct hasher *h, int fd, const struct stat *st,
 	bool sparse = (off_t)st->st_blocks * 512 < size;
 	ssize_t n;
 
-	if (!EVP_DigestInit_ex(h->md, EVP_sha256(), NULL))
-		return -ENOMEM;
+	fp_sha256_init(&h->md);
 	while (pos < size) {
 		if (sparse) {
 			data = lseek(fd, pos, SEEK_DATA);
@@ -501,7 +500,7 @@ static int hash_fd(struct hasher *h, int fd, const struct stat *st,
 
 				if (past(h->deadline_ns))
 					return -ETIMEDOUT;
-				EVP_DigestUpdate(h->md, zeros, k);
+				fp_sha256_update(&h->md, zeros, k);
 				pos += k;
 			}
 			if (pos >= size)
@@ -526,13 +525,13 @@ static int hash_fd(struct hasher *h, int fd, const struct stat *st,
 			}
 			if (n == 0)
 				return -EAGAIN; /* shrank while read */
-			EVP_DigestUpdate(h->md, h->buf, n);
+			fp_sha256_update(&h->md, h->buf, n);
 			pos += n;
 			h->bytes += n;
 		}
 	}
 	/* growth shows in the fstat the caller compares afterwards */
-	EVP_DigestFinal_ex(h->md, out, NULL);
+	fp_sha256_final(&h->md, out);
 	return 0;
 }
 
@@ -773,12 +772,10 @@ static void drain_with(struct pool *p, bool show)
 	struct hasher h = { .deadline_ns = p->o->deadline_ns };
 
 	h.buf = malloc(HASH_CHUNK);
-	h.md = EVP_MD_CTX_new();
 	/* without a hasher of its own a thread leaves its share to others */
-	if (h.buf && h.md)
+	if (h.buf)
 		drain(p, &h, show);
 	free(h.buf);
-	EVP_MD_CTX_free(h.md);
 }
 
 static void *hash_worker(void *arg)

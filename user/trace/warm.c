@@ -16,11 +16,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/magic.h>
-#include <openssl/evp.h>
 
 #include "footprint.skel.h"
 #include "hooks.h"
 #include "json.h"
+#include "sha256.h"
 #include "warm.h"
 #include "warm_reset.h"
 
@@ -110,60 +110,54 @@ static bool skeleton_fits(const struct bpf_object_skeleton *sk)
 	return true;
 }
 
-static void feed_u32(EVP_MD_CTX *ctx, __u32 v)
+static void feed_u32(struct fp_sha256 *h, __u32 v)
 {
-	EVP_DigestUpdate(ctx, &v, sizeof(v));
+	fp_sha256_update(h, &v, sizeof(v));
 }
 
 /* Everything that decides what a load makes, and so whether a set fits. */
-static int make_key(struct footprint_bpf *skel, const __u32 *sys_table,
-		    size_t n, char *out)
+static void make_key(struct footprint_bpf *skel, const __u32 *sys_table,
+		     size_t n, char *out)
 {
 	const struct bpf_object_skeleton *sk = sk_of(skel);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[FP_SHA256_LEN];
+	struct fp_sha256 h;
 	struct utsname u;
 	struct stat st;
 	const void *p;
 	size_t sz;
-	int i, ret = -ENOMEM;
+	int i;
 
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-		goto cleanup;
-	EVP_DigestUpdate(ctx, WARM_FORMAT, sizeof(WARM_FORMAT));
+	fp_sha256_init(&h);
+	fp_sha256_update(&h, WARM_FORMAT, sizeof(WARM_FORMAT));
 	p = footprint_bpf__elf_bytes(&sz);
-	EVP_DigestUpdate(ctx, p, sz);
+	fp_sha256_update(&h, p, sz);
 	for (i = 0; i < sk->map_cnt; i++) {
 		const struct bpf_map *m = *sk->maps[i].map;
 
-		feed_u32(ctx, bpf_map__type(m));
-		feed_u32(ctx, bpf_map__key_size(m));
-		feed_u32(ctx, bpf_map__value_size(m));
-		feed_u32(ctx, bpf_map__max_entries(m));
-		feed_u32(ctx, bpf_map__map_flags(m));
+		feed_u32(&h, bpf_map__type(m));
+		feed_u32(&h, bpf_map__key_size(m));
+		feed_u32(&h, bpf_map__value_size(m));
+		feed_u32(&h, bpf_map__max_entries(m));
+		feed_u32(&h, bpf_map__map_flags(m));
 		p = bpf_map__initial_value((struct bpf_map *)m, &sz);
 		if (p && sk->maps[i].mmaped)
-			EVP_DigestUpdate(ctx, p, sz);
+			fp_sha256_update(&h, p, sz);
 	}
-	EVP_DigestUpdate(ctx, sys_table, n * sizeof(*sys_table));
+	fp_sha256_update(&h, sys_table, n * sizeof(*sys_table));
 	/*
 	 * What fp_hooks_choose() makes of the kernel's BTF is not hashed
 	 * (it takes a scan of it): the kernel is, and a set keeps the choice
 	 * in its .rodata and in which programs it pinned.
 	 */
 	if (!uname(&u)) {
-		EVP_DigestUpdate(ctx, u.release, strlen(u.release));
-		EVP_DigestUpdate(ctx, u.version, strlen(u.version));
+		fp_sha256_update(&h, u.release, strlen(u.release));
+		fp_sha256_update(&h, u.version, strlen(u.version));
 	}
 	if (!stat("/sys/kernel/btf/vmlinux", &st))
-		feed_u32(ctx, (__u32)st.st_size);
-	if (!EVP_DigestFinal_ex(ctx, md, NULL))
-		goto cleanup;
+		feed_u32(&h, (__u32)st.st_size);
+	fp_sha256_final(&h, md);
 	fp_hex(out, md, 16);
-	ret = 0;
-cleanup:
-	EVP_MD_CTX_free(ctx);
-	return ret;
 }
 
 /* A listing of dirfd's directory that leaves dirfd itself open. */
@@ -338,9 +332,7 @@ enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
 	w->why = "its maps or programs are of a kind a reset cannot handle";
 	if (!skeleton_fits(sk_of(skel)))
 		goto cleanup;
-	w->why = "no key";
-	if (make_key(skel, sys_table, n, w->key))
-		goto cleanup;
+	make_key(skel, sys_table, n, w->key);
 	w->why = "no bpffs at " FP_WARM_BPFFS;
 	if (ensure_bpffs())
 		goto cleanup;
