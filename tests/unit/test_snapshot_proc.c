@@ -491,6 +491,75 @@ Test(snapshot_proc, every_process_listed_before_and_after_is_read)
 	fp_proc_table_free(&t);
 }
 
+/*
+ * Many processes, so that the table is read in shares on several threads:
+ * every one is found under its own pid, with its own command line.
+ */
+Test(snapshot_proc, many_processes_each_read_as_itself)
+{
+	enum { N = 200 };
+	static pid_t kids[N];
+	char arg[N][32], want[64];
+	struct fp_proc_table t;
+	const struct fp_proc *p;
+	size_t j;
+	int i, n;
+
+	for (i = 0; i < N; i++) {
+		snprintf(arg[i], sizeof(arg[i]), "3600.%03d", i);
+		kids[i] = fork();
+		cr_assert_geq(kids[i], 0);
+		if (!kids[i]) {
+			/* gone with the test, even one that failed midway, and
+			 * holding none of its output open */
+			int null = open("/dev/null", O_RDWR);
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+			execl("/bin/sleep", "sleep", arg[i], (char *)NULL);
+			_exit(127);
+		}
+	}
+	/* each has exec'd once its cmdline is sleep's */
+	for (i = 0; i < N; i++) {
+		char path[64], buf[64];
+		int tries;
+
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)kids[i]);
+		for (tries = 0; tries < 2000; tries++) {
+			int fd = open(path, O_RDONLY);
+			ssize_t k = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+
+			if (fd >= 0)
+				close(fd);
+			if (k > 6 && !memcmp(buf, "sleep", 6))
+				break;
+			usleep(1000);
+		}
+	}
+	cr_assert_eq(fp_proc_snapshot(&t), 0);
+	for (i = 0; i < N; i++) {
+		p = fp_proc_find(&t, kids[i]);
+		cr_assert_not_null(p, "child %d (pid %d) is missing", i,
+				   (int)kids[i]);
+		n = snprintf(want, sizeof(want), "sleep%c%s", 0, arg[i]);
+		cr_assert_eq(p->argv.len, (size_t)n + 1,
+			     "pid %d: argv of %zu bytes", (int)kids[i],
+			     p->argv.len);
+		cr_assert_arr_eq(p->argv.data, want, n + 1);
+		cr_assert_eq(p->ppid, getpid());
+		cr_assert_str_eq(p->comm, "sleep");
+	}
+	for (j = 1; j < t.n; j++)
+		cr_assert_lt(t.procs[j - 1].pid, t.procs[j].pid);
+	fp_proc_table_free(&t);
+	for (i = 0; i < N; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+}
+
 Test(snapshot_proc, same_means_pid_and_start)
 {
 	struct fp_proc a = { .pid = 10, .start_ticks = 500 };

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,52 +340,144 @@ static int cmp_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/* the pids /proc lists, in its order */
+static int list_pids(DIR *d, pid_t **out, size_t *n)
+{
+	size_t cap = 0;
+	struct dirent *de;
+	pid_t *np;
+	char *end;
+	long pid;
+
+	*out = NULL;
+	*n = 0;
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			return -errno;
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 256;
+			np = realloc(*out, cap * sizeof(*np));
+			if (!np)
+				return -ENOMEM;
+			*out = np;
+		}
+		(*out)[(*n)++] = pid;
+	}
+}
+
+/*
+ * Every stride-th process from first: each slot gets read_proc()'s
+ * result, and a process read is complete (fill_empty) or freed.
+ */
+struct proc_share {
+	int procfd;
+	const pid_t *pids;
+	struct fp_proc *procs;
+	int *res;
+	size_t n, first, stride;
+};
+
+static void *read_share(void *arg)
+{
+	const struct proc_share *sh = arg;
+	char name[16];
+	size_t i;
+
+	for (i = sh->first; i < sh->n; i += sh->stride) {
+		snprintf(name, sizeof(name), "%d", (int)sh->pids[i]);
+		sh->res[i] =
+			read_proc(sh->procfd, name, sh->pids[i], &sh->procs[i]);
+		if (!sh->res[i])
+			sh->res[i] = fill_empty(&sh->procs[i]);
+		if (sh->res[i] < 0)
+			proc_free(&sh->procs[i]);
+	}
+	return NULL;
+}
+
+/* a share per thread, for this many processes each at the least */
+#define PROCS_PER_THREAD 32
+#define PROC_THREADS 4
+
+/*
+ * A run reads the process table twice, six /proc files per process: one
+ * after another, 1.5 ms for this machine's 66 processes and 29 ms for
+ * 366, while the other CPUs idled. The processes are read in shares, a
+ * thread each, interleaved by pid so that every share gets its part of
+ * the kernel threads (one file each, at the low pids) and of the rest.
+ */
+static void read_all(int procfd, const pid_t *pids, size_t n,
+		     struct fp_proc *procs, int *res)
+{
+	struct proc_share sh[PROC_THREADS];
+	pthread_t tids[PROC_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t k = n / PROCS_PER_THREAD, t, started = 1;
+
+	if (cpus > 0 && k > (size_t)cpus)
+		k = cpus;
+	if (k > PROC_THREADS)
+		k = PROC_THREADS;
+	if (k < 1)
+		k = 1;
+	for (t = 0; t < k; t++)
+		sh[t] = (struct proc_share){ .procfd = procfd,
+					     .pids = pids,
+					     .procs = procs,
+					     .res = res,
+					     .n = n,
+					     .first = t,
+					     .stride = k };
+	/* a thread that cannot start leaves its share to this one */
+	for (t = 1; t < k; t++) {
+		if (pthread_create(&tids[t], NULL, read_share, &sh[t]))
+			break;
+		started++;
+	}
+	for (t = started; t < k; t++)
+		read_share(&sh[t]);
+	read_share(&sh[0]);
+	for (t = 1; t < started; t++)
+		pthread_join(tids[t], NULL);
+}
+
 int fp_proc_snapshot(struct fp_proc_table *t)
 {
 	struct fp_proc_table nt = { 0 };
-	struct fp_proc *np;
-	struct dirent *de;
-	size_t cap = 0;
+	pid_t *pids = NULL;
+	int *res = NULL;
+	size_t n = 0, i;
 	DIR *d;
-	char *end;
-	long pid;
-	int ret = 0;
+	int ret;
 
 	t->procs = NULL;
 	t->n = 0;
 	d = opendir("/proc");
 	if (!d)
 		return -errno;
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			ret = -errno;
-			break;
-		}
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		if (nt.n == cap) {
-			cap = cap ? cap * 2 : 256;
-			np = realloc(nt.procs, cap * sizeof(*np));
-			if (!np) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			nt.procs = np;
-		}
-		ret = read_proc(dirfd(d), de->d_name, pid, &nt.procs[nt.n]);
-		if (ret == 1)
-			continue;
-		if (ret)
-			goto cleanup;
-		nt.n++;
-		ret = fill_empty(&nt.procs[nt.n - 1]);
-		if (ret)
-			goto cleanup;
+	ret = list_pids(d, &pids, &n);
+	if (ret || !n)
+		goto cleanup;
+	nt.procs = calloc(n, sizeof(*nt.procs));
+	res = calloc(n, sizeof(*res));
+	if (!nt.procs || !res) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	read_all(dirfd(d), pids, n, nt.procs, res);
+	/* the processes read, packed; the gone (1) are skipped */
+	for (i = 0; i < n; i++) {
+		if (res[i] < 0 && !ret)
+			ret = res[i];
+		if (res[i] == 0)
+			nt.procs[nt.n++] = nt.procs[i];
 	}
 	if (ret)
 		goto cleanup;
@@ -395,6 +488,8 @@ int fp_proc_snapshot(struct fp_proc_table *t)
 	nt.n = 0;
 cleanup:
 	fp_proc_table_free(&nt);
+	free(res);
+	free(pids);
 	closedir(d);
 	return ret;
 }
