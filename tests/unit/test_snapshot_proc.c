@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "snapshot_proc.h"
+#include "unit_util.h"
 
 static int g_argc;
 static char **g_argv;
@@ -558,6 +559,63 @@ Test(snapshot_proc, many_processes_each_read_as_itself)
 		kill(kids[i], SIGKILL);
 		waitpid(kids[i], NULL, 0);
 	}
+}
+
+/* this process's entry of a snapshot taken since prev */
+static struct fp_proc since_self(const struct fp_proc *mine,
+				 struct fp_proc_table *t)
+{
+	struct fp_proc q = *mine;
+	struct fp_proc_table prev = { .procs = &q, .n = 1 };
+	const struct fp_proc *p;
+
+	cr_assert_eq(fp_proc_snapshot_since(t, &prev), 0);
+	p = fp_proc_find(t, getpid());
+	cr_assert_not_null(p);
+	return *p;
+}
+
+/*
+ * Since an earlier table, the same process in the same cgroup keeps what
+ * was read of it then (here a planted exe shows that it was not read
+ * again); a different start time or cgroup is read afresh, and so is
+ * every process the earlier table lacks.
+ */
+Test(snapshot_proc, since_reads_again_only_what_may_have_changed)
+{
+	char exe[PATH_MAX], planted[] = "/planted/exe", other[] = "/elsewhere";
+	struct fp_proc_table t0, t;
+	struct fp_proc mine, p;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe));
+
+	cr_assert_gt(n, 0);
+	cr_assert_eq(fp_proc_snapshot(&t0), 0);
+	cr_assert_not_null(fp_proc_find(&t0, getpid()));
+	mine = *fp_proc_find(&t0, getpid());
+	mine.exe = bytes(planted, strlen(planted));
+	mine.uid = 4242;
+
+	p = since_self(&mine, &t);
+	assert_bytes(&p.exe, planted, strlen(planted), "carried exe");
+	cr_assert_eq(p.uid, 4242);
+	assert_bytes(&p.cgroup, mine.cgroup.data, mine.cgroup.len, "cgroup");
+	fp_proc_table_free(&t);
+
+	mine.start_ticks++;
+	p = since_self(&mine, &t);
+	assert_bytes(&p.exe, exe, n, "exe of a pid reused");
+	cr_assert_eq(p.uid, getuid());
+	fp_proc_table_free(&t);
+
+	mine.start_ticks--;
+	mine.cgroup = bytes(other, strlen(other));
+	p = since_self(&mine, &t);
+	assert_bytes(&p.exe, exe, n, "exe after a move to another cgroup");
+	cr_assert_eq(p.uid, getuid());
+	fp_proc_table_free(&t);
+	free(mine.exe.data);
+	free(mine.cgroup.data);
+	fp_proc_table_free(&t0);
 }
 
 Test(snapshot_proc, same_means_pid_and_start)

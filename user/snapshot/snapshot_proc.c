@@ -245,12 +245,45 @@ static int read_link_piece(int dirfd, const char *name, struct fp_bytes *b,
 	return 0;
 }
 
+static bool same_bytes(const struct fp_bytes *a, const struct fp_bytes *b)
+{
+	return a->len == b->len &&
+	       (!a->len || !memcmp(a->data, b->data, a->len));
+}
+
+/*
+ * A process of the earlier table, the same one (pid and start time) in
+ * the same cgroup: what was read of it then is taken for what it is now,
+ * with its stat and cgroup read anew. 1 if so, 0, or -ENOMEM. Nothing
+ * judges the later exe, cwd, argv or credentials of a process that was
+ * there before (reconcile.c reads them of new processes and of gone ones
+ * only); its cgroup says whether it joined the run.
+ */
+static int carry(struct fp_proc *p, const struct fp_proc_table *prev)
+{
+	const struct fp_proc *q = prev ? fp_proc_find(prev, p->pid) : NULL;
+
+	if (!q || q->kernel_thread || !fp_proc_same(p, q) ||
+	    !same_bytes(&p->cgroup, &q->cgroup))
+		return 0;
+	p->uid = q->uid;
+	p->cap_eff = q->cap_eff;
+	p->no_new_privs = q->no_new_privs;
+	if (set_bytes(&p->exe, q->exe.data, q->exe.len) ||
+	    set_bytes(&p->cwd, q->cwd.data, q->cwd.len) ||
+	    set_bytes(&p->argv, q->argv.data, q->argv.len))
+		return -ENOMEM;
+	return 1;
+}
+
 /*
  * Fill p from /proc/PID through one directory fd: the fd pins the process,
  * so a pid reused mid-read fails with ESRCH/ENOENT instead of mixing two
  * processes. Returns 1 when the process is gone and should be skipped.
+ * A process of prev is read in part (carry()).
  */
-static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p)
+static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
+		     const struct fp_proc_table *prev)
 {
 	struct fp_bytes buf = { 0 };
 	unsigned long flags = 0;
@@ -282,6 +315,18 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p)
 	if (p->kernel_thread)
 		goto cleanup;
 
+	ret = read_at(dirfd, "cgroup", &buf, SIZE_MAX);
+	if (!ret)
+		ret = parse_cgroup(p, &buf);
+	ret = tolerate(ret);
+	if (ret)
+		goto cleanup;
+	ret = carry(p, prev);
+	if (ret) {
+		ret = ret < 0 ? ret : 0;
+		goto cleanup;
+	}
+
 	ret = read_at(dirfd, "status", &buf, SIZE_MAX);
 	if (!ret)
 		parse_status(p, buf.data);
@@ -290,13 +335,6 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p)
 		goto cleanup;
 
 	ret = tolerate(read_at(dirfd, "cmdline", &p->argv, CMDLINE_MAX));
-	if (ret)
-		goto cleanup;
-
-	ret = read_at(dirfd, "cgroup", &buf, SIZE_MAX);
-	if (!ret)
-		ret = parse_cgroup(p, &buf);
-	ret = tolerate(ret);
 	if (ret)
 		goto cleanup;
 
@@ -378,6 +416,7 @@ static int list_pids(DIR *d, pid_t **out, size_t *n)
  */
 struct proc_share {
 	int procfd;
+	const struct fp_proc_table *prev;
 	const pid_t *pids;
 	struct fp_proc *procs;
 	int *res;
@@ -392,8 +431,8 @@ static void *read_share(void *arg)
 
 	for (i = sh->first; i < sh->n; i += sh->stride) {
 		snprintf(name, sizeof(name), "%d", (int)sh->pids[i]);
-		sh->res[i] =
-			read_proc(sh->procfd, name, sh->pids[i], &sh->procs[i]);
+		sh->res[i] = read_proc(sh->procfd, name, sh->pids[i],
+				       &sh->procs[i], sh->prev);
 		if (!sh->res[i])
 			sh->res[i] = fill_empty(&sh->procs[i]);
 		if (sh->res[i] < 0)
@@ -413,8 +452,9 @@ static void *read_share(void *arg)
  * thread each, interleaved by pid so that every share gets its part of
  * the kernel threads (one file each, at the low pids) and of the rest.
  */
-static void read_all(int procfd, const pid_t *pids, size_t n,
-		     struct fp_proc *procs, int *res)
+static void read_all(int procfd, const struct fp_proc_table *prev,
+		     const pid_t *pids, size_t n, struct fp_proc *procs,
+		     int *res)
 {
 	struct proc_share sh[PROC_THREADS];
 	pthread_t tids[PROC_THREADS];
@@ -429,6 +469,7 @@ static void read_all(int procfd, const pid_t *pids, size_t n,
 		k = 1;
 	for (t = 0; t < k; t++)
 		sh[t] = (struct proc_share){ .procfd = procfd,
+					     .prev = prev,
 					     .pids = pids,
 					     .procs = procs,
 					     .res = res,
@@ -448,7 +489,8 @@ static void read_all(int procfd, const pid_t *pids, size_t n,
 		pthread_join(tids[t], NULL);
 }
 
-int fp_proc_snapshot(struct fp_proc_table *t)
+int fp_proc_snapshot_since(struct fp_proc_table *t,
+			   const struct fp_proc_table *prev)
 {
 	struct fp_proc_table nt = { 0 };
 	pid_t *pids = NULL;
@@ -471,7 +513,7 @@ int fp_proc_snapshot(struct fp_proc_table *t)
 		ret = -ENOMEM;
 		goto cleanup;
 	}
-	read_all(dirfd(d), pids, n, nt.procs, res);
+	read_all(dirfd(d), prev, pids, n, nt.procs, res);
 	/* the processes read, packed; the gone (1) are skipped */
 	for (i = 0; i < n; i++) {
 		if (res[i] < 0 && !ret)
@@ -492,6 +534,11 @@ cleanup:
 	free(pids);
 	closedir(d);
 	return ret;
+}
+
+int fp_proc_snapshot(struct fp_proc_table *t)
+{
+	return fp_proc_snapshot_since(t, NULL);
 }
 
 void fp_proc_table_free(struct fp_proc_table *t)
