@@ -529,6 +529,8 @@ Test(snapshot_proc, many_processes_each_read_as_itself)
 
 		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)kids[i]);
 		for (tries = 0; tries < 2000; tries++) {
+			cr_assert_eq(waitpid(kids[i], NULL, WNOHANG), 0,
+				     "child %d could not run /bin/sleep", i);
 			int fd = open(path, O_RDONLY);
 			ssize_t k = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
 
@@ -583,21 +585,37 @@ static struct fp_proc since_self(const struct fp_proc *mine,
  */
 Test(snapshot_proc, since_reads_again_only_what_may_have_changed)
 {
-	char exe[PATH_MAX], planted[] = "/planted/exe", other[] = "/elsewhere";
+	char planted[] = "/planted/exe", cwd[] = "/planted/cwd";
+	char argv[] = "planted\0argv", other[] = "/elsewhere";
+	char exe[PATH_MAX], comm[17] = { 0 };
 	struct fp_proc_table t0, t;
 	struct fp_proc mine, p;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe));
 
 	cr_assert_gt(n, 0);
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
 	cr_assert_eq(fp_proc_snapshot(&t0), 0);
 	cr_assert_not_null(fp_proc_find(&t0, getpid()));
 	mine = *fp_proc_find(&t0, getpid());
 	mine.exe = bytes(planted, strlen(planted));
+	mine.cwd = bytes(cwd, strlen(cwd));
+	mine.argv = bytes(argv, sizeof(argv));
 	mine.uid = 4242;
+	mine.cap_eff = 0x42;
+	mine.no_new_privs = 7;
+	/* read again from stat, whatever the earlier table said */
+	mine.ppid = 1;
+	strcpy(mine.comm, "planted");
 
 	p = since_self(&mine, &t);
 	assert_bytes(&p.exe, planted, strlen(planted), "carried exe");
+	assert_bytes(&p.cwd, cwd, strlen(cwd), "carried cwd");
+	assert_bytes(&p.argv, argv, sizeof(argv), "carried argv");
 	cr_assert_eq(p.uid, 4242);
+	cr_assert_eq(p.cap_eff, 0x42);
+	cr_assert_eq(p.no_new_privs, 7);
+	cr_assert_eq(p.ppid, getppid());
+	cr_assert_str_eq(p.comm, comm);
 	assert_bytes(&p.cgroup, mine.cgroup.data, mine.cgroup.len, "cgroup");
 	fp_proc_table_free(&t);
 
@@ -614,6 +632,8 @@ Test(snapshot_proc, since_reads_again_only_what_may_have_changed)
 	cr_assert_eq(p.uid, getuid());
 	fp_proc_table_free(&t);
 	free(mine.exe.data);
+	free(mine.cwd.data);
+	free(mine.argv.data);
 	free(mine.cgroup.data);
 	fp_proc_table_free(&t0);
 }

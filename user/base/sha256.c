@@ -6,19 +6,30 @@
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
 
+#include <openssl/sha.h>
+
 #include "sha256.h"
+
+_Static_assert(sizeof(SHA256_CTX) <= sizeof(struct fp_sha256) &&
+		       _Alignof(SHA256_CTX) <= _Alignof(struct fp_sha256),
+	       "struct fp_sha256 cannot hold a SHA256_CTX");
+
+static SHA256_CTX *ctx(struct fp_sha256 *h)
+{
+	return (SHA256_CTX *)h->state;
+}
 
 void fp_sha256_init(struct fp_sha256 *h)
 {
-	SHA256_Init(&h->ctx);
+	SHA256_Init(ctx(h));
 }
 
 void fp_sha256_update(struct fp_sha256 *h, const void *data, size_t len)
 {
-	SHA256_Update(&h->ctx, data, len);
+	SHA256_Update(ctx(h), data, len);
 }
 
 void fp_sha256_final(struct fp_sha256 *h, unsigned char out[FP_SHA256_LEN])
 {
-	SHA256_Final(out, &h->ctx);
+	SHA256_Final(out, ctx(h));
 }

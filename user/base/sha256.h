@@ -3,8 +3,7 @@
 #define FP_SHA256_H
 
 #include <stddef.h>
-
-#include <openssl/sha.h>
+#include <stdint.h>
 
 #define FP_SHA256_LEN 32
 
@@ -17,7 +16,8 @@
  * has it) with no set-up. They cannot fail.
  */
 struct fp_sha256 {
-	SHA256_CTX ctx;
+	/* a SHA256_CTX (sha256.c): its type is as deprecated as its calls */
+	uint32_t state[28];
 };
 
 void fp_sha256_init(struct fp_sha256 *h);

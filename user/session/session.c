@@ -298,11 +298,12 @@ static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 	int ret = 0;
 
 	if (with_rest) {
-		ret = phase == FP_PHASE_AFTER ?
-			      fp_proc_snapshot_since(
-				      &run->procs[phase],
-				      &run->procs[FP_PHASE_BEFORE]) :
-			      fp_proc_snapshot(&run->procs[phase]);
+		if (phase == FP_PHASE_AFTER)
+			ret = fp_proc_snapshot_since(
+				&run->procs[phase],
+				&run->procs[FP_PHASE_BEFORE]);
+		else
+			ret = fp_proc_snapshot(&run->procs[phase]);
 		if (!ret)
 			ret = fp_sock_snapshot_new(
 				&run->socks[phase],

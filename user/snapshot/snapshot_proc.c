@@ -254,17 +254,17 @@ static bool same_bytes(const struct fp_bytes *a, const struct fp_bytes *b)
 /*
  * A process of the earlier table, the same one (pid and start time) in
  * the same cgroup: what was read of it then is taken for what it is now,
- * with its stat and cgroup read anew. 1 if so, 0, or -ENOMEM. Nothing
- * judges the later exe, cwd, argv or credentials of a process that was
- * there before (reconcile.c reads them of new processes and of gone ones
- * only); its cgroup says whether it joined the run.
+ * with its stat (ppid, comm) and cgroup read anew. 1 if so, 0, or
+ * -ENOMEM. reconcile.c reads exe and argv of after-records only for new
+ * processes and for leftovers, and uid, cwd and capabilities of none. A
+ * leftover is in the run's cgroup, which was empty when the before table
+ * was read, so a process that joined it is read afresh.
  */
 static int carry(struct fp_proc *p, const struct fp_proc_table *prev)
 {
 	const struct fp_proc *q = prev ? fp_proc_find(prev, p->pid) : NULL;
 
-	if (!q || q->kernel_thread || !fp_proc_same(p, q) ||
-	    !same_bytes(&p->cgroup, &q->cgroup))
+	if (!q || !fp_proc_same(p, q) || !same_bytes(&p->cgroup, &q->cgroup))
 		return 0;
 	p->uid = q->uid;
 	p->cap_eff = q->cap_eff;
@@ -513,6 +513,9 @@ int fp_proc_snapshot_since(struct fp_proc_table *t,
 		ret = -ENOMEM;
 		goto cleanup;
 	}
+	/* a slot no share reached is skipped, never packed as read */
+	for (i = 0; i < n; i++)
+		res[i] = 1;
 	read_all(dirfd(d), prev, pids, n, nt.procs, res);
 	/* the processes read, packed; the gone (1) are skipped */
 	for (i = 0; i < n; i++) {

@@ -36,10 +36,12 @@ struct fp_proc_table {
 /* Every process on the machine; processes that vanish mid-read are skipped. */
 int fp_proc_snapshot(struct fp_proc_table *t);
 /*
- * The same, later: a process of prev, the same one (fp_proc_same) in the
- * same cgroup, is read for its stat and cgroup only, and keeps prev's exe,
- * cwd, argv, uid and capabilities. That is a third of the reads of a
- * machine whose processes outlive the run.
+ * The same, later: a process of prev (a table of fp_proc_snapshot, sorted;
+ * not t), the same one (fp_proc_same) in the same cgroup, is read for its
+ * stat and cgroup only, and keeps prev's exe, cwd, argv, uid, cap_eff and
+ * no_new_privs: a third of the reads, on a machine whose processes
+ * outlive the run. The verdict reads those of new processes only
+ * (reconcile.c; the reason is at carry() in snapshot_proc.c).
  */
 int fp_proc_snapshot_since(struct fp_proc_table *t,
 			   const struct fp_proc_table *prev);
