@@ -638,6 +638,20 @@ Test(snapshot_proc, since_reads_again_only_what_may_have_changed)
 	fp_proc_table_free(&t0);
 }
 
+/* a table past its bound is refused whole, not cut */
+Test(snapshot_proc, past_the_bound_is_an_error)
+{
+	struct fp_proc_table t = { .n = 7 };
+
+	/* this process, pid 1 and the kernel's threads: more than 2 */
+	cr_assert_eq(fp_proc_snapshot_max(&t, NULL, 2), -E2BIG);
+	cr_assert_null(t.procs);
+	cr_assert_eq(t.n, 0);
+	cr_assert_eq(fp_proc_snapshot_max(&t, NULL, FP_PROC_MAX), 0);
+	cr_assert_gt(t.n, 2);
+	fp_proc_table_free(&t);
+}
+
 Test(snapshot_proc, same_means_pid_and_start)
 {
 	struct fp_proc a = { .pid = 10, .start_ticks = 500 };

@@ -310,12 +310,19 @@ static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 				phase == FP_PHASE_AFTER ?
 					&run->socks[FP_PHASE_BEFORE] :
 					NULL);
-		if (ret) {
+		if (ret == -E2BIG)
+			fprintf(stderr,
+				"footprint: more than %d processes at the %s snapshot, more than footprint reads; %s\n",
+				FP_PROC_MAX, label,
+				phase == FP_PHASE_BEFORE ?
+					"the command was not run; run footprint where fewer run" :
+					"the trace is incomplete and no verdict is given; limit the command's processes (ulimit -u) and run again");
+		else if (ret)
 			fprintf(stderr,
 				"footprint: cannot read the process or socket table: %s\n",
 				strerror(-ret));
+		if (ret)
 			return ret;
-		}
 	}
 	if (!with_fs)
 		return 0;

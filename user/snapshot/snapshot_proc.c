@@ -378,8 +378,8 @@ static int cmp_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* the pids /proc lists, in its order */
-static int list_pids(DIR *d, pid_t **out, size_t *n)
+/* the pids /proc lists, in its order; -E2BIG past max of them */
+static int list_pids(DIR *d, size_t max, pid_t **out, size_t *n)
 {
 	size_t cap = 0;
 	struct dirent *de;
@@ -399,6 +399,8 @@ static int list_pids(DIR *d, pid_t **out, size_t *n)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0)
 			continue;
+		if (*n >= max)
+			return -E2BIG;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 256;
 			np = realloc(*out, cap * sizeof(*np));
@@ -489,8 +491,8 @@ static void read_all(int procfd, const struct fp_proc_table *prev,
 		pthread_join(tids[t], NULL);
 }
 
-int fp_proc_snapshot_since(struct fp_proc_table *t,
-			   const struct fp_proc_table *prev)
+int fp_proc_snapshot_max(struct fp_proc_table *t,
+			 const struct fp_proc_table *prev, size_t max)
 {
 	struct fp_proc_table nt = { 0 };
 	pid_t *pids = NULL;
@@ -504,7 +506,7 @@ int fp_proc_snapshot_since(struct fp_proc_table *t,
 	d = opendir("/proc");
 	if (!d)
 		return -errno;
-	ret = list_pids(d, &pids, &n);
+	ret = list_pids(d, max, &pids, &n);
 	if (ret || !n)
 		goto cleanup;
 	nt.procs = calloc(n, sizeof(*nt.procs));
@@ -539,9 +541,15 @@ cleanup:
 	return ret;
 }
 
+int fp_proc_snapshot_since(struct fp_proc_table *t,
+			   const struct fp_proc_table *prev)
+{
+	return fp_proc_snapshot_max(t, prev, FP_PROC_MAX);
+}
+
 int fp_proc_snapshot(struct fp_proc_table *t)
 {
-	return fp_proc_snapshot_since(t, NULL);
+	return fp_proc_snapshot_max(t, NULL, FP_PROC_MAX);
 }
 
 void fp_proc_table_free(struct fp_proc_table *t)

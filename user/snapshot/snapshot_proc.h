@@ -33,6 +33,13 @@ struct fp_proc_table {
 	size_t n;
 };
 
+/*
+ * At most this many processes are read: the command can make more, and
+ * each costs up to a few KiB here (argv is cut at FP_ARGV_KEEP). Past it a
+ * snapshot fails with -E2BIG, and the run with it.
+ */
+#define FP_PROC_MAX 131072
+
 /* Every process on the machine; processes that vanish mid-read are skipped. */
 int fp_proc_snapshot(struct fp_proc_table *t);
 /*
@@ -45,6 +52,9 @@ int fp_proc_snapshot(struct fp_proc_table *t);
  */
 int fp_proc_snapshot_since(struct fp_proc_table *t,
 			   const struct fp_proc_table *prev);
+/* either, with a bound of its own (prev may be NULL) */
+int fp_proc_snapshot_max(struct fp_proc_table *t,
+			 const struct fp_proc_table *prev, size_t max);
 void fp_proc_table_free(struct fp_proc_table *t);
 const struct fp_proc *fp_proc_find(const struct fp_proc_table *t, pid_t pid);
 /* same process: same pid and same start time */
