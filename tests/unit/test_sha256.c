@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "sha256.h"
@@ -62,5 +64,35 @@ Test(sha256, pieces_match_evp_of_the_whole)
 		fp_sha256_final(&h, md);
 		cr_assert_arr_eq(md, want, sizeof(want), "pieces of %zu", step);
 	}
+	free(buf);
+}
+
+/* A file, from where its fd stands to its end, in reads of 64 KiB */
+Test(sha256, fd_from_its_offset_to_the_end)
+{
+	size_t len = 300007, i;
+	unsigned char *buf = malloc(len), md[FP_SHA256_LEN], want[32];
+	char path[] = "/tmp/test_sha256.XXXXXX";
+	unsigned int n;
+	int fd = mkstemp(path);
+
+	cr_assert_not_null(buf);
+	cr_assert_geq(fd, 0);
+	unlink(path);
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)(i * 40503u >> 7);
+	cr_assert_eq(write(fd, buf, len), (ssize_t)len);
+	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+	cr_assert_eq(fp_sha256_fd(fd, md), 0);
+	cr_assert(EVP_Digest(buf, len, want, &n, EVP_sha256(), NULL));
+	cr_assert_arr_eq(md, want, sizeof(want));
+	cr_assert_eq(lseek(fd, 1000, SEEK_SET), 1000);
+	cr_assert_eq(fp_sha256_fd(fd, md), 0);
+	cr_assert(EVP_Digest(buf + 1000, len - 1000, want, &n, EVP_sha256(),
+			     NULL));
+	cr_assert_arr_eq(md, want, sizeof(want));
+	close(fd);
+	/* a closed fd reads nothing: its error, not a digest */
+	cr_assert_eq(fp_sha256_fd(fd, md), -EBADF);
 	free(buf);
 }

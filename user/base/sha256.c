@@ -6,6 +6,9 @@
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <openssl/sha.h>
 
 #include "sha256.h"
@@ -32,4 +35,22 @@ void fp_sha256_update(struct fp_sha256 *h, const void *data, size_t len)
 void fp_sha256_final(struct fp_sha256 *h, unsigned char out[FP_SHA256_LEN])
 {
 	SHA256_Final(out, ctx(h));
+}
+
+int fp_sha256_fd(int fd, unsigned char out[FP_SHA256_LEN])
+{
+	unsigned char buf[65536];
+	struct fp_sha256 h;
+	ssize_t n;
+
+	fp_sha256_init(&h);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		fp_sha256_update(&h, buf, n);
+	}
+	fp_sha256_final(&h, out);
+	return 0;
 }

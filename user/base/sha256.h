@@ -23,5 +23,7 @@ struct fp_sha256 {
 void fp_sha256_init(struct fp_sha256 *h);
 void fp_sha256_update(struct fp_sha256 *h, const void *data, size_t len);
 void fp_sha256_final(struct fp_sha256 *h, unsigned char out[FP_SHA256_LEN]);
+/* the digest of what fd reads from where it is to its end: 0, or -errno */
+int fp_sha256_fd(int fd, unsigned char out[FP_SHA256_LEN]);
 
 #endif

@@ -40,18 +40,12 @@ static int open_beneath(int dirfd, const char *rel, int flags)
 
 static int hash_fd(int fd, char *hex)
 {
-	unsigned char buf[65536], h[FP_SHA256_LEN];
-	struct fp_sha256 md;
-	ssize_t n;
+	unsigned char h[FP_SHA256_LEN];
+	int ret = fp_sha256_fd(fd, h);
 
-	fp_sha256_init(&md);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		fp_sha256_update(&md, buf, n);
-	fp_sha256_final(&md, h);
-	if (n < 0)
-		return -errno;
-	fp_lock_hex(hex, h);
-	return 0;
+	if (!ret)
+		fp_lock_hex(hex, h);
+	return ret;
 }
 
 /* the target, cut at PATH_MAX - 1 bytes as the kernel makes them */

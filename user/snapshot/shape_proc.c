@@ -107,27 +107,16 @@ static void parse_status(struct fp_shape_proc *p, const char *s)
  */
 static int hash_exe(int dirfd, char out[65])
 {
-	unsigned char md[FP_SHA256_LEN], buf[65536];
-	struct fp_sha256 h;
+	unsigned char md[FP_SHA256_LEN];
 	struct stat st;
-	ssize_t n;
 	int fd, ret = -EIO;
 
 	out[0] = '\0';
 	fd = openat(dirfd, "exe", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || fp_sha256_fd(fd, md))
 		goto out;
-	fp_sha256_init(&h);
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto out;
-		fp_sha256_update(&h, buf, n);
-	}
-	fp_sha256_final(&h, md);
 	fp_hex(out, md, sizeof(md));
 	ret = 0;
 out:
