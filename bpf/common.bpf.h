@@ -32,6 +32,15 @@
 #define FP_BUF_MASK 16383
 #define FP_BUF_SIZE (FP_BUF_MASK + 1 + FP_PATH_MAX)
 #define FP_WALK_MAX (FP_PATH_MAX / 2)
+#define TS_COMPAT 0x0002
+
+/* Is task in a 32-bit syscall? Its syscall numbers are another table's. */
+static __always_inline bool task_in_compat_syscall(struct task_struct *task)
+{
+	if (!bpf_core_field_exists(task->thread_info.status))
+		return false;
+	return task->thread_info.status & TS_COMPAT;
+}
 
 #ifdef FP_DEFINE_SHARED
 /*

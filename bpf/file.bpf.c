@@ -20,7 +20,6 @@
 #define O_CREAT 0100
 #define O_TRUNC 01000
 #define FMODE_CREATED 0x100000
-#define TS_COMPAT 0x0002
 
 /* five arguments, then the generation of the syscall's own rmdir */
 #define FP_EXIT_ARGS 7
@@ -615,11 +614,7 @@ struct {
 static __always_inline bool in_compat_syscall(void)
 {
 	/* a BTF pointer: a plain load, on every traced syscall */
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	if (!bpf_core_field_exists(task->thread_info.status))
-		return false;
-	return task->thread_info.status & TS_COMPAT;
+	return task_in_compat_syscall(bpf_get_current_task_btf());
 }
 
 static __always_inline __u32 sys_entry(long id)
@@ -823,6 +818,24 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 
 	if (!v)
 		return 0;
+		/*
+	 * A flood's call that only counts, told first: before the scope
+	 * test, and before the compat test, which fp_sendto_again() makes
+	 * with the task pointer it reads anyway (a 32-bit call is never a
+	 * hit). Unless the number's 32-bit meaning bumps the generation. fd
+	 * and dest as saved_args() reads them, not through an array, as
+	 * this frame is part of every call chain's stack (512 bytes in all)
+	 */
+#if defined(__TARGET_ARCH_x86)
+	if (FP_SYS_NATIVE(v) == FP_SYS_SENDTO && !FP_GEN_COMPAT(v) &&
+	    fp_sendto_again(ret, regs->di, regs->r8))
+		return 0;
+#else
+	if (FP_SYS_NATIVE(v) == FP_SYS_SENDTO && !FP_GEN_COMPAT(v) &&
+	    fp_sendto_again(ret, PT_REGS_PARM1_CORE_SYSCALL(regs),
+			    PT_REGS_PARM5_CORE_SYSCALL(regs)))
+		return 0;
+#endif
 	/* the number may belong to the 32-bit table */
 	compat = in_compat_syscall();
 	if (v & (FP_SYS_GEN | FP_SYS_GEN << 16))
@@ -832,20 +845,6 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	sys = FP_SYS_NATIVE(v);
 	if (!sys)
 		return 0;
-		/*
-	 * A flood's call that only counts, told before the scope test: fd
-	 * and dest as saved_args() reads them, not through an array, as
-	 * this frame is part of every call chain's stack (512 bytes in all)
-	 */
-#if defined(__TARGET_ARCH_x86)
-	if (sys == FP_SYS_SENDTO && fp_sendto_again(ret, regs->di, regs->r8))
-		return 0;
-#else
-	if (sys == FP_SYS_SENDTO &&
-	    fp_sendto_again(ret, PT_REGS_PARM1_CORE_SYSCALL(regs),
-			    PT_REGS_PARM5_CORE_SYSCALL(regs)))
-		return 0;
-#endif
 	/* reads matter only for DNS answers: most runs never pay for them */
 	if (sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ && !dns_active)
 		return 0;

@@ -100,28 +100,32 @@ static __always_inline void flow_cache_set(const struct fp_net_key *key,
 /*
  * The thread's cached flow, if this call is one more of it: the same
  * process, result, destination bytes, and socket type and protocol.
- * The fd itself is not part of the key, so it is not compared.
+ * The fd itself is not part of the key, so it is not compared. The
+ * task's ids are read again after the lookup, not kept across it: fewer
+ * values live across the calls keep the caller's frame under the size
+ * that gives it a private stack, where each user read costs a slower
+ * hardened-usercopy test (check_object_size()).
  */
 static __always_inline struct fp_flow_cache *
-flow_cache_get(__u32 tid, __u32 tgid, long ret, __u64 uaddr)
+flow_cache_get(struct task_struct *task, long ret, __u64 uaddr)
 {
-	struct fp_flow_cache *c = flow_slot(tid);
+	__u32 k = task->pid & (FP_FLOW_SLOTS - 1);
+	struct fp_flow_cache *c = bpf_map_lookup_elem(&flow_cache, &k);
 	__u64 a[4] = {};
-	const __u64 *k;
+	const __u64 *key;
+	__u16 len;
 
-	if (!c || c->tid != tid || c->key.tgid != tgid ||
+	if (!c || c->tid != task->pid || c->key.tgid != task->tgid ||
 	    c->key.ret != (__s32)(ret < 0 ? ret : 0))
 		return NULL;
 	/* only sockaddr_in and sockaddr_in6 flows are cached */
-	if (c->key.addrlen == 16) {
-		if (bpf_probe_read_user(a, 16, (void *)uaddr))
-			return NULL;
-	} else if (c->key.addrlen != 28 ||
-		   bpf_probe_read_user(a, 28, (void *)uaddr)) {
+	len = c->key.addrlen;
+	if ((len != 16 && len != 28) ||
+	    bpf_probe_read_user(a, len == 16 ? 16 : 28, (void *)uaddr))
 		return NULL;
-	}
-	k = (const __u64 *)c->key.addr;
-	if (a[0] != k[0] || a[1] != k[1] || a[2] != k[2] || a[3] != k[3])
+	key = (const __u64 *)c->key.addr;
+	if (a[0] != key[0] || a[1] != key[1] || a[2] != key[2] ||
+	    a[3] != key[3])
 		return NULL;
 	return c;
 }

@@ -273,8 +273,9 @@ static __always_inline __u64 file_ino(struct file *f)
  * and a hit is a call of that thread's own process (the tgid is
  * compared), so a hit is a traced call, unless the tracer has since named
  * the process its own (tested here). 0 for any other call, the
- * untraced included. Here, not in net.bpf.c, for the typed reads: one
- * task pointer serves the whole test.
+ * untraced included, and any 32-bit call (its number is another
+ * table's). Here, not in net.bpf.c, for the typed reads: one task
+ * pointer serves the whole test.
  */
 __noinline int fp_sendto_again(long ret, __u64 fd, __u64 uaddr)
 {
@@ -282,9 +283,9 @@ __noinline int fp_sendto_again(long ret, __u64 fd, __u64 uaddr)
 	struct fp_flow_cache *c;
 	struct file *f;
 
-	if (!uaddr)
+	if (!uaddr || task_in_compat_syscall(task))
 		return 0;
-	c = flow_cache_get(task->pid, task->tgid, ret, uaddr);
+	c = flow_cache_get(task, ret, uaddr);
 	/* a process the tracer named its own since (a daemon it forked) */
 	if (!c || (nself && is_self(task->tgid)))
 		return 0;
