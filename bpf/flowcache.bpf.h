@@ -109,8 +109,7 @@ static __always_inline void flow_cache_set(const struct fp_net_key *key,
 static __always_inline struct fp_flow_cache *
 flow_cache_get(struct task_struct *task, long ret, __u64 uaddr)
 {
-	__u32 k = task->pid & (FP_FLOW_SLOTS - 1);
-	struct fp_flow_cache *c = bpf_map_lookup_elem(&flow_cache, &k);
+	struct fp_flow_cache *c = flow_slot(task->pid);
 	__u64 a[4] = {};
 	const __u64 *key;
 	__u16 len;
