@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "creds.h"
+#include "version.h"
 
 struct cmd {
 	const char *name;
@@ -113,7 +114,7 @@ int main(int argc, char **argv)
 		return FP_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("footprint %s\n", FOOTPRINT_VERSION);
+		fp_version_print(stdout);
 		return FP_EXIT_OK;
 	}
 	/* no OpenSSL configuration is read: OPENSSL_CONF could name one that

@@ -17,6 +17,7 @@
 #include "session.h"
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
+#include "version.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -276,7 +277,7 @@ int fp_session_header(struct fp_session *s, char *const *argv,
 	run->kernel = strdup(u.release);
 	run->hostname = strdup(u.nodename);
 	run->boot_id = read_line_file("/proc/sys/kernel/random/boot_id");
-	run->version = strdup(FOOTPRINT_VERSION);
+	run->version = strdup(fp_version());
 	run->cwd = strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "");
 	run->uid = getuid();
 	run->gid = getgid();
