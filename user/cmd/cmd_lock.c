@@ -14,6 +14,8 @@
 #include "lock.h"
 #include "lock_output.h"
 #include "lockfile.h"
+#include "lockjv.h"
+#include "say_bytes.h"
 #include "userfile.h"
 #include "run_args.h"
 
@@ -97,7 +99,7 @@ static void write_files(struct json_out *j, const struct fp_fs_snapshot *s,
 {
 	size_t rlen = strlen(root), skip = rlen + (rlen > 1), i;
 	bool first = true;
-	char hex[65], t[2] = { 0 };
+	char hex[65], m[8], t[2] = { 0 };
 
 	json_key(j, "files");
 	fputc('[', j->f);
@@ -114,7 +116,8 @@ static void write_files(struct json_out *j, const struct fp_fs_snapshot *s,
 				 e->path.len - skip);
 		t[0] = e->type;
 		json_field_str(&k, "type", t);
-		json_field_u64(&k, "mode", e->mode);
+		fp_lock_mode_str(m, e->mode);
+		json_field_str(&k, "mode", m);
 		if (e->type == 'f') {
 			fp_lock_hex(hex, e->sha256);
 			json_field_str(&k, "sha256", hex);
@@ -140,15 +143,16 @@ static int lock_inputs(const struct lock_opts *o)
 	if (!root) {
 		fprintf(stderr,
 			"footprint: lock: cannot open %s: %m; give an existing directory\n",
-			o->inputs);
+			fp_said(o->inputs));
 		return FP_EXIT_USAGE;
 	}
 	rc = fp_lockfile_snapshot(&s, root, &self);
 	if (!rc && fp_lock_tree_hash(&s, root, h, &bad)) {
-		fprintf(stderr,
-			"footprint: lock: %.*s cannot be read or changed while it was hashed; fix it and lock again\n",
-			bad ? (int)bad->path.len : 0,
-			bad ? bad->path.data : "");
+		fputs("footprint: lock: ", stderr);
+		if (bad)
+			fp_say_bytes(stderr, bad->path.data, bad->path.len);
+		fputs(" cannot be read or changed while it was hashed; fix it and lock again\n",
+		      stderr);
 		rc = FP_EXIT_VERDICT;
 	}
 	if (!rc && !(j.f = fp_outdir_fopen("the lock", o->out)))
@@ -157,7 +161,7 @@ static int lock_inputs(const struct lock_opts *o)
 		fp_lock_hex(hex, h);
 		json_begin_object(&j);
 		json_field_str(&j, "lock", "inputs");
-		json_field_u64(&j, "version", 1);
+		json_field_u64(&j, "version", FP_LOCK_VERSION);
 		json_field_str(&j, "root", root);
 		json_field_str(&j, "root_sha256", hex);
 		write_files(&j, &s, root);
@@ -166,7 +170,7 @@ static int lock_inputs(const struct lock_opts *o)
 		if (fflush(j.f) || (j.f != stdout && fclose(j.f))) {
 			fprintf(stderr,
 				"footprint: lock: writing %s failed: %m\n",
-				o->out);
+				fp_said(o->out));
 			rc = FP_EXIT_USAGE;
 		}
 	}
