@@ -231,7 +231,7 @@ static void put_state(const struct fp_pstate *s)
 		fprintf(stderr, " (mode %04o)", s->mode);
 }
 
-static int hash_miss(const struct fp_proot *r)
+static int hash_miss(struct fp_proot *r)
 {
 	size_t i;
 
@@ -241,8 +241,11 @@ static int hash_miss(const struct fp_proot *r)
 
 		if (l->op == FP_OP_REMOVED)
 			continue;
-		if (same(&l->now, &s->now))
+		if (same(&l->now, &s->now)) {
+			/* apply copies this very file, or nothing */
+			r->locked.v[i].src = s->src;
 			continue;
+		}
 		fprintf(stderr,
 			"footprint: promote: refused: hash miss at %s/%s: locked ",
 			fp_said(r->root), fp_said(l->rel));
