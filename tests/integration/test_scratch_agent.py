@@ -158,6 +158,20 @@ class ScratchAgentTest(unittest.TestCase):
         self.assertFalse(r["ok"], out)
         self.check_promoted(rc, out, lock, ["README.md", "extra.py"])
 
+    def test_readme_block(self):
+        """README.md's shorter form of the same workflow, as written."""
+        USER.write(os.path.join(self.job, "agent"), AGENTS["sed"], 0o755)
+        block = sudo_user.doc_block(
+            "README.md", "footprint lock --inputs job -o fixture/input.lock"
+            "             # freeze the fixture\n")
+        rc, out = USER.sh(block, cwd=self.top)
+        with open(os.path.join(self.top, "r.json")) as f:
+            r = json.load(f)
+        self.addCleanup(shutil.rmtree, r["scratch"]["dir"], True)
+        with open(os.path.join(self.top, "fixture", "output.lock")) as f:
+            lock = json.load(f)
+        self.check_promoted(rc, out, lock, [])
+
     def test_refusal_names_a_connect(self):
         """What really happened outside the box is never set aside, and
         the refusal says what it was: a connect, not "a process left
