@@ -8,8 +8,6 @@
 #include "say_bytes.h"
 #include "snapshot_fs.h"
 
-/* findings named in lock's refusal; the rest are counted */
-#define NAMED_MAX 5
 /* bytes of one path or command in a name */
 #define NAME_BYTES 200
 
@@ -149,7 +147,7 @@ static int one(struct fp_lock_walk *w, const struct fp_jv *layers,
 			free(p);
 		return e;
 	}
-	if (w->nreal++ < NAMED_MAX)
+	if (w->nreal++ < FP_LOCK_NAMED)
 		name_finding(&w->named, group, list, x);
 	return w->named.err ? -ENOMEM : 0;
 }

@@ -16,6 +16,9 @@
 #include "findref.h"
 #include "jsonin.h"
 
+/* findings named in lock's refusal; the rest are counted */
+#define FP_LOCK_NAMED 5
+
 struct fp_lock_aside {
 	char *p;
 	size_t len;

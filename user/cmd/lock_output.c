@@ -251,10 +251,14 @@ static int refuse_skip(const struct fp_jv *r, const char *path,
 	}
 	if (w->nreal) {
 		fprintf(stderr,
-			"footprint: lock: the receipt %s failed by %zu finding%s that no scratch box held, which really happened (%.*s%s); --skip-disallowed cannot set %s aside; fix the run and lock again\n",
+			"footprint: lock: the receipt %s failed by %zu finding%s that no scratch box held, which really happened (%.*s",
 			fp_said(path), w->nreal, w->nreal == 1 ? "" : "s",
-			(int)w->named.len, w->named.p ?: "",
-			w->nreal > 5 ? "; ..." : "",
+			(int)w->named.len, w->named.p ?: "");
+		if (w->nreal > FP_LOCK_NAMED)
+			fprintf(stderr, "; and %zu more",
+				w->nreal - FP_LOCK_NAMED);
+		fprintf(stderr,
+			"); --skip-disallowed cannot set %s aside; fix the run and lock again\n",
 			w->nreal == 1 ? "it" : "them");
 		return FP_EXIT_VERDICT;
 	}

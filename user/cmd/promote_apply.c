@@ -384,8 +384,12 @@ int fp_promote_apply(struct fp_proot *r)
 
 	r->done = 0;
 	r->steps = plan(&r->locked);
-	if (!r->steps)
+	if (!r->steps) {
+		fprintf(stderr,
+			"footprint: promote: out of memory planning the changes of %s; nothing of it was applied\n",
+			fp_said(r->root));
 		return 1;
+	}
 	while (!e && r->done < r->locked.n) {
 		e = do_step(r, &r->steps[r->done], r->done);
 		/* a step that failed leaves nothing to undo but its own */
