@@ -59,7 +59,7 @@ Test(promote_pset, a_symlink_costs_its_target_not_path_max)
 		snprintf(rel, sizeof(rel), "d/link%zu", i);
 		cr_assert_eq(fp_pset_add(&s, rel, FP_OP_ADDED, &now, NULL), 0);
 	}
-	/* array slot 192, rel 32, target 112: well under 1 KiB, where two
+	/* array slot 216, rel 32, target 112: well under 1 KiB, where two
 	 * inline PATH_MAX targets were 8 KiB */
 	cr_assert_lt((in_use() - before) / n, 1024, "%zu bytes a change",
 		     (in_use() - before) / n);

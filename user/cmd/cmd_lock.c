@@ -14,6 +14,8 @@
 #include "lock.h"
 #include "lock_output.h"
 #include "lockfile.h"
+#include "lockjv.h"
+#include "say_bytes.h"
 #include "userfile.h"
 #include "run_args.h"
 
@@ -29,28 +31,37 @@ static void lock_usage(FILE *f)
 		"Usage: footprint lock --inputs ROOT -o FILE\n"
 		"       footprint lock RECEIPT -o FILE [--skip-disallowed]\n"
 		"\n"
-		"Freeze the inputs of a job: the mode and SHA-256 of every entry under\n"
-		"ROOT and one hash over the tree (footprint run --inputs-lock checks\n"
-		"it). Or lock the outputs of a scratch run (footprint run --scratch)\n"
-		"from its receipt: each added, changed and removed path with its mode\n"
-		"and SHA-256, the tree it started from, and the skipped paths;\n"
-		"footprint promote applies exactly that. A failing receipt is refused.\n"
+		"Freeze the inputs of a job: the mode (octal) and SHA-256 of every\n"
+		"entry under ROOT and one hash over the tree (footprint run\n"
+		"--inputs-lock checks it). Or lock the outputs of a scratch run\n"
+		"(footprint run --scratch) from its receipt: every change the box\n"
+		"holds (added, changed, removed) with its mode and SHA-256, the tree\n"
+		"it started from, and the skipped paths; footprint promote applies\n"
+		"exactly that. A passing receipt is locked whole, however its files\n"
+		"were edited (sed -i, a temporary file renamed over the original). A\n"
+		"failing receipt is refused.\n"
 		"\n"
 		"Options:\n"
 		"      --inputs ROOT      lock the tree ROOT\n"
 		"  -o, --output FILE      write the lock to FILE (- for stdout)\n"
-		"      --skip-disallowed  lock a failing receipt whose only failures\n"
-		"                         are disallowed file changes; those are\n"
-		"                         recorded as skipped and never promoted\n"
+		"      --skip-disallowed  lock a failing receipt whose failing findings\n"
+		"                         are all changes the scratch box held: those\n"
+		"                         are recorded as skipped and never promoted.\n"
+		"                         Anything else that failed really happened\n"
+		"                         (a secret read, a write outside the roots, a\n"
+		"                         connect, a process left running, the exit\n"
+		"                         status): refused, each named by its kind\n"
 		"  -h, --help             show this help\n"
 		"\n"
 		"Examples:\n"
 		"  footprint lock --inputs job -o fixture/input.lock\n"
-		"  sudo footprint run --scratch /tmp/s --receipt r.json --allow calc.py -- ./agent\n"
+		"  scratch=$(mktemp -d)\n"
+		"  sudo footprint run --scratch \"$scratch\" --receipt r.json --allow calc.py -- ./agent\n"
 		"  footprint lock r.json --skip-disallowed -o fixture/output.lock\n"
-		"  footprint promote --lock fixture/output.lock --scratch /tmp/s\n"
+		"  footprint promote --lock fixture/output.lock --scratch \"$scratch\"\n"
 		"\n"
-		"The formats: docs/input-lock.schema.json, docs/output-lock.schema.json.\n"
+		"The formats: docs/input-lock.schema.json, docs/output-lock.schema.json\n"
+		"(version 2; locks of version 1, with decimal modes, are still read).\n"
 		"Exit status: 0 written; 1 refused (a failing receipt, an unreadable\n"
 		"entry); 2 usage or input error.\n");
 }
@@ -97,7 +108,7 @@ static void write_files(struct json_out *j, const struct fp_fs_snapshot *s,
 {
 	size_t rlen = strlen(root), skip = rlen + (rlen > 1), i;
 	bool first = true;
-	char hex[65], t[2] = { 0 };
+	char hex[65], m[8], t[2] = { 0 };
 
 	json_key(j, "files");
 	fputc('[', j->f);
@@ -114,7 +125,8 @@ static void write_files(struct json_out *j, const struct fp_fs_snapshot *s,
 				 e->path.len - skip);
 		t[0] = e->type;
 		json_field_str(&k, "type", t);
-		json_field_u64(&k, "mode", e->mode);
+		fp_lock_mode_str(m, e->mode);
+		json_field_str(&k, "mode", m);
 		if (e->type == 'f') {
 			fp_lock_hex(hex, e->sha256);
 			json_field_str(&k, "sha256", hex);
@@ -140,15 +152,16 @@ static int lock_inputs(const struct lock_opts *o)
 	if (!root) {
 		fprintf(stderr,
 			"footprint: lock: cannot open %s: %m; give an existing directory\n",
-			o->inputs);
+			fp_said(o->inputs));
 		return FP_EXIT_USAGE;
 	}
 	rc = fp_lockfile_snapshot(&s, root, &self);
 	if (!rc && fp_lock_tree_hash(&s, root, h, &bad)) {
-		fprintf(stderr,
-			"footprint: lock: %.*s cannot be read or changed while it was hashed; fix it and lock again\n",
-			bad ? (int)bad->path.len : 0,
-			bad ? bad->path.data : "");
+		fputs("footprint: lock: ", stderr);
+		if (bad)
+			fp_say_bytes(stderr, bad->path.data, bad->path.len);
+		fputs(" cannot be read or changed while it was hashed; fix it and lock again\n",
+		      stderr);
 		rc = FP_EXIT_VERDICT;
 	}
 	if (!rc && !(j.f = fp_outdir_fopen("the lock", o->out)))
@@ -157,7 +170,7 @@ static int lock_inputs(const struct lock_opts *o)
 		fp_lock_hex(hex, h);
 		json_begin_object(&j);
 		json_field_str(&j, "lock", "inputs");
-		json_field_u64(&j, "version", 1);
+		json_field_u64(&j, "version", FP_LOCK_VERSION);
 		json_field_str(&j, "root", root);
 		json_field_str(&j, "root_sha256", hex);
 		write_files(&j, &s, root);
@@ -166,7 +179,7 @@ static int lock_inputs(const struct lock_opts *o)
 		if (fflush(j.f) || (j.f != stdout && fclose(j.f))) {
 			fprintf(stderr,
 				"footprint: lock: writing %s failed: %m\n",
-				o->out);
+				fp_said(o->out));
 			rc = FP_EXIT_USAGE;
 		}
 	}

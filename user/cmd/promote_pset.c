@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "promote.h"
+#include "say_bytes.h"
 
 /* bytes held by every set of this process, as malloc spends them */
 static size_t held;
@@ -119,9 +120,9 @@ void fp_pset_say(int e, const char *what, const char *root)
 	if (e == -E2BIG)
 		fprintf(stderr,
 			"footprint: promote: %s of %s hold more changes than promote keeps (%u, or %zu MiB in all); promote a smaller job\n",
-			what, root, FP_PSET_MAX_ENTRIES,
+			what, fp_said(root), FP_PSET_MAX_ENTRIES,
 			FP_PSET_MAX_BYTES >> 20);
 	else
 		fprintf(stderr, "footprint: promote: %s of %s: %s\n", what,
-			root, strerror(-e));
+			fp_said(root), strerror(-e));
 }

@@ -23,6 +23,7 @@
 
 #include "lock.h"
 #include "promote.h"
+#include "say_bytes.h"
 #include "sha256.h"
 
 #define SCAN_MAX_DEPTH 256
@@ -60,12 +61,40 @@ static int read_target(int fd, struct fp_pstate *st)
 	return st->target ? 0 : -ENOMEM;
 }
 
-int fp_promote_state(int dirfd, const char *rel, struct fp_pstate *st)
+/*
+ * Hash the regular file sb (stat'ed through an O_PATH fd), opened again
+ * at rel without blocking (a FIFO swapped in cannot hold promote), and
+ * only if it is still that file.
+ */
+static int hash_file(int dirfd, const char *rel, const struct stat *sb,
+		     struct fp_pstate *st, struct fp_pident *id)
+{
+	struct stat rb;
+	int rd = open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK), e;
+
+	if (rd < 0)
+		return errno == ENXIO || errno == ELOOP ? -ESTALE : -errno;
+	e = fstat(rd, &rb) ? -errno : 0;
+	if (!e && (!S_ISREG(rb.st_mode) || rb.st_dev != sb->st_dev ||
+		   rb.st_ino != sb->st_ino))
+		e = -ESTALE;
+	if (!e)
+		e = hash_fd(rd, st->sha);
+	if (!e && id)
+		*id = (struct fp_pident){ rb.st_dev, rb.st_ino, rb.st_size };
+	close(rd);
+	return e;
+}
+
+int fp_promote_state_id(int dirfd, const char *rel, struct fp_pstate *st,
+			struct fp_pident *id)
 {
 	struct stat sb;
 	int fd, e = 0;
 
 	memset(st, 0, sizeof(*st));
+	if (id)
+		memset(id, 0, sizeof(*id));
 	fd = open_beneath(dirfd, rel, O_PATH);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -81,16 +110,16 @@ int fp_promote_state(int dirfd, const char *rel, struct fp_pstate *st)
 					 '?';
 	if (st->type == 'l')
 		e = read_target(fd, st);
-	if (st->type == 'f') {
-		int rd = open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK);
-
-		e = rd < 0 ? -errno : hash_fd(rd, st->sha);
-		if (rd >= 0)
-			close(rd);
-	}
+	if (st->type == 'f')
+		e = hash_file(dirfd, rel, &sb, st, id);
 out:
 	close(fd);
 	return e;
+}
+
+int fp_promote_state(int dirfd, const char *rel, struct fp_pstate *st)
+{
+	return fp_promote_state_id(dirfd, rel, st, NULL);
 }
 
 static bool same_state(const struct fp_pstate *a, const struct fp_pstate *b)
@@ -215,12 +244,18 @@ static int scan_change(struct fp_proot *r, const char *rel, int depth,
 static int scan_entry(struct fp_proot *r, const char *rel, int depth)
 {
 	struct fp_pstate up, real = { 0 };
-	int e = fp_promote_state(r->upperfd, rel, &up);
+	struct fp_pident id;
+	int e = fp_promote_state_id(r->upperfd, rel, &up, &id);
+	struct fp_pchange *last;
 
 	if (!e)
 		e = fp_promote_state(r->rootfd, rel, &real);
 	if (!e)
 		e = scan_change(r, rel, depth, &up, &real);
+	/* a file's change is the last one added: the file it hashed */
+	last = r->scratch.n ? &r->scratch.v[r->scratch.n - 1] : NULL;
+	if (!e && up.type == 'f' && last && !strcmp(last->rel, rel))
+		last->src = id;
 	fp_pstate_free(&up);
 	fp_pstate_free(&real);
 	return e;
@@ -242,6 +277,8 @@ int fp_promote_scan(struct fp_proot *r)
 	else if (e)
 		fprintf(stderr,
 			"footprint: promote: cannot read the scratch layer of %s: %s\n",
-			r->root, strerror(-e));
+			fp_said(r->root),
+			e == -ESTALE ? "a file changed type while it was read" :
+				       strerror(-e));
 	return e;
 }
