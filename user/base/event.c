@@ -43,26 +43,56 @@ void fp_event_free(struct fp_event *ev)
 	case FP_EV_DNS:
 		free(ev->dns.data.data);
 		break;
+	case FP_EV_PROCOP:
+		free(ev->procop.target.data);
+		free(ev->procop.source.data);
+		break;
 	}
 	memset(ev, 0, sizeof(*ev));
 }
 
 static const char *const sys_names[FP_SYS_MAX] = {
-	[FP_SYS_OPEN] = "open",		  [FP_SYS_OPENAT] = "openat",
-	[FP_SYS_OPENAT2] = "openat2",	  [FP_SYS_CREAT] = "creat",
-	[FP_SYS_UNLINK] = "unlink",	  [FP_SYS_UNLINKAT] = "unlinkat",
-	[FP_SYS_RENAME] = "rename",	  [FP_SYS_RENAMEAT] = "renameat",
-	[FP_SYS_RENAMEAT2] = "renameat2", [FP_SYS_BIND] = "bind",
-	[FP_SYS_MKDIR] = "mkdir",	  [FP_SYS_MKDIRAT] = "mkdirat",
-	[FP_SYS_RMDIR] = "rmdir",	  [FP_SYS_MKNOD] = "mknod",
-	[FP_SYS_MKNODAT] = "mknodat",	  [FP_SYS_SYMLINK] = "symlink",
-	[FP_SYS_SYMLINKAT] = "symlinkat", [FP_SYS_LINK] = "link",
-	[FP_SYS_LINKAT] = "linkat",	  [FP_SYS_CHMOD] = "chmod",
-	[FP_SYS_FCHMOD] = "fchmod",	  [FP_SYS_FCHMODAT] = "fchmodat",
-	[FP_SYS_FCHMODAT2] = "fchmodat2", [FP_SYS_CHOWN] = "chown",
-	[FP_SYS_LCHOWN] = "lchown",	  [FP_SYS_FCHOWN] = "fchown",
-	[FP_SYS_FCHOWNAT] = "fchownat",	  [FP_SYS_TRUNCATE] = "truncate",
+	[FP_SYS_OPEN] = "open",
+	[FP_SYS_OPENAT] = "openat",
+	[FP_SYS_OPENAT2] = "openat2",
+	[FP_SYS_CREAT] = "creat",
+	[FP_SYS_UNLINK] = "unlink",
+	[FP_SYS_UNLINKAT] = "unlinkat",
+	[FP_SYS_RENAME] = "rename",
+	[FP_SYS_RENAMEAT] = "renameat",
+	[FP_SYS_RENAMEAT2] = "renameat2",
+	[FP_SYS_BIND] = "bind",
+	[FP_SYS_MKDIR] = "mkdir",
+	[FP_SYS_MKDIRAT] = "mkdirat",
+	[FP_SYS_RMDIR] = "rmdir",
+	[FP_SYS_MKNOD] = "mknod",
+	[FP_SYS_MKNODAT] = "mknodat",
+	[FP_SYS_SYMLINK] = "symlink",
+	[FP_SYS_SYMLINKAT] = "symlinkat",
+	[FP_SYS_LINK] = "link",
+	[FP_SYS_LINKAT] = "linkat",
+	[FP_SYS_CHMOD] = "chmod",
+	[FP_SYS_FCHMOD] = "fchmod",
+	[FP_SYS_FCHMODAT] = "fchmodat",
+	[FP_SYS_FCHMODAT2] = "fchmodat2",
+	[FP_SYS_CHOWN] = "chown",
+	[FP_SYS_LCHOWN] = "lchown",
+	[FP_SYS_FCHOWN] = "fchown",
+	[FP_SYS_FCHOWNAT] = "fchownat",
+	[FP_SYS_TRUNCATE] = "truncate",
 	[FP_SYS_FTRUNCATE] = "ftruncate",
+	[FP_SYS_OPEN_BY_HANDLE_AT] = "open_by_handle_at",
+	[FP_SYS_MOUNT] = "mount",
+	[FP_SYS_UMOUNT2] = "umount2",
+	[FP_SYS_OPEN_TREE] = "open_tree",
+	[FP_SYS_MOVE_MOUNT] = "move_mount",
+	[FP_SYS_FSMOUNT] = "fsmount",
+	[FP_SYS_MOUNT_SETATTR] = "mount_setattr",
+	[FP_SYS_PIVOT_ROOT] = "pivot_root",
+	[FP_SYS_UNSHARE] = "unshare",
+	[FP_SYS_SETNS] = "setns",
+	[FP_SYS_CLONE] = "clone",
+	[FP_SYS_CLONE3] = "clone3",
 };
 
 /* signal.bpf.h's, kept apart from the file syscalls' table */
@@ -79,6 +109,12 @@ static const char *signal_sys_name(uint32_t sys)
 		return "tgkill";
 	case FP_SYS_PIDFD_SEND_SIGNAL:
 		return "pidfd_send_signal";
+	case FP_SYS_PIDFD_GETFD:
+		return "pidfd_getfd";
+	case FP_SYS_PROCESS_VM_READV:
+		return "process_vm_readv";
+	case FP_SYS_PROCESS_VM_WRITEV:
+		return "process_vm_writev";
 	}
 	return NULL;
 }
@@ -163,7 +199,9 @@ const char *fp_event_kind(const struct fp_event *ev)
 	case FP_EV_DNS:
 		return "dns";
 	case FP_EV_SIGNAL:
-		return ev->signal.sys == FP_SYS_PTRACE ? "ptrace" : "signal";
+		return fp_sys_crossproc(ev->signal.sys) ? "ptrace" : "signal";
+	case FP_EV_PROCOP:
+		return fp_sys_mountlike(ev->procop.sys) ? "mount" : "namespace";
 	case FP_EV_FILE:
 		return file_op_names[fp_file_op(ev)];
 	}
