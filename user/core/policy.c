@@ -222,7 +222,8 @@ static bool glob_dir_matches(const char *p, size_t plen, const char *s,
 /* read rules name paths, and match them as path rules do */
 static bool pathlike(enum fp_rule_target t)
 {
-	return t == FP_T_PATH || t == FP_T_READ;
+	return t == FP_T_PATH || t == FP_T_READ || t == FP_T_SETUID ||
+	       t == FP_T_MOUNT;
 }
 
 bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
@@ -286,15 +287,19 @@ static const char *kind_name(enum fp_rule_kind k)
 
 static const char *target_name(enum fp_rule_target t)
 {
-	return t == FP_T_PROCESS ? "process " :
-	       t == FP_T_BIND	 ? "bind " :
-	       t == FP_T_PRIV	 ? "privileged " :
-	       t == FP_T_READ	 ? "read " :
-	       t == FP_T_SIGNAL	 ? "signal " :
-	       t == FP_T_PTRACE	 ? "ptrace " :
-	       t == FP_T_CONNECT ? "connect " :
-	       t == FP_T_DNS	 ? "dns " :
-				   "";
+	return t == FP_T_PROCESS   ? "process " :
+	       t == FP_T_BIND	   ? "bind " :
+	       t == FP_T_PRIV	   ? "privileged " :
+	       t == FP_T_READ	   ? "read " :
+	       t == FP_T_SIGNAL	   ? "signal " :
+	       t == FP_T_PTRACE	   ? "ptrace " :
+	       t == FP_T_CONNECT   ? "connect " :
+	       t == FP_T_DNS	   ? "dns " :
+	       t == FP_T_SETUID	   ? "setuid " :
+	       t == FP_T_MOUNT	   ? "mount " :
+	       t == FP_T_NAMESPACE ? "namespace " :
+	       t == FP_T_FILELESS  ? "fileless " :
+				     "";
 }
 
 int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
@@ -317,14 +322,14 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 		return -EINVAL;
 	}
 	if ((target == FP_T_READ || target == FP_T_SIGNAL ||
-	     target == FP_T_PTRACE) &&
+	     target == FP_T_PTRACE || target >= FP_T_SETUID) &&
 	    kind == FP_EXPECT) {
+		const char *w = target_name(target);
+
 		snprintf(
 			err, errlen,
-			"footprint: 'expect %s' is not a rule: it changes nothing to expect; use allow, forbid or ignore",
-			target == FP_T_READ   ? "read" :
-			target == FP_T_SIGNAL ? "signal" :
-						"ptrace");
+			"footprint: 'expect %.*s' is not a rule: it changes nothing to expect; use allow, forbid or ignore",
+			(int)strlen(w) - 1, w);
 		return -EINVAL;
 	}
 	fp_policy_quote(quoted, sizeof(quoted), pattern, len, false);
@@ -365,14 +370,16 @@ cleanup:
 static bool is_target_word(const char *s, size_t len,
 			   enum fp_rule_target *target)
 {
-	static const char *const words[] = { "process", "leftover",   "exec",
-					     "bind",	"read",	      "signal",
-					     "ptrace",	"privileged", "connect",
-					     "dns" };
+	static const char *const words[] = {
+		"process", "leftover", "exec",	     "bind",	"read",
+		"signal",  "ptrace",   "privileged", "connect", "dns",
+		"setuid",  "mount",    "namespace",  "fileless"
+	};
 	static const enum fp_rule_target targets[] = {
-		FP_T_PROCESS, FP_T_PROCESS, FP_T_PROCESS, FP_T_BIND,
-		FP_T_READ,    FP_T_SIGNAL,  FP_T_PTRACE,  FP_T_PRIV,
-		FP_T_CONNECT, FP_T_DNS
+		FP_T_PROCESS,	FP_T_PROCESS, FP_T_PROCESS, FP_T_BIND,
+		FP_T_READ,	FP_T_SIGNAL,  FP_T_PTRACE,  FP_T_PRIV,
+		FP_T_CONNECT,	FP_T_DNS,     FP_T_SETUID,  FP_T_MOUNT,
+		FP_T_NAMESPACE, FP_T_FILELESS
 	};
 	size_t i;
 

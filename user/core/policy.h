@@ -24,6 +24,12 @@ enum fp_rule_target {
 	FP_T_SIGNAL, /* the executable of a process signalled outside the run */
 	FP_T_PTRACE, /* the executable of a process ptraced outside the run */
 	FP_T_PRIV, /* an exe whose exec may raise privileges (allow privileged) */
+	/* procops.h: a path made set-ID, a mount's target, a namespace's
+	 * call ("unshare", "clone", "setns"...), a fileless exe "memfd:NAME" */
+	FP_T_SETUID,
+	FP_T_MOUNT,
+	FP_T_NAMESPACE,
+	FP_T_FILELESS,
 };
 
 struct fp_rule {

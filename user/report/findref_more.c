@@ -42,7 +42,7 @@ static void describe_signal(const struct fp_signal_finding *x, bool ptrace,
 			    size_t max, struct fp_sbuf *b)
 {
 	if (ptrace)
-		fp_sbuf_str(b, "ptrace of ");
+		fp_sbuf_printf(b, "%s of ", fp_sys_name(x->sys));
 	else
 		fp_sbuf_printf(b, "SIG%s to ", sigabbrev_np(x->sig) ?: "?");
 	if (x->target_pid)
