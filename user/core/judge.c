@@ -618,6 +618,8 @@ int fp_judge_needs(struct fp_suggester *s, const struct fp_findings *f)
 		ret = fp_netflow_needs(s, f);
 	if (!ret)
 		ret = fp_sensitive_needs(s, f);
+	if (!ret)
+		ret = fp_procop_needs(s, f);
 	return ret ? ret : fp_suggester_end_run(s);
 }
 

@@ -16,6 +16,7 @@
 
 #include "judge.h"
 #include "procops.h"
+#include "suggest.h"
 
 static const enum fp_rule_target targets[FP_PO_NKINDS] = {
 	[FP_PO_MOUNT] = FP_T_MOUNT,
@@ -34,7 +35,10 @@ static const char *const list_keys[FP_PO_NKINDS] = {
 /* "files.setuid: chmod 4755 /w/x by pid 12 /usr/bin/chmod" */
 static char *procop_reason(const struct fp_procop_finding *x)
 {
-	char *p = fp_policy_quote_dup(x->path.data ?: "", x->path.len, false);
+	/* unshare and setns name no path: nothing, not "" */
+	char *p = x->path.len ? fp_policy_quote_dup(x->path.data, x->path.len,
+						    false) :
+				strdup("");
 	char *e = x->by.exe.len ? fp_policy_quote_dup(x->by.exe.data,
 						      x->by.exe.len, false) :
 				  strdup("?");
@@ -123,6 +127,27 @@ int fp_judge_procops(const struct fp_policy *p, struct fp_findings *f,
 			x->failing = true;
 			ret = fp_verdict_fail(v, f, x->by.step,
 					      procop_reason(x));
+		}
+	}
+	return ret;
+}
+
+int fp_procop_needs(struct fp_suggester *s, const struct fp_findings *f)
+{
+	size_t k, i;
+	int ret = 0;
+
+	for (k = 0; k < FP_PO_NKINDS && !ret; k++) {
+		if (k == FP_PO_NAMESPACE)
+			continue;
+		for (i = 0; i < f->procops[k].n && !ret; i++) {
+			const struct fp_procop_finding *x =
+				&FP_PROCOPS(f, k)[i];
+
+			if (x->failing && !x->forbidden && x->path.len)
+				ret = fp_suggester_need(s, targets[k],
+							x->path.data,
+							x->path.len, false);
 		}
 	}
 	return ret;

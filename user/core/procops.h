@@ -69,6 +69,10 @@ void fp_procops_free(struct fp_vec *lists);
 struct fp_verdict;
 int fp_judge_procops(const struct fp_policy *p, struct fp_findings *f,
 		     struct fp_verdict *v);
+/* the rules a learned policy needs for the failing ones (allow setuid,
+ * mount, fileless; a namespace fails only when forbidden); 0 or -ENOMEM */
+struct fp_suggester;
+int fp_procop_needs(struct fp_suggester *s, const struct fp_findings *f);
 /* the receipt's names of the lists */
 extern const char *const fp_procop_list_names[FP_PO_NKINDS];
 
