@@ -52,47 +52,21 @@ void fp_event_free(struct fp_event *ev)
 }
 
 static const char *const sys_names[FP_SYS_MAX] = {
-	[FP_SYS_OPEN] = "open",
-	[FP_SYS_OPENAT] = "openat",
-	[FP_SYS_OPENAT2] = "openat2",
-	[FP_SYS_CREAT] = "creat",
-	[FP_SYS_UNLINK] = "unlink",
-	[FP_SYS_UNLINKAT] = "unlinkat",
-	[FP_SYS_RENAME] = "rename",
-	[FP_SYS_RENAMEAT] = "renameat",
-	[FP_SYS_RENAMEAT2] = "renameat2",
-	[FP_SYS_BIND] = "bind",
-	[FP_SYS_MKDIR] = "mkdir",
-	[FP_SYS_MKDIRAT] = "mkdirat",
-	[FP_SYS_RMDIR] = "rmdir",
-	[FP_SYS_MKNOD] = "mknod",
-	[FP_SYS_MKNODAT] = "mknodat",
-	[FP_SYS_SYMLINK] = "symlink",
-	[FP_SYS_SYMLINKAT] = "symlinkat",
-	[FP_SYS_LINK] = "link",
-	[FP_SYS_LINKAT] = "linkat",
-	[FP_SYS_CHMOD] = "chmod",
-	[FP_SYS_FCHMOD] = "fchmod",
-	[FP_SYS_FCHMODAT] = "fchmodat",
-	[FP_SYS_FCHMODAT2] = "fchmodat2",
-	[FP_SYS_CHOWN] = "chown",
-	[FP_SYS_LCHOWN] = "lchown",
-	[FP_SYS_FCHOWN] = "fchown",
-	[FP_SYS_FCHOWNAT] = "fchownat",
-	[FP_SYS_TRUNCATE] = "truncate",
+	[FP_SYS_OPEN] = "open",		  [FP_SYS_OPENAT] = "openat",
+	[FP_SYS_OPENAT2] = "openat2",	  [FP_SYS_CREAT] = "creat",
+	[FP_SYS_UNLINK] = "unlink",	  [FP_SYS_UNLINKAT] = "unlinkat",
+	[FP_SYS_RENAME] = "rename",	  [FP_SYS_RENAMEAT] = "renameat",
+	[FP_SYS_RENAMEAT2] = "renameat2", [FP_SYS_BIND] = "bind",
+	[FP_SYS_MKDIR] = "mkdir",	  [FP_SYS_MKDIRAT] = "mkdirat",
+	[FP_SYS_RMDIR] = "rmdir",	  [FP_SYS_MKNOD] = "mknod",
+	[FP_SYS_MKNODAT] = "mknodat",	  [FP_SYS_SYMLINK] = "symlink",
+	[FP_SYS_SYMLINKAT] = "symlinkat", [FP_SYS_LINK] = "link",
+	[FP_SYS_LINKAT] = "linkat",	  [FP_SYS_CHMOD] = "chmod",
+	[FP_SYS_FCHMOD] = "fchmod",	  [FP_SYS_FCHMODAT] = "fchmodat",
+	[FP_SYS_FCHMODAT2] = "fchmodat2", [FP_SYS_CHOWN] = "chown",
+	[FP_SYS_LCHOWN] = "lchown",	  [FP_SYS_FCHOWN] = "fchown",
+	[FP_SYS_FCHOWNAT] = "fchownat",	  [FP_SYS_TRUNCATE] = "truncate",
 	[FP_SYS_FTRUNCATE] = "ftruncate",
-	[FP_SYS_OPEN_BY_HANDLE_AT] = "open_by_handle_at",
-	[FP_SYS_MOUNT] = "mount",
-	[FP_SYS_UMOUNT2] = "umount2",
-	[FP_SYS_OPEN_TREE] = "open_tree",
-	[FP_SYS_MOVE_MOUNT] = "move_mount",
-	[FP_SYS_FSMOUNT] = "fsmount",
-	[FP_SYS_MOUNT_SETATTR] = "mount_setattr",
-	[FP_SYS_PIVOT_ROOT] = "pivot_root",
-	[FP_SYS_UNSHARE] = "unshare",
-	[FP_SYS_SETNS] = "setns",
-	[FP_SYS_CLONE] = "clone",
-	[FP_SYS_CLONE3] = "clone3",
 };
 
 /* signal.bpf.h's, kept apart from the file syscalls' table */
@@ -119,10 +93,30 @@ static const char *signal_sys_name(uint32_t sys)
 	return NULL;
 }
 
+/* the open by handle, mount and namespace calls (procops), kept apart */
+static const char *procop_sys_name(uint32_t sys)
+{
+	static const char *const names[] = {
+		"open_by_handle_at", "mount",	"umount2",	 "open_tree",
+		"move_mount",	     "fsmount", "mount_setattr", "pivot_root",
+		"unshare",	     "setns",	"clone",	 "clone3",
+	};
+
+	_Static_assert(sizeof(names) / sizeof(names[0]) ==
+			       FP_SYS_CLONE3 - FP_SYS_OPEN_BY_HANDLE_AT + 1,
+		       "a name for each");
+	if (sys < FP_SYS_OPEN_BY_HANDLE_AT ||
+	    sys - FP_SYS_OPEN_BY_HANDLE_AT >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	return names[sys - FP_SYS_OPEN_BY_HANDLE_AT];
+}
+
 const char *fp_sys_name(uint32_t sys)
 {
 	if (signal_sys_name(sys))
 		return signal_sys_name(sys);
+	if (procop_sys_name(sys))
+		return procop_sys_name(sys);
 	return sys < FP_SYS_MAX && sys_names[sys] ? sys_names[sys] : "unknown";
 }
 

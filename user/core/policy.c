@@ -285,21 +285,28 @@ static const char *kind_name(enum fp_rule_kind k)
 	return names[k];
 }
 
+const char *fp_policy_procop_word(enum fp_rule_target t)
+{
+	static const char *const words[] = { "setuid ", "mount ", "namespace ",
+					     "fileless " };
+
+	return t >= FP_T_SETUID && t <= FP_T_FILELESS ? words[t - FP_T_SETUID] :
+							NULL;
+}
+
 static const char *target_name(enum fp_rule_target t)
 {
-	return t == FP_T_PROCESS   ? "process " :
-	       t == FP_T_BIND	   ? "bind " :
-	       t == FP_T_PRIV	   ? "privileged " :
-	       t == FP_T_READ	   ? "read " :
-	       t == FP_T_SIGNAL	   ? "signal " :
-	       t == FP_T_PTRACE	   ? "ptrace " :
-	       t == FP_T_CONNECT   ? "connect " :
-	       t == FP_T_DNS	   ? "dns " :
-	       t == FP_T_SETUID	   ? "setuid " :
-	       t == FP_T_MOUNT	   ? "mount " :
-	       t == FP_T_NAMESPACE ? "namespace " :
-	       t == FP_T_FILELESS  ? "fileless " :
-				     "";
+	if (t >= FP_T_SETUID)
+		return fp_policy_procop_word(t);
+	return t == FP_T_PROCESS ? "process " :
+	       t == FP_T_BIND	 ? "bind " :
+	       t == FP_T_PRIV	 ? "privileged " :
+	       t == FP_T_READ	 ? "read " :
+	       t == FP_T_SIGNAL	 ? "signal " :
+	       t == FP_T_PTRACE	 ? "ptrace " :
+	       t == FP_T_CONNECT ? "connect " :
+	       t == FP_T_DNS	 ? "dns " :
+				   "";
 }
 
 int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
@@ -370,22 +377,29 @@ cleanup:
 static bool is_target_word(const char *s, size_t len,
 			   enum fp_rule_target *target)
 {
-	static const char *const words[] = {
-		"process", "leftover", "exec",	     "bind",	"read",
-		"signal",  "ptrace",   "privileged", "connect", "dns",
-		"setuid",  "mount",    "namespace",  "fileless"
-	};
+	static const char *const words[] = { "process", "leftover",   "exec",
+					     "bind",	"read",	      "signal",
+					     "ptrace",	"privileged", "connect",
+					     "dns" };
 	static const enum fp_rule_target targets[] = {
-		FP_T_PROCESS,	FP_T_PROCESS, FP_T_PROCESS, FP_T_BIND,
-		FP_T_READ,	FP_T_SIGNAL,  FP_T_PTRACE,  FP_T_PRIV,
-		FP_T_CONNECT,	FP_T_DNS,     FP_T_SETUID,  FP_T_MOUNT,
-		FP_T_NAMESPACE, FP_T_FILELESS
+		FP_T_PROCESS, FP_T_PROCESS, FP_T_PROCESS, FP_T_BIND,
+		FP_T_READ,    FP_T_SIGNAL,  FP_T_PTRACE,  FP_T_PRIV,
+		FP_T_CONNECT, FP_T_DNS
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
 			*target = targets[i];
+			return true;
+		}
+	}
+	for (i = FP_T_SETUID; i <= FP_T_FILELESS; i++) {
+		const char *w = fp_policy_procop_word(i);
+
+		/* the word has a space after it */
+		if (strlen(w) == len + 1 && !memcmp(s, w, len)) {
+			*target = i;
 			return true;
 		}
 	}

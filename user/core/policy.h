@@ -84,6 +84,9 @@ enum fp_decision fp_policy_forbids(const struct fp_policy *p,
  * /proc/self/...)? Never one that goes through a /proc magic link.
  */
 bool fp_policy_is_noise(const char *path, size_t len);
+/* "setuid ", "mount ", "namespace ", "fileless " for those targets (the
+ * word a rule spells them with, and a space); NULL for the others */
+const char *fp_policy_procop_word(enum fp_rule_target t);
 /* Write s as a policy-file token: bare if safe, else quoted and escaped. */
 void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,
 		     bool escape_glob);

@@ -771,20 +771,19 @@ static int by_count(const void *a, const void *b)
 
 static char *line_of(const struct cand *c)
 {
-	const char *word = c->target == FP_T_PROCESS  ? "process " :
-			   c->target == FP_T_BIND     ? "bind " :
-			   c->target == FP_T_CONNECT  ? "connect " :
-			   c->target == FP_T_DNS      ? "dns " :
-			   c->target == FP_T_PRIV     ? "privileged " :
-			   c->target == FP_T_READ     ? "read " :
-			   c->target == FP_T_SIGNAL   ? "signal " :
-			   c->target == FP_T_PTRACE   ? "ptrace " :
-			   c->target == FP_T_SETUID   ? "setuid " :
-			   c->target == FP_T_MOUNT    ? "mount " :
-			   c->target == FP_T_FILELESS ? "fileless " :
-							"";
+	const char *word = c->target == FP_T_PROCESS ? "process " :
+			   c->target == FP_T_BIND    ? "bind " :
+			   c->target == FP_T_CONNECT ? "connect " :
+			   c->target == FP_T_DNS     ? "dns " :
+			   c->target == FP_T_PRIV    ? "privileged " :
+			   c->target == FP_T_READ    ? "read " :
+			   c->target == FP_T_SIGNAL  ? "signal " :
+			   c->target == FP_T_PTRACE  ? "ptrace " :
+						       "";
 	char *q, *line = NULL;
 
+	if (c->target >= FP_T_SETUID)
+		word = fp_policy_procop_word(c->target);
 	/* a literal is quoted as it always was: glob characters escaped; a
 	 * bind's "[::1]" is not a class, so it stays as it is */
 	if (c->literal && c->target != FP_T_BIND && c->target != FP_T_CONNECT)
