@@ -345,4 +345,23 @@ __u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1);
 int fp_signal_exit(long ret, __u32 sys, __u64 given, __u64 what, __u64 target);
 int fp_open_flush(void); /* file: emit the task's held open (collapse.bpf.h) */
 
+/*
+ * Secrets by device and inode, filled by userspace at the start of a run
+ * (user/session/secret_ids.c): value the class, 1-based. secret_ids_on
+ * is 0 while the map is empty, so that an open pays nothing then.
+ */
+FP_SHARED __u32 secret_ids_on;
+FP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_MAX_SECRET_IDS);
+	__type(key, struct fp_secret_id);
+	__type(value, __u32);
+} secret_ids SEC(".maps");
+/* the class of the secret the current task's fd is, 0 if none (shared) */
+int fp_fd_secret(int fd);
+/* a mount or namespace call (process.bpf.c), names as user pointers */
+int fp_procop_exit(long ret, __u32 sys, __u64 u0, __u64 u1, __u64 flags);
+/* a cross-process call aimed at the tracer: tamper (process.bpf.c) */
+int fp_crossproc_tamper(__u32 sys, __u64 a0);
+
 #endif /* FP_COMMON_BPF_H */

@@ -344,6 +344,35 @@ static __always_inline bool opened_file(struct scratch *s, struct fp_file *e,
 	return true;
 }
 
+/*
+ * An open whose fd is a secret by device and inode: the file behind the
+ * fd is named (path[1]) and marked, whatever name the caller's memory
+ * holds now (another thread may have rewritten it since the kernel read
+ * it) and whichever link or mount reached it. open_by_handle_at's path[0]
+ * is that file already.
+ */
+static __always_inline void
+secret_opened(struct fp_file *e, struct path_args *pa, __u32 sys, long ret)
+{
+	int cls = fp_fd_secret(ret);
+
+	if (!cls)
+		return;
+	e->arg[0] = cls;
+	if (sys == FP_SYS_OPEN_BY_HANDLE_AT) {
+		e->path[0].flags |= FP_PATH_SECRET_ID;
+		return;
+	}
+	if (e->npaths == 1) {
+		e->npaths = 2;
+		pa->dirfd[1] = ret;
+		pa->upath[1] = 0;
+		pa->fd_leader = 0;
+		fp_put_path(1);
+	}
+	e->path[1].flags |= FP_PATH_SECRET_ID;
+}
+
 static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 {
 	struct scratch *s = scratch_get();
@@ -403,6 +432,14 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		e->resolve = how.resolve;
 		break;
 	}
+	case FP_SYS_OPEN_BY_HANDLE_AT: /* mount_fd, handle, flags */
+		/* no name: the file is the one behind the fd it returned */
+		if (ret < 0)
+			return;
+		pa->dirfd[0] = ret;
+		pa->upath[0] = 0;
+		e->flags = a[2];
+		break;
 	case FP_SYS_UNLINK: /* path */
 		pa->upath[0] = a[0];
 		break;
@@ -531,6 +568,9 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		fp_put_path(1);
 	if (ret >= 0 && follows_link(sys, e->flags))
 		fd_link(s, e, pa);
+	if (ret >= 0 && secret_ids_on &&
+	    (sys <= FP_SYS_CREAT || sys == FP_SYS_OPEN_BY_HANDLE_AT))
+		secret_opened(e, pa, sys, ret);
 	if (e->npaths == 2 && sys <= FP_SYS_CREAT)
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;
@@ -695,7 +735,8 @@ static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys)
 	if (csys == FP_SYS_BPF || csys == FP_SYS_PTRACE)
 		return fp_tamper_enter(csys, compat_arg(regs, 0),
 				       compat_arg(regs, 1));
-	if (csys >= FP_SYS_BPF || !traced())
+	/* the cross-process, handle, mount and namespace calls are lost too */
+	if ((csys >= FP_SYS_BPF && csys < FP_SYS_PIDFD_GETFD) || !traced())
 		return 0;
 	st = stats_cpu();
 	if (st)
@@ -722,9 +763,82 @@ static __always_inline int signal_exit(__u32 sys, __u64 *a, long ret)
 	} else if (sys == FP_SYS_PTRACE) {
 		given = a[1];
 		what = a[0];
+	} else if (sys >= FP_SYS_PIDFD_GETFD) {
+		/* pidfd_getfd: the fd taken; process_vm_*: nothing more */
+		what = sys == FP_SYS_PIDFD_GETFD ? a[1] : 0;
 	}
 	fp_open_flush();
 	return fp_signal_exit(ret, sys, given, what, target);
+}
+
+#define OPEN_TREE_CLONE 1
+/* CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME */
+#define FP_CLONE_NEW_ANY 0xfe020080ULL
+
+/*
+ * A mount or namespace call: which arguments name what (docs/events.md,
+ * "mount" and "namespace"). An open_tree() that clones no tree, an
+ * unshare() or clone() that makes no namespace, and a clone's child
+ * (which returns 0) are not one.
+ */
+static __always_inline int procop_exit(__u32 sys, __u64 *a, long ret)
+{
+	__u64 flags = 0, u0 = 0, u1 = 0;
+
+	switch (sys) {
+	case FP_SYS_MOUNT: /* source, target, type, flags, data */
+		u0 = a[1];
+		u1 = a[0];
+		flags = a[3];
+		break;
+	case FP_SYS_UMOUNT2: /* target, flags */
+		u0 = a[0];
+		flags = a[1];
+		break;
+	case FP_SYS_OPEN_TREE: /* dfd, path, flags */
+		flags = a[2];
+		if (!(flags & OPEN_TREE_CLONE))
+			return 0;
+		u0 = a[1];
+		break;
+	case FP_SYS_MOVE_MOUNT: /* from_dfd, from, to_dfd, to, flags */
+		u0 = a[3];
+		flags = a[4];
+		break;
+	case FP_SYS_FSMOUNT: /* fs_fd, flags, attr_flags */
+		flags = a[1];
+		break;
+	case FP_SYS_MOUNT_SETATTR: /* dfd, path, flags, attr, size */
+		u0 = a[1];
+		flags = a[2];
+		break;
+	case FP_SYS_PIVOT_ROOT: /* new_root, put_old */
+		u0 = a[0];
+		u1 = a[1];
+		break;
+	case FP_SYS_SETNS: /* fd, nstype: the fd is no name */
+		u0 = a[0];
+		flags = a[1];
+		break;
+	case FP_SYS_UNSHARE: /* flags */
+	case FP_SYS_CLONE: /* flags, ... */
+		flags = a[0];
+		break;
+	case FP_SYS_CLONE3: /* args, size: flags are its first field */
+		if (ret != 0)
+			bpf_probe_read_user(&flags, sizeof(flags),
+					    (void *)a[0]);
+		break;
+	default:
+		return 0;
+	}
+	if ((sys == FP_SYS_UNSHARE || sys == FP_SYS_CLONE ||
+	     sys == FP_SYS_CLONE3) &&
+	    ((ret == 0 && sys != FP_SYS_UNSHARE) ||
+	     !(flags & FP_CLONE_NEW_ANY)))
+		return 0;
+	fp_open_flush();
+	return fp_procop_exit(ret, sys, u0, u1, flags);
 }
 
 /*
@@ -768,6 +882,16 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 	if (sys == FP_SYS_PTRACE ||
 	    (sys >= FP_SYS_KILL && sys <= FP_SYS_PIDFD_SEND_SIGNAL))
 		return signal_exit(sys, a, ret);
+	if (sys >= FP_SYS_PIDFD_GETFD && sys <= FP_SYS_PROCESS_VM_WRITEV) {
+		fp_crossproc_tamper(sys, a[0]);
+		return signal_exit(sys, a, ret);
+	}
+	if (sys == FP_SYS_OPEN_BY_HANDLE_AT) {
+		a[FP_ARG_OWN_GEN] = own_gen;
+		return fp_file_exit(sys, ret);
+	}
+	if (sys >= FP_SYS_MOUNT)
+		return procop_exit(sys, a, ret);
 	if (sys == FP_SYS_BIND) {
 		/* a held open of this task goes out first */
 		fp_open_flush();

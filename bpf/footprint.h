@@ -46,6 +46,12 @@ enum fp_event_type {
 	/* kill, tkill, tgkill, pidfd_send_signal or ptrace aimed at a process
 	 * outside the run (struct fp_signal) */
 	FP_EV_SIGNAL = 13,
+	/*
+	 * A mount, an unmount or a namespace made or joined by a traced
+	 * process (struct fp_procop). Numbered apart from the others, which
+	 * other families append to.
+	 */
+	FP_EV_PROCOP = 24,
 };
 
 /* what an FP_EV_TAMPER record saw */
@@ -105,6 +111,26 @@ enum fp_sys {
 	FP_SYS_RECVFROM,
 	FP_SYS_RECVMSG,
 	FP_SYS_READ, /* only while a DNS socket of the run is open */
+	/*
+	 * Cross-process calls, open_by_handle_at, mounts and namespaces:
+	 * numbered from 64, apart from the families above, which append to
+	 * their own lists. Their numbers are in logs too.
+	 */
+	FP_SYS_PIDFD_GETFD = 64, /* as ptrace, an FP_EV_SIGNAL record */
+	FP_SYS_PROCESS_VM_READV,
+	FP_SYS_PROCESS_VM_WRITEV,
+	FP_SYS_OPEN_BY_HANDLE_AT, /* an FP_EV_FILE open, path[0] its fd's */
+	FP_SYS_MOUNT, /* FP_SYS_MOUNT ... FP_SYS_CLONE3: FP_EV_PROCOP */
+	FP_SYS_UMOUNT2,
+	FP_SYS_OPEN_TREE,
+	FP_SYS_MOVE_MOUNT,
+	FP_SYS_FSMOUNT,
+	FP_SYS_MOUNT_SETATTR,
+	FP_SYS_PIVOT_ROOT,
+	FP_SYS_UNSHARE,
+	FP_SYS_SETNS,
+	FP_SYS_CLONE,
+	FP_SYS_CLONE3,
 	FP_SYS_MAX,
 };
 
@@ -151,6 +177,12 @@ enum fp_heartbeat_prog {
 #define FP_PATH_PROCFS (1U << 8) /* the fd's file is on procfs */
 /* path[1] of a non-open syscall: the file its /proc/self/fd/N name reached */
 #define FP_PATH_FD_LINK (1U << 9)
+/*
+ * path[1] of an open: the file behind the fd is a secret by its device
+ * and inode (the secret_ids map), whatever name reached it; fp_file.arg[0]
+ * is then the secret's class (enum in user/core/secrets.h), 1-based.
+ */
+#define FP_PATH_SECRET_ID (1U << 10)
 
 struct fp_hdr {
 	__u32 type;
@@ -340,6 +372,32 @@ struct fp_signal {
 	__u32 _pad;
 	__s64 request; /* ptrace: the request */
 };
+
+/*
+ * A mount, unmount or namespace call of a traced process, at its exit.
+ * data[] holds up to two NUL-terminated names as the caller gave them
+ * (mount: target then source; umount2, mount_setattr, pivot_root,
+ * move_mount: the target), each cut to FP_PROCOP_NAME bytes.
+ */
+#define FP_PROCOP_NAME 256
+struct fp_procop {
+	struct fp_hdr hdr;
+	__s64 ret;
+	__u32 sys; /* FP_SYS_MOUNT ... FP_SYS_CLONE3 */
+	__u32 names_len; /* bytes of data[] */
+	__u64 flags; /* mount: MS_*; umount2, open_tree, move_mount...:
+		      * their flags; unshare, clone, clone3: CLONE_*;
+		      * setns: nstype */
+	__s64 arg; /* setns: the fd */
+	char data[2 * FP_PROCOP_NAME];
+};
+
+/* Secrets by identity (the secret_ids map): the kernel's dev_t, inode */
+struct fp_secret_id {
+	__u64 dev;
+	__u64 ino;
+};
+#define FP_MAX_SECRET_IDS 4096
 
 /* per-CPU counters, summed by userspace */
 struct fp_stats {

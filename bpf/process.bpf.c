@@ -43,6 +43,79 @@ extern int LINUX_KERNEL_VERSION __kconfig;
 #include "signal.bpf.h"
 
 /*
+ * pidfd_getfd, process_vm_readv or process_vm_writev aimed at one of the
+ * tracer's processes: what ptrace of them is (FP_TAMPER_PTRACE), with the
+ * call in arg as -(enum fp_sys).
+ */
+__noinline int fp_crossproc_tamper(__u32 sys, __u64 a0)
+{
+	struct task_struct *t;
+	__u32 target;
+
+	if (!nself || !traced())
+		return 0;
+	t = sys == FP_SYS_PIDFD_GETFD ? task_of_pidfd((int)a0) :
+					task_of((__s32)a0);
+	if (!t)
+		return 0;
+	target = BPF_CORE_READ(t, tgid);
+	bpf_task_release(t);
+	if (is_self(target))
+		emit_tamper(FP_TAMPER_PTRACE, 0, target, -(__s64)sys);
+	return 0;
+}
+
+/* Up to FP_PROCOP_NAME bytes of a name the caller passed, at *pos. */
+static __always_inline void procop_name(struct fp_procop *e, __u32 *pos,
+					__u64 uptr)
+{
+	long n;
+
+	__u32 off = *pos;
+
+	if (!uptr || off > FP_PROCOP_NAME)
+		return;
+	n = bpf_probe_read_user_str(e->data + off, FP_PROCOP_NAME,
+				    (void *)uptr);
+	if (n > 0)
+		*pos += n;
+}
+
+/*
+ * A mount, unmount, or a namespace made or joined (file.bpf.c chose
+ * which): the names as given, read at exit (they only say where; what
+ * is judged is that the call was made).
+ */
+__noinline int fp_procop_exit(long ret, __u32 sys, __u64 u0, __u64 u1,
+			      __u64 flags)
+{
+	struct scratch *s = scratch_get();
+	struct fp_procop *e;
+	__u32 pos = 0;
+
+	if (!s)
+		return 0;
+	e = (struct fp_procop *)s->buf;
+	fill_hdr(&e->hdr, FP_EV_PROCOP);
+	e->ret = ret;
+	e->sys = sys;
+	e->flags = flags;
+	e->arg = 0;
+	if (sys == FP_SYS_SETNS) {
+		e->arg = (__s64)u0;
+		u0 = 0;
+	}
+	procop_name(e, &pos, u0);
+	if (u1 && !pos) /* an empty first name: keep the second's place */
+		e->data[pos++] = 0;
+	procop_name(e, &pos, u1);
+	e->names_len = pos;
+	e->hdr.size = sizeof(*e) - sizeof(e->data) + pos;
+	emit(e, (sizeof(*e) - sizeof(e->data) + pos) & 1023);
+	return 0;
+}
+
+/*
  * The process a ptrace request names: it may name any of its threads.
  * Before 6.2 there is no way to look a task up by pid here, so the pid is
  * taken for a tgid, and a request aimed at another thread is missed.
@@ -259,6 +332,19 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	exe_path = BPF_CORE_READ(bprm, file, f_path);
 	e->exe_len =
 		walk_path(s, &exe_path, pos, pos + FP_PATH_MAX, &e->exe_flags);
+	/*
+	 * No name on any mount (a memfd, an unlinked O_TMPFILE's fd): the
+	 * file's own dentry name, "memfd:NAME", marked FP_PATH_ANON
+	 */
+	if (!e->exe_len && (e->exe_flags & FP_PATH_BASE_DETACHED)) {
+		n = bpf_probe_read_kernel_str(
+			buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
+			BPF_CORE_READ(exe_path.dentry, d_name.name));
+		if (n > 0) {
+			e->exe_len = n;
+			e->exe_flags |= FP_PATH_ANON;
+		}
+	}
 	pos += e->exe_len;
 	n = bpf_probe_read_kernel_str(buf + (pos & FP_BUF_MASK), FP_PATH_MAX,
 				      BPF_CORE_READ(bprm, filename));

@@ -296,6 +296,35 @@ __noinline int fp_sendto_again(long ret, __u64 fd, __u64 uaddr)
 	return 1;
 }
 
+/*
+ * The class of the secret the current task's file at fd is, by its
+ * inode's device and number (the secret_ids map), or 0: a secret reached
+ * under any other name (a hard link, a bind mount) is still one. The
+ * device is the superblock's, as stat() gives it on a disk file system.
+ */
+__noinline int fp_fd_secret(int fd)
+{
+	struct file *f = (struct file *)fd_file(fd);
+	struct fp_secret_id k;
+	struct inode *inode;
+	__u32 *cls;
+
+	if (!f)
+		return 0;
+	if (has_rdonly_cast) {
+		f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+		inode = f->f_inode;
+		k.ino = inode->i_ino;
+		k.dev = inode->i_sb->s_dev;
+	} else {
+		inode = BPF_CORE_READ(f, f_inode);
+		k.ino = BPF_CORE_READ(inode, i_ino);
+		k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	}
+	cls = bpf_map_lookup_elem(&secret_ids, &k);
+	return cls ? *cls : 0;
+}
+
 __noinline __u32 fp_cur_ppid(void)
 {
 	return bpf_get_current_task_btf()->real_parent->tgid;

@@ -155,7 +155,7 @@ static __always_inline __u64 target_by_pid(__u32 sys, __u64 a0, __u64 a1)
 		pid = -pid;
 	else if (sys == FP_SYS_PTRACE)
 		pid = a0 == PTRACE_TRACEME ? 0 : (__s32)a1;
-	else if (sys == FP_SYS_PIDFD_SEND_SIGNAL)
+	else if (sys == FP_SYS_PIDFD_SEND_SIGNAL || sys == FP_SYS_PIDFD_GETFD)
 		pid = pidfd_nr(pid);
 	if (pid <= 0)
 		return 0;
@@ -190,8 +190,12 @@ __noinline __u64 fp_signal_target(__u32 sys, __u64 a0, __u64 a1)
 		t = task_of(pid);
 	} else if (sys == FP_SYS_TGKILL) {
 		t = task_of((__s32)a1);
-	} else if (sys == FP_SYS_PIDFD_SEND_SIGNAL) {
+	} else if (sys == FP_SYS_PIDFD_SEND_SIGNAL ||
+		   sys == FP_SYS_PIDFD_GETFD) {
 		t = task_of_pidfd(pid);
+	} else if (sys == FP_SYS_PROCESS_VM_READV ||
+		   sys == FP_SYS_PROCESS_VM_WRITEV) {
+		t = task_of(pid);
 	} else if (sys == FP_SYS_PTRACE) {
 		if (a0 == PTRACE_TRACEME)
 			return 0;
@@ -230,10 +234,10 @@ __noinline int fp_signal_exit(long ret, __u32 sys, __u64 given, __u64 what,
 	e.sys = sys;
 	e.target = (__s32)given;
 	e.target_tgid = (__u32)target;
-	if (sys == FP_SYS_PTRACE)
-		e.request = (__s64)what;
-	else
+	if (sys >= FP_SYS_KILL && sys <= FP_SYS_PIDFD_SEND_SIGNAL)
 		e.sig = (__s32)what;
+	else
+		e.request = (__s64)what;
 	emit(&e, sizeof(e));
 	return 0;
 }

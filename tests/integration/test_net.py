@@ -94,12 +94,19 @@ class Netns:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def cmd(self, *argv):
-        """argv run with the namespace's resolv.conf. mount -n: the
-        first mount on a fresh machine would otherwise create
-        /run/mount (util-linux's utab), a write outside the roots."""
-        return ["unshare", "-m", "sh", "-c",
-                'mount -n --bind "$0" /etc/resolv.conf && exec "$@"',
-                self.resolv] + list(argv)
+        """argv, to run under wrap()."""
+        return list(argv)
+
+    def wrap(self):
+        """footprint run in the namespace with its resolv.conf, bound
+        before footprint starts: a mount the command made would be one of
+        its findings (processes.mounts). mount -n: the first mount on a
+        fresh machine would otherwise create /run/mount (util-linux's
+        utab)."""
+        return self.enter() + [
+            "unshare", "-m", "sh", "-c",
+            'mount -n --bind "$0" /etc/resolv.conf && exec "$@"',
+            self.resolv]
 
 
 # An HTTP server that says "ready" once it listens.
@@ -131,7 +138,7 @@ class NetCase(unittest.TestCase):
                 f.write(policy)
             opts += ["--policy", path]
         return self.env.run(argv, roots=[self.root], opts=opts,
-                            wrapper=self.ns.enter(), cwd=self.root)
+                            wrapper=self.ns.wrap(), cwd=self.root)
 
     def conns(self, res, address=None, port=None, exe=None):
         return [c for c in res.r["network"]["connected"]

@@ -259,12 +259,17 @@ class TestSignalsOutside(SecretsBase):
                            cwd=self.root)
         self.assertEqual(target.wait(30), 0)
         self.assertEqual(res.rc, vu.EXIT_VERDICT, res.describe())
-        pt = res.r["processes"]["ptraced"]
-        self.assertEqual(len(pt), 1, pt)
-        self.assertEqual(pt[0]["target_pid"], target.pid)
-        self.assertEqual(pt[0]["by"]["exe"], vu.exe_of("strace"))
-        self.assertTrue(pt[0]["ok"])
-        self.assertTrue(pt[0]["failing"])
+        # strace reads the tracee's memory with process_vm_readv too,
+        # which is listed apart, the call named
+        pt = {x["syscall"]: x for x in res.r["processes"]["ptraced"]}
+        self.assertLessEqual(set(pt), {"ptrace", "process_vm_readv"}, pt)
+        self.assertEqual(len(res.r["processes"]["ptraced"]), len(pt))
+        for x in pt.values():
+            self.assertEqual(x["target_pid"], target.pid)
+            self.assertEqual(x["by"]["exe"], vu.exe_of("strace"))
+            self.assertTrue(x["ok"])
+            self.assertTrue(x["failing"])
+        self.assertIn("ptrace", pt)
         self.assertIn("processes.ptraced: ptrace of pid %d" % target.pid,
                       "\n".join(res.r["reasons"]))
 

@@ -269,7 +269,8 @@ class OpenTest(fptest.TraceCase):
         self.assertIs(ev["created"], created, ev)
         self.assertEqual(ev["flags"], flags)
         self.assertEqual(ev["flags_text"], flags_text)
-        self.assertEqual(ev["mode"], mode)
+        # octal digits: a decimal would hide the set-ID bits
+        self.assertEqual(ev["mode"], "%04o" % mode)
         self.assertEqual(ev["ret"], fd)
         self.assertIs(ev["ok"], True)
         self.assertNotIn("errno", ev)
@@ -468,7 +469,7 @@ class OpenTest(fptest.TraceCase):
         self.assertEqual(ev["syscall"], "open")
         self.assertEqual(ev["flags"], 0)
         self.assertEqual(ev["flags_text"], "O_RDONLY")
-        self.assertEqual(ev["mode"], 0)
+        self.assertEqual(ev["mode"], "0000")
         self.assertEqual(ev["ret"], -2)
         self.assertIs(ev["ok"], False)
         self.assertEqual(ev["errno"], "ENOENT")

@@ -401,7 +401,7 @@ class VerdictTest(unittest.TestCase):
         c = self.failing_file(res, "changed", f)
         self.assertEqual(c["changes"], ["mode"])
         self.assertEqual((c["before"]["mode"], c["after"]["mode"]),
-                         (0o644, 0o755))
+                         ("0644", "0755"))
         self.assertEqual(c["before"]["sha256"], c["after"]["sha256"])
         self.assertIs(c["explained"], True, res.describe())
         self.assertActor(c["by"], exe=vu.exe_of("chmod"),
@@ -1012,7 +1012,7 @@ class SchemaTest(unittest.TestCase):
 
     ACTOR = {"pid": 10, "ppid": 9, "exe": "/usr/bin/dash",
              "argv": ["sh", "-c", "x"]}
-    ENTRY = {"type": "f", "mode": 420, "uid": 0, "gid": 0, "size": 2,
+    ENTRY = {"type": "f", "mode": "0644", "uid": 0, "gid": 0, "size": 2,
              "sha256": "0" * 64}
     CREDS = {"uid": 65534, "euid": 0, "suid": 0, "gid": 65534,
              "egid": 65534, "sgid": 65534, "cap_eff": ["CAP_CHOWN"],

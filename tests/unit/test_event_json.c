@@ -311,11 +311,12 @@ Test(event_json, open_failed_enoent)
 	ev.file.mode = 0;
 	ev.file.npaths = 1;
 	ev.file.path[0] = EVPATH("/etc/nope", -100);
-	check_line(&ev, "open",
-		   ",\"syscall\":\"openat\",\"path\":\"/etc/nope\","
-		   "\"flags\":524288,\"flags_text\":\"O_RDONLY|O_CLOEXEC\","
-		   "\"mode\":0,\"created\":false,\"ret\":-2,\"ok\":false,"
-		   "\"errno\":\"ENOENT\"");
+	check_line(
+		&ev, "open",
+		",\"syscall\":\"openat\",\"path\":\"/etc/nope\","
+		"\"flags\":524288,\"flags_text\":\"O_RDONLY|O_CLOEXEC\","
+		"\"mode\":\"0000\",\"created\":false,\"ret\":-2,\"ok\":false,"
+		"\"errno\":\"ENOENT\"");
 }
 
 Test(event_json, open_ok_dirfd_truncated_openat2)
@@ -331,13 +332,14 @@ Test(event_json, open_ok_dirfd_truncated_openat2)
 	ev.file.path[0] = EVPATH("/d/f", 5);
 	ev.file.path[0].truncated = true;
 	ev.file.path[0].base_unknown = true;
-	check_line(&ev, "open",
-		   ",\"syscall\":\"openat2\",\"path\":\"/d/f\","
-		   "\"path_dirfd\":5,\"path_truncated\":true,"
-		   "\"path_base_unknown\":true,\"flags\":577,"
-		   "\"flags_text\":\"O_WRONLY|O_CREAT|O_TRUNC\","
-		   "\"mode\":420,\"resolve\":16,\"created\":false,\"ret\":3,"
-		   "\"ok\":true");
+	check_line(
+		&ev, "open",
+		",\"syscall\":\"openat2\",\"path\":\"/d/f\","
+		"\"path_dirfd\":5,\"path_truncated\":true,"
+		"\"path_base_unknown\":true,\"flags\":577,"
+		"\"flags_text\":\"O_WRONLY|O_CREAT|O_TRUNC\","
+		"\"mode\":\"0644\",\"resolve\":16,\"created\":false,\"ret\":3,"
+		"\"ok\":true");
 }
 
 Test(event_json, open_path_not_utf8)
@@ -357,7 +359,7 @@ Test(event_json, open_path_not_utf8)
 		   ",\"syscall\":\"creat\",\"path\":\"/tmp/a\\ufffdb\","
 		   "\"path_b64\":\"L3RtcC9h/2I=\",\"flags\":577,"
 		   "\"flags_text\":\"O_WRONLY|O_CREAT|O_TRUNC\","
-		   "\"mode\":384,\"created\":true,\"ret\":4,\"ok\":true");
+		   "\"mode\":\"0600\",\"created\":true,\"ret\":4,\"ok\":true");
 }
 
 Test(event_json, rename_exchange)

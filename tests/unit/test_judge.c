@@ -10,6 +10,7 @@
 
 #include "judge.h"
 #include "policy.h"
+#include "procops.h"
 #include "unit_util.h"
 
 static struct fp_findings F;
@@ -1104,4 +1105,67 @@ Test(judge, reasons_name_the_step)
 				    "(build)");
 	/* a finding of no step reads as in a run */
 	cr_assert_str_eq(reason(1), "files.outside_roots: /etc/y");
+}
+
+/* ---- mounts, namespaces, fileless execs, set-ID files (procops.h) ---- */
+
+static struct fp_procop_finding *procop(enum fp_procop_kind k, uint32_t sys,
+					const char *path, uint64_t flags)
+{
+	struct fp_procop_finding *x = fp_vec_push(&F.procops[k], sizeof(*x));
+
+	cr_assert_not_null(x);
+	x->kind = k;
+	x->sys = sys;
+	x->path = bytes(path, strlen(path));
+	x->flags = flags;
+	x->count = 1;
+	x->by.pid = 7;
+	return x;
+}
+
+Test(judge, setuid_mount_fileless_fail_namespace_is_reported)
+{
+	procop(FP_PO_SETID, FP_SYS_FCHMODAT, "/root/t", 0)->mode = 04755;
+	procop(FP_PO_MOUNT, FP_SYS_MOUNT, "/root/m", 4096 /* MS_BIND */);
+	/* MS_REC | MS_PRIVATE, as unshare -m does to "/" */
+	procop(FP_PO_MOUNT, FP_SYS_MOUNT, "/", 0x44000);
+	procop(FP_PO_NAMESPACE, FP_SYS_UNSHARE, "", 0x10020000);
+	procop(FP_PO_FILELESS, 0, "memfd:payload", 0);
+	judge();
+	cr_assert_not(V.ok);
+	cr_assert(FP_PROCOPS(&F, FP_PO_SETID)[0].failing);
+	cr_assert(FP_PROCOPS(&F, FP_PO_MOUNT)[0].failing);
+	cr_assert_not(FP_PROCOPS(&F, FP_PO_MOUNT)[1].failing);
+	cr_assert_not(FP_PROCOPS(&F, FP_PO_NAMESPACE)[0].failing);
+	cr_assert(FP_PROCOPS(&F, FP_PO_FILELESS)[0].failing);
+	cr_assert(has(&V.reasons,
+		      "files.setuid: fchmodat 4755 /root/t by pid 7 ?"));
+	cr_assert(
+		has(&V.reasons, "processes.mounts: mount /root/m by pid 7 ?"));
+	cr_assert(has(&V.reasons, "processes.fileless_exec: exec of "
+				  "memfd:payload by pid 7 ?"));
+	cr_assert_eq(V.reasons.n, 3, "%zu", V.reasons.n);
+}
+
+Test(judge, procop_rules_allow_and_forbid)
+{
+	procop(FP_PO_SETID, FP_SYS_FCHMODAT, "/root/bin/helper", 0)->mode =
+		02755;
+	procop(FP_PO_MOUNT, FP_SYS_MOUNT, "/tmp/job-1/m", 4096);
+	procop(FP_PO_NAMESPACE, FP_SYS_SETNS, "", 0);
+	procop(FP_PO_FILELESS, 0, "memfd:jit-1", 0);
+	rule("allow setuid bin/helper");
+	rule("allow mount /tmp/job-*/");
+	rule("forbid namespace setns");
+	rule("allow fileless memfd:jit-*");
+	judge();
+	cr_assert(FP_PROCOPS(&F, FP_PO_SETID)[0].allowed);
+	cr_assert(FP_PROCOPS(&F, FP_PO_MOUNT)[0].allowed);
+	cr_assert(FP_PROCOPS(&F, FP_PO_FILELESS)[0].allowed);
+	cr_assert(FP_PROCOPS(&F, FP_PO_NAMESPACE)[0].forbidden);
+	cr_assert(FP_PROCOPS(&F, FP_PO_NAMESPACE)[0].failing);
+	cr_assert_eq(V.reasons.n, 1, "%zu", V.reasons.n);
+	cr_assert(has(&V.reasons,
+		      "processes.namespaces: setns by pid 7 ? (forbidden)"));
 }

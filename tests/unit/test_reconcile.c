@@ -12,6 +12,8 @@
 #include "judge.h"
 #include "policy.h"
 #include "reconcile.h"
+#include "procops.h"
+#include "sensitive.h"
 #include "unit_util.h"
 
 static struct fp_recon *R;
@@ -662,8 +664,10 @@ Test(reconcile, truncate_explains_content)
 Test(reconcile, mkdir_mknod_symlink_link_explain_added)
 {
 	struct fp_event ev = { .type = FP_EV_FILE, .pid = 6, .tid = 6 };
+	const struct fp_reads_conf in_roots = { .roots = roots, .nroots = 1 };
 	size_t i;
 
+	fp_recon_set_reads(R, &in_roots);
 	both("/r", 'd');
 	both("/r/orig", 'f');
 	fent(&A, "/r/dir", 'd');
@@ -2017,4 +2021,118 @@ Test(reconcile, a_run_has_no_steps_but_sees_tamper)
 	cr_assert_eq(file_at(FP_F_OUTSIDE, 0)->by.step, 0);
 	cr_assert_eq(F.tamper.n, 1);
 	cr_assert_eq(FP_TAMPER(&F)[0].by.pid, 10);
+}
+
+/* ---- hard links to files outside the roots, set-ID files, procops ---- */
+
+Test(reconcile, link_from_outside_then_write_through_it)
+{
+	const struct fp_reads_conf in_roots = { .roots = roots, .nroots = 1 };
+	const struct fp_file_finding *x;
+
+	fp_recon_set_reads(R, &in_roots);
+	both("/r", 'd');
+	ev_file(6, FP_SYS_LINKAT, "/home/u/.bashrc", "/r/x", 0, false, 0);
+	ev_file(6, FP_SYS_OPENAT, "/r/x", NULL, O_WRONLY | O_APPEND, false, 3);
+	ev_unlink(6, "/r/x");
+	/* a new file made at the name is not the linked one */
+	ev_create(6, "/r/x");
+	ev_write(6, "/r/x");
+	ev_unlink(6, "/r/x");
+	reconcile();
+	cr_assert_eq(nfiles(FP_F_OUTSIDE), 1);
+	x = file_at(FP_F_OUTSIDE, 0);
+	cr_assert_str_eq(x->path.data, "/home/u/.bashrc");
+	cr_assert_eq(x->changes, FP_OP_LINKED | FP_OP_WRITTEN);
+	cr_assert_eq(x->by.pid, 6);
+}
+
+Test(reconcile, link_of_a_tmpfile_or_inside_source_is_no_outside_change)
+{
+	const struct fp_reads_conf in_roots = { .roots = roots, .nroots = 1 };
+
+	fp_recon_set_reads(R, &in_roots);
+	both("/r", 'd');
+	both("/r/orig", 'f');
+	fent(&A, "/r/a", 'f');
+	fent(&A, "/r/b", 'f');
+	ev_file(6, FP_SYS_LINKAT, "/tmp/#1234", "/r/a", 0x1000, false, 0);
+	ev_file(6, FP_SYS_LINKAT, "/r/orig", "/r/b", 0, false, 0);
+	ev_write(6, "/r/b");
+	reconcile();
+	cr_assert_eq(nfiles(FP_F_OUTSIDE), 0);
+}
+
+Test(reconcile, chmod_setuid_and_create_setgid_are_setid_findings)
+{
+	struct fp_event ev = { .type = FP_EV_FILE, .pid = 6, .tid = 6 };
+	const struct fp_procop_finding *x;
+
+	both("/r", 'd');
+	both("/r/t", 'f');
+	fent(&A, "/r/g", 'f');
+	fent(&A, "/r/shared", 'd');
+	both("/r/shared", 'd');
+	ev.file.sys = FP_SYS_FCHMODAT;
+	ev.file.mode = 04755;
+	ev.file.npaths = 1;
+	ev.file.path[0].path = str("/r/t");
+	feed(&ev);
+	ev = (struct fp_event){ .type = FP_EV_FILE, .pid = 6, .tid = 6 };
+	ev.file.sys = FP_SYS_OPENAT;
+	ev.file.flags = O_WRONLY | O_CREAT;
+	ev.file.created = true;
+	ev.file.ret = 3;
+	ev.file.mode = 02755;
+	ev.file.npaths = 1;
+	ev.file.path[0].path = str("/r/g");
+	feed(&ev);
+	/* a set-group-ID directory only hands its group on */
+	ev = (struct fp_event){ .type = FP_EV_FILE, .pid = 6, .tid = 6 };
+	ev.file.sys = FP_SYS_CHMOD;
+	ev.file.mode = 02775;
+	ev.file.npaths = 1;
+	ev.file.path[0].path = str("/r/shared");
+	feed(&ev);
+	/* a plain mode is none */
+	ev_file(6, FP_SYS_FCHMODAT, "/r/t", NULL, 0, false, 0);
+	reconcile();
+	cr_assert_eq(F.procops[FP_PO_SETID].n, 2);
+	x = &FP_PROCOPS(&F, FP_PO_SETID)[0];
+	cr_assert_str_eq(x->path.data, "/r/t");
+	cr_assert_eq(x->mode, 04755);
+	x = &FP_PROCOPS(&F, FP_PO_SETID)[1];
+	cr_assert_str_eq(x->path.data, "/r/g");
+	cr_assert_eq(x->mode, 02755);
+}
+
+Test(reconcile, mount_by_the_command_not_by_the_launcher)
+{
+	struct fp_event ev = { .type = FP_EV_PROCOP, .pid = 7, .tid = 7 };
+
+	both("/r", 'd');
+	/* before its exec, the first process is footprint's launcher */
+	ev.procop.sys = FP_SYS_UNSHARE;
+	ev.procop.flags = 0x20000;
+	feed(&ev);
+	ev_exec(7, 1, "/usr/bin/unshare", "unshare", 8);
+	ev = (struct fp_event){ .type = FP_EV_PROCOP, .pid = 7, .tid = 7 };
+	ev.procop.sys = FP_SYS_MOUNT;
+	ev.procop.flags = 4096;
+	ev.procop.target = str("/r/m");
+	ev.procop.source = str("/home/u/.ssh");
+	feed(&ev);
+	ev = (struct fp_event){ .type = FP_EV_EXEC, .pid = 7, .tid = 7 };
+	ev.exec.exe = str("memfd:payload");
+	ev.exec.filename = str("");
+	feed(&ev);
+	reconcile();
+	cr_assert_eq(F.procops[FP_PO_NAMESPACE].n, 0);
+	cr_assert_eq(F.procops[FP_PO_MOUNT].n, 1);
+	cr_assert_str_eq(FP_PROCOPS(&F, FP_PO_MOUNT)[0].source.data,
+			 "/home/u/.ssh");
+	cr_assert_eq(FP_PROCOPS(&F, FP_PO_MOUNT)[0].by.pid, 7);
+	cr_assert_eq(F.procops[FP_PO_FILELESS].n, 1);
+	cr_assert_str_eq(FP_PROCOPS(&F, FP_PO_FILELESS)[0].path.data,
+			 "memfd:payload");
 }

@@ -43,6 +43,10 @@ void fp_event_free(struct fp_event *ev)
 	case FP_EV_DNS:
 		free(ev->dns.data.data);
 		break;
+	case FP_EV_PROCOP:
+		free(ev->procop.target.data);
+		free(ev->procop.source.data);
+		break;
 	}
 	memset(ev, 0, sizeof(*ev));
 }
@@ -79,14 +83,40 @@ static const char *signal_sys_name(uint32_t sys)
 		return "tgkill";
 	case FP_SYS_PIDFD_SEND_SIGNAL:
 		return "pidfd_send_signal";
+	case FP_SYS_PIDFD_GETFD:
+		return "pidfd_getfd";
+	case FP_SYS_PROCESS_VM_READV:
+		return "process_vm_readv";
+	case FP_SYS_PROCESS_VM_WRITEV:
+		return "process_vm_writev";
 	}
 	return NULL;
+}
+
+/* the open by handle, mount and namespace calls (procops), kept apart */
+static const char *procop_sys_name(uint32_t sys)
+{
+	static const char *const names[] = {
+		"open_by_handle_at", "mount",	"umount2",	 "open_tree",
+		"move_mount",	     "fsmount", "mount_setattr", "pivot_root",
+		"unshare",	     "setns",	"clone",	 "clone3",
+	};
+
+	_Static_assert(sizeof(names) / sizeof(names[0]) ==
+			       FP_SYS_CLONE3 - FP_SYS_OPEN_BY_HANDLE_AT + 1,
+		       "a name for each");
+	if (sys < FP_SYS_OPEN_BY_HANDLE_AT ||
+	    sys - FP_SYS_OPEN_BY_HANDLE_AT >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	return names[sys - FP_SYS_OPEN_BY_HANDLE_AT];
 }
 
 const char *fp_sys_name(uint32_t sys)
 {
 	if (signal_sys_name(sys))
 		return signal_sys_name(sys);
+	if (procop_sys_name(sys))
+		return procop_sys_name(sys);
 	return sys < FP_SYS_MAX && sys_names[sys] ? sys_names[sys] : "unknown";
 }
 
@@ -163,7 +193,9 @@ const char *fp_event_kind(const struct fp_event *ev)
 	case FP_EV_DNS:
 		return "dns";
 	case FP_EV_SIGNAL:
-		return ev->signal.sys == FP_SYS_PTRACE ? "ptrace" : "signal";
+		return fp_sys_crossproc(ev->signal.sys) ? "ptrace" : "signal";
+	case FP_EV_PROCOP:
+		return fp_sys_mountlike(ev->procop.sys) ? "mount" : "namespace";
 	case FP_EV_FILE:
 		return file_op_names[fp_file_op(ev)];
 	}

@@ -31,6 +31,9 @@ struct fp_event_path {
 	bool magic; /* went through a /proc magic link (path.h) */
 	bool anonymous; /* open: the fd's file has no name (pipe, socket) */
 	bool named; /* open: the name given; path[0] is the file reached */
+	/* open: the file reached is a secret by its device and inode, of
+	 * class file.arg[0] (secrets.h); on path[0] after decoding */
+	bool secret_id;
 };
 
 /*
@@ -130,15 +133,40 @@ struct fp_event {
 			struct fp_bytes data;
 		} dns;
 		struct {
-			uint32_t sys; /* FP_SYS_KILL..., FP_SYS_PTRACE */
+			/* FP_SYS_KILL..., FP_SYS_PTRACE, and the
+			 * cross-process calls (fp_sys_crossproc) */
+			uint32_t sys;
 			int32_t sig; /* ptrace: 0 */
 			int64_t ret;
 			int64_t target; /* pid or pidfd as given */
 			uint32_t target_tgid; /* 0: every process (kill -1) */
-			int64_t request; /* ptrace */
+			int64_t request; /* ptrace; pidfd_getfd: the fd */
 		} signal;
+		struct {
+			/* FP_EV_PROCOP: a mount or namespace call */
+			uint32_t sys; /* FP_SYS_MOUNT ... FP_SYS_CLONE3 */
+			int64_t ret;
+			uint64_t flags; /* struct fp_procop.flags */
+			int64_t arg; /* setns: the fd */
+			struct fp_bytes target; /* as given; may be empty */
+			struct fp_bytes source; /* mount, pivot_root */
+		} procop;
 	};
 };
+
+/* ptrace and the calls that need its access to another process:
+ * pidfd_getfd, process_vm_readv, process_vm_writev (processes.ptraced) */
+static inline bool fp_sys_crossproc(uint32_t sys)
+{
+	return sys == FP_SYS_PTRACE ||
+	       (sys >= FP_SYS_PIDFD_GETFD && sys <= FP_SYS_PROCESS_VM_WRITEV);
+}
+
+/* a mount-family call of FP_EV_PROCOP (else a namespace one) */
+static inline bool fp_sys_mountlike(uint32_t sys)
+{
+	return sys >= FP_SYS_MOUNT && sys <= FP_SYS_PIVOT_ROOT;
+}
 
 /* a NUL-terminated copy of len bytes; 0 or -ENOMEM */
 int fp_bytes_dup(struct fp_bytes *b, const char *s, size_t len);

@@ -236,6 +236,14 @@ void json_field_u64(struct json_out *j, const char *key, uint64_t v)
 	field_number(j, key, p, b + sizeof(b));
 }
 
+void json_field_mode(struct json_out *j, const char *key, uint64_t mode)
+{
+	char b[8];
+
+	snprintf(b, sizeof(b), "%04o", (unsigned int)(mode & 07777));
+	json_field_str(j, key, b);
+}
+
 void json_field_i64(struct json_out *j, const char *key, int64_t v)
 {
 	char b[24];

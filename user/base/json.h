@@ -33,6 +33,8 @@ void json_field_bytes(struct json_out *j, const char *key, const char *s,
 		      size_t len);
 void json_field_str(struct json_out *j, const char *key, const char *s);
 void json_field_u64(struct json_out *j, const char *key, uint64_t v);
+/* permission bits as an octal string, "4755": a decimal hides the set-id */
+void json_field_mode(struct json_out *j, const char *key, uint64_t mode);
 void json_field_i64(struct json_out *j, const char *key, int64_t v);
 void json_field_bool(struct json_out *j, const char *key, bool v);
 /* NUL-separated list (argv) as an array, with "<key>_b64" if needed */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "procops.h"
 #include "netflow.h"
 #include "sensitive.h"
 
@@ -202,5 +203,6 @@ void fp_findings_free(struct fp_findings *f)
 	free(f->steps.v);
 	fp_netflow_findings_free(f);
 	fp_sensitive_free(f);
+	fp_procops_free(f->procops);
 	memset(f, 0, sizeof(*f));
 }

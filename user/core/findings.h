@@ -54,6 +54,8 @@ struct fp_actor {
 #define FP_OP_RENAMED_FROM (1U << 3)
 #define FP_OP_RENAMED_TO (1U << 4)
 #define FP_OP_ATTRS (1U << 5) /* chmod, chown */
+/* a hard link made to it: a write through the link writes it */
+#define FP_OP_LINKED (1U << 6)
 
 enum fp_file_list {
 	FP_F_ADDED,
@@ -198,6 +200,10 @@ struct fp_findings {
 	struct fp_vec reads; /* struct fp_read_finding, by path */
 	uint64_t reads_omitted; /* past FP_READS_MAX: counted, not listed */
 	struct fp_vec signalled, ptraced; /* struct fp_signal_finding */
+	/* procops.h: mounts, namespaces, fileless execs, set-ID files, by
+	 * enum fp_procop_kind (struct fp_procop_finding) */
+	struct fp_vec procops[4];
+	uint64_t procops_omitted[4];
 };
 
 /* a zeroed new element at the end, or NULL */

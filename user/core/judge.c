@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "judge.h"
+#include "procops.h"
 #include "judge_net.h"
 #include "netfamily.h"
 #include "suggest.h"
@@ -617,6 +618,8 @@ int fp_judge_needs(struct fp_suggester *s, const struct fp_findings *f)
 		ret = fp_netflow_needs(s, f);
 	if (!ret)
 		ret = fp_sensitive_needs(s, f);
+	if (!ret)
+		ret = fp_procop_needs(s, f);
 	return ret ? ret : fp_suggester_end_run(s);
 }
 
@@ -693,6 +696,8 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 		ret = fp_judge_netflow(p, f, v);
 	if (!ret)
 		ret = fp_judge_sensitive(p, f, v);
+	if (!ret)
+		ret = fp_judge_procops(p, f, v);
 	for (i = 0; !ret && i < p->n; i++) {
 		const struct fp_rule *r = &p->rules[i];
 		struct fp_expect *e;

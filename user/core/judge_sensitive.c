@@ -106,7 +106,7 @@ static char *signal_reason(const struct fp_signal_finding *x, bool ptrace)
 	char what[64], whom[64], err[64] = "", *s = NULL;
 
 	if (ptrace)
-		snprintf(what, sizeof(what), "ptrace of");
+		snprintf(what, sizeof(what), "%s of", fp_sys_name(x->sys));
 	else
 		snprintf(what, sizeof(what), "SIG%s to",
 			 sigabbrev_np(x->sig) ?: "?");

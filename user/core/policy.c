@@ -222,7 +222,8 @@ static bool glob_dir_matches(const char *p, size_t plen, const char *s,
 /* read rules name paths, and match them as path rules do */
 static bool pathlike(enum fp_rule_target t)
 {
-	return t == FP_T_PATH || t == FP_T_READ;
+	return t == FP_T_PATH || t == FP_T_READ || t == FP_T_SETUID ||
+	       t == FP_T_MOUNT;
 }
 
 bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
@@ -284,8 +285,19 @@ static const char *kind_name(enum fp_rule_kind k)
 	return names[k];
 }
 
+const char *fp_policy_procop_word(enum fp_rule_target t)
+{
+	static const char *const words[] = { "setuid ", "mount ", "namespace ",
+					     "fileless " };
+
+	return t >= FP_T_SETUID && t <= FP_T_FILELESS ? words[t - FP_T_SETUID] :
+							NULL;
+}
+
 static const char *target_name(enum fp_rule_target t)
 {
+	if (t >= FP_T_SETUID)
+		return fp_policy_procop_word(t);
 	return t == FP_T_PROCESS ? "process " :
 	       t == FP_T_BIND	 ? "bind " :
 	       t == FP_T_PRIV	 ? "privileged " :
@@ -317,14 +329,14 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 		return -EINVAL;
 	}
 	if ((target == FP_T_READ || target == FP_T_SIGNAL ||
-	     target == FP_T_PTRACE) &&
+	     target == FP_T_PTRACE || target >= FP_T_SETUID) &&
 	    kind == FP_EXPECT) {
+		const char *w = target_name(target);
+
 		snprintf(
 			err, errlen,
-			"footprint: 'expect %s' is not a rule: it changes nothing to expect; use allow, forbid or ignore",
-			target == FP_T_READ   ? "read" :
-			target == FP_T_SIGNAL ? "signal" :
-						"ptrace");
+			"footprint: 'expect %.*s' is not a rule: it changes nothing to expect; use allow, forbid or ignore",
+			(int)strlen(w) - 1, w);
 		return -EINVAL;
 	}
 	fp_policy_quote(quoted, sizeof(quoted), pattern, len, false);
@@ -379,6 +391,15 @@ static bool is_target_word(const char *s, size_t len,
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		if (strlen(words[i]) == len && !memcmp(s, words[i], len)) {
 			*target = targets[i];
+			return true;
+		}
+	}
+	for (i = FP_T_SETUID; i <= FP_T_FILELESS; i++) {
+		const char *w = fp_policy_procop_word(i);
+
+		/* the word has a space after it */
+		if (strlen(w) == len + 1 && !memcmp(s, w, len)) {
+			*target = i;
 			return true;
 		}
 	}

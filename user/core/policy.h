@@ -24,6 +24,12 @@ enum fp_rule_target {
 	FP_T_SIGNAL, /* the executable of a process signalled outside the run */
 	FP_T_PTRACE, /* the executable of a process ptraced outside the run */
 	FP_T_PRIV, /* an exe whose exec may raise privileges (allow privileged) */
+	/* procops.h: a path made set-ID, a mount's target, a namespace's
+	 * call ("unshare", "clone", "setns"...), a fileless exe "memfd:NAME" */
+	FP_T_SETUID,
+	FP_T_MOUNT,
+	FP_T_NAMESPACE,
+	FP_T_FILELESS,
 };
 
 struct fp_rule {
@@ -78,6 +84,9 @@ enum fp_decision fp_policy_forbids(const struct fp_policy *p,
  * /proc/self/...)? Never one that goes through a /proc magic link.
  */
 bool fp_policy_is_noise(const char *path, size_t len);
+/* "setuid ", "mount ", "namespace ", "fileless " for those targets (the
+ * word a rule spells them with, and a space); NULL for the others */
+const char *fp_policy_procop_word(enum fp_rule_target t);
 /* Write s as a policy-file token: bare if safe, else quoted and escaped. */
 void fp_policy_quote(char *out, size_t outlen, const char *s, size_t len,
 		     bool escape_glob);

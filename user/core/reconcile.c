@@ -12,6 +12,7 @@
 #include "reconcile.h"
 #include "netflow.h"
 #include "sensitive.h"
+#include "procops.h"
 
 struct exec_rec {
 	pid_t pid, ppid;
@@ -48,6 +49,13 @@ struct path_state {
 	 * for writing alone may have written nothing */
 	bool wrote;
 	uint32_t moves; /* its last rename away: 1-based into fp_recon.moves */
+	/*
+	 * A hard link the run made here to a file outside the roots: that
+	 * file's key in fp_recon.paths. A write through this name is one
+	 * to that file.
+	 */
+	const char *link_src;
+	size_t link_src_len;
 };
 
 /*
@@ -108,6 +116,9 @@ struct fp_recon {
 	/* the budget: bytes charged for the state, and events left out */
 	uint64_t budget, used, fed, unfolded;
 	char why[200];
+	/* procops.h: mounts, namespaces, fileless execs, set-ID files */
+	struct fp_vec procops[FP_PO_NKINDS];
+	uint64_t procops_omitted[FP_PO_NKINDS];
 };
 
 /*
@@ -211,6 +222,7 @@ void fp_recon_free(struct fp_recon *r)
 	free(r->binds.v);
 	free(r->moves.v);
 	fp_netrec_free(r->net);
+	fp_procops_free(r->procops);
 	free(r->memo);
 	free(r);
 }
@@ -583,6 +595,107 @@ static int moved(struct fp_recon *r, struct path_state *from,
 
 static int feed_read(struct fp_recon *r, const struct fp_event *ev);
 
+/*
+ * A file the run made set-user-ID or set-group-ID (files.setuid): kept
+ * apart from the path's other changes, and judged on its own.
+ */
+static int note_setid(struct fp_recon *r, const struct fp_event *ev,
+		      const struct who *w)
+{
+	struct fp_procop_finding x = {
+		.kind = FP_PO_SETID,
+		.sys = ev->file.sys,
+		.mode = fp_procop_setid_mode(ev),
+		.path = ev->file.path[0].path,
+		.ts_ns = ev->ts_ns,
+		.pid = w->pid,
+		.exec = w->exec,
+		.group = w->group,
+	};
+	int ret;
+
+	if (charge(r, ALLOC(sizeof(x)) + ALLOC(x.path.len + 1) + ALLOC(1)))
+		return -EDQUOT;
+	ret = fp_procop_note(r->procops, r->procops_omitted, &x);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * A tmpfile's name ("#INO" in its directory) linked to a real name is how
+ * an O_TMPFILE file gets one: its old name is no file of anybody's.
+ */
+static bool tmpfile_name(const struct fp_bytes *p)
+{
+	const char *slash = p->len ? memrchr(p->data, '/', p->len) : NULL;
+
+	return slash && slash + 1 < p->data + p->len && slash[1] == '#';
+}
+
+/*
+ * link(old, new): a new name for the file at old. The file is not
+ * changed by it, but a write through the new name changes it: when old is
+ * outside the roots (the run's, as the read rules have them), the link is
+ * a change there (linked), and new keeps where it leads (through_link).
+ */
+static void link_made(struct fp_recon *r, const struct fp_event *ev,
+		      struct path_state *a, struct path_state *b,
+		      const struct who *w)
+{
+	const struct fp_event_path *old = &ev->file.path[0];
+	const struct fp_hslot *s;
+
+	size_t i;
+
+	b->link_src = NULL;
+	if (old->magic || old->truncated || old->unresolved ||
+	    tmpfile_name(&old->path))
+		return;
+	/* one in a root: a write through the link shows in the snapshot */
+	for (i = 0; i < r->rconf.nroots; i++)
+		if (fp_path_under(old->path.data, old->path.len,
+				  r->rconf.roots[i], strlen(r->rconf.roots[i])))
+			return;
+	s = fp_hashmap_slot(&r->paths, old->path.data, old->path.len);
+	if (!s || !s->key)
+		return;
+	a->ops |= FP_OP_LINKED;
+	touch(a, w);
+	b->link_src = s->key;
+	b->link_src_len = s->len;
+}
+
+/*
+ * A write, truncate, chmod or chown through a name the run linked to
+ * another file is one to that file; an unlink or rename of the name, or
+ * a new file made there, ends the link.
+ */
+static void through_link(struct fp_recon *r, const struct fp_event *ev,
+			 enum fp_file_op op, struct path_state *a,
+			 const struct who *w)
+{
+	struct path_state *src;
+
+	if (!a->link_src)
+		return;
+	if (op == FP_FOP_UNLINK || op == FP_FOP_RENAME ||
+	    (op == FP_FOP_OPEN && ev->file.created)) {
+		a->link_src = NULL;
+		return;
+	}
+	if (op != FP_FOP_OPEN && op != FP_FOP_TRUNCATE && op != FP_FOP_CHMOD &&
+	    op != FP_FOP_CHOWN)
+		return;
+	src = fp_hashmap_get(&r->paths, a->link_src, a->link_src_len);
+	if (!src)
+		return;
+	src->ops |= op == FP_FOP_CHMOD || op == FP_FOP_CHOWN ? FP_OP_ATTRS :
+							       FP_OP_WRITTEN;
+	if (op == FP_FOP_TRUNCATE || (ev->file.flags & O_TRUNC))
+		src->wrote = true;
+	touch(src, w);
+	src->seq = r->fed;
+}
+
 static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 {
 	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
@@ -630,6 +743,7 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 			return ret;
 		b->ops |= FP_OP_CREATED;
 		born(b, &w);
+		link_made(r, ev, a, b, &w);
 	} else if (op == FP_FOP_CHMOD || op == FP_FOP_CHOWN) {
 		a->ops |= FP_OP_ATTRS;
 		touch(a, &w);
@@ -675,7 +789,8 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 	a->seq = r->fed;
 	if (b)
 		b->seq = r->fed;
-	return 0;
+	through_link(r, ev, op, a, &w);
+	return fp_procop_setid_mode(ev) ? note_setid(r, ev, &w) : 0;
 }
 
 static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
@@ -1026,8 +1141,8 @@ static int signal_findings(const struct fp_recon *r,
 
 		if (!s->key || !st)
 			continue;
-		x = fp_vec_push(st->f.sys == FP_SYS_PTRACE ? &out->ptraced :
-							     &out->signalled,
+		x = fp_vec_push(fp_sys_crossproc(st->f.sys) ? &out->ptraced :
+							      &out->signalled,
 				sizeof(*x));
 		if (!x)
 			return -ENOMEM;
@@ -1052,11 +1167,74 @@ static int signal_findings(const struct fp_recon *r,
 	return 0;
 }
 
+/*
+ * A mount or namespace call. One made by a process footprint never saw
+ * fork or exec is the launcher's own setting up of the box (the
+ * command's first process before its exec), not the command's.
+ */
+static int feed_procop(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct fp_procop_finding x = {
+		.kind = fp_procop_event_kind(ev),
+		.sys = ev->procop.sys,
+		.err = ev->procop.ret < 0 ? (int)-ev->procop.ret : 0,
+		.flags = ev->procop.flags,
+		.path = ev->procop.target,
+		.source = ev->procop.source,
+		.ts_ns = ev->ts_ns,
+		.pid = ev->pid,
+		.exec = exec_of(r, ev->pid),
+	};
+	int ret;
+
+	if (!proc_of(r, ev->pid))
+		return 0;
+	ret = event_group(r, ev, &x.group);
+	if (ret)
+		return ret;
+	if (charge(r, ALLOC(sizeof(x)) + ALLOC(x.path.len + 1) +
+			      ALLOC(x.source.len + 1)))
+		return -EDQUOT;
+	ret = fp_procop_note(r->procops, r->procops_omitted, &x);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * An exec of a file on no mount (a memfd): its exe is the kernel's name
+ * of it, "memfd:NAME", where every other exe is an absolute path.
+ */
+static int feed_exec_fileless(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct fp_procop_finding x = {
+		.kind = FP_PO_FILELESS,
+		.path = ev->exec.exe,
+		.ts_ns = ev->ts_ns,
+		.pid = ev->pid,
+		.exec = exec_of(r, ev->pid),
+	};
+	int ret;
+
+	if (!ev->exec.exe.len || ev->exec.exe.data[0] == '/')
+		return 0;
+	ret = event_group(r, ev, &x.group);
+	if (ret)
+		return ret;
+	if (charge(r, ALLOC(sizeof(x)) + ALLOC(x.path.len + 1) + ALLOC(1)))
+		return -EDQUOT;
+	ret = fp_procop_note(r->procops, r->procops_omitted, &x);
+	return ret < 0 ? ret : 0;
+}
+
 static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 {
+	int ret;
+
 	switch (ev->type) {
 	case FP_EV_EXEC:
-		return feed_exec(r, ev);
+		ret = feed_exec(r, ev);
+		return ret ? ret : feed_exec_fileless(r, ev);
+	case FP_EV_PROCOP:
+		return feed_procop(r, ev);
 	case FP_EV_FORK:
 		return feed_fork(r, ev);
 	case FP_EV_EXIT:
@@ -2049,6 +2227,9 @@ static void name_findings_steps(struct fp_findings *out, const uint32_t *g2s,
 		step_of(&FP_SIGNALLED(out)[i].by, g2s, n);
 	for (i = 0; i < out->ptraced.n; i++)
 		step_of(&FP_PTRACED(out)[i].by, g2s, n);
+	for (l = 0; l < FP_PO_NKINDS; l++)
+		for (i = 0; i < out->procops[l].n; i++)
+			step_of(&FP_PROCOPS(out, l)[i].by, g2s, n);
 }
 
 static int steps(const struct fp_recon *r, const struct fp_recon_input *in,
@@ -2086,6 +2267,50 @@ static int proc_cmp(const void *x, const void *y)
 	return (a->p.pid > b->p.pid) - (a->p.pid < b->p.pid);
 }
 
+/*
+ * The mounts, namespaces, fileless execs and set-ID files, with their
+ * actors. A set-group-ID directory only hands its group on: a chmod that
+ * left one (per the after snapshot) is not a set-ID file.
+ */
+static int procop_findings(const struct fp_recon *r,
+			   const struct fp_recon_input *in,
+			   struct fp_findings *out)
+{
+	const struct fp_fentry *e;
+	size_t k, i;
+
+	for (k = 0; k < FP_PO_NKINDS; k++) {
+		const struct fp_procop_finding *src = r->procops[k].v;
+
+		out->procops_omitted[k] = r->procops_omitted[k];
+		for (i = 0; i < r->procops[k].n; i++) {
+			struct fp_procop_finding *x;
+			struct who w = { src[i].pid, src[i].exec,
+					 src[i].group };
+
+			if (k == FP_PO_SETID && !(src[i].mode & 04000) &&
+			    (e = fp_fs_find(in->fs_after, src[i].path.data,
+					    src[i].path.len)) &&
+			    e->type == 'd')
+				continue;
+			x = fp_vec_push(&out->procops[k], sizeof(*x));
+			if (!x)
+				return -ENOMEM;
+			*x = src[i];
+			memset(&x->by, 0, sizeof(x->by));
+			x->path.data = NULL;
+			x->source.data = NULL;
+			if (fp_bytes_dup(&x->path, src[i].path.data,
+					 src[i].path.len) ||
+			    fp_bytes_dup(&x->source, src[i].source.data,
+					 src[i].source.len) ||
+			    actor_fill(r, &x->by, &w))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		 struct fp_findings *out)
 {
@@ -2108,6 +2333,8 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		ret = read_findings(r, in, out);
 	if (!ret)
 		ret = signal_findings(r, in, out);
+	if (!ret)
+		ret = procop_findings(r, in, out);
 	if (!ret)
 		ret = steps(r, in, out);
 	if (ret) {

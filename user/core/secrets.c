@@ -169,3 +169,26 @@ pid_t fp_secret_proc_pid(const char *path, size_t len, const char **cls)
 		return 0;
 	return pid;
 }
+
+static const char *const class_names[] = {
+	NULL,	       "ssh_key",	  "aws_credentials", "gcloud",
+	"kube_config", "docker_config",	  "netrc",	     "git_credentials",
+	"gnupg",       "browser_profile", "shadow",	     "sudoers",
+};
+
+#define NCLASSES (sizeof(class_names) / sizeof(class_names[0]))
+
+const char *fp_secret_class_name(uint64_t n)
+{
+	return n && n < NCLASSES ? class_names[n] : "secret";
+}
+
+uint32_t fp_secret_class_number(const char *cls)
+{
+	uint32_t i;
+
+	for (i = 1; cls && i < NCLASSES; i++)
+		if (!strcmp(cls, class_names[i]))
+			return i;
+	return 0;
+}

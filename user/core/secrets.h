@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -24,5 +25,13 @@ const char *fp_secret_class(const char *path, size_t len, char *const *homes,
  * "thread-self" are the reader's own and give 0.
  */
 pid_t fp_secret_proc_pid(const char *path, size_t len, const char **cls);
+
+/*
+ * The classes by number, 1-based, as the kernel side marks an open of a
+ * secret by device and inode (fp_file.arg[0]); numbers are in logs, so
+ * new classes go at the end. An unknown number gives "secret".
+ */
+const char *fp_secret_class_name(uint64_t n);
+uint32_t fp_secret_class_number(const char *cls);
 
 #endif

@@ -91,6 +91,9 @@ bool fp_read_interest(const struct fp_reads_conf *c, const struct fp_event *ev,
 	/* an open through a symlink: the name given may be the secret */
 	if (!*secret && ev->file.npaths == 2 && ev->file.path[1].named)
 		*secret = class_of(c, &ev->file.path[1]);
+	/* a secret by its device and inode, under whatever name reached it */
+	if (!*secret && p->secret_id)
+		*secret = fp_secret_class_name(ev->file.arg[0]);
 	if (*secret)
 		return true;
 	if (c->pol && fp_policy_decide(c->pol, FP_T_READ, p->path.data,
@@ -126,8 +129,9 @@ void fp_signal_key_of(const struct fp_event *ev, struct fp_signal_key *k)
 	memset(k, 0, sizeof(*k));
 	k->pid = ev->pid;
 	k->target_pid = ev->signal.target_tgid;
-	k->ptrace = ev->signal.sys == FP_SYS_PTRACE;
-	k->sig = k->ptrace ? 0 : ev->signal.sig;
+	k->ptrace = fp_sys_crossproc(ev->signal.sys);
+	/* ptrace and each cross-process call apart: the call is named */
+	k->sig = k->ptrace ? (int32_t)ev->signal.sys : ev->signal.sig;
 }
 
 bool fp_signal_state_note(struct fp_signal_state *st, const struct fp_event *ev)

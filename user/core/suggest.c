@@ -782,6 +782,8 @@ static char *line_of(const struct cand *c)
 						       "";
 	char *q, *line = NULL;
 
+	if (c->target >= FP_T_SETUID)
+		word = fp_policy_procop_word(c->target);
 	/* a literal is quoted as it always was: glob characters escaped; a
 	 * bind's "[::1]" is not a class, so it stays as it is */
 	if (c->literal && c->target != FP_T_BIND && c->target != FP_T_CONNECT)

@@ -128,7 +128,8 @@ static void enc_path(struct fp_enc *e, const struct fp_event_path *p)
 	fp_enc_i64(e, p->dirfd);
 	fp_enc_u64(e, p->truncated | p->base_unknown << 1 | p->from_fd << 2 |
 			      p->unresolved << 3 | p->magic << 4 |
-			      p->anonymous << 5 | p->named << 6);
+			      p->anonymous << 5 | p->named << 6 |
+			      p->secret_id << 7);
 }
 
 static void dec_path(struct fp_dec *d, struct fp_event_path *p)
@@ -145,6 +146,7 @@ static void dec_path(struct fp_dec *d, struct fp_event_path *p)
 	p->magic = f & 16;
 	p->anonymous = f & 32;
 	p->named = f & 64;
+	p->secret_id = f & 128;
 }
 
 /* Version 3: appended to an exec, so that older logs read the same way. */
@@ -253,9 +255,31 @@ static void dec_signal(struct fp_dec *d, struct fp_event *ev)
 	ev->signal.target = fp_dec_i64(d);
 	ev->signal.target_tgid = fp_dec_u64(d);
 	ev->signal.request = fp_dec_i64(d);
-	if (ev->signal.sys != FP_SYS_PTRACE &&
+	if (!fp_sys_crossproc(ev->signal.sys) &&
 	    (ev->signal.sys < FP_SYS_KILL ||
 	     ev->signal.sys > FP_SYS_PIDFD_SEND_SIGNAL))
+		d->err = -EBADMSG;
+}
+
+static void enc_procop(struct fp_enc *e, const struct fp_event *ev)
+{
+	fp_enc_u64(e, ev->procop.sys);
+	fp_enc_i64(e, ev->procop.ret);
+	fp_enc_u64(e, ev->procop.flags);
+	fp_enc_i64(e, ev->procop.arg);
+	fp_enc_bytes(e, ev->procop.target.data, ev->procop.target.len);
+	fp_enc_bytes(e, ev->procop.source.data, ev->procop.source.len);
+}
+
+static void dec_procop(struct fp_dec *d, struct fp_event *ev)
+{
+	ev->procop.sys = fp_dec_u64(d);
+	ev->procop.ret = fp_dec_i64(d);
+	ev->procop.flags = fp_dec_u64(d);
+	ev->procop.arg = fp_dec_i64(d);
+	fp_dec_bytes(d, &ev->procop.target);
+	fp_dec_bytes(d, &ev->procop.source);
+	if (ev->procop.sys < FP_SYS_MOUNT || ev->procop.sys > FP_SYS_CLONE3)
 		d->err = -EBADMSG;
 }
 
@@ -337,6 +361,9 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 	case FP_EV_SIGNAL:
 		enc_signal(e, ev);
 		break;
+	case FP_EV_PROCOP:
+		enc_procop(e, ev);
+		break;
 	}
 }
 
@@ -361,7 +388,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 	ev->type = fp_dec_u64(d);
 	if ((ev->type < FP_EV_EXEC || ev->type > FP_EV_DNS ||
 	     ev->type == FP_EV_ARGV) &&
-	    ev->type != FP_EV_SIGNAL) {
+	    ev->type != FP_EV_SIGNAL && ev->type != FP_EV_PROCOP) {
 		d->err = -EBADMSG;
 		ev->type = 0;
 		return d->err;
@@ -452,6 +479,9 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		break;
 	case FP_EV_SIGNAL:
 		dec_signal(d, ev);
+		break;
+	case FP_EV_PROCOP:
+		dec_procop(d, ev);
 		break;
 	}
 	if (d->err)

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "event_json.h"
+#include "secrets.h"
 #include "net_json.h"
 #include "json.h"
 #include "privs_json.h"
@@ -159,10 +160,13 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 		json_field_u64(j, "flags", ev->file.flags);
 		fp_open_flags_text(text, sizeof(text), ev->file.flags);
 		json_field_str(j, "flags_text", text);
-		json_field_u64(j, "mode", ev->file.mode);
+		json_field_mode(j, "mode", ev->file.mode);
 		if (ev->file.sys == FP_SYS_OPENAT2)
 			json_field_u64(j, "resolve", ev->file.resolve);
 		json_field_bool(j, "created", ev->file.created);
+		if (ev->file.path[0].secret_id)
+			json_field_str(j, "secret_by_inode",
+				       fp_secret_class_name(ev->file.arg[0]));
 		if (ev->file.count > 1)
 			json_field_u64(j, "count", ev->file.count);
 	} else if (op == FP_FOP_SYMLINK) {
@@ -182,7 +186,7 @@ static void write_file(struct json_out *j, const struct fp_event *ev)
 		} else if (op == FP_FOP_TRUNCATE) {
 			json_field_i64(j, "length", (int64_t)ev->file.arg[0]);
 		} else {
-			json_field_u64(j, "mode", ev->file.mode & 07777);
+			json_field_mode(j, "mode", ev->file.mode);
 		}
 		if (op == FP_FOP_MKNOD) {
 			json_field_u64(j, "dev", ev->file.arg[0]);
@@ -379,6 +383,12 @@ static void write_signal(struct json_out *j, const struct fp_event *ev)
 			       strerrorname_np(-ev->signal.ret) ?: "?");
 	json_field_i64(j, "target", ev->signal.target);
 	json_field_u64(j, "target_pid", ev->signal.target_tgid);
+	if (ev->signal.sys == FP_SYS_PIDFD_GETFD) {
+		json_field_i64(j, "target_fd", ev->signal.request);
+		return;
+	}
+	if (fp_sys_crossproc(ev->signal.sys) && ev->signal.sys != FP_SYS_PTRACE)
+		return;
 	if (ev->signal.sys == FP_SYS_PTRACE) {
 		json_field_i64(j, "request", ev->signal.request);
 		name = ptrace_request_name(ev->signal.request);
@@ -390,6 +400,25 @@ static void write_signal(struct json_out *j, const struct fp_event *ev)
 	json_field_str(j, "signal_name",
 		       ev->signal.sig ? sigabbrev_np(ev->signal.sig) ?: "?" :
 					"0");
+}
+
+/* A mount or namespace call (docs/events.md, "mount", "namespace"). */
+static void write_procop(struct json_out *j, const struct fp_event *ev)
+{
+	json_field_str(j, "syscall", fp_sys_name(ev->procop.sys));
+	json_field_i64(j, "ret", ev->procop.ret);
+	if (ev->procop.ret < 0)
+		json_field_str(j, "errno",
+			       strerrorname_np(-ev->procop.ret) ?: "?");
+	json_field_u64(j, "flags", ev->procop.flags);
+	if (ev->procop.sys == FP_SYS_SETNS)
+		json_field_i64(j, "fd", ev->procop.arg);
+	if (ev->procop.target.len)
+		json_field_bytes(j, "target", ev->procop.target.data,
+				 ev->procop.target.len);
+	if (ev->procop.source.len)
+		json_field_bytes(j, "source", ev->procop.source.data,
+				 ev->procop.source.len);
 }
 
 void fp_event_write_json(FILE *f, const struct fp_event *ev)
@@ -461,6 +490,9 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 		break;
 	case FP_EV_SIGNAL:
 		write_signal(&j, ev);
+		break;
+	case FP_EV_PROCOP:
+		write_procop(&j, ev);
 		break;
 	}
 	json_end_object(&j);

@@ -9,6 +9,7 @@
 #include "findref.h"
 #include "judge.h"
 #include "netflow.h"
+#include "procops.h"
 #include "sensitive.h"
 
 const struct fp_proc_finding *fp_fref_proc(const struct fp_findings *fi,
@@ -31,7 +32,12 @@ static const char *const cat_extra[] = {
 
 const char *fp_cat_name(unsigned int cat, char *buf, size_t len)
 {
-	if (cat == FP_CAT_TAMPER)
+	if (fp_cat_is_procop(cat))
+		snprintf(buf, len, "%s.%s",
+			 cat == FP_CAT_PROCOPS + FP_PO_SETID ? "files" :
+							       "processes",
+			 fp_procop_list_names[cat - FP_CAT_PROCOPS]);
+	else if (cat == FP_CAT_TAMPER)
 		snprintf(buf, len, "tamper");
 	else if (cat < FP_NCAT && cat_extra[cat])
 		snprintf(buf, len, "%s", cat_extra[cat]);
@@ -73,6 +79,8 @@ static const struct fp_vec *cat_vec(const struct fp_findings *fi,
 
 size_t fp_cat_len(const struct fp_findings *fi, unsigned int cat)
 {
+	if (fp_cat_is_procop(cat))
+		return fi->procops[cat - FP_CAT_PROCOPS].n;
 	if (fp_cat_is_file(cat))
 		return fi->files[cat - FP_CAT_FILES].n;
 	if (cat != FP_CAT_PRIV && fp_cat_is_proc(cat))
@@ -109,6 +117,8 @@ const struct fp_dns_finding *fp_fref_dns(const struct fp_findings *fi, size_t i)
 unsigned int fp_fref_step(const struct fp_findings *fi, unsigned int cat,
 			  size_t i)
 {
+	if (fp_cat_is_procop(cat))
+		return FP_PROCOPS(fi, cat - FP_CAT_PROCOPS)[i].by.step;
 	if (cat == FP_CAT_TAMPER)
 		return FP_TAMPER(fi)[i].by.step;
 	if (fp_cat_is_file(cat))
@@ -129,6 +139,8 @@ unsigned int fp_fref_step(const struct fp_findings *fi, unsigned int cat,
 
 bool fp_fref_failing(const struct fp_findings *fi, unsigned int cat, size_t i)
 {
+	if (fp_cat_is_procop(cat))
+		return FP_PROCOPS(fi, cat - FP_CAT_PROCOPS)[i].failing;
 	if (cat == FP_CAT_TAMPER)
 		return FP_TAMPER(fi)[i].failing;
 	if (fp_cat_is_file(cat))

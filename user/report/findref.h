@@ -28,8 +28,16 @@ enum {
 	FP_CAT_CONNECTED = FP_CAT_NET + FP_N_NLISTS,
 	FP_CAT_ACCEPTED = FP_CAT_CONNECTED + 1,
 	FP_CAT_DNS = FP_CAT_ACCEPTED + 1,
-	FP_NCAT = FP_CAT_DNS + 1,
+	/* files.setuid, processes.mounts, namespaces, fileless_exec, by
+	 * enum fp_procop_kind (core/procops.h): after the others */
+	FP_CAT_PROCOPS = FP_CAT_DNS + 1,
+	FP_NCAT = FP_CAT_PROCOPS + 4,
 };
+
+static inline bool fp_cat_is_procop(unsigned int cat)
+{
+	return cat >= FP_CAT_PROCOPS && cat < FP_NCAT;
+}
 
 /* a category of one of fp_findings.files, .procs (or privileged), .net */
 static inline bool fp_cat_is_file(unsigned int cat)

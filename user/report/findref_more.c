@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "findref.h"
+#include "procops.h"
 #include "netflow.h"
 #include "sensitive.h"
 
@@ -42,7 +43,7 @@ static void describe_signal(const struct fp_signal_finding *x, bool ptrace,
 			    size_t max, struct fp_sbuf *b)
 {
 	if (ptrace)
-		fp_sbuf_str(b, "ptrace of ");
+		fp_sbuf_printf(b, "%s of ", fp_sys_name(x->sys));
 	else
 		fp_sbuf_printf(b, "SIG%s to ", sigabbrev_np(x->sig) ?: "?");
 	if (x->target_pid)
@@ -80,10 +81,38 @@ static void describe_dns(const struct fp_dns_finding *x, size_t max,
 	add_tail(b, x->count, "queries", 0, x->forbidden);
 }
 
+/* "chmod 4755 /r/t by pid 9 chmod 4755 t", "mount /r/m (from /h/.ssh)" */
+static void describe_procop(const struct fp_procop_finding *x, size_t max,
+			    struct fp_sbuf *b)
+{
+	if (x->kind == FP_PO_SETID)
+		fp_sbuf_printf(b, "%s %04o", fp_sys_name(x->sys), x->mode);
+	else if (x->kind != FP_PO_FILELESS)
+		fp_sbuf_str(b, fp_sys_name(x->sys));
+	if (x->path.len) {
+		if (x->kind != FP_PO_FILELESS)
+			fp_sbuf_str(b, " ");
+		fp_sbuf_cut(b, x->path.data, x->path.len, max);
+	}
+	if (x->source.len) {
+		fp_sbuf_str(b, " (from ");
+		fp_sbuf_cut(b, x->source.data, x->source.len, max);
+		fp_sbuf_str(b, ")");
+	}
+	fp_sbuf_str(b, " by ");
+	fp_sbuf_actor(b, &x->by, max);
+	add_tail(b, x->count, "calls", x->err, x->forbidden);
+}
+
 void fp_fref_describe_more(const struct fp_findings *fi,
 			   const struct fp_fref *r, size_t max,
 			   struct fp_sbuf *out)
 {
+	if (fp_cat_is_procop(r->cat)) {
+		describe_procop(&FP_PROCOPS(fi, r->cat - FP_CAT_PROCOPS)[r->i],
+				max, out);
+		return;
+	}
 	switch (r->cat) {
 	case FP_CAT_READ:
 		describe_read(fp_fref_read(fi, r->i), max, out);

@@ -60,7 +60,7 @@ static void write_entry(struct json_out *j, const char *key,
 		json_key(j, "size");
 		fputs("null", j->f);
 	} else {
-		json_field_u64(j, "mode", e->mode);
+		json_field_mode(j, "mode", e->mode);
 		json_field_u64(j, "uid", e->uid);
 		json_field_u64(j, "gid", e->gid);
 		json_field_u64(j, "size", e->size);
@@ -120,7 +120,8 @@ static void write_step(struct json_out *j, const struct fp_findings *fi,
 static const char *const change_names[] = { "content", "mode", "owner", "type",
 					    "target" };
 static const char *const op_names[] = { "created",	"written",    "removed",
-					"renamed_from", "renamed_to", "attrs" };
+					"renamed_from", "renamed_to", "attrs",
+					"linked" };
 
 static void write_file(struct json_out *j, const struct fp_findings *fi,
 		       enum fp_file_list l, const struct fp_file_finding *x)
@@ -148,7 +149,7 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 	case FP_F_OUTSIDE:
 	case FP_F_CUT:
 	case FP_F_MAGIC:
-		write_names(j, "ops", x->changes, op_names, 6);
+		write_names(j, "ops", x->changes, op_names, 7);
 		write_actor(j, "by", &x->by);
 		if (x->by_open)
 			json_field_bool(j, "by_open", true);
@@ -230,7 +231,7 @@ static void write_tamper(struct json_out *j, const struct fp_findings *fi,
 	json_field_str(j, "kind", fp_tamper_name(t));
 	if (t->what == FP_TAMPER_STATE_DIR) {
 		json_field_bytes(j, "path", t->path.data, t->path.len);
-		write_names(j, "ops", t->ops, op_names, 6);
+		write_names(j, "ops", t->ops, op_names, 7);
 	} else {
 		if (t->kind == FP_TAMPER_SIGNAL)
 			json_field_i64(j, "sig", t->sig);
@@ -430,6 +431,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		fputc(']', f);
 	}
 	fp_receipt_reads(&j, fi);
+	fp_receipt_procops_files(&j, fi);
 	json_end_object(&j);
 
 	json_key(&j, "processes");
@@ -453,6 +455,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	}
 	fputc(']', f);
 	fp_receipt_signals(&j, fi);
+	fp_receipt_procops_procs(&j, fi);
 	json_end_object(&j);
 
 	json_key(&j, "network");

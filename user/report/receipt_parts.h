@@ -24,5 +24,9 @@ void fp_receipt_judged(struct json_out *j, bool allowed, bool forbidden,
  */
 void fp_receipt_reads(struct json_out *j, const struct fp_findings *fi);
 void fp_receipt_signals(struct json_out *j, const struct fp_findings *fi);
+/* files.setuid; processes.mounts, namespaces and fileless_exec
+ * (receipt_procops.c), each only when not empty */
+void fp_receipt_procops_files(struct json_out *j, const struct fp_findings *fi);
+void fp_receipt_procops_procs(struct json_out *j, const struct fp_findings *fi);
 
 #endif

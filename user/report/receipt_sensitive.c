@@ -71,6 +71,10 @@ static void write_signal(struct json_out *j, const struct fp_findings *fi,
 	json_field_str(j, "syscall", fp_sys_name(x->sys));
 	if (x->sys == FP_SYS_PTRACE) {
 		json_field_i64(j, "request", x->request);
+	} else if (x->sys == FP_SYS_PIDFD_GETFD) {
+		json_field_i64(j, "target_fd", x->request);
+	} else if (fp_sys_crossproc(x->sys)) {
+		/* process_vm_readv, process_vm_writev: the call says it all */
 	} else {
 		json_field_i64(j, "signal", x->sig);
 		json_field_str(j, "signal_name",

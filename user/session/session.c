@@ -434,7 +434,10 @@ int fp_session_before(struct fp_session *s)
 
 int fp_session_attach(struct fp_session *s, char *err, size_t errlen)
 {
-	int ret = fp_tracer_attach(s->tracer, err, errlen);
+	int ret = fp_session_secret_ids(s, err, errlen);
+
+	if (!ret)
+		ret = fp_tracer_attach(s->tracer, err, errlen);
 
 	if (s->events)
 		fflush(s->events);

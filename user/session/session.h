@@ -118,6 +118,8 @@ int fp_session_shape(struct fp_session *s, unsigned int phase);
 /* --unit: seed 002's triage table of the unit's drift, on stderr */
 void fp_session_shape_summary(struct fp_session *s);
 int fp_session_attach(struct fp_session *s, char *err, size_t errlen);
+/* the secrets' devices and inodes to the tracer (secret_ids.c) */
+int fp_session_secret_ids(struct fp_session *s, char *err, size_t errlen);
 /* Processes and sockets, while what is left of the target still runs. */
 int fp_session_after_procs(struct fp_session *s);
 /* Once the target is gone: read the rest of the ring and detach. */

@@ -47,6 +47,7 @@ static int decode_path(struct fp_event_path *out, const struct fp_path *in,
 	out->base_unknown = in->flags & FP_PATH_BASE_UNKNOWN;
 	out->from_fd = in->flags & FP_PATH_FROM_FD;
 	out->unresolved = in->dirfd == FP_DIRFD_NONE;
+	out->secret_id = in->flags & FP_PATH_SECRET_ID;
 	*data += raw_len + base_len;
 	*left -= raw_len + base_len;
 	/* the string includes its NUL, unless it was cut */
@@ -61,7 +62,8 @@ static int decode_path(struct fp_event_path *out, const struct fp_path *in,
 
 static bool is_open(uint32_t sys)
 {
-	return sys >= FP_SYS_OPEN && sys <= FP_SYS_CREAT;
+	return (sys >= FP_SYS_OPEN && sys <= FP_SYS_CREAT) ||
+	       sys == FP_SYS_OPEN_BY_HANDLE_AT;
 }
 
 /* The file an open reached has a usable name (not a pipe, not lost). */
@@ -94,6 +96,7 @@ static void settle_open(struct fp_event *ev, uint32_t kflags)
 
 	named->anonymous = kflags & FP_PATH_ANON;
 	if (keep) {
+		named->secret_id |= got->secret_id;
 		free(got->path.data);
 		memset(got, 0, sizeof(*got));
 		ev->file.npaths = 1;
@@ -181,7 +184,13 @@ static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 		.cap_prm = e->creds.cap_prm,
 		.userns_level = e->creds.userns_level,
 	};
-	err = fp_path_join(&ev->exec.exe, "", 0, data, e->exe_len);
+	/* a file on no mount (a memfd): its own name, "memfd:NAME" */
+	if ((e->exe_flags & FP_PATH_ANON) && e->exe_len && data[0] &&
+	    !memchr(data, '/', strnlen(data, e->exe_len)))
+		err = fp_bytes_dup(&ev->exec.exe, data,
+				   strnlen(data, e->exe_len));
+	else
+		err = fp_path_join(&ev->exec.exe, "", 0, data, e->exe_len);
 	if (err)
 		return err;
 	data += e->exe_len;
@@ -286,7 +295,7 @@ static int decode_signal(const void *rec, size_t size, struct fp_event *ev)
 	const struct fp_signal *x = rec;
 
 	if (size < sizeof(*x) ||
-	    (x->sys != FP_SYS_PTRACE &&
+	    (!fp_sys_crossproc(x->sys) &&
 	     (x->sys < FP_SYS_KILL || x->sys > FP_SYS_PIDFD_SEND_SIGNAL)))
 		return -EINVAL;
 	ev->signal.sys = x->sys;
@@ -295,6 +304,43 @@ static int decode_signal(const void *rec, size_t size, struct fp_event *ev)
 	ev->signal.target = x->target;
 	ev->signal.target_tgid = x->target_tgid;
 	ev->signal.request = x->request;
+	return 0;
+}
+
+/* One of the up to two NUL-terminated names of a procop, or empty. */
+static int procop_name(const char **p, size_t *left, struct fp_bytes *out)
+{
+	size_t n;
+
+	if (!*left)
+		return fp_bytes_dup(out, "", 0);
+	n = strnlen(*p, *left);
+	if (fp_bytes_dup(out, *p, n))
+		return -ENOMEM;
+	n = n < *left ? n + 1 : n;
+	*p += n;
+	*left -= n;
+	return 0;
+}
+
+static int decode_procop(const void *rec, size_t size, struct fp_event *ev)
+{
+	const struct fp_procop *x = rec;
+	size_t fixed = sizeof(*x) - sizeof(x->data), left;
+	const char *p = x->data;
+
+	if (size < fixed || x->names_len > size - fixed ||
+	    x->names_len > sizeof(x->data) || x->sys < FP_SYS_MOUNT ||
+	    x->sys > FP_SYS_CLONE3)
+		return -EINVAL;
+	ev->procop.sys = x->sys;
+	ev->procop.ret = x->ret;
+	ev->procop.flags = x->flags;
+	ev->procop.arg = x->arg;
+	left = x->names_len;
+	if (procop_name(&p, &left, &ev->procop.target) ||
+	    procop_name(&p, &left, &ev->procop.source))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -343,6 +389,9 @@ int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 		break;
 	case FP_EV_SIGNAL:
 		err = decode_signal(rec, size, ev);
+		break;
+	case FP_EV_PROCOP:
+		err = decode_procop(rec, size, ev);
 		break;
 	default:
 		return -ENOTSUP;

@@ -85,22 +85,29 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 #else
 	{ 424, FP_SYS_PIDFD_SEND_SIGNAL }, /* same number everywhere */
 #endif
-/* not traced: they only move directories or the cwd (FP_SYS_GEN) */
+/* these also move directories (FP_SYS_GEN) */
 #ifdef SYS_umount2
-	{ SYS_umount2, FP_SYS_GEN },
+	{ SYS_umount2, FP_SYS_UMOUNT2 | FP_SYS_GEN },
 #endif
-#ifdef SYS_move_mount
-	{ SYS_move_mount, FP_SYS_GEN },
-#else
-	{ 429, FP_SYS_GEN }, /* move_mount: same number everywhere */
-#endif
-	{ SYS_mount, FP_SYS_GEN },
-	{ SYS_pivot_root, FP_SYS_GEN },
+	{ 429, FP_SYS_MOVE_MOUNT | FP_SYS_GEN }, /* same number everywhere */
+	{ SYS_mount, FP_SYS_MOUNT | FP_SYS_GEN },
+	{ SYS_pivot_root, FP_SYS_PIVOT_ROOT | FP_SYS_GEN },
+	{ SYS_setns, FP_SYS_SETNS | FP_SYS_GEN },
+	{ SYS_unshare, FP_SYS_UNSHARE | FP_SYS_GEN },
+	/* not traced: they only move directories or the cwd (FP_SYS_GEN) */
 	{ SYS_chroot, FP_SYS_GEN },
 	{ SYS_chdir, FP_SYS_GEN },
 	{ SYS_fchdir, FP_SYS_GEN },
-	{ SYS_setns, FP_SYS_GEN },
-	{ SYS_unshare, FP_SYS_GEN },
+	/* numbers of 5.x calls, the same on every architecture */
+	{ 428, FP_SYS_OPEN_TREE },
+	{ 432, FP_SYS_FSMOUNT },
+	{ 435, FP_SYS_CLONE3 },
+	{ 438, FP_SYS_PIDFD_GETFD },
+	{ 442, FP_SYS_MOUNT_SETATTR },
+	{ SYS_clone, FP_SYS_CLONE },
+	{ SYS_process_vm_readv, FP_SYS_PROCESS_VM_READV },
+	{ SYS_process_vm_writev, FP_SYS_PROCESS_VM_WRITEV },
+	{ SYS_open_by_handle_at, FP_SYS_OPEN_BY_HANDLE_AT },
 	{ -1, 0 },
 };
 
@@ -143,15 +150,23 @@ const struct fp_syscall_nr fp_compat_syscalls[] = {
 	{ 26, FP_SYS_PTRACE },
 	{ 357, FP_SYS_BPF },
 	{ 12, FP_SYS_GEN }, /* chdir */
-	{ 21, FP_SYS_GEN }, /* mount */
-	{ 22, FP_SYS_GEN }, /* umount */
-	{ 52, FP_SYS_GEN }, /* umount2 */
+	/* counted as lost (compat_exit), as the 32-bit file calls are */
+	{ 21, FP_SYS_MOUNT | FP_SYS_GEN },
+	{ 22, FP_SYS_UMOUNT2 | FP_SYS_GEN }, /* umount */
+	{ 52, FP_SYS_UMOUNT2 | FP_SYS_GEN },
 	{ 61, FP_SYS_GEN }, /* chroot */
 	{ 133, FP_SYS_GEN }, /* fchdir */
-	{ 217, FP_SYS_GEN }, /* pivot_root */
-	{ 310, FP_SYS_GEN }, /* unshare */
-	{ 346, FP_SYS_GEN }, /* setns */
-	{ 429, FP_SYS_GEN }, /* move_mount */
+	{ 217, FP_SYS_PIVOT_ROOT | FP_SYS_GEN },
+	{ 310, FP_SYS_UNSHARE | FP_SYS_GEN },
+	{ 346, FP_SYS_SETNS | FP_SYS_GEN },
+	{ 429, FP_SYS_MOVE_MOUNT | FP_SYS_GEN },
+	{ 428, FP_SYS_OPEN_TREE },
+	{ 432, FP_SYS_FSMOUNT },
+	{ 442, FP_SYS_MOUNT_SETATTR },
+	{ 342, FP_SYS_OPEN_BY_HANDLE_AT },
+	{ 347, FP_SYS_PROCESS_VM_READV },
+	{ 348, FP_SYS_PROCESS_VM_WRITEV },
+	{ 438, FP_SYS_PIDFD_GETFD },
 #endif
 	{ -1, 0 },
 };

@@ -754,3 +754,21 @@ void fp_tracer_close(struct fp_tracer *t)
 	footprint_bpf__destroy(t->skel);
 	free(t);
 }
+
+int fp_tracer_set_secret_ids(struct fp_tracer *t,
+			     const struct fp_secret_id *ids,
+			     const uint32_t *cls, size_t n)
+{
+	int fd = bpf_map__fd(t->skel->maps.secret_ids);
+	size_t i;
+
+	if (n > FP_MAX_SECRET_IDS)
+		n = FP_MAX_SECRET_IDS;
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, &ids[i], &cls[i], BPF_ANY))
+			return -errno;
+	if (n)
+		__atomic_store_n(&t->skel->bss->secret_ids_on, 1,
+				 __ATOMIC_RELEASE);
+	return 0;
+}

@@ -89,6 +89,14 @@ int fp_tracer_add_pid_tree(struct fp_tracer *t, pid_t root);
 int fp_tracer_add_self(struct fp_tracer *t, pid_t tgid);
 int fp_tracer_set_step_parent(struct fp_tracer *t, pid_t pid);
 /*
+ * Secrets by device (the kernel's dev_t) and inode, with their class
+ * numbers: an open of one is named by its fd and marked, whatever name
+ * reached it (bpf/file.bpf.c, secret_opened). 0 or -errno.
+ */
+int fp_tracer_set_secret_ids(struct fp_tracer *t,
+			     const struct fp_secret_id *ids,
+			     const uint32_t *cls, size_t n);
+/*
  * 0 while every program is attached and runs, -ENOLINK once one is not
  * (its link was closed or detached). Checks by making a getppid() and by
  * forking a child that kills itself, and reaps that child by its pid: the
