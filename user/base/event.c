@@ -166,6 +166,8 @@ const char *fp_event_kind(const struct fp_event *ev)
 		return ev->signal.sys == FP_SYS_PTRACE ? "ptrace" : "signal";
 	case FP_EV_FILE:
 		return file_op_names[fp_file_op(ev)];
+	case FP_EV_URING:
+		return "io_uring";
 	}
 	return "unknown";
 }

@@ -12,6 +12,7 @@
 #include "reconcile.h"
 #include "netflow.h"
 #include "sensitive.h"
+#include "uring_seen.h"
 
 struct exec_rec {
 	pid_t pid, ppid;
@@ -108,6 +109,8 @@ struct fp_recon {
 	/* the budget: bytes charged for the state, and events left out */
 	uint64_t budget, used, fed, unfolded;
 	char why[200];
+	/* what io_uring left unseen (uring_seen.h) */
+	struct fp_uring_seen uring;
 };
 
 /*
@@ -1075,6 +1078,9 @@ static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 		return feed_net(r, ev);
 	case FP_EV_SIGNAL:
 		return feed_signal(r, ev);
+	case FP_EV_URING:
+		fp_uring_seen_feed(&r->uring, ev);
+		return 0;
 	}
 	return 0;
 }
@@ -1099,6 +1105,11 @@ int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
 			(unsigned long long)(r->budget >> 10),
 			(unsigned long long)r->fed);
 	return 0;
+}
+
+const char *fp_recon_uring_why(const struct fp_recon *r)
+{
+	return fp_uring_seen_why(&r->uring);
 }
 
 size_t fp_recon_steps_so_far(const struct fp_recon *r)
