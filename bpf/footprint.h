@@ -390,6 +390,18 @@ struct fp_uring {
 	__s64 arg; /* URING_CMD: its cmd_op; untraceable: the ring's fd */
 };
 
+/*
+ * Where a kernel keeps the sockaddr an io_uring CONNECT or BIND copied
+ * is not in its BTF (stable 6.18 kernels moved it from struct
+ * io_async_msghdr to a plain sockaddr_storage), so the tracer makes one
+ * CONNECT of its own right after attach, to this address, and the
+ * kernel side looks for it at either place (user/trace/uring_calib.c).
+ */
+#define FP_URING_CALIB_PORT 9 /* discard */
+#define FP_URING_ADDR_UNKNOWN 0 /* CONNECT and BIND: not understood */
+#define FP_URING_ADDR_PLAIN 1 /* async_data is the sockaddr */
+#define FP_URING_ADDR_MSGHDR 2 /* struct io_async_msghdr's addr */
+
 /* struct fp_uring_req.flags */
 #define FP_UREQ_UNTRACKED 1 /* no room to pair it: its result is not seen */
 

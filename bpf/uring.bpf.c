@@ -31,6 +31,7 @@
 #define AF_INET6 10
 #define AF_NETLINK 16
 #define IOSQE_FIXED_FILE 1
+#define IOSQE_CQE_SKIP_SUCCESS (1 << 6)
 #define IORING_CQE_F_MORE 2
 #define IORING_FILE_INDEX_ALLOC (~0U)
 #define IORING_ACCEPT_MULTISHOT 1
@@ -55,6 +56,7 @@ enum uring_kind {
 struct uring_track {
 	__u32 kind;
 	__u32 slot; /* an open's or accept's file_slot: 0, or direct */
+	__u64 ring; /* its io_ring_ctx: a completion must be of the same */
 };
 
 struct {
@@ -91,6 +93,11 @@ __u32 uring_active SEC(".bss");
 
 /* the submission program is attached on this kernel (hooks.c) */
 const volatile bool uring_traced = false;
+
+/* the tracer's own calibration CONNECT (uring_calib.c), and what it
+ * learned: FP_URING_ADDR_* */
+__u32 uring_calib_tgid SEC(".bss");
+__u32 uring_addr_at SEC(".bss");
 
 enum uring_class {
 	UC_HARMLESS,
@@ -436,14 +443,46 @@ static __always_inline __u16 copy_sockaddr(__u8 *addr, const void *ka,
 	return want;
 }
 
-/* The sockaddr a connect, bind or send prepared (io_async_msghdr). */
+/* The sockaddr a connect or bind prepared, where calibration found it. */
 static __always_inline void *msg_addr(struct io_kiocb *req)
 {
 	struct io_async_msghdr *io = BPF_CORE_READ(req, async_data);
 
-	if (!io || !bpf_core_field_exists(struct io_async_msghdr, addr))
+	if (!io)
+		return NULL;
+	if (uring_addr_at == FP_URING_ADDR_PLAIN)
+		return io;
+	if (uring_addr_at != FP_URING_ADDR_MSGHDR ||
+	    !bpf_core_field_exists(struct io_async_msghdr, addr))
 		return NULL;
 	return (void *)io + bpf_core_field_offset(struct io_async_msghdr, addr);
+}
+
+/* Is the sockaddr at ka the calibration's, 127.0.0.1:FP_URING_CALIB_PORT? */
+static __always_inline bool calib_addr(const void *ka)
+{
+	__u8 a[8] = {};
+
+	if (bpf_probe_read_kernel(a, sizeof(a), ka))
+		return false;
+	return a[0] == AF_INET && a[1] == 0 && a[2] == 0 &&
+	       a[3] == FP_URING_CALIB_PORT && a[4] == 127 && a[5] == 0 &&
+	       a[6] == 0 && a[7] == 1;
+}
+
+/* The tracer's own CONNECT: where did the kernel copy its address? */
+static __always_inline void calibrate(struct io_kiocb *req)
+{
+	void *io = BPF_CORE_READ(req, async_data);
+
+	if (!io)
+		return;
+	if (calib_addr(io))
+		uring_addr_at = FP_URING_ADDR_PLAIN;
+	else if (bpf_core_field_exists(struct io_async_msghdr, addr) &&
+		 calib_addr(io + bpf_core_field_offset(struct io_async_msghdr,
+						       addr)))
+		uring_addr_at = FP_URING_ADDR_MSGHDR;
 }
 
 /*
@@ -541,7 +580,7 @@ __noinline int fp_uring_request(__u64 reqp, __u32 op, __u32 c)
 {
 	struct io_kiocb *req = (struct io_kiocb *)reqp;
 	struct scratch *s = scratch_get();
-	struct uring_track t = { UK_PLAIN, 0 };
+	struct uring_track t = { UK_PLAIN, 0, 0 };
 	struct fp_uring_req *w;
 	__u32 end = 0;
 
@@ -589,7 +628,14 @@ __noinline int fp_uring_request(__u64 reqp, __u32 op, __u32 c)
 	w->req = reqp;
 	w->opcode = op;
 	w->flags = 0;
-	if (bpf_map_update_elem(&uring_reqs, &reqp, &t, BPF_ANY))
+	t.ring = (__u64)BPF_CORE_READ(req, ctx);
+	/*
+	 * A success of a request with IOSQE_CQE_SKIP_SUCCESS posts nothing:
+	 * it goes out now, as done; its failure, which would post, is not
+	 * waited for.
+	 */
+	if ((BPF_CORE_READ(req, flags) & IOSQE_CQE_SKIP_SUCCESS) ||
+	    bpf_map_update_elem(&uring_reqs, &reqp, &t, BPF_ANY))
 		w->flags |= FP_UREQ_UNTRACKED;
 	else if (!uring_active)
 		uring_active = 1;
@@ -616,12 +662,34 @@ static __always_inline void uring_submit(unsigned long long *ctx,
 {
 	__u8 op = BPF_CORE_READ(req, opcode);
 	int c = uring_class(op);
+	__u64 key;
+
+	/*
+	 * A request at this address now is not one tracked before: that one
+	 * ended without a completion seen (its ring overflowed), and a
+	 * completion of this one must not be taken for it. The collector
+	 * judges the old one as done.
+	 */
+	if (uring_active) {
+		key = arg_number(ctx, 0);
+		bpf_map_delete_elem(&uring_reqs, &key);
+	}
 
 	if (op == IORING_OP_RENAMEAT || op == IORING_OP_UNLINKAT)
 		__sync_fetch_and_add(&path_gen, 1);
 	/* the class first: a harmless request outside the run costs a switch */
-	if (c == UC_HARMLESS || !traced())
+	if (c == UC_HARMLESS)
 		return;
+	if (uring_calib_tgid && op == IORING_OP_CONNECT &&
+	    bpf_get_current_pid_tgid() >> 32 == uring_calib_tgid) {
+		calibrate(req);
+		return;
+	}
+	if (!traced())
+		return;
+	/* where this kernel keeps the address is not known: not understood */
+	if ((c == UC_CONNECT || c == UC_BIND) && !uring_addr_at)
+		c = UC_UNKNOWN;
 	if (c == UC_UNKNOWN)
 		tell_unknown(op, req);
 	else
@@ -683,7 +751,7 @@ __noinline int fp_uring_done(__u64 reqp, __u64 ringp, long res, __u32 more)
 	__u32 size, kind;
 	__u64 f;
 
-	if (!t || !s)
+	if (!t || !s || t->ring != ringp)
 		return 0;
 	s->paths.own_gen = 0;
 	d = (struct fp_uring_done *)s->buf;
