@@ -402,7 +402,8 @@ static __always_inline __u32 ftrunc_rec(struct scratch *s, struct io_kiocb *req)
 	__u64 f = named_file(req);
 	struct fp_file *e;
 
-	if (!f)
+	/* 6.9 and later: no older kernel has the opcode */
+	if (!f || !bpf_core_type_exists(struct io_ftrunc))
 		return 0;
 	e = file_rec(s, FP_SYS_FTRUNCATE);
 	e->arg[0] = BPF_CORE_READ(t, len);
@@ -510,9 +511,7 @@ static __always_inline __u32 net_rec(struct scratch *s, struct io_kiocb *req,
 	} else if (c == UC_SEND) {
 		e->key.op = FP_NET_SENDTO;
 		io = BPF_CORE_READ(req, async_data);
-		if (!io)
-			return 0;
-		ka = BPF_CORE_READ(io, msg.msg_name);
+		ka = io ? BPF_CORE_READ(io, msg.msg_name) : NULL;
 		len = BPF_CORE_READ(io, msg.msg_namelen);
 		if (!ka)
 			return 0;
@@ -542,9 +541,12 @@ static __always_inline __u32 net_rec(struct scratch *s, struct io_kiocb *req,
 static __always_inline __u32 bind_rec(struct scratch *s, struct io_kiocb *req)
 {
 	struct fp_bind *e = (struct fp_bind *)(s->buf + REQ_AT);
-	__u32 len = BPF_CORE_READ((struct io_bind *)req_cmd(req), addr_len);
 	void *ka = msg_addr(req);
+	__u32 len = 0;
 
+	/* 6.11 and later: no older kernel has the opcode */
+	if (bpf_core_type_exists(struct io_bind))
+		len = BPF_CORE_READ((struct io_bind *)req_cmd(req), addr_len);
 	__builtin_memset(e, 0, sizeof(*e));
 	fill_hdr(&e->hdr, FP_EV_BIND);
 	e->hdr.size = sizeof(*e);
@@ -552,7 +554,9 @@ static __always_inline __u32 bind_rec(struct scratch *s, struct io_kiocb *req)
 	e->addrlen = len;
 	if (len > sizeof(e->addr))
 		len = sizeof(e->addr);
-	if (ka)
+	barrier_var(len);
+	len &= sizeof(e->addr) * 2 - 1;
+	if (ka && len <= sizeof(e->addr))
 		bpf_probe_read_kernel(e->addr, len, ka);
 	return REQ_AT + sizeof(*e);
 }
@@ -687,8 +691,15 @@ static __always_inline void uring_submit(unsigned long long *ctx,
 	}
 	if (!traced())
 		return;
-	/* where this kernel keeps the address is not known: not understood */
+	/*
+	 * Where this kernel keeps the address is not known, or it keeps no
+	 * copy of a send's message yet (before 6.10 it makes one only when
+	 * it runs the request): not understood, as there is nothing of the
+	 * kernel's own to read.
+	 */
 	if ((c == UC_CONNECT || c == UC_BIND) && !uring_addr_at)
+		c = UC_UNKNOWN;
+	if (c == UC_SEND && !BPF_CORE_READ(req, async_data))
 		c = UC_UNKNOWN;
 	if (c == UC_UNKNOWN)
 		tell_unknown(op, req);

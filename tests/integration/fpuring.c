@@ -21,6 +21,9 @@
  *   sendmsg IP PORT TEXT    a UDP socket, SENDMSG with msg_name
  *   sendzc IP PORT TEXT     a UDP socket, SEND_ZC with a destination
  *   bind IP PORT            a TCP socket, BIND and LISTEN (6.11 and later)
+ *   accept IP PORT N        a listener on IP:PORT (bind and listen by
+ *                           syscall), N connections to it, each accepted
+ *                           by one multishot ACCEPT
  *   xattr PATH              SETXATTR user.fp=1
  *   sockcmd                 URING_CMD SOCKET_URING_OP_SIOCINQ on a socket
  *   nop                     NOP
@@ -353,6 +356,52 @@ static int op_bind(char **a)
 	return 0;
 }
 
+static int op_accept(char **a)
+{
+	struct sockaddr_in sin;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1, n = atoi(a[2]), i;
+	int c[16];
+
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sockaddr_of(&sin, a);
+	if (n < 1 || n > 16 || bind(l, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(l, 16)) {
+		fprintf(stderr, "fpuring: listen: %s\n", strerror(errno));
+		exit(1);
+	}
+	sqe = sqe_get();
+	io_uring_prep_multishot_accept(sqe, l, NULL, NULL, 0);
+	sqe->user_data = 1;
+	io_uring_submit(&ring);
+	for (i = 0; i < n; i++) {
+		c[i] = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(c[i], (struct sockaddr *)&sin, sizeof(sin))) {
+			fprintf(stderr, "fpuring: connect: %s\n",
+				strerror(errno));
+			exit(1);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		int ret = io_uring_wait_cqe(&ring, &cqe);
+
+		if (ret || cqe->res < 0) {
+			ret = ret ? ret : cqe->res;
+			fprintf(stderr, "fpuring: accept: %s\n",
+				strerror(-ret));
+			exit(ret == -EINVAL ? UNSUPPORTED : 1);
+		}
+		printf("ok accept res=%d\n", cqe->res);
+		close(cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	for (i = 0; i < n; i++)
+		close(c[i]);
+	close(l);
+	return 0;
+}
+
 static int op_xattr(char **a)
 {
 	struct io_uring_sqe *sqe = sqe_get();
@@ -393,7 +442,7 @@ static const struct op ops[] = {
 	{ "rmdir", 1 },	  { "rename", 2 },   { "mkdir", 1 },   { "symlink", 2 },
 	{ "link", 2 },	  { "truncate", 1 }, { "connect", 3 }, { "sendto", 3 },
 	{ "sendmsg", 3 }, { "sendzc", 3 },   { "bind", 2 },    { "xattr", 1 },
-	{ "sockcmd", 0 }, { "nop", 0 },	     { NULL, 0 },
+	{ "sockcmd", 0 }, { "nop", 0 },	     { "accept", 3 },  { NULL, 0 },
 };
 
 static int dispatch(const char *name, char **a)
@@ -430,6 +479,8 @@ static int dispatch(const char *name, char **a)
 		return op_bind(a);
 	if (!strcmp(name, "xattr"))
 		return op_xattr(a);
+	if (!strcmp(name, "accept"))
+		return op_accept(a);
 	if (!strcmp(name, "sockcmd"))
 		return op_sockcmd();
 	return op_nop();

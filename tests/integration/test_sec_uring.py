@@ -454,6 +454,21 @@ while True:
         self.assertEqual(len(self.connected(r, "tcp", 9000)), 1, self.last)
 
 
+class TestAccept(UringCase):
+    def test_each_connection_of_a_multishot_accept(self):
+        port = 20000 + uuid.uuid4().int % 20000
+        rc, r, ev, _ = self.uring("accept", "127.0.0.1", str(port), "3")
+        # and the last completion, when the ring ends it: a failed accept
+        acc = [e for e in self.via_uring(ev, "accept") if e["ret"] == 0]
+        self.assertEqual(len(acc), 3, ev)
+        for e in acc:
+            # the peer at the listener's port, as for accept(2)
+            self.assertEqual((e["address"], e["port"], e["ret"]),
+                             ("127.0.0.1", port, 0), e)
+        got = [x for x in r["network"]["accepted"] if x.get("port") == port]
+        self.assertEqual(sum(x.get("count", 1) for x in got), 3, self.last)
+
+
 class TestScratchBox(UringCase):
     """The box confines io_uring as it confines syscalls. Its workers and
     SQPOLL threads are threads of the process that made the ring, in its
