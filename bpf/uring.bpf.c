@@ -261,23 +261,31 @@ static __always_inline __u32 sock_kind(__u64 file, struct sock **skp)
 /* Where the record being built lies in the scratch buffer. */
 #define REQ_AT sizeof(struct fp_uring_req)
 
-static __always_inline void tell_unknown(__u8 op, struct io_kiocb *req)
+/*
+ * The record in the scratch buffer, not on the stack: this frame is part
+ * of every call chain below the program's (512 bytes in all).
+ */
+__noinline int fp_uring_unknown(__u64 reqp, __u32 op)
 {
-	struct fp_uring e = {};
+	struct io_kiocb *req = (struct io_kiocb *)reqp;
+	struct fp_uring *e = (struct fp_uring *)scratch_buf();
 	__u64 key = (bpf_get_current_pid_tgid() & ~0xffffffffULL) | op;
 	__u32 one = 1;
 
-	if (bpf_map_update_elem(&uring_told, &key, &one, BPF_NOEXIST))
-		return;
-	fill_hdr(&e.hdr, FP_EV_URING);
-	e.hdr.size = sizeof(e);
-	e.kind = FP_URING_UNSUPPORTED;
-	e.opcode = op;
-	if (op == IORING_OP_URING_CMD)
-		e.arg = BPF_CORE_READ((struct io_uring_cmd *)req_cmd(req),
-				      cmd_op);
+	if (!e || bpf_map_update_elem(&uring_told, &key, &one, BPF_NOEXIST))
+		return 0;
+	/* a read-only open this task held back goes out first */
 	fp_open_flush();
-	emit(&e, sizeof(e));
+	__builtin_memset(e, 0, sizeof(*e));
+	fill_hdr(&e->hdr, FP_EV_URING);
+	e->hdr.size = sizeof(*e);
+	e->kind = FP_URING_UNSUPPORTED;
+	e->opcode = op;
+	if (op == IORING_OP_URING_CMD)
+		e->arg = BPF_CORE_READ((struct io_uring_cmd *)req_cmd(req),
+				       cmd_op);
+	emit(e, sizeof(*e));
+	return 0;
 }
 
 /*
@@ -429,6 +437,9 @@ static __always_inline __u16 copy_sockaddr(__u8 *addr, const void *ka,
 		want = len;
 	if (want > 112)
 		want = 112;
+	/* the bound on the value the helper gets (older verifiers) */
+	barrier_var(want);
+	want &= 127;
 	/* a path name ends at its NUL, as for the syscall */
 	if (family == AF_UNIX && want > 2) {
 		long n;
@@ -439,7 +450,7 @@ static __always_inline __u16 copy_sockaddr(__u8 *addr, const void *ka,
 		if (n > 1)
 			return 2 + n;
 	}
-	if (bpf_probe_read_kernel(addr, want, ka))
+	if (want > 112 || bpf_probe_read_kernel(addr, want, ka))
 		return 0;
 	return want;
 }
@@ -577,55 +588,70 @@ static __always_inline void track_multishot(struct io_kiocb *req)
 }
 
 /*
- * A traced request of class c: its record, wrapped and sent, and what
- * its completion will need kept. A global function, verified once.
+ * The record of a path request (open, unlink, rename, mkdir, symlink,
+ * link, ftruncate), built in the scratch buffer after its wrapper: its
+ * end, and an open's file_slot above it (0 when nothing was made). A
+ * global function of its own, called by the program itself: the path
+ * walks below it are the deepest call chain, whose frames share 512
+ * bytes of stack.
  */
-__noinline int fp_uring_request(__u64 reqp, __u32 op, __u32 c)
+__noinline __u64 fp_uring_file_rec(__u64 reqp, __u32 op, __u32 c)
 {
 	struct io_kiocb *req = (struct io_kiocb *)reqp;
 	struct scratch *s = scratch_get();
-	struct uring_track t = { UK_PLAIN, 0, 0 };
-	struct fp_uring_req *w;
-	__u32 end = 0;
+	__u32 slot = 0, end;
 
 	if (!s)
 		return 0;
 	/* no rmdir of this task's is what the walks below follow */
 	s->paths.own_gen = 0;
 	s->fdinfo.file = NULL;
-	switch (c) {
-	case UC_OPEN:
-		t.kind = UK_OPEN;
-		end = open_rec(s, req, op, &t.slot);
-		break;
-	case UC_PATH:
+	if (c == UC_OPEN)
+		end = open_rec(s, req, op, &slot);
+	else if (c == UC_PATH)
 		end = path_rec(s, req, op);
-		break;
-	case UC_FTRUNC:
+	else
 		end = ftrunc_rec(s, req);
-		break;
-	case UC_CONNECT:
-	case UC_SEND:
-		t.kind = UK_SOCK;
-		end = net_rec(s, req, c);
-		break;
-	case UC_ACCEPT:
-		t.kind = UK_ACCEPT;
-		t.slot = BPF_CORE_READ((struct io_accept *)req_cmd(req),
-				       file_slot);
-		end = net_rec(s, req, c);
+	s->fdinfo.file = NULL;
+	return (__u64)slot << 32 | end;
+}
+
+/* The record of a network request: connect, send, accept, bind. */
+__noinline __u64 fp_uring_net_rec(__u64 reqp, __u32 op, __u32 c)
+{
+	struct io_kiocb *req = (struct io_kiocb *)reqp;
+	struct scratch *s = scratch_get();
+	__u32 slot = 0, end;
+
+	if (!s)
+		return 0;
+	if (c == UC_BIND)
+		return bind_rec(s, req);
+	end = net_rec(s, req, c);
+	if (c == UC_ACCEPT) {
+		slot = BPF_CORE_READ((struct io_accept *)req_cmd(req),
+				     file_slot);
 		track_multishot(req);
-		break;
-	case UC_BIND:
-		t.kind = UK_SOCK;
-		end = bind_rec(s, req);
-		break;
 	}
-	if (end <= REQ_AT || end > FP_BUF_SIZE)
+	return (__u64)slot << 32 | end;
+}
+
+/*
+ * The record built (its end and file_slot in v), wrapped and sent, and
+ * what the request's completion will need kept.
+ */
+__noinline int fp_uring_send(__u64 reqp, __u32 op, __u32 kind, __u64 v)
+{
+	struct io_kiocb *req = (struct io_kiocb *)reqp;
+	struct scratch *s = scratch_get();
+	struct uring_track t = { kind, v >> 32, 0 };
+	__u32 end = (__u32)v;
+	struct fp_uring_req *w;
+
+	if (!s || end <= REQ_AT || end > FP_BUF_SIZE)
 		return 0;
 	/* the inner record's own size, as the syscall's */
 	((struct fp_hdr *)(s->buf + REQ_AT))->size = end - REQ_AT;
-	s->fdinfo.file = NULL;
 	w = (struct fp_uring_req *)s->buf;
 	fill_hdr(&w->hdr, FP_EV_URING_REQ);
 	w->hdr.size = end;
@@ -647,6 +673,33 @@ __noinline int fp_uring_request(__u64 reqp, __u32 op, __u32 c)
 	fp_open_flush();
 	emit(w, end);
 	return 0;
+}
+
+/* What a completion of class c needs: the file made, the socket used. */
+static __always_inline __u32 track_kind(int c)
+{
+	if (c == UC_OPEN)
+		return UK_OPEN;
+	if (c == UC_ACCEPT)
+		return UK_ACCEPT;
+	if (c == UC_CONNECT || c == UC_SEND || c == UC_BIND)
+		return UK_SOCK;
+	return UK_PLAIN;
+}
+
+/*
+ * A traced request of class c: its record, and the tracking of its
+ * completion, each a global function verified once.
+ */
+static __always_inline void uring_request(__u64 reqp, __u32 op, int c)
+{
+	__u64 v;
+
+	if (c == UC_OPEN || c == UC_PATH || c == UC_FTRUNC)
+		v = fp_uring_file_rec(reqp, op, c);
+	else
+		v = fp_uring_net_rec(reqp, op, c);
+	fp_uring_send(reqp, op, track_kind(c), v);
 }
 
 /*
@@ -702,9 +755,9 @@ static __always_inline void uring_submit(unsigned long long *ctx,
 	if (c == UC_SEND && !BPF_CORE_READ(req, async_data))
 		c = UC_UNKNOWN;
 	if (c == UC_UNKNOWN)
-		tell_unknown(op, req);
+		fp_uring_unknown(arg_number(ctx, 0), op);
 	else
-		fp_uring_request(arg_number(ctx, 0), op, c);
+		uring_request(arg_number(ctx, 0), op, c);
 }
 
 SEC("tp_btf/io_uring_submit_req")
@@ -852,14 +905,15 @@ int BPF_PROG(handle_uring_complete, struct io_ring_ctx *ring, void *req,
  */
 __noinline int fp_uring_setup_exit(long ret)
 {
-	struct fp_uring e = {};
+	struct fp_uring *e = (struct fp_uring *)scratch_buf();
 
-	if (uring_traced || ret < 0)
+	if (uring_traced || ret < 0 || !e)
 		return 0;
-	fill_hdr(&e.hdr, FP_EV_URING);
-	e.hdr.size = sizeof(e);
-	e.kind = FP_URING_UNTRACEABLE;
-	e.arg = ret;
-	emit(&e, sizeof(e));
+	__builtin_memset(e, 0, sizeof(*e));
+	fill_hdr(&e->hdr, FP_EV_URING);
+	e->hdr.size = sizeof(*e);
+	e->kind = FP_URING_UNTRACEABLE;
+	e->arg = ret;
+	emit(e, sizeof(*e));
 	return 0;
 }
