@@ -111,6 +111,9 @@ enum fp_sys {
 	FP_SYS_RECVFROM,
 	FP_SYS_RECVMSG,
 	FP_SYS_READ, /* only while a DNS socket of the run is open */
+	/* io_uring_setup: on a kernel whose io_uring requests footprint
+	 * cannot see (uring.bpf.c), a ring set up fails the run */
+	FP_SYS_URING_SETUP,
 	/*
 	 * Cross-process calls, open_by_handle_at, mounts and namespaces:
 	 * numbered from 64, apart from the families above, which append to
@@ -412,6 +415,76 @@ struct fp_stats {
 	__u64 dns_full; /* DNS sockets the table had no room for */
 	/* bytes emitted since this CPU last asked how full the ring is */
 	__u64 unasked_bytes;
+};
+
+/*
+ * io_uring (uring.bpf.c). A request of a traced ring whose syscall would
+ * make a record comes as FP_EV_URING_REQ at its submission, holding that
+ * record as the syscall would make it (the kernel's own copy of the
+ * arguments, read after the request was prepared), and as FP_EV_URING_DONE
+ * at its completion, with the result. The collector pairs them
+ * (user/trace/uring_pair.c) into the syscall's event, marked as come
+ * through io_uring. Neither reaches a log or a consumer. A request
+ * footprint does not understand, and a ring set up where requests cannot
+ * be seen, are FP_EV_URING: the trace is incomplete.
+ */
+enum fp_uring_event_type {
+	FP_EV_URING = 20, /* struct fp_uring */
+	FP_EV_URING_REQ = 21, /* struct fp_uring_req, then the record */
+	FP_EV_URING_DONE = 22, /* struct fp_uring_done */
+};
+
+/* struct fp_uring.kind */
+enum fp_uring_kind {
+	FP_URING_UNSUPPORTED = 1, /* an opcode footprint does not understand */
+	FP_URING_UNTRACEABLE = 2, /* a ring where requests cannot be seen */
+};
+
+/* the first of each (process, opcode): the rest are the same finding */
+struct fp_uring {
+	struct fp_hdr hdr;
+	__u32 kind; /* enum fp_uring_kind */
+	__u32 opcode; /* IORING_OP_*; untraceable: 0 */
+	__s64 arg; /* URING_CMD: its cmd_op; untraceable: the ring's fd */
+};
+
+/*
+ * Where a kernel keeps the sockaddr an io_uring CONNECT or BIND copied
+ * is not in its BTF (stable 6.18 kernels moved it from struct
+ * io_async_msghdr to a plain sockaddr_storage), so the tracer makes one
+ * CONNECT of its own right after attach, to this address, and the
+ * kernel side looks for it at either place (user/trace/uring_calib.c).
+ */
+#define FP_URING_CALIB_PORT 9 /* discard */
+#define FP_URING_ADDR_UNKNOWN 0 /* CONNECT and BIND: not understood */
+#define FP_URING_ADDR_PLAIN 1 /* async_data is the sockaddr */
+#define FP_URING_ADDR_MSGHDR 2 /* struct io_async_msghdr's addr */
+
+/* struct fp_uring_req.flags */
+#define FP_UREQ_UNTRACKED 1 /* no room to pair it: its result is not seen */
+
+struct fp_uring_req {
+	struct fp_hdr hdr; /* hdr.size covers the record that follows */
+	__u64 req; /* the request (struct io_kiocb), as FP_EV_URING_DONE's */
+	__u32 opcode;
+	__u32 flags;
+	/* then a whole struct fp_file, fp_net or fp_bind record */
+};
+
+struct fp_uring_done {
+	struct fp_hdr hdr;
+	__u64 req;
+	__s64 res; /* what the completion says: an fd, a slot, -errno */
+	__u32 created; /* an open: it created the file (FMODE_CREATED) */
+	__u32 sock_kind; /* type << 16 | protocol of the socket used or made */
+	__u16 port; /* bind: the port bound; accept: the listener's */
+	__u16 peer_len; /* accept: the peer, as a sockaddr */
+	__u8 peer[28];
+	__u16 npaths; /* 1: path is the file an open made, named by itself */
+	__u16 more; /* a multishot accept's: more completions follow */
+	struct fp_path path;
+	__u32 _pad; /* data[] at sizeof() */
+	char data[];
 };
 
 #endif /* FOOTPRINT_H */

@@ -198,6 +198,8 @@ const char *fp_event_kind(const struct fp_event *ev)
 		return fp_sys_mountlike(ev->procop.sys) ? "mount" : "namespace";
 	case FP_EV_FILE:
 		return file_op_names[fp_file_op(ev)];
+	case FP_EV_URING:
+		return "io_uring";
 	}
 	return "unknown";
 }

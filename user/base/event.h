@@ -55,6 +55,8 @@ struct fp_event {
 	uint32_t pid, tid, ppid, uid, gid;
 	uint64_t cgroup_id;
 	char comm[FP_COMM_LEN + 1];
+	/* FP_VIA_*: a file, bind or net event that came through io_uring */
+	uint32_t via;
 	union {
 		struct {
 			struct fp_bytes exe;
@@ -133,6 +135,11 @@ struct fp_event {
 			struct fp_bytes data;
 		} dns;
 		struct {
+			uint32_t kind; /* enum fp_uring_kind */
+			uint32_t opcode; /* IORING_OP_* */
+			int64_t arg; /* URING_CMD: cmd_op; untraceable: fd */
+		} uring;
+		struct {
 			/* FP_SYS_KILL..., FP_SYS_PTRACE, and the
 			 * cross-process calls (fp_sys_crossproc) */
 			uint32_t sys;
@@ -167,6 +174,18 @@ static inline bool fp_sys_mountlike(uint32_t sys)
 {
 	return sys >= FP_SYS_MOUNT && sys <= FP_SYS_PIVOT_ROOT;
 }
+
+/*
+ * fp_event.via: the event is a request of an io_uring ring, made into the
+ * syscall's event (user/trace/uring_pair.c); and its completion was not
+ * seen (IOSQE_CQE_SKIP_SUCCESS, a full completion ring), so it is judged
+ * as if it succeeded.
+ */
+#define FP_VIA_URING 1U
+#define FP_VIA_UNSEEN 2U
+
+/* IORING_OP_* as the kernel's uapi names it ("OPENAT"), or NULL */
+const char *fp_uring_op_name(uint32_t opcode);
 
 /* a NUL-terminated copy of len bytes; 0 or -ENOMEM */
 int fp_bytes_dup(struct fp_bytes *b, const char *s, size_t len);

@@ -13,6 +13,7 @@
 #include "netflow.h"
 #include "sensitive.h"
 #include "procops.h"
+#include "uring_seen.h"
 
 struct exec_rec {
 	pid_t pid, ppid;
@@ -119,6 +120,8 @@ struct fp_recon {
 	/* procops.h: mounts, namespaces, fileless execs, set-ID files */
 	struct fp_vec procops[FP_PO_NKINDS];
 	uint64_t procops_omitted[FP_PO_NKINDS];
+	/* what io_uring left unseen (uring_seen.h) */
+	struct fp_uring_seen uring;
 };
 
 /*
@@ -1253,6 +1256,9 @@ static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 		return feed_net(r, ev);
 	case FP_EV_SIGNAL:
 		return feed_signal(r, ev);
+	case FP_EV_URING:
+		fp_uring_seen_feed(&r->uring, ev);
+		return 0;
 	}
 	return 0;
 }
@@ -1277,6 +1283,11 @@ int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
 			(unsigned long long)(r->budget >> 10),
 			(unsigned long long)r->fed);
 	return 0;
+}
+
+const char *fp_recon_uring_why(const struct fp_recon *r)
+{
+	return fp_uring_seen_why(&r->uring);
 }
 
 size_t fp_recon_steps_so_far(const struct fp_recon *r)

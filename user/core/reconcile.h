@@ -54,6 +54,8 @@ uint64_t fp_recon_unfolded(const struct fp_recon *r);
 uint64_t fp_recon_used(const struct fp_recon *r);
 /* why the trace is incomplete because of the budget, or NULL */
 const char *fp_recon_budget_why(const struct fp_recon *r);
+/* why io_uring left the trace incomplete (uring_seen.h), or NULL */
+const char *fp_recon_uring_why(const struct fp_recon *r);
 /* steps started during the trace so far (sidecar status) */
 size_t fp_recon_steps_so_far(const struct fp_recon *r);
 /* Was pid forked or exec'd during the run, and has it not exited? (the

@@ -421,6 +421,25 @@ static void write_procop(struct json_out *j, const struct fp_event *ev)
 				 ev->procop.source.len);
 }
 
+/* an io_uring request footprint does not understand, or a ring whose
+ * requests this kernel does not let it see */
+static void write_uring(struct json_out *j, const struct fp_event *ev)
+{
+	const char *name = fp_uring_op_name(ev->uring.opcode);
+
+	if (ev->uring.kind == FP_URING_UNTRACEABLE) {
+		json_field_str(j, "kind", "untraceable");
+		json_field_i64(j, "fd", ev->uring.arg);
+		return;
+	}
+	json_field_str(j, "kind", "unsupported");
+	json_field_u64(j, "opcode", ev->uring.opcode);
+	if (name)
+		json_field_str(j, "opcode_name", name);
+	if (ev->uring.opcode == 46 /* IORING_OP_URING_CMD */)
+		json_field_i64(j, "cmd_op", ev->uring.arg);
+}
+
 void fp_event_write_json(FILE *f, const struct fp_event *ev)
 {
 	struct json_out j = { .f = f };
@@ -435,6 +454,11 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 	json_field_u64(&j, "gid", ev->gid);
 	json_field_bytes(&j, "comm", ev->comm, strlen(ev->comm));
 	json_field_u64(&j, "cgroup_id", ev->cgroup_id);
+	if (ev->via & FP_VIA_URING) {
+		json_field_str(&j, "via", "io_uring");
+		if (ev->via & FP_VIA_UNSEEN)
+			json_field_bool(&j, "completion_seen", false);
+	}
 
 	switch (ev->type) {
 	case FP_EV_EXEC:
@@ -493,6 +517,9 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 		break;
 	case FP_EV_PROCOP:
 		write_procop(&j, ev);
+		break;
+	case FP_EV_URING:
+		write_uring(&j, ev);
 		break;
 	}
 	json_end_object(&j);

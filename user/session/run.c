@@ -45,6 +45,8 @@ const char *fp_run_incomplete_reason(const struct fp_run *run)
 		return "budget";
 	if (run->lost)
 		return "lost";
+	if (fp_recon_uring_why(run->recon))
+		return "io_uring";
 	if (run->recon_failed)
 		return "memory";
 	if (!run->have_trailer || run->incomplete_why)
@@ -167,6 +169,9 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 		o->incomplete_why = "the log has no trailer";
 	if (fp_recon_budget_why(run->recon))
 		o->incomplete_why = fp_recon_budget_why(run->recon);
+	/* io_uring requests footprint could not judge: named */
+	if (!o->incomplete_why)
+		o->incomplete_why = fp_recon_uring_why(run->recon);
 	if (!run->have_trailer)
 		o->exit_code = -1;
 	o->roots = run->roots;

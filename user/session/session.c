@@ -553,6 +553,11 @@ int fp_session_verdict(struct fp_session *s)
 			"footprint: the memory budget (--memory-budget, %" PRIu64
 			" MiB) ran out; the trace is incomplete and the verdict fails\n",
 			s->o.mem_budget >> 20);
+	/* the summary's reasons say it otherwise: one line either way */
+	if (s->o.quiet && fp_recon_uring_why(run->recon))
+		fprintf(stderr,
+			"footprint: trace incomplete: %s; the verdict fails\n",
+			fp_recon_uring_why(run->recon));
 	if (!s->o.quiet) {
 		struct fp_summary_opts so = {
 			isatty(STDERR_FILENO) && !getenv("NO_COLOR"),
