@@ -43,6 +43,9 @@ void fp_event_free(struct fp_event *ev)
 	case FP_EV_DNS:
 		free(ev->dns.data.data);
 		break;
+	case FP_EV_CONTROL:
+		free(ev->control.name.data);
+		break;
 	}
 	memset(ev, 0, sizeof(*ev));
 }
@@ -164,8 +167,22 @@ const char *fp_event_kind(const struct fp_event *ev)
 		return "dns";
 	case FP_EV_SIGNAL:
 		return ev->signal.sys == FP_SYS_PTRACE ? "ptrace" : "signal";
+	case FP_EV_CONTROL:
+		return "control";
 	case FP_EV_FILE:
 		return file_op_names[fp_file_op(ev)];
 	}
 	return "unknown";
+}
+
+const char *fp_control_op_name(uint64_t op)
+{
+	static const char *const names[] = {
+		[FP_CTL_START] = "start", [FP_CTL_HELLO] = "hello",
+		[FP_CTL_MARK] = "mark",	  [FP_CTL_STATUS] = "status",
+		[FP_CTL_STOP] = "stop",
+	};
+
+	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] :
+								    "unknown";
 }
