@@ -91,12 +91,13 @@ class CiUser:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
-def ci_user():
-    if not _USER:
+def ci_user(n=0):
+    """The n-th runner user of this test process (made on first use)."""
+    while len(_USER) <= n:
         if not os.path.isdir(SUDOERS_D) or not shutil.which("sudo"):
             su.cannot_test("sudo is not installed")
         _USER.append(CiUser())
-    return _USER[0]
+    return _USER[n]
 
 
 def default_state(uid):
@@ -219,10 +220,10 @@ class Job:
     """One job: a workspace, RUNNER_TEMP, the runner's cgroup; run() runs
     the steps."""
 
-    def __init__(self, test):
+    def __init__(self, test, user=0):
         su.check_binary()
         self.test = test
-        self.user = ci_user()
+        self.user = ci_user(user)
         mnt = cgroup2_mount()
         if mnt is None:
             su.cannot_test("no cgroup v2 mount")

@@ -351,6 +351,8 @@ static int fork_group(struct fp_recon *r, const struct fp_event *ev,
 				&pp->group);
 		if (ret)
 			return ret;
+		/* footprint's own that predates the trace: no step */
+		GROUPS(r)[pp->group - 1].own = pp->own;
 	}
 	p->group = pp->group;
 	return 0;
@@ -378,6 +380,8 @@ static int event_group(struct fp_recon *r, const struct fp_event *ev,
 		else if ((ret = group_new(r, ev->pid, child, false, ev->ts_ns,
 					  &p->group)))
 			return ret;
+		else
+			GROUPS(r)[p->group - 1].own = p->own;
 	}
 	/* a process that predates the trace shows its parent here */
 	if (child && GROUPS(r)[p->group - 1].root == (pid_t)ev->pid)
