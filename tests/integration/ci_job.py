@@ -18,6 +18,15 @@ one, for the sidecar's tests (test_sidecar_*.py, test_doc_ci.py).
   STATE_* variables main saved. GITHUB_ENV, GITHUB_PATH, GITHUB_STATE,
   GITHUB_OUTPUT and GITHUB_STEP_SUMMARY are files, as on the runner; a
   failed step skips the later ones unless they say `if: always()`.
+  `${{ runner.temp }}`, `${{ github.workspace }}` and
+  `${{ steps.ID.outputs.NAME }}` are replaced in scripts and inputs, a
+  step's `shell:` and `env:` are honoured, and the runner's job hooks
+  (ACTIONS_RUNNER_HOOK_JOB_STARTED, _COMPLETED) run before the first step
+  and after the last post step.
+- A job may lay a scratch layer over directories (overlay: /etc, /var/lib)
+  and run a root setup script in its namespace first, for files a
+  document names there (/etc/footprint/ci.policy), without touching the
+  host's.
 """
 
 import atexit
@@ -116,6 +125,20 @@ files = os.path.join(temp, "_runner_file_commands")
 os.makedirs(files, exist_ok=True)
 extra_env, extra_path, posts, failed = {}, [], [], False
 runs = 0
+outputs = {}
+
+def expand(text):
+    def one(m):
+        e = m.group(1).strip()
+        if e == "runner.temp":
+            return temp
+        if e == "github.workspace":
+            return ws
+        m2 = re.match(r"^steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)$", e)
+        if m2:
+            return outputs.get(m2.group(1), {}).get(m2.group(2), "")
+        raise SystemExit("unknown expression " + e)
+    return re.sub(r"\$\{\{(.*?)\}\}", one, text)
 
 def parse(path):
     out, lines = {}, open(path).read().split("\n")
@@ -132,6 +155,10 @@ def parse(path):
         i += 1
     return out
 
+def is_footprint(action):
+    # ci/github of this checkout: the only action with a post step
+    return action == "footprint" or bool(re.search(r"/ci/github@", action))
+
 def run_step(n, step, post=None):
     global runs, failed
     env = dict(os.environ)
@@ -143,21 +170,24 @@ def run_step(n, step, post=None):
         names[f] = env[f] = os.path.join(files, "%s_%d%s" % (
             f.lower(), n, "_post" if post else ""))
         open(env[f], "w").close()
+    for k, v in step.get("env", {}).items():
+        env[k] = expand(str(v))
     if "uses" in step:
         action = step["uses"]
         env["GITHUB_ACTION"] = step.get("id") or "__" + re.sub(
             r"[^A-Za-z0-9]", "_", action.split("@")[0])
         for k, v in step.get("with", {}).items():
-            env["INPUT_" + k.upper().replace(" ", "_")] = v
+            env["INPUT_" + k.upper().replace(" ", "_")] = expand(str(v))
         for k, v in (post or {}).items():
             env["STATE_" + k] = v
-        if action == "footprint":
+        if is_footprint(action):
             script = os.path.join(os.environ["FP_ACTION"],
                                   "post.js" if post is not None else
                                   "main.js")
             argv = [os.environ["FP_NODE"], script]
         else:
-            argv = ["bash", "--noprofile", "--norc", "-e", "-c",
+            # a stand-in for a node action: no BASH_ENV, no PATH lookup
+            argv = ["/bin/bash", "--noprofile", "--norc", "-p", "-e", "-c",
                     os.environ["FP_USES_" + re.sub(r"[^A-Za-z0-9]", "_",
                                                    action.split("@")[0])]]
     else:
@@ -169,9 +199,10 @@ def run_step(n, step, post=None):
                 "__run_%d" % runs
         path = os.path.join(temp, "step_%d.sh" % n)
         with open(path, "w") as f:
-            f.write(step["run"])
-        argv = ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail",
-                path]
+            f.write(expand(step["run"]))
+        shell = step.get("shell", "bash --noprofile --norc -e -o pipefail "
+                         "{0}")
+        argv = [path if a == "{0}" else a for a in shell.split()]
     p = subprocess.run(argv, env=env, cwd=ws, stdin=subprocess.DEVNULL,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if p.returncode:
@@ -181,8 +212,10 @@ def run_step(n, step, post=None):
             extra_path.append(line)
     extra_env.update(parse(names["GITHUB_ENV"]))
     state = parse(names["GITHUB_STATE"])
-    if "uses" in step and post is None:
+    if "uses" in step and post is None and is_footprint(step["uses"]):
         posts.append((n, step, state))
+    if step.get("id") and post is None:
+        outputs[step["id"]] = parse(names["GITHUB_OUTPUT"])
     print(json.dumps({"n": n, "name": step.get("name") or step.get("id") or
                       step.get("uses") or "", "post": post is not None,
                       "rc": p.returncode, "stdout": p.stdout.decode(
@@ -193,6 +226,25 @@ def run_step(n, step, post=None):
                       "summary": open(names["GITHUB_STEP_SUMMARY"]).read()}),
           flush=True)
 
+def hook(name):
+    path = os.environ.get("ACTIONS_RUNNER_HOOK_JOB_" + name)
+    if not path:
+        return
+    env = dict(os.environ)
+    env["GITHUB_STEP_SUMMARY"] = os.path.join(files, "hook_" + name.lower())
+    p = subprocess.run([path], env=env, cwd=ws, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    print(json.dumps({"n": -1, "name": "hook " + name.lower(),
+                      "post": False, "rc": p.returncode,
+                      "stdout": p.stdout.decode("utf-8", "replace"),
+                      "stderr": p.stderr.decode("utf-8", "replace"),
+                      "summary": open(env["GITHUB_STEP_SUMMARY"]).read()
+                      if os.path.exists(env["GITHUB_STEP_SUMMARY"]) else ""}),
+          flush=True)
+    return p.returncode
+
+if hook("STARTED"):
+    failed = True
 for n, step in enumerate(job):
     if failed and step.get("if") != "always()":
         print(json.dumps({"n": n, "name": step.get("name") or
@@ -202,6 +254,7 @@ for n, step in enumerate(job):
     run_step(n, step)
 for n, step, state in reversed(posts):
     run_step(n, step, post=state)
+hook("COMPLETED")
 """
 
 # what the worker runs in: a mount namespace whose /usr/local/bin holds
@@ -211,6 +264,16 @@ set -eu
 mount --make-rslave /
 mount -t tmpfs -o mode=0755,size=64m fpci-bin /usr/local/bin
 install -m 0755 "$FP_SOURCE" /usr/local/bin/footprint
+if [ -n "${FP_OVERLAYS:-}" ]; then
+	mount -t tmpfs -o mode=0700,size=64m fpci-overlay "$FP_OVERLAY_TMP"
+	for d in $FP_OVERLAYS; do
+		u="$FP_OVERLAY_TMP/u$(echo "$d" | tr / _)"
+		w="$FP_OVERLAY_TMP/w$(echo "$d" | tr / _)"
+		mkdir "$u" "$w"
+		mount -t overlay fpci -o "lowerdir=$d,upperdir=$u,workdir=$w" "$d"
+	done
+fi
+[ -z "${FP_SETUP:-}" ] || sh -eu -c "$FP_SETUP"
 exec setpriv --reuid "$FP_UID" --regid "$FP_GID" --init-groups -- \
 	"$FP_PY" -c "$FP_WORKER" "$FP_JOB"
 """
@@ -241,6 +304,8 @@ class Job:
         self.uses = {}
         self.results = []
         self.env_extra = {}
+        self.overlays = ()  # directories to lay a scratch layer over
+        self.setup = ""  # root's script in the job's namespace
         test.addCleanup(self.cleanup)
 
     @property
@@ -324,6 +389,11 @@ class Job:
             env["FP_USES_" + "".join(c if c.isalnum() else "_"
                                      for c in name)] = script
         env.update(self.env_extra)
+        if self.overlays:
+            env["FP_OVERLAYS"] = " ".join(self.overlays)
+            env["FP_OVERLAY_TMP"] = os.path.join(self.base, "overlay")
+            os.mkdir(env["FP_OVERLAY_TMP"])
+        env["FP_SETUP"] = self.setup
         p = subprocess.run(["unshare", "-m", "sh", "-c", WRAP], env=env,
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=timeout,
