@@ -51,7 +51,9 @@ PROJECT = {
                 "test: build/app\n\t./build/app > build/test.out\n"
                 "\tgrep -q hello build/test.out\n.PHONY: test\n",
     "src/app.sh": "#!/bin/sh\necho hello\n",
-    "ci.policy": "allow build\nallow build/**\n",
+    # other tests on this machine listen too (network.listening lists
+    # every new listener of the host, not the job's alone)
+    "ci.policy": "allow build\nallow build/**\nignore bind *\n",
 }
 
 ARTIFACTS = '"$RUNNER_TEMP/../artifacts"'
@@ -263,7 +265,7 @@ echo "BASH_ENV=$RUNNER_TEMP/evil/env.sh" >> "$GITHUB_ENV"
         j.env_extra.update(env)
         j.overlays = ("/etc", "/var/lib")
         j.setup = ('mkdir -p /etc/footprint /var/lib/footprint\n'
-                   'printf "allow build\\nallow build/**\\n" > '
+                   'printf "allow build\\nallow build/**\\nignore bind *\\n" > '
                    '/etc/footprint/ci.policy\n'
                    'chown %d /var/lib/footprint\n' % j.user.uid)
         # the workspace is checked out before the job-started hook runs
