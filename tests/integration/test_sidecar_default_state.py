@@ -74,12 +74,17 @@ class DefaultStateTest(unittest.TestCase):
     def test_two_users_of_one_runner(self):
         a, b = ci_job.Job(self, user=0), ci_job.Job(self, user=1)
         self.assertNotEqual(a.state, b.state)
-        # b tries to mark a's sidecar, and to stop it, while both run
+        # b tries to mark a's sidecar while both run: b waits for a's to
+        # be up, a for b to be done
+        done = os.path.join(b.temp, "meddled")
         meddle = {"id": "meddle", "run":
+                  "for i in $(seq 600); do [ -S %s/ctl ] && break; "
+                  "sleep 0.05; done\n"
                   "footprint sidecar mark --state %s evil 2>&1 || "
                   "echo mark=$?\nsudo -n footprint sidecar status 2>&1\n"
-                  "sleep 1" % a.state}
-        wait = {"id": "wait", "run": "sleep 2"}
+                  "touch %s" % (a.state, a.state, done)}
+        wait = {"id": "wait", "run": "for i in $(seq 600); do "
+                "[ -e %s ] && exit 0; sleep 0.05; done; exit 1" % done}
         errs = []
 
         def run(job, s):

@@ -86,7 +86,8 @@ static void sidecar_usage(FILE *f)
 		"  sudo footprint sidecar stop --receipt /tmp/footprint.json\n"
 		"\n"
 		"Exit status: as `footprint run`: 0 ok; 1 the verdict failed (also when\n"
-		"the daemon died or its log has a gap); 2 usage error; 125 cannot trace.\n");
+		"the daemon died or its log has a gap); 2 usage error, or a state\n"
+		"directory start may not take; 125 cannot trace.\n");
 }
 
 static int parse_pid(const char *s, pid_t *pid)

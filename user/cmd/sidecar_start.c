@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -480,7 +481,9 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 	statefd = sidecar_open_state(o, c, true);
 	if (statefd < 0)
 		goto cleanup;
-	if (sidecar_alive(statefd)) {
+	/* held by the daemon (it keeps statefd) for as long as it lives:
+	 * two starts at once cannot both take the directory */
+	if (flock(statefd, LOCK_EX | LOCK_NB) || sidecar_alive(statefd)) {
 		fprintf(stderr,
 			"footprint: a sidecar already runs with state %s; stop it first (sudo footprint sidecar stop)\n",
 			o->state);

@@ -64,11 +64,17 @@ static int leave_the_job(int statefd, int *code)
 	}
 	fclose(f);
 	*slash = '\0';
-	cgfd = open(procs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (cgfd < 0)
-		return -1;
-	/* taken before the child asks: the daemon, not a later reuse of pid */
+	/* taken before the child asks: the daemon, not a later reuse of pid.
+	 * A dead daemon's cgroup is a dead run's to the next `footprint run`,
+	 * which kills what is in it: stop then stays where it is */
 	daemon = syscall(SYS_pidfd_open, pid, 0);
+	if (daemon < 0)
+		return -1;
+	cgfd = open(procs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cgfd < 0) {
+		close(daemon);
+		return -1;
+	}
 	ca.cgroup = cgfd;
 	child = syscall(SYS_clone3, &ca, sizeof(ca));
 	close(cgfd);
@@ -80,6 +86,9 @@ static int leave_the_job(int statefd, int *code)
 	*code = FP_EXIT_NOTRACE;
 	if (waitpid(child, &status, 0) == child && WIFEXITED(status))
 		*code = WEXITSTATUS(status);
+	else
+		fprintf(stderr,
+			"footprint: the stop was killed in the daemon's cgroup; nothing says the job was clean: run `sudo footprint sidecar stop` again\n");
 	wait_for_daemon_exit(daemon);
 	return 0;
 }
