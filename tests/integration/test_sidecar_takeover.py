@@ -206,6 +206,15 @@ class TakeoverTest(unittest.TestCase):
             self.assertEqual(e["own"][0], e["pid"], e)
         # the stop's child, the stop, and the sudo that ran it
         self.assertEqual(len(got[3]["own"]), 3, got[3])
+        # and the log replays to the receipt, byte for byte
+        again = os.path.join(j.base, "again.json")
+        r = subprocess.run([su.FOOTPRINT, "replay", "--quiet", "--receipt",
+                            again, os.path.join(j.temp, "job.fplog")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        with open(again, "rb") as a, open(os.path.join(
+                j.temp, "footprint-receipt.json"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
         # a later job reuses the state directory a clean stop ended; the
         # first job's lines outlive its daemon
         j2 = ci_job.Job(self)

@@ -264,6 +264,8 @@ static int run_daemon(struct sidecar_opts *o, int statefd,
 		return FP_EXIT_NOTRACE;
 	}
 	rc = daemon_cgroup(&cg);
+	if (!rc && fp_sc_self_cgroup(&st.self))
+		rc = FP_EXIT_NOTRACE;
 	if (!rc)
 		rc = daemon_session(&s, o, statefd, roots, pol, c);
 	if (!rc && sidecar_header(&s, o, statefd))

@@ -245,7 +245,8 @@ static void take_stop_request(struct fp_session *s, struct fp_sidecar_state *st,
 }
 
 /*
- * hello and stop: only root's footprint may say them. Another root
+ * hello and stop: only root's footprint, started for the sidecar (stop's
+ * child, born in the daemon's cgroup), may say them. Another root
  * process doing so is reaching for the sidecar (to hide from the trace,
  * to end it): refused, and tamper evidence.
  */
@@ -255,7 +256,7 @@ static uint32_t root_footprint_only(struct fp_session *s,
 {
 	if (p->uid != 0 || !p->pid)
 		return FP_CTL_REFUSED;
-	if (is_own(p))
+	if (is_own(p) && p->in_cgroup)
 		return FP_CTL_OK;
 	tamper_event(s, FP_TAMPER_CONTROL, p->pid, 0, op);
 	return FP_CTL_TAMPER;

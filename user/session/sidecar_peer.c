@@ -117,6 +117,31 @@ int fp_sc_self_init(struct fp_sc_self *self)
 	return self->start_ticks ? 0 : -ESRCH;
 }
 
+/* the "0::/path" line of /proc/PID/cgroup, NUL-terminated, or "" */
+static void cgroup_line(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(buf, len, f))
+		if (!strncmp(buf, "0::", 3))
+			break;
+	if (strncmp(buf, "0::", 3))
+		buf[0] = '\0';
+	fclose(f);
+}
+
+int fp_sc_self_cgroup(struct fp_sc_self *self)
+{
+	cgroup_line(getpid(), self->cgroup, sizeof(self->cgroup));
+	return self->cgroup[0] ? 0 : -ENOENT;
+}
+
 /* 1 footprint, 2 sudo, 0 other or gone */
 static int exe_kind(pid_t pid, const struct fp_sc_self *self)
 {
@@ -280,8 +305,14 @@ static int identify(int pidfd, const struct fp_sc_self *self,
 	p->footprint = exe_kind(p->pid, self) == 1;
 	p->clean = p->footprint && !traced_by_someone(p->pid) &&
 		   clean_environ(p->pid);
+	if (self->cgroup[0]) {
+		char cg[sizeof(self->cgroup)];
+
+		cgroup_line(p->pid, cg, sizeof(cg));
+		p->in_cgroup = !strcmp(cg, self->cgroup);
+	}
 	if (pidfd >= 0 && !still_there(pidfd)) {
-		p->footprint = p->clean = false;
+		p->footprint = p->clean = p->in_cgroup = false;
 		return -ESRCH;
 	}
 	if (p->footprint && p->clean) {

@@ -28,6 +28,10 @@ struct fp_sc_self {
 	dev_t sudo_dev;
 	ino_t sudo_ino;
 	uint64_t start_ticks; /* the daemon's start time */
+	/* the daemon's cgroup v2 ("0::/footprint/run-..."), where stop's
+	 * child is born (clone3 CLONE_INTO_CGROUP); set once the daemon is
+	 * in it (fp_sc_self_cgroup) */
+	char cgroup[512];
 };
 
 struct fp_sc_peer {
@@ -37,6 +41,7 @@ struct fp_sc_peer {
 	uint64_t start_ticks;
 	bool footprint; /* its executable is the daemon's */
 	bool clean; /* not ptraced, no loader variables */
+	bool in_cgroup; /* in the daemon's own cgroup: started for it */
 	/* footprint's own: the peer, then the footprint and sudo processes
 	 * above it, nearest first; empty unless footprint && clean */
 	uint32_t own[FP_CTL_MAX_OWN];
@@ -45,6 +50,8 @@ struct fp_sc_peer {
 
 /* 0, or -errno when the daemon cannot know itself */
 int fp_sc_self_init(struct fp_sc_self *self);
+/* The daemon's cgroup, once it moved into it: 0 or -errno */
+int fp_sc_self_cgroup(struct fp_sc_self *self);
 /* The peer of a connected unix socket; fills p (pid 0 if unknown). */
 void fp_sc_peer_identify(int conn, const struct fp_sc_self *self,
 			 struct fp_sc_peer *p);
