@@ -52,6 +52,9 @@ enum fp_event_type {
 	 * other families append to.
 	 */
 	FP_EV_PROCOP = 24,
+	/* never from the kernel: a message on the sidecar's control socket
+	 * (or its start), and who sent it as the daemon checked it */
+	FP_EV_CONTROL = 14,
 };
 
 /* what an FP_EV_TAMPER record saw */
@@ -61,7 +64,33 @@ enum fp_tamper_kind {
 	FP_TAMPER_PTRACE = 3, /* ptrace of the tracer's processes */
 	/* userspace only: the tracer's own programs stopped answering */
 	FP_TAMPER_HEARTBEAT = 4,
+	/* userspace only (sidecar): a root process that is not footprint's
+	 * own said hello or asked for a stop on the control socket */
+	FP_TAMPER_CONTROL = 5,
+	/* userspace only: this sidecar took over a state directory whose
+	 * last sidecar traced a job that still runs (a restart) */
+	FP_TAMPER_RESTART = 6,
+	/* userspace only: stop found another daemon than the one pinned */
+	FP_TAMPER_REPLACED = 7,
 };
+
+/* FP_EV_CONTROL: what was asked, and what the daemon made of it */
+enum fp_control_op {
+	FP_CTL_START = 1,
+	FP_CTL_HELLO = 2,
+	FP_CTL_MARK = 3,
+	FP_CTL_STATUS = 4,
+	FP_CTL_STOP = 5,
+};
+
+enum fp_control_result {
+	FP_CTL_OK = 0, /* done; the sender is footprint's own */
+	FP_CTL_REFUSED = 1, /* not done; the sender may not ask it */
+	FP_CTL_TAMPER = 2, /* not done, and evidence: see FP_TAMPER_CONTROL */
+	FP_CTL_FOREIGN = 3, /* done, but the sender is not footprint */
+};
+
+#define FP_CTL_MAX_OWN 8 /* the sender and the footprint and sudo above it */
 
 enum fp_sys {
 	FP_SYS_OPEN = 1,

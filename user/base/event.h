@@ -158,6 +158,21 @@ struct fp_event {
 			struct fp_bytes target; /* as given; may be empty */
 			struct fp_bytes source; /* mount, pivot_root */
 		} procop;
+		struct {
+			/* FP_EV_CONTROL: pid, ppid and uid are the sender's */
+			uint32_t op; /* enum fp_control_op */
+			uint32_t result; /* enum fp_control_result */
+			uint64_t start_ticks; /* the sender's, since boot */
+			/* start: the job's step that ran it, 0 if none */
+			uint32_t step_pid;
+			/* footprint's own processes, as the daemon checked
+			 * them: the sender, and the footprint and sudo
+			 * processes it descends from */
+			uint32_t nown;
+			uint32_t own[FP_CTL_MAX_OWN];
+			/* mark: the name; start: the step's GITHUB_ACTION */
+			struct fp_bytes name;
+		} control;
 	};
 };
 
@@ -193,8 +208,10 @@ void fp_event_free(struct fp_event *ev);
 const char *fp_sys_name(uint32_t sys);
 /* "open", "unlink", "rename", "mkdir", "mknod", "symlink", "link",
  * "chmod", "chown", "truncate", "bind", "exec", "fork", "exit", "tamper",
- * "mark", "signal", "ptrace" */
+ * "mark", "signal", "ptrace", "control" */
 const char *fp_event_kind(const struct fp_event *ev);
+/* "start", "hello", "mark", "status", "stop", or "unknown" */
+const char *fp_control_op_name(uint64_t op);
 
 /*
  * What a file event did, as fp_event_kind() names it: the judging code

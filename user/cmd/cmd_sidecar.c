@@ -8,20 +8,22 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "run_args.h"
 #include "sidecar_cmd.h"
+#include "sidecar_peer.h"
 
 static void sidecar_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: footprint sidecar start [--state DIR] [OPTIONS]\n"
+		"Usage: footprint sidecar start [--state DIR] [--json] [OPTIONS]\n"
 		"       footprint sidecar status [--state DIR] [--json]\n"
 		"       footprint sidecar mark [--state DIR] NAME\n"
 		"       footprint sidecar stop [--state DIR] [--receipt FILE]\n"
 		"                              [--summary FILE.md] [--annotations]\n"
-		"                              [--summary-max N]\n"
+		"                              [--summary-max N] [--daemon PID:TICKS]\n"
 		"\n"
 		"Trace a whole CI job: `start` takes the before snapshot, attaches\n"
 		"and leaves a daemon tracing; it returns once tracing is live, so the\n"
@@ -52,10 +54,15 @@ static void sidecar_usage(FILE *f)
 		"      --report-reads    as for `footprint run`: every file read in\n"
 		"                        files.read, not only secrets and the roots'\n"
 		"      --memory-budget SIZE  as for `footprint run` (default 128M)\n"
+		"      --json            print the daemon's identity on stdout, one JSON\n"
+		"                        object: {\"daemon\":\"PID:TICKS\",...}, for stop\n"
+		"                        --daemon\n"
 		"Options of every verb:\n"
 		"      --state DIR       the daemon's directory (default " DEFAULT_STATE
-		"):\n"
-		"                        root's, 0711; made by start\n"
+		",\n"
+		"                        UID the invoking user's, SUDO_UID under sudo):\n"
+		"                        root's, 0711; made by start, which refuses one\n"
+		"                        whose last sidecar no stop ended cleanly\n"
 		"Options of stop:\n"
 		"  -o, --receipt FILE    write the JSON receipt (- for stdout)\n"
 		"      --summary FILE.md a markdown job summary, under 64 KiB, per step\n"
@@ -64,8 +71,11 @@ static void sidecar_usage(FILE *f)
 		"  -q, --quiet           no summary on stderr\n"
 		"      --summary-max N   at most N examples per category in the summary\n"
 		"                        (default 10)\n"
+		"      --daemon PID:TICKS  the daemon start --json named: stop fails with\n"
+		"                        a tamper finding if it finds another\n"
 		"Of mark: the steps that start from now on are called NAME (when the\n"
-		"runner gives them no GITHUB_ACTION); anyone may mark and ask status.\n"
+		"runner gives them no GITHUB_ACTION); the user who started the sidecar\n"
+		"may mark, anyone may ask status, and neither is a step.\n"
 		"Options of status:\n"
 		"      --json            one JSON object: events, lost, lost per minute, RSS\n"
 		"\n"
@@ -73,10 +83,11 @@ static void sidecar_usage(FILE *f)
 		"  sudo footprint sidecar start --root \"$GITHUB_WORKSPACE\" --cgroup /system.slice/docker.service\n"
 		"  footprint sidecar status\n"
 		"  footprint sidecar mark integration-tests\n"
-		"  sudo footprint sidecar stop --receipt footprint.json\n"
+		"  sudo footprint sidecar stop --receipt /tmp/footprint.json\n"
 		"\n"
 		"Exit status: as `footprint run`: 0 ok; 1 the verdict failed (also when\n"
-		"the daemon died or its log has a gap); 2 usage error; 125 cannot trace.\n");
+		"the daemon died or its log has a gap); 2 usage error, or a state\n"
+		"directory start may not take; 125 cannot trace.\n");
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -118,13 +129,13 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "summary-max", required_argument, NULL, 'X' + 256 },
+		{ "daemon", required_argument, NULL, 'I' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_positionals pos = { 0 };
 	int c, taken, at;
 
-	o->state = DEFAULT_STATE;
 	o->ring_bytes = 16 << 20;
 	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
 	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
@@ -213,6 +224,18 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 						 &o->summary_max))
 				return FP_EXIT_USAGE;
 			break;
+		case 'I' + 256: {
+			uint64_t ticks;
+			pid_t pid;
+
+			if (fp_sc_id_parse(optarg, &pid, &ticks))
+				return fp_usage_error(
+					"sidecar",
+					"--daemon wants PID:TICKS as start --json printed it, got '%s'",
+					optarg);
+			o->daemon_id = optarg;
+			break;
+		}
 		case 'h':
 			return FP_ARGS_HELP;
 		case ':':
@@ -262,6 +285,15 @@ int cmd_sidecar(int argc, char **argv)
 	if (fp_creds_invoker(&invoker, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return FP_EXIT_USAGE;
+	}
+	if (!o.state) {
+		/* the invoking user's: under sudo SUDO_UID, else who we are */
+		o.default_state = true;
+		o.state_uid = invoker.active ? invoker.uid : getuid();
+		snprintf(o.state_buf, sizeof(o.state_buf),
+			 "/run/footprint/sidecar-%u",
+			 (unsigned int)o.state_uid);
+		o.state = o.state_buf;
 	}
 	if (!strcmp(o.verb, "start"))
 		rc = sidecar_start(&o, &invoker);

@@ -156,6 +156,12 @@ const char *fp_tamper_name(const struct fp_tamper_finding *x)
 		return "ptrace";
 	case FP_TAMPER_HEARTBEAT:
 		return "heartbeat";
+	case FP_TAMPER_CONTROL:
+		return "control";
+	case FP_TAMPER_RESTART:
+		return "restart";
+	case FP_TAMPER_REPLACED:
+		return "replaced";
 	}
 	return "other";
 }

@@ -32,6 +32,9 @@ struct fp_actor {
 	struct fp_bytes exe;
 	struct fp_bytes argv; /* NUL-separated */
 	bool argv_cut; /* argv is only the start of the command line */
+	/* footprint's own (a sidecar client, or the sudo that ran it): it
+	 * is never a finding (reconcile drops it); fits in padding */
+	bool own;
 
 	/* the step it ran in (1-based index into fp_findings.steps), 0 for
 	 * none; fits in padding, so findings cost what they did */
@@ -228,7 +231,8 @@ void fp_file_finding_clear(struct fp_file_finding *x);
 void fp_proc_finding_clear(struct fp_proc_finding *x);
 void fp_net_finding_clear(struct fp_net_finding *x);
 void fp_tamper_finding_clear(struct fp_tamper_finding *x);
-/* "signal", "bpf", "ptrace", "heartbeat", "state_dir", or "other" */
+/* "signal", "bpf", "ptrace", "heartbeat", "control", "restart",
+ * "replaced", "state_dir", or "other" */
 const char *fp_tamper_name(const struct fp_tamper_finding *x);
 /* The step a finding belongs to (0: none): that of the process it names
  * (for a transient file, the one that created it). */

@@ -212,6 +212,18 @@ static char *tamper_reason(const struct fp_tamper_finding *t)
 	case FP_TAMPER_HEARTBEAT:
 		return fmt("tamper.%s: footprint's programs stopped answering",
 			   what);
+	case FP_TAMPER_CONTROL:
+		return fmt(
+			"tamper.%s: a %s on footprint's control socket by root's pid %d, which is not footprint",
+			what, fp_control_op_name(t->arg), (int)t->by.pid);
+	case FP_TAMPER_RESTART:
+		return fmt(
+			"tamper.%s: the sidecar was restarted: its state directory was footprint pid %u's, whose job still runs",
+			what, t->target_pid);
+	case FP_TAMPER_REPLACED:
+		return fmt(
+			"tamper.%s: the sidecar was replaced: this daemon is not pid %u, the one started for the job",
+			what, t->target_pid);
 	default:
 		return fmt("tamper.%s: %s %lld on pid %u by pid %d", what,
 			   t->kind == FP_TAMPER_BPF ? "command" : "request",

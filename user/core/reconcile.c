@@ -11,6 +11,7 @@
 #include "privilege.h"
 #include "reconcile.h"
 #include "netflow.h"
+#include "own.h"
 #include "sensitive.h"
 #include "procops.h"
 #include "uring_seen.h"
@@ -23,6 +24,7 @@ struct exec_rec {
 	/* the image before it (its own, or its parent's at fork) */
 	int32_t base;
 	unsigned int rose; /* FP_PRIV_* */
+	bool own; /* footprint's own (own.h), as FP_EV_CONTROL said */
 };
 
 struct proc_state {
@@ -31,6 +33,8 @@ struct proc_state {
 	bool started; /* fork or exec seen during the run */
 	bool exited;
 	uint32_t group; /* 1-based into groups, 0 none (sidecar only) */
+	/* it predates the trace and is footprint's own (exec_idx is -1) */
+	bool own;
 };
 
 /* a process as one event saw it */
@@ -85,6 +89,7 @@ struct group_rec {
 	uint32_t mark;
 	uint64_t ts_ns; /* its first event */
 	struct fp_bytes name; /* exec.step_name of root, else empty */
+	bool own; /* root is footprint's own: a sidecar client, not a step */
 };
 
 /* the process looked up last: most events follow one of the same */
@@ -308,6 +313,8 @@ static int actor_fill(const struct fp_recon *r, struct fp_actor *a,
 	p = proc_of(r, w->pid);
 	if (p)
 		a->ppid = p->ppid;
+	/* an exec'd one is footprint's own by its cmdline (own.h) */
+	a->own = w->exec < 0 && p && p->own;
 	if (w->exec < 0 || (size_t)w->exec >= r->execs.n)
 		return fp_actor_own(a, "", 0, "", 0);
 	e = &((const struct exec_rec *)r->execs.v)[w->exec];
@@ -359,6 +366,8 @@ static int fork_group(struct fp_recon *r, const struct fp_event *ev,
 				&pp->group);
 		if (ret)
 			return ret;
+		/* footprint's own that predates the trace: no step */
+		GROUPS(r)[pp->group - 1].own = pp->own;
 	}
 	p->group = pp->group;
 	return 0;
@@ -386,6 +395,8 @@ static int event_group(struct fp_recon *r, const struct fp_event *ev,
 		else if ((ret = group_new(r, ev->pid, child, false, ev->ts_ns,
 					  &p->group)))
 			return ret;
+		else
+			GROUPS(r)[p->group - 1].own = p->own;
 	}
 	/* a process that predates the trace shows its parent here */
 	if (child && GROUPS(r)[p->group - 1].root == (pid_t)ev->pid)
@@ -421,6 +432,85 @@ static int feed_mark(struct fp_recon *r, const struct fp_event *ev)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* One of footprint's own processes, as the daemon checked it: its image
+ * now (or, one that predates the trace, the process), and its group. */
+static int own_process(struct fp_recon *r, pid_t pid)
+{
+	struct proc_state *p;
+	int ret;
+
+	if (!pid)
+		return 0;
+	ret = proc_new(r, pid, &p);
+	if (ret)
+		return ret;
+	if (p->exec_idx >= 0 && (size_t)p->exec_idx < r->execs.n)
+		((struct exec_rec *)r->execs.v)[p->exec_idx].own = true;
+	else
+		p->own = true;
+	if (p->group && GROUPS(r)[p->group - 1].root == pid)
+		GROUPS(r)[p->group - 1].own = true;
+	return 0;
+}
+
+/* `sidecar start` names the step that ran it, which predates the trace,
+ * by the GITHUB_ACTION the daemon read from that step's process */
+static int name_start_step(struct fp_recon *r, const struct fp_event *ev)
+{
+	pid_t pid = ev->control.step_pid;
+	const struct fp_bytes *n = &ev->control.name;
+	struct group_rec *gr;
+	struct proc_state *p;
+	int ret;
+
+	if (!r->step_parent || !pid || !n->len)
+		return 0;
+	ret = proc_new(r, pid, &p);
+	if (!ret && !p->group)
+		ret = group_new(r, pid, true, false, ev->ts_ns, &p->group);
+	if (ret)
+		return ret;
+	gr = &GROUPS(r)[p->group - 1];
+	if (gr->root != pid || gr->name.data)
+		return 0;
+	if (charge(r, ALLOC(n->len + 1)))
+		return -EDQUOT;
+	return fp_bytes_dup(&gr->name, n->data, n->len);
+}
+
+/*
+ * A mark made from a step that predates the trace (the one that ran
+ * `sidecar start`) names that step too, when it has no GITHUB_ACTION:
+ * the last such mark. The FP_EV_MARK that follows is marks.n + 1.
+ */
+static void mark_names_its_step(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct proc_state *p = proc_of(r, ev->pid);
+	struct group_rec *gr;
+
+	if (!p || !p->group ||
+	    (ev->control.result != FP_CTL_OK &&
+	     ev->control.result != FP_CTL_FOREIGN))
+		return;
+	gr = &GROUPS(r)[p->group - 1];
+	if (!gr->forked && !gr->own)
+		gr->mark = r->marks.n + 1;
+}
+
+static int feed_control(struct fp_recon *r, const struct fp_event *ev)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < ev->control.nown && i < FP_CTL_MAX_OWN && !ret; i++)
+		ret = own_process(r, ev->control.own[i]);
+	if (!ret && ev->control.op == FP_CTL_START)
+		ret = name_start_step(r, ev);
+	if (!ret && ev->control.op == FP_CTL_MARK && r->step_parent)
+		mark_names_its_step(r, ev);
+	return ret;
 }
 
 static int feed_tamper(struct fp_recon *r, const struct fp_event *ev)
@@ -924,6 +1014,7 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	p->ppid = ev->ppid;
 	p->exec_idx = r->execs.n - 1;
 	p->started = true;
+	p->own = false;
 	return 0;
 }
 
@@ -939,6 +1030,13 @@ static int feed_fork(struct fp_recon *r, const struct fp_event *ev)
 	p->exec_idx = parent_exec;
 	p->started = true;
 	p->exited = false;
+	/* a child of footprint's own that predates the trace is its own */
+	p->own = false;
+	if (parent_exec < 0) {
+		struct proc_state *pp = proc_of(r, ev->ppid);
+
+		p->own = pp && pp->own;
+	}
 	return fork_group(r, ev, p);
 }
 
@@ -1259,6 +1357,8 @@ static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 	case FP_EV_URING:
 		fp_uring_seen_feed(&r->uring, ev);
 		return 0;
+	case FP_EV_CONTROL:
+		return feed_control(r, ev);
 	}
 	return 0;
 }
@@ -1295,8 +1395,9 @@ size_t fp_recon_steps_so_far(const struct fp_recon *r)
 	const struct group_rec *g = r->groups.v;
 	size_t i, n = 0;
 
+	/* footprint's own clients (a mark, a stop) are not steps */
 	for (i = 0; i < r->groups.n; i++)
-		n += g[i].forked;
+		n += g[i].forked && !g[i].own;
 	return n;
 }
 
@@ -2121,8 +2222,9 @@ static int name_step(const struct fp_recon *r, const struct group_rec *g,
 		st->named = FP_STEP_NAMED_ACTION;
 		return fp_bytes_dup(&st->name, g->name.data, g->name.len);
 	}
-	m = g && g->mark ? &((const struct fp_bytes *)r->marks.v)[g->mark - 1] :
-			   NULL;
+	m = g && g->mark && g->mark <= r->marks.n ?
+		    &((const struct fp_bytes *)r->marks.v)[g->mark - 1] :
+		    NULL;
 	if (m && m->len) {
 		st->named = FP_STEP_NAMED_MARK;
 		return fp_bytes_dup(&st->name, m->data, m->len);
@@ -2176,7 +2278,8 @@ static int resolve_steps(const struct fp_recon *r,
 		struct fp_hslot *s;
 
 		g2s[i] = 0;
-		if (!root)
+		/* `sidecar mark` names steps; it is not one */
+		if (!root || g->own)
 			continue;
 		s = fp_hashmap_slot(&roots, &root, sizeof(root));
 		if (!s)
@@ -2231,6 +2334,8 @@ static void name_findings_steps(struct fp_findings *out, const uint32_t *g2s,
 		}
 	for (i = 0; i < out->tamper.n; i++)
 		step_of(&FP_TAMPER(out)[i].by, g2s, n);
+	for (i = 0; i < out->privileged.n; i++)
+		step_of(&FP_PRIVILEGED(out)[i].p, g2s, n);
 	fp_netflow_steps(out, g2s, n);
 	for (i = 0; i < out->reads.n; i++)
 		step_of(&FP_READS(out)[i].by, g2s, n);
@@ -2322,6 +2427,26 @@ static int procop_findings(const struct fp_recon *r,
 	return 0;
 }
 
+/* What footprint's own processes did is not the job's (own.h). */
+static int drop_own(const struct fp_recon *r, struct fp_findings *out)
+{
+	const struct exec_rec *e = r->execs.v;
+	struct fp_cmdline **own = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < r->execs.n; i++)
+		n += e[i].own;
+	if (n && !(own = malloc(n * sizeof(*own))))
+		return -ENOMEM;
+	for (i = 0, n = 0; i < r->execs.n; i++)
+		if (e[i].own)
+			own[n++] = e[i].cmd;
+	fp_own_sort(own, n);
+	fp_findings_drop_own(out, own, n);
+	free(own);
+	return 0;
+}
+
 int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		 struct fp_findings *out)
 {
@@ -2348,6 +2473,8 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		ret = procop_findings(r, in, out);
 	if (!ret)
 		ret = steps(r, in, out);
+	if (!ret)
+		ret = drop_own(r, out);
 	if (ret) {
 		fp_findings_free(out);
 		return ret;

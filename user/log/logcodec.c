@@ -233,8 +233,43 @@ static void dec_tamper(struct fp_dec *d, struct fp_event *ev)
 	ev->tamper.target_pid = fp_dec_u64(d);
 	ev->tamper.arg = fp_dec_i64(d);
 	if (ev->tamper.kind < FP_TAMPER_SIGNAL ||
-	    ev->tamper.kind > FP_TAMPER_HEARTBEAT)
+	    ev->tamper.kind > FP_TAMPER_REPLACED)
 		d->err = -EBADMSG;
+}
+
+static void enc_control(struct fp_enc *e, const struct fp_event *ev)
+{
+	uint32_t i;
+
+	fp_enc_u64(e, ev->control.op);
+	fp_enc_u64(e, ev->control.result);
+	fp_enc_u64(e, ev->control.start_ticks);
+	fp_enc_u64(e, ev->control.step_pid);
+	fp_enc_u64(e, ev->control.nown);
+	for (i = 0; i < ev->control.nown && i < FP_CTL_MAX_OWN; i++)
+		fp_enc_u64(e, ev->control.own[i]);
+	fp_enc_bytes(e, ev->control.name.data, ev->control.name.len);
+}
+
+static void dec_control(struct fp_dec *d, struct fp_event *ev)
+{
+	uint32_t i;
+
+	ev->control.op = fp_dec_u64(d);
+	ev->control.result = fp_dec_u64(d);
+	ev->control.start_ticks = fp_dec_u64(d);
+	ev->control.step_pid = fp_dec_u64(d);
+	ev->control.nown = fp_dec_u64(d);
+	if (ev->control.op < FP_CTL_START || ev->control.op > FP_CTL_STOP ||
+	    ev->control.result > FP_CTL_FOREIGN ||
+	    ev->control.nown > FP_CTL_MAX_OWN) {
+		ev->control.nown = 0;
+		d->err = -EBADMSG;
+		return;
+	}
+	for (i = 0; i < ev->control.nown; i++)
+		ev->control.own[i] = fp_dec_u64(d);
+	fp_dec_bytes(d, &ev->control.name);
 }
 
 static void enc_signal(struct fp_enc *e, const struct fp_event *ev)
@@ -371,6 +406,9 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		fp_enc_u64(e, ev->uring.opcode);
 		fp_enc_i64(e, ev->uring.arg);
 		break;
+	case FP_EV_CONTROL:
+		enc_control(e, ev);
+		break;
 	}
 }
 
@@ -410,7 +448,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 	if (((ev->type < FP_EV_EXEC || ev->type > FP_EV_DNS ||
 	      ev->type == FP_EV_ARGV) &&
 	     ev->type != FP_EV_SIGNAL && ev->type != FP_EV_URING &&
-	     ev->type != FP_EV_PROCOP) ||
+	     ev->type != FP_EV_PROCOP && ev->type != FP_EV_CONTROL) ||
 	    !via_ok(ev)) {
 		d->err = -EBADMSG;
 		ev->type = 0;
@@ -514,6 +552,9 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		    ev->uring.kind > FP_URING_UNTRACEABLE ||
 		    ev->uring.opcode > 255)
 			d->err = -EBADMSG;
+		break;
+	case FP_EV_CONTROL:
+		dec_control(d, ev);
 		break;
 	}
 	if (d->err)
