@@ -13,6 +13,7 @@
 #   footprint --version
 #   footprint run -- true
 #   footprint run --receipt ... -- ./job.sh    (a small traced script)
+#   sudo footprint run ...     (by a user: sudo installed, then)
 # and prints "== NAME rc=N" lines; the receipts stay in WORK/upper/root.
 # FOOTPRINT_DEBIAN_MIRROR: the archive (default http://deb.debian.org/debian).
 set -eu
@@ -56,7 +57,7 @@ mount --rbind /sys "$root/sys"
 mount -t bpf bpf "$root/sys/fs/bpf"
 mount --rbind /dev "$root/dev"
 mount --bind "$cache/archives" "$root/var/cache/apt/archives"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
+cp /etc/resolv.conf /etc/hosts "$root/etc/"
 cp "$deb" "$root/tmp/"
 name=$(basename "$deb")
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
@@ -107,3 +108,18 @@ in_root sh -c 'cd /root/job && footprint run --receipt /root/strict.json -- ./jo
 	>"$work/strict.log" 2>&1 || rc=$?
 echo "== job strict rc=$rc"
 sed 's/^/== strict: /' "$work/strict.log"
+
+# as footprint is meant to be used: sudo footprint run, by a user
+rc=0
+in_root sh -c 'apt-get install -y -q --no-install-recommends sudo &&
+	useradd -m dev &&
+	echo "dev ALL=(ALL) NOPASSWD: ALL" >/etc/sudoers.d/dev' \
+	>"$work/sudo-apt.log" 2>&1 || rc=$?
+echo "== sudo installed rc=$rc"
+rc=0
+in_root runuser -u dev -- sh -c 'mkdir ~/job && cd ~/job && echo in >input &&
+	sudo -n footprint run --allow out --receipt ~/r.json -- sh -c "cat input >out"' \
+	>"$work/user.log" 2>&1 || rc=$?
+echo "== user run rc=$rc"
+sed 's/^/== user: /' "$work/user.log"
+in_root stat -c '== owner %n %U %a' /home/dev/job/out /home/dev/r.json

@@ -242,6 +242,18 @@ class Package(unittest.TestCase):
                          if x.startswith("files.transient: /tmp/job.")],
                         strict["reasons"])
 
+        # sudo footprint run by a user: the command ran as the user, and
+        # the receipt is the user's
+        self.assertIn("== sudo installed rc=0\n", out, out)
+        self.assertIn("== user run rc=0\n", out, out)
+        self.assertIn("== owner /home/dev/job/out dev 644\n", out)
+        self.assertIn("== owner /home/dev/r.json dev 600\n", out)
+        with open(os.path.join(work, "upper", "home", "dev", "r.json")) as f:
+            user = json.load(f)
+        self.assertTrue(user["ok"], user["reasons"])
+        self.assertEqual([a["path"] for a in user["files"]["added"]],
+                         ["/home/dev/job/out"])
+
 
 class Refusals(unittest.TestCase):
     def test_a_modified_tree_is_refused(self):
