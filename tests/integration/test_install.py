@@ -272,6 +272,12 @@ class Completion(unittest.TestCase):
         self.assertEqual(complete(["replay", "-q", "r"], cwd=d),
                          ["rdir", "rfile"])
         self.assertIn("root", complete(["run", "--user", "ro"]))
+        # --opt=value: bash hands it over split at the =
+        self.assertEqual(complete(["run", "--leftovers", "=", "k"]), ["kill"])
+        self.assertEqual(complete(["run", "--leftovers", "="]),
+                         ["allow", "fail", "kill"])
+        self.assertEqual(complete(["run", "--root", "=", "r"], cwd=d),
+                         ["rdir"])
 
     def test_run_command_and_its_words(self):
         d = tempfile.mkdtemp(prefix="fpcomp-")
@@ -284,6 +290,9 @@ class Completion(unittest.TestCase):
         self.assertIn("true", cmd)
         self.assertNotIn("true-file", cmd)
         self.assertIn("true", complete(["run", "--", "tru"], cwd=d))
+        cmd = complete(["run", "--receipt", "=", "r.json", "tru"], cwd=d)
+        self.assertIn("true", cmd)
+        self.assertNotIn("true-file", cmd)
         # the command's own words are not footprint's options
         self.assertNotIn("--root", complete(["run", "true", "--ro"], cwd=d))
         self.assertNotIn("--root", complete(["run", "--", "ls", "--ro"]))
