@@ -175,7 +175,9 @@ class ManPages(unittest.TestCase):
     def test_pages_render_without_warnings(self):
         if not shutil.which("man"):
             self.skipTest("man (man-db) is not installed")
-        for path in sorted(glob.glob(os.path.join(MAN_DIR, "*.1"))):
+        pages = sorted(glob.glob(os.path.join(MAN_DIR, "*.1")))
+        self.assertTrue(pages, "no man page in " + MAN_DIR)
+        for path in pages:
             r = subprocess.run(
                 ["man", "--warnings", "-E", "UTF-8", "-l", "-Tutf8", "-Z",
                  path], capture_output=True, text=True,
@@ -187,7 +189,8 @@ class ManPages(unittest.TestCase):
 def complete(words, cwd=None, loader=False, prefix=None):
     """What bash offers for the last of words (the one being typed), as
     readline would ask the completion function; sorted, deduplicated."""
-    script = ('source "$1"; shift; COMP_WORDS=("$@"); '
+    script = ('source "$1" || exit 3; declare -F _footprint >/dev/null || '
+              'exit 4; shift; COMP_WORDS=("$@"); '
               'COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); '
               'COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=(); '
               '_footprint footprint "${COMP_WORDS[COMP_CWORD]}" '
