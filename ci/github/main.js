@@ -16,7 +16,7 @@ function main() {
   const temp = lib.need('RUNNER_TEMP');
   const roots = list(lib.input('roots') || process.env.GITHUB_WORKSPACE || '');
   if (!roots.length) throw new lib.Fail('no root to watch: give the roots input');
-  const fp = lib.findFootprint(lib.input('footprint') || 'footprint');
+  const fp = require('./install').ensure(lib.input('footprint') || 'footprint');
   const state = path.join(temp, 'footprint-state');
   const args = ['sidecar', 'start', '--state', state];
   for (const r of roots) args.push('--root', path.resolve(r));

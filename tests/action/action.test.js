@@ -305,7 +305,7 @@ test('a bad mode or a missing footprint fails main before anything runs', () => 
   assert.deepStrictEqual(calls(r, 'sudo'), []);
 
   r = runner();
-  res = step(r, 'main', { footprint: 'no-such-footprint' });
+  res = step(r, 'main', { footprint: 'no-such-footprint', build: 'false' });
   assert.strictEqual(res.status, 1);
   assert.match(res.stdout, /^::error title=footprint::'no-such-footprint' is not on PATH/m);
   assert.deepStrictEqual(calls(r, 'sudo'), []);

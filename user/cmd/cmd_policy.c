@@ -18,6 +18,7 @@
 #include "run_args.h"
 #include "suggest.h"
 #include "userfile.h"
+#include "longopts.h"
 
 static void policy_usage(FILE *f)
 {
@@ -65,21 +66,23 @@ struct policy_opts {
 	int nargs;
 };
 
+const struct option fp_policy_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int policy_args(int argc, char **argv, struct policy_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct fp_positionals pos;
 	int c, at;
 
 	memset(&pos, 0, sizeof(pos));
 	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:o:qh", longopts, &at,
-					  &pos)) != -1) {
+	while ((c = fp_next_opt_any_order(argc, argv, "-:o:qh",
+					  fp_policy_longopts, &at, &pos)) !=
+	       -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "run_args.h"
 #include "sidecar_cmd.h"
+#include "longopts.h"
 #include "sidecar_peer.h"
 
 static void sidecar_usage(FILE *f)
@@ -33,8 +34,8 @@ static void sidecar_usage(FILE *f)
 		"\n"
 		"Options of start:\n"
 		"  -r, --root DIR        watch DIR (repeatable; default: the current directory)\n"
-		"  -a, --allow, -f, --forbid, -x, --expect, --ignore PATTERN, -p, --policy FILE\n"
-		"                        the rules, as for `footprint run`\n"
+		"  -a, --allow, -f, --forbid, -x, --expect, --ignore PATTERN, -p, --policy FILE,\n"
+		"      --report-noise    the rules, as for `footprint run`\n"
 		"      --pid-tree PID    trace PID and every descendant, present and future\n"
 		"                        (repeatable, up to 16)\n"
 		"      --cgroup PATH     trace this cgroup v2 and its descendants (repeatable,\n"
@@ -78,6 +79,7 @@ static void sidecar_usage(FILE *f)
 		"may mark, anyone may ask status, and neither is a step.\n"
 		"Options of status:\n"
 		"      --json            one JSON object: events, lost, lost per minute, RSS\n"
+		"  -h, --help            show this help\n"
 		"\n"
 		"Examples:\n"
 		"  sudo footprint sidecar start --root \"$GITHUB_WORKSPACE\" --cgroup /system.slice/docker.service\n"
@@ -103,36 +105,37 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+const struct option fp_sidecar_longopts[] = {
+	{ "state", required_argument, NULL, 'S' + 256 },
+	{ "root", required_argument, NULL, 'r' },
+	{ "allow", required_argument, NULL, 'a' },
+	{ "forbid", required_argument, NULL, 'f' },
+	{ "expect", required_argument, NULL, 'x' },
+	{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
+	{ "record", required_argument, NULL, 'w' },
+	{ "record-max", required_argument, NULL, 'W' + 256 },
+	{ "cgroup", required_argument, NULL, 'C' + 256 },
+	{ "pid-tree", required_argument, NULL, 'T' + 256 },
+	{ "step-parent", required_argument, NULL, 'P' + 256 },
+	{ "receipt", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, 'J' + 256 },
+	{ "summary", required_argument, NULL, 'M' + 256 },
+	{ "annotations", no_argument, NULL, 'N' + 256 },
+	{ "ring-size", required_argument, NULL, 'R' + 256 },
+	{ "every-open", no_argument, NULL, 'O' + 256 },
+	{ "report-reads", no_argument, NULL, 'D' + 256 },
+	{ "memory-budget", required_argument, NULL, 'B' + 256 },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "summary-max", required_argument, NULL, 'X' + 256 },
+	{ "daemon", required_argument, NULL, 'I' + 256 },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "state", required_argument, NULL, 'S' + 256 },
-		{ "root", required_argument, NULL, 'r' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "forbid", required_argument, NULL, 'f' },
-		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
-		{ "record", required_argument, NULL, 'w' },
-		{ "record-max", required_argument, NULL, 'W' + 256 },
-		{ "cgroup", required_argument, NULL, 'C' + 256 },
-		{ "pid-tree", required_argument, NULL, 'T' + 256 },
-		{ "step-parent", required_argument, NULL, 'P' + 256 },
-		{ "receipt", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'J' + 256 },
-		{ "summary", required_argument, NULL, 'M' + 256 },
-		{ "annotations", no_argument, NULL, 'N' + 256 },
-		{ "ring-size", required_argument, NULL, 'R' + 256 },
-		{ "every-open", no_argument, NULL, 'O' + 256 },
-		{ "report-reads", no_argument, NULL, 'D' + 256 },
-		{ "memory-budget", required_argument, NULL, 'B' + 256 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "summary-max", required_argument, NULL, 'X' + 256 },
-		{ "daemon", required_argument, NULL, 'I' + 256 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fp_positionals pos = { 0 };
 	int c, taken, at;
 
@@ -142,7 +145,8 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 	/* options may come before or after the verb */
 	fp_opts_start();
 	while ((c = fp_next_opt_any_order(argc, argv, "-:r:a:f:x:p:w:o:qh",
-					  longopts, &at, &pos)) != -1) {
+					  fp_sidecar_longopts, &at, &pos)) !=
+	       -1) {
 		taken = fp_rule_args_take(&o->rules, "sidecar", c, optarg);
 		if (taken < 0)
 			return -taken;

@@ -33,6 +33,8 @@ static const struct cmd cmds[] = {
 	  "copy a scratch run's locked outputs into the real tree" },
 	{ "shape", cmd_shape,
 	  "fingerprint a running unit, process or cgroup; diff two shapes" },
+	{ "completion", cmd_completion,
+	  "print the bash completion script: completion bash" },
 	{ NULL, NULL, NULL },
 };
 
@@ -51,7 +53,7 @@ static void usage(FILE *f)
 		"\n"
 		"Commands:\n");
 	for (c = cmds; c->name; c++)
-		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	fprintf(f,
 		"\n"
 		"Examples:\n"

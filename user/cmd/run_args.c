@@ -11,6 +11,7 @@
 #include "receipt.h"
 #include "reconcile.h"
 #include "run_args.h"
+#include "longopts.h"
 
 /*
  * getopt_long, with *at set to the argument it works on: optind has
@@ -285,46 +286,47 @@ static int fp_scratch_arg(struct run_opts *o, int c, const char *arg)
 	return 0;
 }
 
+const struct option fp_run_longopts[] = {
+	{ "root", required_argument, NULL, 'r' },
+	{ "allow", required_argument, NULL, 'a' },
+	{ "forbid", required_argument, NULL, 'f' },
+	{ "expect", required_argument, NULL, 'x' },
+	{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "receipt", required_argument, NULL, 'o' },
+	{ "cross-mounts", no_argument, NULL, 'C' },
+	{ "rehash-all", no_argument, NULL, 'H' },
+	{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
+	{ "report-reads", no_argument, NULL, 'D' + 256 },
+	{ "events", required_argument, NULL, 'e' },
+	{ "record", required_argument, NULL, 'w' },
+	{ "user", required_argument, NULL, 'u' },
+	{ "as-root", no_argument, NULL, 'R' + 256 },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "leftovers", required_argument, NULL, 'L' },
+	{ "force", no_argument, NULL, 'F' },
+	{ "record-max", required_argument, NULL, 'W' + 256 },
+	{ "ring-size", required_argument, NULL, 'R' },
+	{ "every-open", no_argument, NULL, 'O' + 256 },
+	{ "cold", no_argument, NULL, 'C' + 512 },
+	{ "max-argv", required_argument, NULL, 'A' },
+	{ "dns-port", required_argument, NULL, 'N' + 256 },
+	{ "memory-budget", required_argument, NULL, 'B' + 256 },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "summary-max", required_argument, NULL, 'S' + 256 },
+	{ "scratch", required_argument, NULL, 'S' + 512 },
+	{ "hide", required_argument, NULL, 'h' + 512 },
+	{ "no-network", no_argument, NULL, 'n' + 512 },
+	{ "scratch-also", required_argument, NULL, 'a' + 512 },
+	{ "inputs-lock", required_argument, NULL, 'i' + 512 },
+	{ "unit", required_argument, NULL, 'U' + 256 },
+	{ "shape-policy", required_argument, NULL, 'P' + 256 },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "forbid", required_argument, NULL, 'f' },
-		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "receipt", required_argument, NULL, 'o' },
-		{ "cross-mounts", no_argument, NULL, 'C' },
-		{ "rehash-all", no_argument, NULL, 'H' },
-		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
-		{ "report-reads", no_argument, NULL, 'D' + 256 },
-		{ "events", required_argument, NULL, 'e' },
-		{ "record", required_argument, NULL, 'w' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "as-root", no_argument, NULL, 'R' + 256 },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "leftovers", required_argument, NULL, 'L' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "record-max", required_argument, NULL, 'W' + 256 },
-		{ "ring-size", required_argument, NULL, 'R' },
-		{ "every-open", no_argument, NULL, 'O' + 256 },
-		{ "cold", no_argument, NULL, 'C' + 512 },
-		{ "max-argv", required_argument, NULL, 'A' },
-		{ "dns-port", required_argument, NULL, 'N' + 256 },
-		{ "memory-budget", required_argument, NULL, 'B' + 256 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "summary-max", required_argument, NULL, 'S' + 256 },
-		{ "scratch", required_argument, NULL, 'S' + 512 },
-		{ "hide", required_argument, NULL, 'h' + 512 },
-		{ "no-network", no_argument, NULL, 'n' + 512 },
-		{ "scratch-also", required_argument, NULL, 'a' + 512 },
-		{ "inputs-lock", required_argument, NULL, 'i' + 512 },
-		{ "unit", required_argument, NULL, 'U' + 256 },
-		{ "shape-policy", required_argument, NULL, 'P' + 256 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t v;
 	int c, taken, at;
 
@@ -334,8 +336,8 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
 	fp_opts_start();
 	/* "+": the first non-option is COMMAND, and its options are its own */
-	while ((c = next_opt(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh", longopts,
-			     &at)) != -1) {
+	while ((c = next_opt(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh",
+			     fp_run_longopts, &at)) != -1) {
 		taken = fp_rule_args_take(&o->rules, "run", c, optarg);
 		if (taken < 0)
 			return -taken;
@@ -473,29 +475,31 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
+const struct option fp_replay_longopts[] = {
+	{ "allow", required_argument, NULL, 'a' },
+	{ "forbid", required_argument, NULL, 'f' },
+	{ "expect", required_argument, NULL, 'x' },
+	{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
+	{ "receipt", required_argument, NULL, 'o' },
+	{ "memory-budget", required_argument, NULL, 'B' + 256 },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "summary-max", required_argument, NULL, 'S' + 256 },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "allow", required_argument, NULL, 'a' },
-		{ "forbid", required_argument, NULL, 'f' },
-		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
-		{ "receipt", required_argument, NULL, 'o' },
-		{ "memory-budget", required_argument, NULL, 'B' + 256 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "summary-max", required_argument, NULL, 'S' + 256 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fp_positionals pos = { 0 };
 	int c, ret, at;
 
 	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
 	fp_opts_start();
 	while ((c = fp_next_opt_any_order(argc, argv, "-:a:f:x:p:o:qh",
-					  longopts, &at, &pos)) != -1) {
+					  fp_replay_longopts, &at, &pos)) !=
+	       -1) {
 		ret = fp_rule_args_take(&o->rules, "replay", c, optarg);
 		if (ret < 0)
 			return -ret;
@@ -530,23 +534,24 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 	return 0;
 }
 
+const struct option fp_events_longopts[] = {
+	{ "pid", required_argument, NULL, 'P' },
+	{ "type", required_argument, NULL, 'T' },
+	{ "path-prefix", required_argument, NULL, 'X' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int fp_events_args_parse(int argc, char **argv, struct fp_events_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'P' },
-		{ "type", required_argument, NULL, 'T' },
-		{ "path-prefix", required_argument, NULL, 'X' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fp_positionals pos = { 0 };
 	char *end;
 	int c, at;
 
 	o->pid = -1;
 	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:h", longopts, &at,
-					  &pos)) != -1) {
+	while ((c = fp_next_opt_any_order(argc, argv, "-:h", fp_events_longopts,
+					  &at, &pos)) != -1) {
 		switch (c) {
 		case 'P':
 			errno = 0;
