@@ -1,0 +1,114 @@
+"""Issue 29, tried as a new user would: a non-root user who types
+`sudo footprint ...` in a shell, on real commands (see realuse_util).
+
+  - `footprint events --type exec LOG | jq -r '.argv | join(" ")'`, the
+    README's line, prints the command lines and nothing else;
+  - `--allow ./`, `--allow .` and `--allow ./x` mean the root and what is
+    in it, on the command line and in a policy file; suggestions are
+    root-relative and paste back as they are;
+  - the summary's "and N more" counts only what no line above covered;
+  - `footprint help SUBCOMMAND` is `SUBCOMMAND --help`, and run --help
+    names every kind of thing traced.
+
+Run from the top of the tree, as root:
+  FOOTPRINT=build/footprint FOOTPRINT_REQUIRE_BPF=1 \\
+      /usr/bin/python3 -m unittest -v tests/integration/test_realuse.py
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import realuse_util as ru  # noqa: E402
+from realuse_util import EXIT_OK, EXIT_VERDICT, q  # noqa: E402
+
+USER = ru.User()
+
+
+def setUpModule():
+    USER.make()
+
+
+def tearDownModule():
+    USER.remove()
+
+
+class Case(unittest.TestCase):
+    maxDiff = None
+
+    def setUp(self):
+        self.dir = USER.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def path(self, *names):
+        return os.path.join(self.dir, *names)
+
+    def mkdir(self, *names):
+        d = self.path(*names)
+        os.makedirs(d, exist_ok=True)
+        os.chown(d, USER.pw.pw_uid, USER.pw.pw_gid)
+        return d
+
+    def sh(self, script, cwd=None, **kw):
+        return USER.sh(script, cwd or self.dir, **kw)
+
+    def describe(self, p):
+        return "rc=%s\nstdout=%s\nstderr=%s" % (
+            p.returncode, p.stdout.decode("utf-8", "replace"),
+            p.stderr.decode("utf-8", "replace"))
+
+
+class EventsTypeTest(Case):
+    """Item 5: the README's `events --type exec | jq` line."""
+
+    def test_readme_jq_line_prints_the_command_lines(self):
+        work = self.mkdir("work")
+        USER.write(os.path.join(work, "job.sh"),
+                   "#!/bin/sh\nset -e\nmkdir -p out\n"
+                   "printf 'a b\\n' > out/x.txt\n"
+                   "tr a-z A-Z < out/x.txt > out/y.txt\nls out >/dev/null\n",
+                   0o755)
+        out = self.mkdir("out")
+        p = self.sh("sudo footprint run --quiet --allow out/ "
+                    "--record ../out/job.fplog -- ./job.sh", cwd=work)
+        self.assertEqual(p.returncode, EXIT_OK, self.describe(p))
+        # the README's line, as written
+        p = self.sh("footprint events --type exec job.fplog | "
+                    "jq -r '.argv | join(\" \")'", cwd=out)
+        self.assertEqual(p.returncode, 0, self.describe(p))
+        self.assertEqual(p.stdout.decode().splitlines(),
+                         ["/bin/sh ./job.sh", "mkdir -p out",
+                          "tr a-z A-Z", "ls out"], self.describe(p))
+        self.assertEqual(p.stderr, b"", self.describe(p))
+        # every filter prints only what it matches
+        for opt in ("--type exec", "--type open", "--pid 1",
+                    "--path-prefix /nonexistent/"):
+            p = self.sh("footprint events %s job.fplog" % opt, cwd=out)
+            self.assertEqual(p.returncode, 0, self.describe(p))
+            types = set(re.findall(rb'^\{"type":"([a-z_]+)"', p.stdout,
+                                   re.M))
+            self.assertNotIn(b"stats", types, opt)
+            if opt.startswith("--type"):
+                self.assertEqual(types, {opt.split()[1].encode()}, opt)
+        # the stats record on its own, and last when nothing filters
+        p = self.sh("footprint events --type stats job.fplog", cwd=out)
+        lines = p.stdout.decode().splitlines()
+        self.assertEqual(len(lines), 1, self.describe(p))
+        self.assertTrue(lines[0].startswith('{"type":"stats"'), lines)
+        p = self.sh("footprint events job.fplog", cwd=out)
+        self.assertTrue(p.stdout.decode().splitlines()[-1].startswith(
+            '{"type":"stats"'))
+        # a type the log does not hold is said, not silently nothing
+        p = self.sh("footprint events --type exce job.fplog", cwd=out)
+        self.assertEqual(p.stdout, b"")
+        self.assertIn(b"holds no 'exce' event", p.stderr)
+        self.assertIn(b"exec", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
