@@ -110,5 +110,58 @@ class EventsTypeTest(Case):
         self.assertIn(b"exec", p.stderr)
 
 
+class HelpTest(Case):
+    """Item 9: `footprint help X` is `footprint X --help`; run --help says
+    what is traced."""
+
+    TRACED = ("exec", "fork", "exit", "open", "unlink", "rename", "mkdir",
+              "rmdir", "mknod", "symlink", "link", "chmod", "chown",
+              "truncate", "bind", "connect", "sendto", "accept", "DNS",
+              "kill", "ptrace")
+
+    def commands(self):
+        p = self.sh("footprint --help")
+        self.assertEqual(p.returncode, 0, self.describe(p))
+        text = p.stdout.decode()
+        block = text.split("Commands:\n", 1)[1].split("\n\n", 1)[0]
+        cmds = [ln.split()[0] for ln in block.splitlines() if ln.strip()]
+        self.assertIn("run", cmds, text)
+        self.assertIn("help run", text)
+        return cmds
+
+    def test_help_subcommand_is_its_help(self):
+        cmds = self.commands()
+        pairs = [[c] for c in cmds] + [
+            ["sidecar", "start"], ["sidecar", "stop"], ["policy", "learn"],
+            ["policy", "check"], ["shape", "diff"]]
+        for words in pairs:
+            want = self.sh("footprint %s --help" % " ".join(words))
+            got = self.sh("footprint help %s" % " ".join(words))
+            self.assertEqual(want.returncode, 0, self.describe(want))
+            self.assertEqual(got.returncode, 0, self.describe(got))
+            self.assertEqual(got.stdout, want.stdout, words)
+            self.assertTrue(got.stdout.startswith(b"Usage: footprint"),
+                            words)
+        # without a word: the main help
+        p = self.sh("footprint help")
+        self.assertEqual(p.stdout, self.sh("footprint --help").stdout)
+
+    def test_help_never_runs_anything(self):
+        marker = self.path("ran")
+        for argv in ("help run touch %s" % marker, "help nosuchcommand",
+                     "help events x y"):
+            p = self.sh("sudo footprint " + argv)
+            self.assertEqual(p.returncode, ru.EXIT_USAGE, self.describe(p))
+            self.assertEqual(p.stdout, b"")
+            self.assertTrue(p.stderr.startswith(b"footprint: "), p.stderr)
+            self.assertFalse(os.path.exists(marker))
+
+    def test_run_help_names_every_kind_traced(self):
+        p = self.sh("footprint help run")
+        text = p.stdout.decode()
+        for kind in self.TRACED:
+            self.assertRegex(text, r"\b%s\b" % kind, kind)
+
+
 if __name__ == "__main__":
     unittest.main()
