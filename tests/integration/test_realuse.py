@@ -163,5 +163,58 @@ class HelpTest(Case):
             self.assertRegex(text, r"\b%s\b" % kind, kind)
 
 
+def summary_coverage(err):
+    """(failing, covered, more) read from a failing summary: the failing
+    count of its first line, the findings its lines name (an example
+    line one, an "N under DIR/" line N), and its "and N more"."""
+    lines = err.splitlines()
+    m = re.match(r"footprint: FAIL \(([\d,]+) failing finding", lines[0])
+    assert m, err
+    failing = int(m.group(1).replace(",", ""))
+    covered = more = 0
+    num = r"([\d,]+)"
+    for ln in lines[1:]:
+        if ln.startswith("footprint: "):
+            break  # the policy lines
+        if re.match(r"^  and %s more \(see the receipt\)$" % num, ln):
+            more += int(re.match(r"^  and %s" % num, ln).group(1)
+                        .replace(",", ""))
+        elif re.match(r"^  \S+ %s under .*/$" % num, ln):
+            covered += int(re.match(r"^  \S+ %s" % num, ln).group(1)
+                           .replace(",", ""))
+        elif re.match(r"^    %s under .*/$" % num, ln):
+            covered += int(re.match(r"^    %s" % num, ln).group(1)
+                           .replace(",", ""))
+        elif re.match(r"^  \S+ %s:?$" % num, ln):
+            pass  # a category's count: its examples follow
+        elif re.match(r"^    \S", ln) or re.match(r"^  [a-z_]+\.[a-z_]+ ",
+                                                    ln):
+            covered += 1  # one finding
+    return failing, covered, more
+
+
+class SummaryMoreTest(Case):
+    """Item 8: "and N more" counts what no line above covered."""
+
+    def test_a_copied_tree_and_leftovers(self):
+        need = "/usr/include/linux"
+        if not os.path.isdir(need):
+            ru.cannot_test("%s is missing (linux-libc-dev)" % need)
+        job = USER.write(self.path("job.sh"),
+                         "#!/bin/sh\ncp -r /usr/include/linux inc\n"
+                         "cp -r /usr/include/linux inc2\n"
+                         "for i in $(seq 15); do sleep 300 & done\n", 0o755)
+        root = self.mkdir("root")
+        p = self.sh("sudo footprint run --summary-max 4 -- %s" % q(job),
+                    cwd=root)
+        err = p.stderr.decode("utf-8", "replace")
+        self.assertEqual(p.returncode, EXIT_VERDICT, self.describe(p))
+        failing, covered, more = summary_coverage(err)
+        self.assertGreater(failing, 500, err)
+        self.assertEqual(covered + more, failing, err)
+        self.assertLessEqual(more, 15, err)
+        self.assertIn("  processes.leftover 15:", err)
+
+
 if __name__ == "__main__":
     unittest.main()

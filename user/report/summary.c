@@ -21,7 +21,9 @@ struct out {
 	FILE *f;
 	const char *red, *off;
 	size_t max; /* examples per category */
-	size_t more; /* failing findings not shown on a line of their own */
+	/* failing findings no line covers: not shown on a line of their
+	 * own nor counted on an "N under DIR/" line */
+	size_t more;
 };
 
 /* how put_escaped() spells what it escapes */
@@ -338,6 +340,8 @@ static void put_groups(struct out *o, const struct fp_findings *fi,
 			put_count(o->f, g[i].b - g[i].a);
 			fputs(" under ", o->f);
 			put_escaped(o->f, g[i].dir, g[i].dlen, ESC_PATH);
+			/* "N under DIR/" covers them: not "and N more" */
+			o->more -= g[i].b - g[i].a;
 		}
 		fputc('\n', o->f);
 	}
