@@ -163,6 +163,98 @@ class HelpTest(Case):
             self.assertRegex(text, r"\b%s\b" % kind, kind)
 
 
+class DotPatternTest(Case):
+    """Item 7: "./" is the root, on the command line and in a policy file;
+    suggestions are root-relative and paste back."""
+
+    JOB = "echo x > out.txt; mkdir -p build/obj; echo y > build/obj/a.o"
+
+    def run_job(self, root, opts, receipt=None):
+        cmd = "sudo footprint run --quiet %s" % opts
+        if receipt:
+            cmd += " --receipt %s" % q(receipt)
+        return self.sh("%s -- sh -c %s" % (cmd, q(self.JOB)), cwd=root)
+
+    def fresh_root(self, name):
+        root = self.mkdir(name)
+        USER.write(os.path.join(root, "keep.txt"), "k\n")
+        return root
+
+    def test_dot_slash_allows_what_is_in_the_root(self):
+        for n, opt in enumerate(("--allow ./", "--allow .", "--allow './'",
+                                 "--allow .//", "--allow ./build/ "
+                                 "--allow ./out.txt",
+                                 "--allow build/. --allow ./out.txt",
+                                 "--allow '*' --allow '**'")):
+            root = self.fresh_root("r%d" % n)
+            p = self.run_job(root, opt)
+            self.assertEqual(p.returncode, EXIT_OK,
+                             "%s\n%s" % (opt, self.describe(p)))
+        # the same in a policy file
+        for n, line in enumerate(("allow ./", "allow .", "allow \"./\"",
+                                  "allow ./build/\nallow ./out.txt")):
+            root = self.fresh_root("p%d" % n)
+            pol = USER.write(self.path("p%d.policy" % n), line + "\n")
+            p = self.run_job(root, "--policy %s" % q(pol))
+            self.assertEqual(p.returncode, EXIT_OK,
+                             "%s\n%s" % (line, self.describe(p)))
+
+    def test_dot_slash_x_is_only_x(self):
+        root = self.fresh_root("r")
+        rec = self.path("r.json")
+        p = self.run_job(root, "--allow ./build/", receipt=rec)
+        self.assertEqual(p.returncode, EXIT_VERDICT, self.describe(p))
+        r = ru.load_json(rec)
+        self.assertEqual(r["reasons"], ["files.added: %s/out.txt" % root])
+        added = {f["path"]: f for f in r["files"]["added"]}
+        self.assertEqual(added[root + "/build/obj/a.o"]["rule"],
+                         "allow ./build/")
+        # an absolute rule is what it always was
+        root = self.fresh_root("abs")
+        p = self.run_job(root, "--allow %s/out.txt --allow %s/build/" %
+                         (root, root))
+        self.assertEqual(p.returncode, EXIT_OK, self.describe(p))
+
+    def test_dot_dot_is_refused(self):
+        root = self.fresh_root("r")
+        p = self.run_job(root, "--allow ../r/out.txt")
+        self.assertEqual(p.returncode, ru.EXIT_USAGE, self.describe(p))
+        err = p.stderr.decode()
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertTrue(err.startswith("footprint: "), err)
+        self.assertIn("..", err)
+        pol = USER.write(self.path("dd.policy"), "allow a/../b\n")
+        p = self.run_job(root, "--policy %s" % q(pol))
+        self.assertEqual(p.returncode, ru.EXIT_USAGE, self.describe(p))
+        self.assertTrue(p.stderr.decode().startswith(
+            "footprint: %s:1: '..'" % pol), self.describe(p))
+
+    def test_suggestions_are_root_relative_and_paste_back(self):
+        root = self.fresh_root("r")
+        rec = self.path("r.json")
+        p = self.run_job(root, "", receipt=rec)
+        self.assertEqual(p.returncode, EXIT_VERDICT, self.describe(p))
+        sugg = ru.load_json(rec)["suggestions"]
+        self.assertEqual(sorted(sugg), ["allow build/", "allow out.txt"])
+        # the summary says the same lines
+        p = self.sh("sudo footprint run -- sh -c %s" % q(self.JOB),
+                    cwd=self.fresh_root("r2"))
+        err = p.stderr.decode()
+        self.assertIn("\n  allow build/  # covers 3\n", err)
+        self.assertIn("\n  allow out.txt  # covers 1\n", err)
+        # pasted into a policy file, they pass a fresh run
+        pol = USER.write(self.path("s.policy"), "\n".join(sugg) + "\n")
+        p = self.run_job(self.fresh_root("r3"), "--policy %s" % q(pol))
+        self.assertEqual(p.returncode, EXIT_OK, self.describe(p))
+        # with two roots a relative rule would match under both: absolute
+        other = self.fresh_root("other")
+        root = self.fresh_root("r4")
+        p = self.run_job(root, "--root . --root %s" % q(other), receipt=rec)
+        sugg = ru.load_json(rec)["suggestions"]
+        self.assertEqual(sorted(sugg), ["allow %s/build/" % root,
+                                        "allow %s/out.txt" % root])
+
+
 def summary_coverage(err):
     """(failing, covered, more) read from a failing summary: the failing
     count of its first line, the findings its lines name (an example

@@ -631,6 +631,8 @@ static int suggest(const struct fp_findings *f, const struct fp_outcome *o,
 	for (i = 0; !ret && i < o->nroots; i++)
 		ret = fp_suggester_root(s, o->roots[i], strlen(o->roots[i]));
 	if (!ret)
+		fp_suggester_relative(s);
+	if (!ret)
 		ret = fp_judge_needs(s, f);
 	if (!ret)
 		ret = fp_suggester_finish(s, &out);
