@@ -15,11 +15,15 @@ Run from the top of the tree, as root:
       /usr/bin/python3 -m unittest -v tests/integration/test_realuse.py
 """
 
+import datetime
+import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -253,6 +257,72 @@ class DotPatternTest(Case):
         sugg = ru.load_json(rec)["suggestions"]
         self.assertEqual(sorted(sugg), ["allow %s/build/" % root,
                                         "allow %s/out.txt" % root])
+
+
+class ProvenanceTest(Case):
+    """Missing for real use: the receipt says which footprint, where, for
+    whom and when; replay writes the same bytes."""
+
+    def utc(self, s):
+        self.assertRegex(s, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+        return datetime.datetime.strptime(
+            s, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+                tzinfo=datetime.timezone.utc).timestamp()
+
+    def test_receipt_says_who_where_when(self):
+        root = self.mkdir("root")
+        out = self.mkdir("out")
+        t0 = time.time()
+        p = self.sh("sudo footprint run --quiet --allow ./ --record "
+                    "../out/job.fplog --receipt ../out/live.json -- "
+                    "sh -c 'sleep 0.3; echo x > f'", cwd=root)
+        t1 = time.time()
+        self.assertEqual(p.returncode, EXIT_OK, self.describe(p))
+        r = ru.load_json(os.path.join(out, "live.json"))
+        pv = r["provenance"]
+        version = self.sh("footprint --version").stdout.decode().split()[1]
+        self.assertEqual(pv["footprint"], version)
+        self.assertEqual(pv["host"], socket.gethostname())
+        self.assertEqual(pv["kernel"], os.uname().release)
+        # the invoking user, not root: footprint ran under sudo
+        self.assertEqual((pv["user"], pv["uid"]),
+                         (USER.name, USER.pw.pw_uid))
+        start, end = self.utc(pv["started"]), self.utc(pv["ended"])
+        self.assertLessEqual(t0 - 0.01, start)
+        self.assertLessEqual(start + 0.3, end)
+        self.assertLessEqual(end, t1 + 0.01)
+        # replay, as the user, anywhere: the same bytes
+        p = self.sh("footprint replay -q --receipt again.json job.fplog",
+                    cwd=out)
+        self.assertEqual(p.returncode, EXIT_OK, self.describe(p))
+        with open(os.path.join(out, "live.json"), "rb") as a, \
+                open(os.path.join(out, "again.json"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
+    def test_old_and_cut_logs_replay_with_what_they_hold(self):
+        # the golden logs of tests/data were written by older footprints
+        data = os.path.join(ru.TOP, "tests", "data")
+        for name in ("changes", "clean", "leftover"):
+            log = self.path(name + ".fplog")
+            shutil.copyfile(os.path.join(data, name + ".fplog"), log)
+            os.chmod(log, 0o644)
+            p = self.sh("footprint replay -q --receipt - %s" % q(log))
+            pv = json.loads(p.stdout)["provenance"]
+            self.assertTrue(pv["footprint"] and pv["host"], pv)
+            self.utc(pv["started"])
+            self.utc(pv["ended"])
+        # a log cut before its trailer: no end time
+        with open(log, "rb") as f:
+            raw = f.read()
+        cut = self.path("cut.fplog")
+        with open(cut, "wb") as f:
+            f.write(raw[:len(raw) // 2])
+        os.chmod(cut, 0o644)
+        p = self.sh("footprint replay -q --receipt - %s" % q(cut))
+        self.assertEqual(p.returncode, EXIT_VERDICT, self.describe(p))
+        pv = json.loads(p.stdout)["provenance"]
+        self.utc(pv["started"])
+        self.assertIsNone(pv["ended"])
 
 
 def summary_coverage(err):

@@ -414,6 +414,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	json_end_object(&j);
 
 	write_strv(&j, "roots", ri->roots, ri->nroots);
+	fp_receipt_provenance(&j, ri);
 	if (ri->sidecar)
 		json_field_str(&j, "mode", "sidecar");
 

@@ -29,6 +29,11 @@ struct fp_receipt_info {
 	const struct fp_shape_diff *shape_diff; /* NULL: not compared */
 	const struct fp_shape_policy *shape_policy;
 	const char *shape_why; /* why not compared */
+	/* provenance (receipt_provenance.c), from the log's header and
+	 * trailer; a time of 0 is unknown */
+	const char *version, *host, *kernel, *user;
+	uint32_t uid;
+	int64_t start_ns, end_ns;
 };
 
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,

@@ -24,5 +24,9 @@ void fp_receipt_judged(struct json_out *j, bool allowed, bool forbidden,
  */
 void fp_receipt_reads(struct json_out *j, const struct fp_findings *fi);
 void fp_receipt_signals(struct json_out *j, const struct fp_findings *fi);
+/* "provenance": version, host, kernel, user, uid, started, ended */
+struct fp_receipt_info;
+void fp_receipt_provenance(struct json_out *j,
+			   const struct fp_receipt_info *ri);
 
 #endif

@@ -214,6 +214,13 @@ void fp_run_receipt(FILE *out, const struct fp_run *run,
 					     FP_PHASE_AFTER :
 					     FP_PHASE_BEFORE],
 		.unit = run->unit,
+		.version = run->version,
+		.host = run->hostname,
+		.kernel = run->kernel,
+		.user = run->user,
+		.uid = run->uid,
+		.start_ns = run->start_ns,
+		.end_ns = run->end_ns,
 	};
 	struct fp_shape_policy sp;
 	struct fp_shape_diff sd;

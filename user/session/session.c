@@ -279,8 +279,14 @@ int fp_session_header(struct fp_session *s, char *const *argv,
 	run->boot_id = read_line_file("/proc/sys/kernel/random/boot_id");
 	run->version = strdup(fp_version());
 	run->cwd = strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "");
-	run->uid = getuid();
-	run->gid = getgid();
+	/* the invoking user (SUDO_UID under sudo), as the header says */
+	if (s->o.invoker && s->o.invoker->active) {
+		run->uid = s->o.invoker->uid;
+		run->gid = s->o.invoker->gid;
+	} else {
+		run->uid = getuid();
+		run->gid = getgid();
+	}
 	pw = getpwuid(run->uid);
 	run->user = strdup(pw ? pw->pw_name : "");
 	run->run_cgroup = strdup(run_cgroup);
