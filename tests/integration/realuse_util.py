@@ -166,9 +166,31 @@ class User:
         return path
 
 
+try:
+    from jsonschema import Draft202012Validator
+    with open(os.path.join(TOP, "docs", "receipt.schema.json"),
+              encoding="utf-8") as _f:
+        _RECEIPT = Draft202012Validator(json.load(_f))
+except ImportError:  # pragma: no cover - python3-jsonschema is a dep
+    _RECEIPT = None
+
+
 def load_json(path):
     with open(path, "rb") as f:
         return json.loads(f.read())
+
+
+def load_receipt(path):
+    """A receipt, checked against docs/receipt.schema.json."""
+    doc = load_json(path)
+    if _RECEIPT is not None:
+        errs = ["%s: %s" % ("/".join(str(p) for p in e.absolute_path) or
+                            "(top)", e.message)
+                for e in sorted(_RECEIPT.iter_errors(doc), key=str)]
+        if errs:
+            raise AssertionError("%s does not match the schema:\n  %s" %
+                                 (path, "\n  ".join(errs[:20])))
+    return doc
 
 
 def wait_for(pred, timeout, step=0.02):

@@ -208,7 +208,7 @@ class DotPatternTest(Case):
         rec = self.path("r.json")
         p = self.run_job(root, "--allow ./build/", receipt=rec)
         self.assertEqual(p.returncode, EXIT_VERDICT, self.describe(p))
-        r = ru.load_json(rec)
+        r = ru.load_receipt(rec)
         self.assertEqual(r["reasons"], ["files.added: %s/out.txt" % root])
         added = {f["path"]: f for f in r["files"]["added"]}
         self.assertEqual(added[root + "/build/obj/a.o"]["rule"],
@@ -238,7 +238,7 @@ class DotPatternTest(Case):
         rec = self.path("r.json")
         p = self.run_job(root, "", receipt=rec)
         self.assertEqual(p.returncode, EXIT_VERDICT, self.describe(p))
-        sugg = ru.load_json(rec)["suggestions"]
+        sugg = ru.load_receipt(rec)["suggestions"]
         self.assertEqual(sorted(sugg), ["allow build/", "allow out.txt"])
         # the summary says the same lines
         p = self.sh("sudo footprint run -- sh -c %s" % q(self.JOB),
@@ -254,7 +254,7 @@ class DotPatternTest(Case):
         other = self.fresh_root("other")
         root = self.fresh_root("r4")
         p = self.run_job(root, "--root . --root %s" % q(other), receipt=rec)
-        sugg = ru.load_json(rec)["suggestions"]
+        sugg = ru.load_receipt(rec)["suggestions"]
         self.assertEqual(sorted(sugg), ["allow %s/build/" % root,
                                         "allow %s/out.txt" % root])
 
@@ -278,7 +278,7 @@ class ProvenanceTest(Case):
                     "sh -c 'sleep 0.3; echo x > f'", cwd=root)
         t1 = time.time()
         self.assertEqual(p.returncode, EXIT_OK, self.describe(p))
-        r = ru.load_json(os.path.join(out, "live.json"))
+        r = ru.load_receipt(os.path.join(out, "live.json"))
         pv = r["provenance"]
         version = self.sh("footprint --version").stdout.decode().split()[1]
         self.assertEqual(pv["footprint"], version)
@@ -323,6 +323,134 @@ class ProvenanceTest(Case):
         pv = json.loads(p.stdout)["provenance"]
         self.utc(pv["started"])
         self.assertIsNone(pv["ended"])
+
+
+# a job that binds a TCP listener and a UDP port, writes in its root and
+# runs other programs, then waits on stdin: the test decides when it ends
+BUSY_JOB = r"""
+import os, socket, subprocess, sys
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.bind(("127.0.0.1", 0))
+t = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+t.bind(("::1", 0))
+t.listen()
+os.makedirs("out", exist_ok=True)
+for i in range(30):
+    with open("out/f%02d.txt" % i, "w") as f:
+        f.write("x" * i)
+for i in range(4):
+    subprocess.run(["sh", "-c", "echo %d > out/sh%d.txt; true" % (i, i)],
+                   check=True)
+subprocess.run(["mkdir", "-p", "out/d/e"], check=True)
+os.rename("out/f00.txt", "out/d/e/moved.txt")
+print("ready", flush=True)
+sys.stdin.readline()
+"""
+
+BUSY_POLICY = """allow out/
+allow bind udp/127.0.0.1:0
+allow bind tcp/[::1]:0
+"""
+
+
+def findings(r, root):
+    """What a run's receipt says it did, without what differs between two
+    runs of the same job (pids, times, ephemeral ports, the root's path)
+    and without what is information about other processes (new_outside,
+    disappeared, listeners owned outside the run)."""
+    def rel(p):
+        return p[len(root):] if p.startswith(root + "/") else p
+
+    def actor(a):
+        return None if a is None else (a["exe"], tuple(a["argv"]))
+
+    out = {"ok": r["ok"], "complete": r["trace"]["complete"],
+           "reasons": sorted(re.sub(r"pid \d+", "pid N", x.replace(
+               root, "ROOT")) for x in r["reasons"]),
+           "suggestions": sorted(r["suggestions"])}
+    for lst, fs in r["files"].items():
+        if lst == "read":
+            out["read"] = sorted(rel(f["path"]) for f in fs)
+            continue
+        out["files." + lst] = sorted(
+            (rel(f["path"]), f["allowed"], f.get("explained"),
+             tuple(f.get("changes", ())), actor(f.get("by")))
+            for f in fs)
+    for lst in ("executed", "short_lived", "leftover", "privileged"):
+        out["processes." + lst] = sorted(
+            (p["exe"], tuple(p["argv"]), p["allowed"])
+            for p in r["processes"].get(lst, []))
+    for lst in ("bound", "listening"):
+        out["network." + lst] = sorted(
+            (n["family"], n["address"], n["protocol"], n["allowed"])
+            for n in r["network"][lst] if not n.get("owner_outside_run"))
+    for lst in ("connected", "accepted", "dns"):
+        out["network." + lst] = len(r["network"].get(lst, []))
+    return out
+
+
+class ConcurrentRunsTest(Case):
+    """Item 3: runs at once on one machine each get the verdict they get
+    alone; another run's listener is information, with its command line."""
+
+    N = 3
+
+    def setUp(self):
+        super().setUp()
+        self.job = USER.write(self.path("busy.py"), BUSY_JOB)
+        self.policy = USER.write(self.path("busy.policy"), BUSY_POLICY)
+
+    def start(self, name):
+        root = self.mkdir(name)
+        rec = self.path(name + ".json")
+        p = USER.popen("sudo footprint run --quiet --policy %s --receipt %s "
+                       "-- python3 %s" % (q(self.policy), q(rec),
+                                          q(self.job)),
+                       root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+        line = p.stdout.readline()
+        if line != b"ready\n":
+            p.kill()
+            out, err = p.communicate()
+            if p.returncode == ru.EXIT_NOTRACE:
+                ru.cannot_test("footprint cannot trace: %r" % err)
+            self.fail("run %s did not get ready: %r %r %r" %
+                      (name, line, out, err))
+        return p, root, rec
+
+    def finish(self, run):
+        p, root, rec = run
+        out, err = p.communicate(b"\n", timeout=60)
+        self.assertTrue(os.path.exists(rec), err)
+        return p.returncode, err.decode("utf-8", "replace"), \
+            ru.load_receipt(rec), root
+
+    def test_three_runs_at_once_get_their_own_verdicts(self):
+        alone = []
+        for i in range(self.N):
+            rc, err, r, root = self.finish(self.start("alone%d" % i))
+            self.assertEqual(rc, EXIT_OK, "%s\n%s" % (err, r["reasons"]))
+            alone.append(findings(r, root))
+        # the three overlap: each starts while the ones before it still
+        # hold their sockets, and each ends while the later ones do
+        runs = [self.start("together%d" % i) for i in range(self.N)]
+        results = [self.finish(run) for run in runs]
+        for i, (rc, err, r, root) in enumerate(results):
+            with self.subTest(run=i):
+                self.assertEqual(rc, EXIT_OK,
+                                 "%s\n%s" % (err, r["reasons"]))
+                self.assertEqual(findings(r, root), alone[i])
+        # the first saw the later runs' listeners: as information, named
+        r = results[0][2]
+        outside = [n for n in r["network"]["listening"]
+                   if n.get("owner_outside_run")]
+        self.assertGreaterEqual(len(outside), 2 * (self.N - 1),
+                                r["network"]["listening"])
+        for n in outside:
+            self.assertIs(n["allowed"], False, n)
+            self.assertIs(n.get("failing", False), False, n)
+            self.assertEqual(n["owner"]["argv"], ["python3", self.job], n)
+            self.assertIs(n["owner_began_during_run"], True, n)
 
 
 def summary_coverage(err):

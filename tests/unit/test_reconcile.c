@@ -1696,6 +1696,44 @@ Test(reconcile, listener_owner_outside_old_or_new)
 	n = &FP_NETS(&F, FP_N_LISTENING)[2];
 	cr_assert_eq(n->pid, 600);
 	cr_assert(n->outside_run && !n->new_outside, "predates the run");
+	/* each with its owner's command line, from the snapshot */
+	cr_assert_eq(FP_NETS(&F, FP_N_LISTENING)[1].by.pid, 500);
+	cr_assert_eq(fp_bytes_cmp(FP_NETS(&F, FP_N_LISTENING)[1].by.exe.data,
+				  FP_NETS(&F, FP_N_LISTENING)[1].by.exe.len,
+				  "/usr/sbin/chronyd", 17),
+		     0);
+}
+
+/* an owner that began after the process snapshot: the run's only if an
+ * event of the run named it (issue 29: another run's listener) */
+Test(reconcile, listener_owner_after_the_process_snapshot)
+{
+	struct fp_sock sa[] = {
+		{ AF_INET, IPPROTO_TCP, "0.0.0.0", 4444, 100, 700 },
+		{ AF_INET, IPPROTO_UDP, "0.0.0.0", 5555, 101, 42 },
+	};
+	const struct fp_net_finding *n;
+
+	procs(&PB, NULL, 0);
+	procs(&PA, NULL, 0);
+	socks(&SB, NULL, 0);
+	socks(&SA, sa, 2);
+	run_cgroup = "/footprint/run-1-2";
+	ev_exec(42, 1, "/bin/nc",
+		"nc\0-lu\0"
+		"5555",
+		14);
+	reconcile();
+	cr_assert_eq(F.net[FP_N_LISTENING].n, 2);
+	n = &FP_NETS(&F, FP_N_LISTENING)[0];
+	cr_assert_eq(n->pid, 700);
+	cr_assert(!n->outside_run && n->new_outside, "not the run's");
+	n = &FP_NETS(&F, FP_N_LISTENING)[1];
+	cr_assert_eq(n->pid, 42);
+	cr_assert(!n->outside_run && !n->new_outside, "the run's own");
+	cr_assert_eq(n->by.pid, 42);
+	cr_assert_eq(fp_bytes_cmp(n->by.exe.data, n->by.exe.len, "/bin/nc", 7),
+		     0);
 }
 
 /* ---- determinism ---- */

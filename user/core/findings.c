@@ -133,6 +133,7 @@ void fp_net_finding_clear(struct fp_net_finding *x)
 {
 	free(x->unix_path.data);
 	x->unix_path.data = NULL;
+	fp_actor_clear(&x->by);
 }
 
 void fp_tamper_finding_clear(struct fp_tamper_finding *x)

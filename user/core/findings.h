@@ -127,14 +127,17 @@ struct fp_net_finding {
 	 * part of it, so the run did not open it */
 	bool outside_run;
 	/* listening: owned by a process outside the run's cgroup that began
-	 * during it; it fails (the run may have had it started), but the
-	 * reason says whose it is */
+	 * during it (another run's, a service's): reported with its owner,
+	 * not held against the run, as outside_run */
 	bool new_outside;
 	bool allowed;
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */
 	unsigned int step; /* as fp_actor's */
 	const char *rule;
+	/* bound: the process that bound it; listening: the socket's owner
+	 * (pid 0: not known), for the command line the summary shows */
+	struct fp_actor by;
 };
 
 /*

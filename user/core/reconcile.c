@@ -699,7 +699,7 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 			   ALLOC(ev->bind.unix_path.len + 1))))
 		return -EDQUOT;
 	n = fp_vec_push(&r->binds, sizeof(*n));
-	if (!n)
+	if (!n || actor_fill(r, &n->by, &w))
 		return -ENOMEM;
 	n->pid = ev->pid;
 	n->step = w.group;
@@ -1752,7 +1752,8 @@ static int compare_procs(const struct fp_recon *r,
  * outside the run's cgroup that predates the run, or that began during it */
 enum sock_owner { OWNER_RUN, OWNER_OUTSIDE_OLD, OWNER_OUTSIDE_NEW };
 
-static enum sock_owner sock_owner(const struct fp_recon_input *in, pid_t pid)
+static enum sock_owner sock_owner(const struct fp_recon *r,
+				  const struct fp_recon_input *in, pid_t pid)
 {
 	const struct fp_proc *a, *b;
 
@@ -1760,12 +1761,44 @@ static enum sock_owner sock_owner(const struct fp_recon_input *in, pid_t pid)
 	    is_leftover(in, pid))
 		return OWNER_RUN;
 	a = fp_proc_find(in->proc_after, pid);
-	if (!a || in_run_cgroup(in, a))
+	/*
+	 * An owner the process snapshot (taken just before the sockets')
+	 * does not hold began after it: the run's if an event of the run
+	 * named it, else another's (a concurrent run's listener).
+	 */
+	if (!a)
+		return proc_of(r, pid) ? OWNER_RUN : OWNER_OUTSIDE_NEW;
+	if (in_run_cgroup(in, a))
 		return OWNER_RUN;
 	b = fp_proc_find(in->proc_before, pid);
 	if (b && fp_proc_same(a, b))
 		return OWNER_OUTSIDE_OLD;
 	return a->kernel_thread ? OWNER_RUN : OWNER_OUTSIDE_NEW;
+}
+
+/* the owner of a listener: as the run's events know it, else as the
+ * process snapshot shows it (an outside process), else by pid alone */
+static int sock_owner_actor(const struct fp_recon *r,
+			    const struct fp_recon_input *in, pid_t pid,
+			    enum sock_owner owner, struct fp_actor *a)
+{
+	const struct fp_proc *p = pid > 0 && in->proc_after ?
+					  fp_proc_find(in->proc_after, pid) :
+					  NULL;
+	struct who w;
+
+	memset(a, 0, sizeof(*a));
+	if (pid <= 0)
+		return 0;
+	w = who_now(r, pid);
+	if (owner == OWNER_RUN && w.exec >= 0)
+		return actor_fill(r, a, &w);
+	a->pid = pid;
+	if (!p)
+		return 0;
+	a->ppid = p->ppid;
+	return fp_actor_own(a, p->exe.data, p->exe.len, p->argv.data,
+			    p->argv.len);
 }
 
 static int compare_net(const struct fp_recon *r,
@@ -1784,6 +1817,9 @@ static int compare_net(const struct fp_recon *r,
 			return -ENOMEM;
 		*n = *b;
 		n->unix_path.data = NULL;
+		memset(&n->by, 0, sizeof(n->by));
+		if (fp_actor_copy(&n->by, &b->by))
+			return -ENOMEM;
 		if (b->unix_path.data &&
 		    fp_bytes_dup(&n->unix_path, b->unix_path.data,
 				 b->unix_path.len))
@@ -1798,11 +1834,15 @@ static int compare_net(const struct fp_recon *r,
 		n = fp_vec_push(&out->net[FP_N_LISTENING], sizeof(*n));
 		if (!n)
 			return -ENOMEM;
-		owner = sock_owner(in, s->pid);
+		owner = sock_owner(r, in, s->pid);
 		n->outside_run = owner == OWNER_OUTSIDE_OLD;
 		n->new_outside = owner == OWNER_OUTSIDE_NEW;
+		if (sock_owner_actor(r, in, s->pid, owner, &n->by))
+			return -ENOMEM;
 		n->pid = s->pid;
-		n->step = n->outside_run ? 0 : who_now(r, s->pid).group;
+		n->step = n->outside_run || n->new_outside ?
+				  0 :
+				  who_now(r, s->pid).group;
 		n->family = s->family;
 		n->protocol = s->protocol;
 		n->port = s->port;

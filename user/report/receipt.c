@@ -196,7 +196,7 @@ static void write_proc(struct json_out *j, const struct fp_findings *fi,
 }
 
 static void write_net(struct json_out *j, const struct fp_findings *fi,
-		      const struct fp_net_finding *x)
+		      enum fp_net_list l, const struct fp_net_finding *x)
 {
 	const char *fam = x->family == AF_INET	? "inet" :
 			  x->family == AF_INET6 ? "inet6" :
@@ -216,8 +216,12 @@ static void write_net(struct json_out *j, const struct fp_findings *fi,
 		json_field_str(j, "address", x->address);
 	json_field_u64(j, "port", x->port);
 	json_field_str(j, "protocol", x->family == AF_UNIX ? "unix" : proto);
-	if (x->outside_run)
+	if (x->outside_run || x->new_outside)
 		json_field_bool(j, "owner_outside_run", true);
+	if (x->new_outside)
+		json_field_bool(j, "owner_began_during_run", true);
+	if (x->by.pid)
+		write_actor(j, l == FP_N_BOUND ? "by" : "owner", &x->by);
 	write_judged(j, x->allowed, x->forbidden, x->rule);
 	write_step(j, fi, x->step);
 	json_end_object(j);
@@ -464,7 +468,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		for (i = 0; i < fi->net[l].n; i++) {
 			if (i)
 				fputc(',', f);
-			write_net(&j, fi, &FP_NETS(fi, l)[i]);
+			write_net(&j, fi, l, &FP_NETS(fi, l)[i]);
 		}
 		fputc(']', f);
 	}
