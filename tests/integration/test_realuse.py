@@ -453,6 +453,75 @@ class ConcurrentRunsTest(Case):
             self.assertIs(n["owner_began_during_run"], True, n)
 
 
+class GeneratedScriptTest(Case):
+    """Missing for real use: what a generated script really did."""
+
+    GEN = """#!/bin/sh
+set -e
+cat > {tmp}/payload <<'X'
+#!/bin/sh
+echo payload ran
+X
+chmod +x {tmp}/payload
+{tmp}/payload
+rm {tmp}/payload
+printf '#!/bin/sh\\necho tool ran\\n' > {tmp}/tool.sh
+chmod +x {tmp}/tool.sh
+cd {tmp} && ./tool.sh
+python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()' --listen-once
+"""
+
+    def test_payload_tool_and_bind(self):
+        tmp = self.mkdir("tmp")
+        gen = USER.write(self.path("gen.sh"), self.GEN.format(tmp=tmp),
+                         0o755)
+        root = self.mkdir("root")
+        rec = self.path("r.json")
+        p = self.sh("sudo footprint run --receipt %s -- %s" % (q(rec),
+                                                               q(gen)),
+                    cwd=root)
+        out, err = p.stdout.decode(), p.stderr.decode()
+        self.assertEqual(p.returncode, EXIT_VERDICT, self.describe(p))
+        self.assertEqual(out, "payload ran\ntool ran\n")
+        r = ru.load_receipt(rec)
+        payload = tmp + "/payload"
+        t = [f for f in r["files"]["transient"] if f["path"] == payload]
+        self.assertEqual(len(t), 1, r["files"]["transient"])
+        t = t[0]
+        self.assertIs(t.get("made_executable"), True, t)
+        self.assertEqual(t["ran_by"]["argv"], ["/bin/sh", payload], t)
+        self.assertEqual(t["created_by"]["argv"], ["/bin/sh", gen], t)
+        self.assertEqual(t["removed_by"]["argv"], ["rm", payload], t)
+        tool = [f for f in r["files"]["outside_roots"]
+                if f["path"] == tmp + "/tool.sh"]
+        self.assertEqual(len(tool), 1, r["files"]["outside_roots"])
+        tool = tool[0]
+        # chmod touched it last; the shell made it; ./tool.sh ran it
+        self.assertEqual(tool["by"]["argv"], ["chmod", "+x", tmp + "/tool.sh"])
+        self.assertEqual(tool["created_by"]["argv"], ["/bin/sh", gen], tool)
+        self.assertIs(tool.get("made_executable"), True, tool)
+        self.assertEqual(tool["ran_by"]["argv"], ["/bin/sh", "./tool.sh"])
+        # the summary lines say so, and the bind line has a command line
+        lines = err.splitlines()
+        pl = [ln for ln in lines if ln.startswith(
+            "  files.transient %s  by pid " % payload)]
+        self.assertEqual(len(pl), 1, err)
+        self.assertRegex(pl[0], r"  by pid \d+ /bin/sh %s  made executable "
+                         r"and run as pid \d+ /bin/sh %s$" %
+                         (re.escape(gen), re.escape(payload)))
+        tl = [ln for ln in lines if ln.startswith(
+            "  files.outside_roots %s/tool.sh" % tmp)]
+        self.assertEqual(len(tl), 1, err)
+        self.assertRegex(tl[0], r"  by pid \d+ chmod \+x \S+  created by "
+                         r"pid \d+ /bin/sh \S+  made executable and run as "
+                         r"pid \d+ /bin/sh \./tool\.sh$")
+        bl = [ln for ln in lines if ln.startswith("  network.bound ")]
+        self.assertEqual(len(bl), 1, err)
+        self.assertRegex(bl[0], r"^  network\.bound tcp/127\.0\.0\.1:\d+  by "
+                         r"pid \d+ python3 -c import socket; .* "
+                         r"--listen-once$")
+
+
 def summary_coverage(err):
     """(failing, covered, more) read from a failing summary: the failing
     count of its first line, the findings its lines name (an example

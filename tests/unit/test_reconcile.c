@@ -2056,3 +2056,130 @@ Test(reconcile, a_run_has_no_steps_but_sees_tamper)
 	cr_assert_eq(F.tamper.n, 1);
 	cr_assert_eq(FP_TAMPER(&F)[0].by.pid, 10);
 }
+
+/* ---- what a generated script did (issue 29) ---- */
+
+static void ev_exec_file(pid_t pid, pid_t ppid, const char *exe,
+			 const char *filename, const char *argv, size_t argvlen)
+{
+	struct fp_event ev = {
+		.type = FP_EV_EXEC, .pid = pid, .tid = pid, .ppid = ppid
+	};
+
+	ev.exec.exe = str(exe);
+	ev.exec.filename = str(filename);
+	ev.exec.argv = bytes(argv, argvlen);
+	ev.exec.argv_total = argvlen;
+	feed(&ev);
+}
+
+static void ev_chmod(pid_t pid, const char *path, uint64_t mode)
+{
+	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .tid = pid };
+
+	ev.file.sys = FP_SYS_FCHMODAT;
+	ev.file.mode = mode;
+	ev.file.npaths = 1;
+	ev.file.path[0].path = str(path);
+	ev.file.path[0].dirfd = AT_FDCWD;
+	feed(&ev);
+}
+
+static void ev_read(pid_t pid, const char *path)
+{
+	ev_file(pid, FP_SYS_OPENAT, path, NULL, O_RDONLY, false, 3);
+}
+
+/* /tmp/payload: written, chmod +x, run, deleted */
+Test(reconcile, transient_payload_made_executable_and_run)
+{
+	static const char sh[] = "sh\0gen.sh";
+	static const char run[] = "/bin/sh\0/tmp/payload";
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	ev_exec(200, 1, "/usr/bin/dash", sh, sizeof(sh));
+	ev_create(200, "/tmp/payload");
+	ev_fork(201, 200);
+	ev_exec(201, 200, "/usr/bin/chmod", "chmod\0+x\0/tmp/payload", 22);
+	ev_chmod(201, "/tmp/payload", 0755);
+	ev_fork(202, 200);
+	/* a #! script: the exe is its interpreter, the file the name given */
+	ev_exec_file(202, 200, "/usr/bin/dash", "/tmp/payload", run,
+		     sizeof(run));
+	ev_unlink(200, "/tmp/payload");
+	reconcile();
+	x = find_file(FP_F_TRANSIENT, "/tmp/payload");
+	cr_assert_not_null(x);
+	cr_assert(x->made_exec);
+	cr_assert(x->ran);
+	cr_assert_eq(x->ran_by.pid, 202);
+	assert_bytes(&x->ran_by.argv, run, sizeof(run));
+	cr_assert_eq(x->created_by.pid, 200);
+}
+
+/* /tmp/tool.sh: the shell made it, chmod touched it last, ./tool.sh ran
+ * it (a relative name, found by the interpreter's open) */
+Test(reconcile, outside_file_keeps_its_creator_and_runner)
+{
+	static const char sh[] = "sh\0gen.sh";
+	static const char run[] = "/bin/sh\0./tool.sh";
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	ev_exec(200, 1, "/usr/bin/dash", sh, sizeof(sh));
+	ev_create(200, "/tmp/tool.sh");
+	ev_fork(201, 200);
+	ev_exec(201, 200, "/usr/bin/chmod", "chmod\0+x\0/tmp/tool.sh", 22);
+	ev_chmod(201, "/tmp/tool.sh", 0755);
+	ev_fork(202, 200);
+	ev_exec_file(202, 200, "/usr/bin/dash", "./tool.sh", run, sizeof(run));
+	ev_read(202, "/etc/ld.so.cache");
+	ev_read(202, "/tmp/tool.sh");
+	reconcile();
+	x = find_file(FP_F_OUTSIDE, "/tmp/tool.sh");
+	cr_assert_not_null(x);
+	cr_assert_eq(x->by.pid, 201);
+	assert_str(&x->by.exe, "/usr/bin/chmod");
+	cr_assert_eq(x->created_by.pid, 200);
+	assert_str(&x->created_by.exe, "/usr/bin/dash");
+	cr_assert(x->made_exec);
+	cr_assert(x->ran);
+	cr_assert_eq(x->ran_by.pid, 202);
+}
+
+/* a binary the run built and ran; a file read, not run; a name that only
+ * ends like the argument */
+Test(reconcile, ran_only_what_an_exec_ran)
+{
+	static const char cc[] = "cc\0-o\0/r/a.out";
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	fent(&A, "/r/a.out", 'f');
+	fent(&A, "/r/data.sh", 'f');
+	fent(&A, "/r/xtool.sh", 'f');
+	ev_exec(200, 1, "/usr/bin/cc", cc, sizeof(cc));
+	ev_file(200, FP_SYS_OPENAT, "/r/a.out", NULL,
+		O_WRONLY | O_CREAT | O_TRUNC, true, 3);
+	ev_fork(201, 200);
+	ev_exec(201, 200, "/r/a.out", "./a.out", 8);
+	ev_create(200, "/r/data.sh");
+	ev_create(200, "/r/xtool.sh");
+	ev_fork(202, 200);
+	ev_exec_file(202, 200, "/usr/bin/dash", "tool.sh",
+		     "/bin/sh\0tool.sh\0data.sh", 24);
+	ev_read(202, "/r/data.sh");
+	ev_read(202, "/r/xtool.sh");
+	reconcile();
+	x = find_file(FP_F_ADDED, "/r/a.out");
+	cr_assert(x->ran);
+	cr_assert_eq(x->ran_by.pid, 201);
+	cr_assert_not(x->made_exec);
+	/* created and last touched by the same process: no created_by */
+	cr_assert_eq(x->created_by.pid, 0);
+	/* data.sh is argv[2], read as data: the name the exec was given
+	 * (tool.sh) is argv[1]; and "/r/xtool.sh" does not end in "/tool.sh" */
+	cr_assert_not(find_file(FP_F_ADDED, "/r/data.sh")->ran);
+	cr_assert_not(find_file(FP_F_ADDED, "/r/xtool.sh")->ran);
+}

@@ -84,6 +84,14 @@ struct fp_file_finding {
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */
 	const char *rule; /* deciding rule text, or NULL */
+	/* a file the run made executable (chmod +x, or created with an x
+	 * bit) and one it ran (exec'd, or a script its interpreter read as
+	 * exec'd: ran_by is the first such process). created_by is also
+	 * set on added and outside_roots files the run created when
+	 * another process touched them last (reconcile.c). */
+	bool made_exec;
+	bool ran;
+	struct fp_actor ran_by;
 };
 
 enum fp_proc_list {

@@ -29,6 +29,10 @@ struct proc_state {
 	bool started; /* fork or exec seen during the run */
 	bool exited;
 	uint32_t group; /* 1-based into groups, 0 none (sidecar only) */
+	/* opens left to find the script a relative exec ran, and which
+	 * argument of the interpreter names it (note_ran) */
+	uint16_t script_opens;
+	uint8_t script_arg;
 };
 
 /* a process as one event saw it */
@@ -48,6 +52,10 @@ struct path_state {
 	 * for writing alone may have written nothing */
 	bool wrote;
 	uint32_t moves; /* its last rename away: 1-based into fp_recon.moves */
+	/* made executable (chmod +x, created with an x bit); run by an exec
+	 * (runner: the first) */
+	bool made_exec, ran;
+	struct who runner;
 };
 
 /*
@@ -109,6 +117,13 @@ struct fp_recon {
 	uint64_t budget, used, fed, unfolded;
 	char why[200];
 };
+
+/* what a generated script did: made executable and run (defined below) */
+static void note_made_exec(struct path_state *ps, const struct fp_event *ev);
+static void note_ran(struct fp_recon *r, const struct fp_event *ev);
+static void note_script_open(struct fp_recon *r, const struct fp_event *ev);
+static int ran_fill(const struct fp_recon *r, struct fp_file_finding *f,
+		    const struct path_state *ps, bool creator);
 
 /*
  * What one piece of state costs, counted the same way live and in replay
@@ -592,6 +607,8 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 
 	if (op == FP_FOP_OPEN && (ret = feed_read(r, ev)))
 		return ret;
+	if (op == FP_FOP_OPEN)
+		note_script_open(r, ev);
 	if (ev->file.ret < 0 || !ev->file.npaths || changes_nothing(ev, op))
 		return 0;
 	/* a record from a damaged or crafted log may lack its second path */
@@ -672,6 +689,7 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		if (ret)
 			return ret;
 	}
+	note_made_exec(a, ev);
 	a->seq = r->fed;
 	if (b)
 		b->seq = r->fed;
@@ -806,6 +824,7 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	p->ppid = ev->ppid;
 	p->exec_idx = r->execs.n - 1;
 	p->started = true;
+	note_ran(r, ev);
 	return 0;
 }
 
@@ -1327,6 +1346,9 @@ static int file_finding(const struct fp_recon *r,
 		f->by_open = false;
 	if (ps && actor_fill(r, &f->by, &ps->last))
 		return -ENOMEM;
+	if (ps && fp_hashmap_get(&r->paths, e->path.data, e->path.len) == ps &&
+	    ran_fill(r, f, ps, l == FP_F_ADDED))
+		return -ENOMEM;
 	if (f->explained)
 		return 0;
 	u = add_file(out, FP_F_UNEXPLAINED, e->path.data, e->path.len);
@@ -1486,8 +1508,10 @@ static int transient_at(const struct fp_recon *r, struct fp_findings *out,
 
 	if (!f || actor_fill(r, &f->created_by, &ps->created) ||
 	    actor_fill(r, &f->removed_by, &then->removed) ||
-	    actor_fill(r, &f->by, &then->last))
+	    actor_fill(r, &f->by, &then->last) ||
+	    ran_fill(r, f, ps->ran ? ps : then, false))
 		return -ENOMEM;
+	f->made_exec = ps->made_exec || then->made_exec;
 	f->explained = true;
 	return DROP;
 }
@@ -1593,7 +1617,8 @@ static int path_findings(const struct fp_recon *r,
 			f = add_file(out, FP_F_TRANSIENT, s->key, s->len);
 			if (!f || actor_fill(r, &f->created_by, &ps->created) ||
 			    actor_fill(r, &f->removed_by, &ps->removed) ||
-			    actor_fill(r, &f->by, &ps->last))
+			    actor_fill(r, &f->by, &ps->last) ||
+			    ran_fill(r, f, ps, false))
 				return -ENOMEM;
 			f->explained = true;
 			continue;
@@ -1606,7 +1631,8 @@ static int path_findings(const struct fp_recon *r,
 		if (ret == DROP)
 			continue;
 		f = add_file(out, FP_F_OUTSIDE, s->key, s->len);
-		if (!f || actor_fill(r, &f->by, &ps->last))
+		if (!f || actor_fill(r, &f->by, &ps->last) ||
+		    ran_fill(r, f, ps, true))
 			return -ENOMEM;
 		f->changes = ps->ops;
 		f->explained = true;
@@ -2163,5 +2189,120 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		if (out->procs[l].n)
 			qsort(out->procs[l].v, out->procs[l].n,
 			      sizeof(struct fp_proc_finding), proc_cmp);
+	return 0;
+}
+
+/* ---- what a generated script did ---- */
+
+/* a chmod that sets an x bit, or a file created with one */
+static void note_made_exec(struct path_state *ps, const struct fp_event *ev)
+{
+	enum fp_file_op op = fp_file_op(ev);
+
+	if ((op == FP_FOP_CHMOD || (op == FP_FOP_OPEN && ev->file.created)) &&
+	    (ev->file.mode & 0111))
+		ps->made_exec = true;
+}
+
+static void mark_ran(struct fp_recon *r, const char *p, size_t len, pid_t pid)
+{
+	struct path_state *ps = fp_hashmap_get(&r->paths, p, len);
+
+	if (ps && !ps->ran) {
+		ps->ran = true;
+		ps->runner = who_now(r, pid);
+	}
+}
+
+/*
+ * An exec runs a file the run wrote: its executable (a binary), or the
+ * file it was given (a #! script, whose exe is the interpreter). Only
+ * paths the run changed have a state, so this is one lookup per exec. A
+ * script given by a relative name ("./payload") is found when the
+ * interpreter opens it: the kernel passes that name in its argv.
+ */
+static void note_ran(struct fp_recon *r, const struct fp_event *ev)
+{
+	const struct fp_bytes *fn = &ev->exec.filename;
+	struct proc_state *p = proc_of(r, ev->pid);
+	const char *a = ev->exec.argv.data, *end = a + ev->exec.argv.len;
+	uint8_t k;
+
+	mark_ran(r, ev->exec.exe.data, ev->exec.exe.len, ev->pid);
+	if (fn->len && fn->data[0] == '/')
+		mark_ran(r, fn->data, fn->len, ev->pid);
+	if (!p || !fn->len || fn->data[0] == '/' || !a)
+		return;
+	p->script_opens = 0;
+	/* argv[1] (#!/bin/sh) or argv[2] (#!/bin/sh -e, #!/usr/bin/env sh) */
+	for (k = 0; a < end && k < 3; k++) {
+		size_t n = strnlen(a, end - a);
+
+		if (k && n == fn->len && !memcmp(a, fn->data, n)) {
+			p->script_opens = 64;
+			p->script_arg = k;
+			return;
+		}
+		a += n + 1;
+	}
+}
+
+/* does path end in "/" + arg (arg without its leading "./")? */
+static bool names_arg(const struct fp_bytes *path, const char *arg, size_t alen)
+{
+	while (alen >= 2 && arg[0] == '.' && arg[1] == '/') {
+		arg += 2;
+		alen -= 2;
+	}
+	return alen && alen < path->len && path->data[0] == '/' &&
+	       path->data[path->len - alen - 1] == '/' &&
+	       !memcmp(path->data + path->len - alen, arg, alen);
+}
+
+/* an open by a process that exec'd a relative name: the script, when it
+ * names one of the first arguments its interpreter was given */
+static void note_script_open(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct proc_state *p = proc_of(r, ev->pid);
+	const struct exec_rec *e;
+	const char *a, *end;
+	int k;
+
+	if (!p || !p->script_opens || ev->file.ret < 0 || !ev->file.npaths ||
+	    p->exec_idx < 0 || (size_t)p->exec_idx >= r->execs.n)
+		return;
+	p->script_opens--;
+	e = exec_at(r, p->exec_idx);
+	a = e->cmd->argv.data;
+	end = a + e->cmd->argv.len;
+	for (k = 0; a && a < end && k <= p->script_arg; k++) {
+		size_t n = strnlen(a, end - a);
+
+		if (k == p->script_arg &&
+		    names_arg(&ev->file.path[0].path, a, n) &&
+		    fp_hashmap_get(&r->paths, ev->file.path[0].path.data,
+				   ev->file.path[0].path.len)) {
+			mark_ran(r, ev->file.path[0].path.data,
+				 ev->file.path[0].path.len, ev->pid);
+			p->script_opens = 0;
+			return;
+		}
+		a += n + 1;
+	}
+}
+
+/* what the finding of ps says of it: made executable, run, and (creator)
+ * who created it when another process touched it last */
+static int ran_fill(const struct fp_recon *r, struct fp_file_finding *f,
+		    const struct path_state *ps, bool creator)
+{
+	f->made_exec = ps->made_exec;
+	f->ran = ps->ran;
+	if (ps->ran && actor_fill(r, &f->ran_by, &ps->runner))
+		return -ENOMEM;
+	if (creator && ps->born && !f->created_by.pid &&
+	    (ps->created.pid != ps->last.pid ||
+	     ps->created.exec != ps->last.exec))
+		return actor_fill(r, &f->created_by, &ps->created);
 	return 0;
 }

@@ -164,6 +164,14 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 	default:
 		break;
 	}
+	/* what a generated script did: who made it (when another touched
+	 * it last), made it executable, ran it */
+	if (x->created_by.pid && l != FP_F_TRANSIENT)
+		write_actor(j, "created_by", &x->created_by);
+	if (x->made_exec)
+		json_field_bool(j, "made_executable", true);
+	if (x->ran)
+		write_actor(j, "ran_by", &x->ran_by);
 	write_step(j, fi, fp_file_finding_step(x));
 	json_end_object(j);
 }

@@ -106,6 +106,21 @@ static void put_actor(FILE *f, const char *verb, const struct fp_actor *a)
 	put_argv(f, &a->argv);
 }
 
+/* what a generated script did with the file: who made it, when another
+ * touched it last, and whether it was made executable and run */
+static void put_file_more(FILE *f, unsigned int l,
+			  const struct fp_file_finding *x)
+{
+	if (l != FP_F_TRANSIENT && x->created_by.pid && x->by.pid)
+		put_actor(f, "created by", &x->created_by);
+	if (!x->ran)
+		return;
+	fprintf(f, "  %s as pid %d",
+		x->made_exec ? "made executable and run" : "run",
+		(int)x->ran_by.pid);
+	put_argv(f, &x->ran_by.argv);
+}
+
 static void put_file(FILE *f, unsigned int l, const struct fp_file_finding *x)
 {
 	if (l == FP_F_CUT)
@@ -120,6 +135,7 @@ static void put_file(FILE *f, unsigned int l, const struct fp_file_finding *x)
 	else
 		put_actor(f, x->by_open ? "opened for writing by" : "by",
 			  &x->by);
+	put_file_more(f, l, x);
 }
 
 /* one finding, without indent or newline */
@@ -155,7 +171,11 @@ static void put_example(FILE *f, const struct fp_findings *fi,
 
 		fp_net_subject(x, subj, sizeof(subj));
 		put_escaped(f, subj, strlen(subj), ESC_PATH);
-		fprintf(f, "  by pid %d", (int)x->pid);
+		/* with its command line, as a connection's line has */
+		if (x->by.pid)
+			put_actor(f, "by", &x->by);
+		else
+			fprintf(f, "  by pid %d", (int)x->pid);
 	}
 }
 
