@@ -590,3 +590,15 @@ Test(suggest, absolute_with_two_roots_or_none_asked)
 	finish();
 	assert_sugg(0, "allow /srv/app/config", 1);
 }
+
+/* npm's cache: "_cacache" is a name, not Python's tempfile (issue 29) */
+Test(suggest, a_leading_underscore_is_a_name)
+{
+	start(1, "/srv/app");
+	made("/home/u/.npm/_cacache", true);
+	need("/home/u/.npm/_cacache/index-v5/aa/bb", true);
+	need("/home/u/.npm/_cacache/content-v2/sha512/cc", true);
+	finish();
+	cr_assert_eq(OUT.n, 1);
+	assert_sugg(0, "allow /home/u/.npm/_cacache/", 2);
+}

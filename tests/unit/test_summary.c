@@ -360,7 +360,7 @@ Test(summary, an_ok_run_is_one_line)
 {
 	judge();
 	summary(FP_SUMMARY_MAX_DEFAULT);
-	cr_assert_str_eq(out, "footprint: ok\n");
+	cr_assert_str_eq(out, "footprint: ok: nothing changed\n");
 }
 
 Test(summary, policy_lines_are_printed_as_they_are)

@@ -427,9 +427,11 @@ static bool in_temp_dir(const char *path, size_t dirlen)
 
 /*
  * A bare name of Python's tempfile (mkstemp, mkdtemp, NamedTemporaryFile):
- * eight of [a-z0-9_]. Elsewhere it needs a digit or '_', so that a word is
- * never taken for one; right in the temp directory, where tempfile puts
- * them, eight letters are one too (a sixteenth of its names).
+ * eight of [a-z0-9_]. Elsewhere it needs a digit or a '_' after its start,
+ * so that a word is never taken for one, nor a word that starts with '_'
+ * as private names do (npm's ~/.npm/_cacache); right in the temp
+ * directory, where tempfile puts them, eight letters are one too (a
+ * sixteenth of its names).
  */
 static bool python_temp_name(const char *t, size_t n, bool temp_dir)
 {
@@ -442,7 +444,7 @@ static bool python_temp_name(const char *t, size_t n, bool temp_dir)
 		if (!((t[i] >= 'a' && t[i] <= 'z') ||
 		      (t[i] >= '0' && t[i] <= '9') || t[i] == '_'))
 			return false;
-		odd |= t[i] < 'a';
+		odd |= t[i] < 'a' && (t[i] != '_' || i);
 	}
 	return odd;
 }

@@ -12,6 +12,7 @@
 
 #include "findref.h"
 #include "receipt.h"
+#include "summary_int.h"
 #include "summary_net.h"
 
 /* bytes of a command line in one example */
@@ -657,6 +658,14 @@ void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 			   const struct fp_verdict *v,
 			   const struct fp_summary_opts *so)
 {
+	fp_summary_write_roots(f, fi, v, so, NULL, 0);
+}
+
+void fp_summary_write_roots(FILE *f, const struct fp_findings *fi,
+			    const struct fp_verdict *v,
+			    const struct fp_summary_opts *so,
+			    char *const *roots, size_t nroots)
+{
 	bool color = so->color;
 	const char *red = color ? "\033[31m" : "",
 		   *green = color ? "\033[32m" : "",
@@ -665,9 +674,12 @@ void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 	struct out o = { f, red, off, so->max ? so->max : 1, 0 };
 	size_t i, n = v->suggestions.n, total = FP_SUMMARY_LINES(o.max), r;
 
-	if (v->ok)
-		fprintf(f, "footprint: %s%sok%s\n", bold, green, off);
-	else
+	if (v->ok) {
+		/* and what it saw, on the same line */
+		fprintf(f, "footprint: %s%sok%s", bold, green, off);
+		fp_summary_ok_line(f, fi, roots, nroots);
+		fputc('\n', f);
+	} else
 		fprintf(f, "footprint: %s%sFAIL%s (%zu failing finding%s)\n",
 			bold, red, off, v->failing, v->failing == 1 ? "" : "s");
 	/* a screen holds a couple of reasons; more take findings' lines */
@@ -705,4 +717,14 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 	struct fp_summary_opts so = { color, FP_SUMMARY_MAX_DEFAULT };
 
 	fp_summary_write_opts(f, fi, v, &so);
+}
+
+void fp_summary_put_path(FILE *f, const char *s, size_t len)
+{
+	put_escaped(f, s, len, ESC_PATH);
+}
+
+void fp_summary_put_count(FILE *f, size_t n)
+{
+	put_count(f, n);
 }

@@ -562,7 +562,8 @@ int fp_session_verdict(struct fp_session *s)
 			s->o.summary_max ?: FP_SUMMARY_MAX_DEFAULT
 		};
 
-		fp_summary_write_opts(stderr, &s->findings, &s->verdict, &so);
+		fp_summary_write_roots(stderr, &s->findings, &s->verdict, &so,
+				       run->roots, run->nroots);
 		fp_session_shape_summary(s);
 	}
 	rc = fp_run_exit_code(run, &s->verdict);
