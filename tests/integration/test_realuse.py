@@ -522,6 +522,84 @@ python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.list
                          r"--listen-once$")
 
 
+# a logger outside the run: holds the log open for appending from before
+# the run, writes one line when told, and goes on holding it
+LOGGER = r"""
+import sys, time
+f = open(sys.argv[1], "a")
+print("held", flush=True)
+sys.stdin.readline()
+f.write("a line from outside the run\n")
+f.flush()
+print("wrote", flush=True)
+sys.stdin.readline()
+"""
+
+
+class OutsideWriterTest(Case):
+    """Item 8: a file the run only opened for appending, written meanwhile
+    by a process outside the run that held it open for writing since
+    before it, is unexplained, naming that process."""
+
+    def run_with_logger(self, write):
+        root = self.mkdir("root")
+        log = USER.write(os.path.join(root, "app.log"), "started\n")
+        logger = USER.write(self.path("logger.py"), LOGGER)
+        w = USER.popen("exec python3 %s %s" % (q(logger), q(log)), self.dir,
+                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.addCleanup(w.kill)
+        self.assertEqual(w.stdout.readline(), b"held\n")
+        rec = self.path("r.json")
+        r = USER.popen("sudo footprint run --record %s --receipt %s -- sh -c "
+                       "'exec 4>>app.log; echo opened; read x'" %
+                       (q(self.path("run.fplog")), q(rec)), root,
+                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+        line = r.stdout.readline()
+        if line != b"opened\n":
+            r.kill()
+            out, err = r.communicate()
+            if r.returncode == ru.EXIT_NOTRACE:
+                ru.cannot_test("footprint cannot trace: %r" % err)
+            self.fail("%r %r" % (line, err))
+        if write:
+            w.stdin.write(b"go\n")
+            w.stdin.flush()
+            self.assertEqual(w.stdout.readline(), b"wrote\n")
+        out, err = r.communicate(b"\n", timeout=60)
+        w.kill()
+        w.communicate()
+        return r.returncode, err.decode(), ru.load_receipt(rec), log, w.pid
+
+    def test_outside_appender_is_named(self):
+        rc, err, r, log, pid = self.run_with_logger(True)
+        self.assertEqual(rc, EXIT_VERDICT, err)
+        ch = [f for f in r["files"]["changed"] if f["path"] == log]
+        self.assertEqual(len(ch), 1, r["files"])
+        ch = ch[0]
+        self.assertIs(ch["explained"], False, ch)
+        self.assertIsNone(ch["by"], ch)
+        self.assertNotIn("by_open", ch)
+        self.assertEqual(ch["outside_writer"]["pid"], pid, ch)
+        self.assertEqual(ch["outside_writer"]["argv"][0], "python3", ch)
+        un = [f for f in r["files"]["unexplained"] if f["path"] == log]
+        self.assertEqual(len(un), 1, r["files"]["unexplained"])
+        self.assertEqual(un[0]["outside_writer"]["pid"], pid)
+        self.assertIn("files.unexplained: %s" % log, r["reasons"])
+        self.assertRegex(err, r"  files\.unexplained %s  held open for "
+                         r"writing outside the run by pid %d python3 " %
+                         (re.escape(log), pid))
+        # the log has what the verdict was made from: replay agrees
+        p = self.sh("footprint replay -q --receipt - run.fplog")
+        self.assertEqual(json.loads(p.stdout), r)
+
+    def test_no_write_no_finding(self):
+        # the same, but nobody wrote: nothing changed, nothing to say
+        rc, err, r, log, pid = self.run_with_logger(False)
+        self.assertEqual(rc, EXIT_OK, err)
+        self.assertEqual(r["files"]["changed"], [])
+
+
 def ok_line(err):
     lines = [ln for ln in err.splitlines() if ln.startswith("footprint: ok")]
     assert len(lines) == 1, err

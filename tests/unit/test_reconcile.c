@@ -197,6 +197,9 @@ static void ev_bind(pid_t pid, int family, int proto, const char *addr,
 	feed(&ev);
 }
 
+/* outside writers at the after snapshot (snapshot_holders.h) */
+static struct fp_holder_table HOLDERS;
+
 /* ---- running ---- */
 
 static void reconcile(void)
@@ -213,6 +216,7 @@ static void reconcile(void)
 		.leftover = leftover,
 		.nleftover = nleftover,
 		.run_cgroup = run_cgroup,
+		.holders = &HOLDERS,
 	};
 
 	if (B.n)
@@ -2182,4 +2186,78 @@ Test(reconcile, ran_only_what_an_exec_ran)
 	 * (tool.sh) is argv[1]; and "/r/xtool.sh" does not end in "/tool.sh" */
 	cr_assert_not(find_file(FP_F_ADDED, "/r/data.sh")->ran);
 	cr_assert_not(find_file(FP_F_ADDED, "/r/xtool.sh")->ran);
+}
+
+/* ---- a writer outside the run (issue 29) ---- */
+
+static void holder(const char *path, pid_t pid)
+{
+	HOLDERS.h = realloc(HOLDERS.h, (HOLDERS.n + 1) * sizeof(*HOLDERS.h));
+	cr_assert_not_null(HOLDERS.h);
+	HOLDERS.h[HOLDERS.n].path = str(path);
+	HOLDERS.h[HOLDERS.n++].pid = pid;
+	fp_holders_sort(&HOLDERS);
+}
+
+/* the run only opened the log for appending; a logger outside the run
+ * held it open for writing: the change is not the run's to explain */
+Test(reconcile, outside_writer_unexplains_an_open)
+{
+	struct fp_proc pa[] = {
+		{ .pid = 900,
+		  .start_ticks = 5,
+		  .exe = B_("/usr/bin/logger"),
+		  .argv = B_("logger\0-f"),
+		  .cgroup = B_("/system.slice/x") },
+	};
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	fent(&B, "/r/log", 'f');
+	fent(&A, "/r/log", 'f')->sha256[0] = 1;
+	fent(&B, "/r/other", 'f');
+	fent(&A, "/r/other", 'f')->sha256[0] = 1;
+	procs(&PB, pa, 1);
+	procs(&PA, pa, 1);
+	ev_exec(200, 1, "/bin/sh", "sh", 3);
+	ev_file(200, FP_SYS_OPENAT, "/r/log", NULL, O_WRONLY | O_APPEND, false,
+		3);
+	ev_file(200, FP_SYS_OPENAT, "/r/other", NULL, O_WRONLY | O_APPEND,
+		false, 3);
+	holder("/r/log", 900);
+	reconcile();
+	x = find_file(FP_F_CHANGED, "/r/log");
+	cr_assert_not(x->explained);
+	cr_assert_not(x->by_open);
+	cr_assert_eq(x->by.pid, 0);
+	cr_assert_eq(x->outside_writer.pid, 900);
+	assert_str(&x->outside_writer.exe, "/usr/bin/logger");
+	x = find_file(FP_F_UNEXPLAINED, "/r/log");
+	cr_assert_not_null(x);
+	cr_assert_eq(x->outside_writer.pid, 900);
+	/* no holder: the open explains it, as before */
+	x = find_file(FP_F_CHANGED, "/r/other");
+	cr_assert(x->explained);
+	cr_assert(x->by_open);
+	cr_assert_eq(x->outside_writer.pid, 0);
+	cr_assert_null(find_file(FP_F_UNEXPLAINED, "/r/other"));
+	fp_holder_table_free(&HOLDERS);
+}
+
+/* a truncating write is the run's, whoever else holds the file */
+Test(reconcile, outside_holder_of_a_file_the_run_wrote)
+{
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	fent(&B, "/r/out", 'f');
+	fent(&A, "/r/out", 'f')->sha256[0] = 1;
+	ev_exec(200, 1, "/bin/sh", "sh", 3);
+	ev_write(200, "/r/out");
+	holder("/r/out", 900);
+	reconcile();
+	x = find_file(FP_F_CHANGED, "/r/out");
+	cr_assert(x->explained);
+	cr_assert_eq(x->outside_writer.pid, 0);
+	fp_holder_table_free(&HOLDERS);
 }

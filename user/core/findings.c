@@ -123,6 +123,7 @@ void fp_file_finding_clear(struct fp_file_finding *x)
 	fp_actor_clear(&x->created_by);
 	fp_actor_clear(&x->removed_by);
 	fp_actor_clear(&x->ran_by);
+	fp_actor_clear(&x->outside_writer);
 }
 
 void fp_proc_finding_clear(struct fp_proc_finding *x)

@@ -92,6 +92,10 @@ struct fp_file_finding {
 	bool made_exec;
 	bool ran;
 	struct fp_actor ran_by;
+	/* a change only an open for writing explained, while a process
+	 * outside the run held the file open for writing: that process (the
+	 * change is unexplained) */
+	struct fp_actor outside_writer;
 };
 
 enum fp_proc_list {

@@ -124,6 +124,8 @@ static void note_ran(struct fp_recon *r, const struct fp_event *ev);
 static void note_script_open(struct fp_recon *r, const struct fp_event *ev);
 static int ran_fill(const struct fp_recon *r, struct fp_file_finding *f,
 		    const struct path_state *ps, bool creator);
+static int held_outside(const struct fp_recon_input *in,
+			const struct fp_fentry *e, struct fp_actor *a);
 
 /*
  * What one piece of state costs, counted the same way live and in replay
@@ -1340,6 +1342,10 @@ static int file_finding(const struct fp_recon *r,
 		f->by_open = true;
 		if (written_after_run(in, a, changes))
 			ps = NULL;
+		else if (held_outside(in, e, &f->outside_writer) < 0)
+			return -ENOMEM;
+		else if (f->outside_writer.pid)
+			ps = NULL;
 	}
 	f->explained = ps != NULL;
 	if (!ps)
@@ -1358,7 +1364,7 @@ static int file_finding(const struct fp_recon *r,
 	u->before = b;
 	u->after = a;
 	u->changes = changes;
-	return 0;
+	return fp_actor_copy(&u->outside_writer, &f->outside_writer);
 }
 
 static int compare_fs(const struct fp_recon *r, const struct fp_recon_input *in,
@@ -2304,5 +2310,56 @@ static int ran_fill(const struct fp_recon *r, struct fp_file_finding *f,
 	    (ps->created.pid != ps->last.pid ||
 	     ps->created.exec != ps->last.exec))
 		return actor_fill(r, &f->created_by, &ps->created);
+	return 0;
+}
+
+/* ---- writers outside the run ---- */
+
+/*
+ * A process outside the run held e open for writing at the after
+ * snapshot: it may have made the change an open of the run explains
+ * (a logger appending to the file the run opened). *a: that process as
+ * the process snapshot shows it; pid 0 if none. 0 or -ENOMEM.
+ */
+static int held_outside(const struct fp_recon_input *in,
+			const struct fp_fentry *e, struct fp_actor *a)
+{
+	const struct fp_holder *h =
+		fp_holder_find(in->holders, e->path.data, e->path.len);
+	const struct fp_proc *p;
+
+	memset(a, 0, sizeof(*a));
+	if (!h)
+		return 0;
+	p = in->proc_after ? fp_proc_find(in->proc_after, h->pid) : NULL;
+	a->pid = h->pid;
+	if (!p)
+		return fp_actor_own(a, "", 0, "", 0) ? -ENOMEM : 0;
+	a->ppid = p->ppid;
+	return fp_actor_own(a, p->exe.data, p->exe.len, p->argv.data,
+			    p->argv.len) ?
+		       -ENOMEM :
+		       0;
+}
+
+int fp_recon_opened_only(const struct fp_recon *r,
+			 int (*cb)(void *ctx, const char *path, size_t len),
+			 void *ctx)
+{
+	unsigned int sure = FP_OP_CREATED | FP_OP_RENAMED_TO | FP_OP_REMOVED;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < r->paths.cap; i++) {
+		const struct fp_hslot *s = &r->paths.slots[i];
+		const struct path_state *ps = s->val;
+
+		if (!s->key || !s->len || s->key[0] != '/' ||
+		    !(ps->ops & FP_OP_WRITTEN) || (ps->ops & sure) || ps->wrote)
+			continue;
+		ret = cb(ctx, s->key, s->len);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }

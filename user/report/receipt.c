@@ -172,6 +172,8 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 		json_field_bool(j, "made_executable", true);
 	if (x->ran)
 		write_actor(j, "ran_by", &x->ran_by);
+	if (x->outside_writer.pid)
+		write_actor(j, "outside_writer", &x->outside_writer);
 	write_step(j, fi, fp_file_finding_step(x));
 	json_end_object(j);
 }

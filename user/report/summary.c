@@ -114,6 +114,9 @@ static void put_file_more(FILE *f, unsigned int l,
 {
 	if (l != FP_F_TRANSIENT && x->created_by.pid && x->by.pid)
 		put_actor(f, "created by", &x->created_by);
+	if (x->outside_writer.pid)
+		put_actor(f, "held open for writing outside the run by",
+			  &x->outside_writer);
 	if (!x->ran)
 		return;
 	fprintf(f, "  %s as pid %d",
@@ -127,6 +130,8 @@ static void put_file(FILE *f, unsigned int l, const struct fp_file_finding *x)
 	if (l == FP_F_CUT)
 		fputs("...", f);
 	put_escaped(f, x->path.data, x->path.len, ESC_PATH);
+	if (l == FP_F_UNEXPLAINED)
+		put_file_more(f, l, x);
 	if (l == FP_F_UNEXPLAINED || l == FP_F_UNREADABLE)
 		return;
 	if (l == FP_F_TRANSIENT)

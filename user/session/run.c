@@ -94,6 +94,7 @@ void fp_run_free(struct fp_run *run)
 	free(run->shape_policy);
 	free(run->shape[0].data);
 	free(run->shape[1].data);
+	fp_holder_table_free(&run->holders);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -185,6 +186,7 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 	in.own_pid = run->own_pid;
 	in.run_cgroup = run->run_cgroup;
 	in.state_dir = run->state_dir;
+	in.holders = &run->holders;
 	ret = fp_reconcile(run->recon, &in, f);
 	if (!ret)
 		ret = fp_judge(pol, f, o, v);

@@ -517,6 +517,9 @@ int fp_session_after_files(struct fp_session *s)
 		return FP_EXIT_NOTRACE;
 	if (ret && ret != -ETIMEDOUT && ret != -E2BIG)
 		return FP_EXIT_NOTRACE;
+	/* right after the files, while an outside writer still holds its fd */
+	if (!ret && fp_session_holders(s))
+		return FP_EXIT_NOTRACE;
 
 	run->events = s->col->delivered;
 	run->lost = s->st.lost + s->col->malformed + (s->trace_err ? 1 : 0);
@@ -527,6 +530,7 @@ int fp_session_after_files(struct fp_session *s)
 	if (s->logging && !ret &&
 	    (log_failed(s, fp_log_snapshot(&s->log, run, FP_PHASE_AFTER, true,
 					   true)) ||
+	     log_failed(s, fp_log_holders(&s->log, run)) ||
 	     log_failed(s, fp_log_trailer(&s->log, run))))
 		return FP_EXIT_NOTRACE;
 	return 0;
