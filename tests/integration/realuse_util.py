@@ -67,8 +67,9 @@ class User:
         need_tools("sudo", "useradd", "userdel")
         if not os.access(FOOTPRINT, os.X_OK):
             cannot_test("%s is not built; run scripts/build" % FOOTPRINT)
+        # not under /tmp: the doc blocks run with a /tmp of their own
         self.bin = os.path.realpath(tempfile.mkdtemp(prefix="fprubin-",
-                                                     dir="/tmp"))
+                                                     dir="/var/tmp"))
         os.chmod(self.bin, 0o755)
         shutil.copy2(FOOTPRINT, os.path.join(self.bin, "footprint"))
         os.chmod(os.path.join(self.bin, "footprint"), 0o755)
