@@ -300,17 +300,26 @@ class ProvenanceTest(Case):
             self.assertEqual(a.read(), b.read())
 
     def test_old_and_cut_logs_replay_with_what_they_hold(self):
-        # the golden logs of tests/data were written by older footprints
+        # a log an older footprint wrote, and the goldens
         data = os.path.join(ru.TOP, "tests", "data")
-        for name in ("changes", "clean", "leftover"):
-            log = self.path(name + ".fplog")
+        for name in ("old/changes-0.1.0", "changes", "clean", "leftover"):
+            log = self.path(os.path.basename(name) + ".fplog")
             shutil.copyfile(os.path.join(data, name + ".fplog"), log)
             os.chmod(log, 0o644)
             p = self.sh("footprint replay -q --receipt - %s" % q(log))
-            pv = json.loads(p.stdout)["provenance"]
+            r = json.loads(p.stdout)
+            pv = r["provenance"]
             self.assertTrue(pv["footprint"] and pv["host"], pv)
             self.utc(pv["started"])
             self.utc(pv["ended"])
+            if name.startswith("old/"):
+                with open(os.path.join(data, name + ".receipt.json")) as f:
+                    then = json.load(f)
+                # what it judged then it judges now, with where and when
+                self.assertEqual(r["reasons"], then["reasons"])
+                self.assertEqual(r["files"]["changed"],
+                                 then["files"]["changed"])
+                self.assertEqual(pv["user"], "root")
         # a log cut before its trailer: no end time
         with open(log, "rb") as f:
             raw = f.read()
