@@ -404,6 +404,9 @@ def child(key, user, bindir, top):
            bindir}
     for k, v in spec.env.items():
         env[k] = v.replace("@work", work)
+    # scripts/demo builds: into the tree the suite built, not another
+    if spec.as_root and os.environ.get("FOOTPRINT_BUILD_DIR"):
+        env["FOOTPRINT_BUILD_DIR"] = os.environ["FOOTPRINT_BUILD_DIR"]
     if spec.only:
         keep = []
         for i, (piece, is_cmd) in enumerate(

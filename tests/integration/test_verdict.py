@@ -1029,6 +1029,10 @@ class SchemaTest(unittest.TestCase):
                     "interrupted": False, "duration_ms": 5},
         "trace": {"events": 3, "lost": 0, "complete": True},
         "roots": ["/r"],
+        "provenance": {"footprint": "0.1.0", "host": "ci-7", "kernel": "6.1.0",
+                       "user": "dev", "uid": 1000,
+                       "started": "2026-12-02T09:04:05.123Z",
+                       "ended": "2026-12-02T09:04:06.000Z"},
         "files": {
             "added": [{"path": "/r/a", "allowed": False, "explained": True,
                        "before": None, "after": ENTRY, "by": ACTOR}],

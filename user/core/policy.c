@@ -298,7 +298,7 @@ static const char *target_name(enum fp_rule_target t)
 }
 
 /*
- * A path pattern without its "." components: "./x" is "x", "a/./b" is
+ * A relative path pattern without its "." components: "./x" is "x", "a/./b" is
  * "a/b", and "." or "./" alone is "" with *dir set (the root itself and
  * everything in it, as "DIR/" is a directory and what is below it). A
  * user writes "./" to mean the root; the kernel never reports a path
@@ -373,7 +373,8 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 	if (asprintf(&text, "%s %s%s", kind_name(kind), target_name(target),
 		     quoted) < 0)
 		return -ENOMEM;
-	if (pathlike(target)) {
+	/* a relative path pattern: an absolute one is taken as it is */
+	if (pathlike(target) && pattern[0] != '/') {
 		norm = malloc(len + 1);
 		if (!norm) {
 			ret = -ENOMEM;
