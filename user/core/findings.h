@@ -89,6 +89,18 @@ struct fp_file_finding {
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */
 	const char *rule; /* deciding rule text, or NULL */
+	/* a file the run made executable (chmod +x, or created with an x
+	 * bit) and one it ran (exec'd, or a script its interpreter read as
+	 * exec'd: ran_by is the first such process). created_by is also
+	 * set on added and outside_roots files the run created when
+	 * another process touched them last (reconcile.c). */
+	bool made_exec;
+	bool ran;
+	struct fp_actor ran_by;
+	/* a change only an open for writing explained, while a process
+	 * outside the run held the file open for writing: that process (the
+	 * change is unexplained) */
+	struct fp_actor outside_writer;
 };
 
 enum fp_proc_list {
@@ -132,14 +144,17 @@ struct fp_net_finding {
 	 * part of it, so the run did not open it */
 	bool outside_run;
 	/* listening: owned by a process outside the run's cgroup that began
-	 * during it; it fails (the run may have had it started), but the
-	 * reason says whose it is */
+	 * during it (another run's, a service's): reported with its owner,
+	 * not held against the run, as outside_run */
 	bool new_outside;
 	bool allowed;
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */
 	unsigned int step; /* as fp_actor's */
 	const char *rule;
+	/* bound: the process that bound it; listening: the socket's owner
+	 * (pid 0: not known), for the command line the summary shows */
+	struct fp_actor by;
 };
 
 /*

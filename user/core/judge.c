@@ -480,7 +480,9 @@ static void mark_any_port(struct fp_findings *f)
 	for (i = 0; i < f->net[FP_N_LISTENING].n; i++) {
 		struct fp_net_finding *x = &FP_NETS(f, FP_N_LISTENING)[i];
 
-		for (k = 0; k < f->net[FP_N_BOUND].n && !x->outside_run; k++) {
+		for (k = 0; k < f->net[FP_N_BOUND].n && !x->outside_run &&
+			    !x->new_outside;
+		     k++) {
 			const struct fp_net_finding *b =
 				&FP_NETS(f, FP_N_BOUND)[k];
 
@@ -513,9 +515,11 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 			x->rule = rule ? rule->text : NULL;
 			x->forbidden = d == FP_DEC_FORBID;
 			x->allowed = d == FP_DEC_ALLOW;
-			/* a listener of a process that predates the run and is
-			 * not part of it is reported, not held against it */
-			if (x->allowed || (x->outside_run && !x->forbidden))
+			/* a listener of a process outside the run's cgroup,
+			 * whether it predates the run or began during it (a
+			 * concurrent run's), is reported, not held against it */
+			if (x->allowed || ((x->outside_run || x->new_outside) &&
+					   !x->forbidden))
 				continue;
 			x->failing = true;
 			fp_net_subject(x, subj, sizeof(subj));
@@ -645,6 +649,8 @@ static int suggest(const struct fp_findings *f, const struct fp_outcome *o,
 
 	for (i = 0; !ret && i < o->nroots; i++)
 		ret = fp_suggester_root(s, o->roots[i], strlen(o->roots[i]));
+	if (!ret)
+		fp_suggester_relative(s);
 	if (!ret)
 		ret = fp_judge_needs(s, f);
 	if (!ret)

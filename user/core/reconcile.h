@@ -16,6 +16,7 @@
 #include "event.h"
 #include "findings.h"
 #include "snapshot_fs.h"
+#include "snapshot_holders.h"
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
 
@@ -78,9 +79,22 @@ struct fp_recon_input {
 	/* the sidecar's state directory: a change under it by a traced
 	 * process is tamper evidence; NULL or "" for none */
 	const char *state_dir;
+	/* processes outside the run holding changed files open for writing
+	 * at the after snapshot; NULL: not looked for */
+	const struct fp_holder_table *holders;
 };
 
 int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		 struct fp_findings *out);
+
+/*
+ * Each path the run only opened for writing (no create, truncate, rename
+ * or removal): the changes an outside writer could have made instead
+ * (snapshot_holders.h). cb's non-zero return stops the walk and is
+ * returned.
+ */
+int fp_recon_opened_only(const struct fp_recon *r,
+			 int (*cb)(void *ctx, const char *path, size_t len),
+			 void *ctx);
 
 #endif

@@ -96,6 +96,7 @@ void fp_run_free(struct fp_run *run)
 	free(run->shape_policy);
 	free(run->shape[0].data);
 	free(run->shape[1].data);
+	fp_holder_table_free(&run->holders);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -190,6 +191,7 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 	in.own_pid = run->own_pid;
 	in.run_cgroup = run->run_cgroup;
 	in.state_dir = run->state_dir;
+	in.holders = &run->holders;
 	ret = fp_reconcile(run->recon, &in, f);
 	if (!ret)
 		ret = fp_judge(pol, f, o, v);
@@ -219,6 +221,13 @@ void fp_run_receipt(FILE *out, const struct fp_run *run,
 					     FP_PHASE_AFTER :
 					     FP_PHASE_BEFORE],
 		.unit = run->unit,
+		.version = run->version,
+		.host = run->hostname,
+		.kernel = run->kernel,
+		.user = run->user,
+		.uid = run->uid,
+		.start_ns = run->start_ns,
+		.end_ns = run->end_ns,
 	};
 	struct fp_shape_policy sp;
 	struct fp_shape_diff sd;
