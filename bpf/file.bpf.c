@@ -600,6 +600,9 @@ static __always_inline void net_exit(__u32 sys, long ret, __u64 *a)
 	case FP_SYS_RECVMSG:
 		fp_recv_exit(ret, a[0], 0, a[1]);
 		break;
+	case FP_SYS_SENDMMSG:
+		fp_sendmmsg_exit(ret, a[0], a[1]);
+		break;
 	}
 }
 
@@ -686,7 +689,8 @@ static __always_inline __u64 compat_arg(struct pt_regs *regs, int n)
 #endif
 }
 
-static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys)
+static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys,
+				       long ret)
 {
 	struct fp_stats *st;
 
@@ -695,6 +699,16 @@ static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys)
 	if (csys == FP_SYS_BPF || csys == FP_SYS_PTRACE)
 		return fp_tamper_enter(csys, compat_arg(regs, 0),
 				       compat_arg(regs, 1));
+	/* network calls are decoded (net.bpf.c); reads only for DNS */
+	if (csys >= FP_SYS_RECVFROM && csys <= FP_SYS_READ && !dns_active)
+		return 0;
+	if (csys == FP_SYS_BIND ||
+	    (csys >= FP_SYS_CONNECT && csys <= FP_SYS_SOCKETCALL)) {
+		if (!traced())
+			return 0;
+		fp_open_flush();
+		return fp_compat_net_exit(csys, ret);
+	}
 	if (csys >= FP_SYS_BPF || !traced())
 		return 0;
 	st = stats_cpu();
@@ -841,7 +855,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	if (v & (FP_SYS_GEN | FP_SYS_GEN << 16))
 		own_gen = gen_syscall(regs, v, compat);
 	if (compat)
-		return compat_exit(regs, FP_SYS_COMPAT(v));
+		return compat_exit(regs, FP_SYS_COMPAT(v), ret);
 	sys = FP_SYS_NATIVE(v);
 	if (!sys)
 		return 0;

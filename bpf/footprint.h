@@ -105,6 +105,9 @@ enum fp_sys {
 	FP_SYS_RECVFROM,
 	FP_SYS_RECVMSG,
 	FP_SYS_READ, /* only while a DNS socket of the run is open */
+	FP_SYS_SENDMMSG,
+	/* i386's multiplexer of the socket calls (compat only; net.bpf.c) */
+	FP_SYS_SOCKETCALL,
 	FP_SYS_MAX,
 };
 
@@ -282,6 +285,13 @@ enum fp_net_op {
 	FP_NET_CONNECT = 1,
 	FP_NET_SENDTO = 2, /* sendto or sendmsg with a destination */
 	FP_NET_ACCEPT = 3,
+	/*
+	 * How a TCP connect that returned EINPROGRESS ended (ret: 0
+	 * established, or the socket's error: ECONNREFUSED, ETIMEDOUT, ...;
+	 * ECONNABORTED if it was closed first), from sock:inet_sock_set_state.
+	 * The address is the one the socket connected to.
+	 */
+	FP_NET_OUTCOME = 4,
 };
 
 /*
@@ -354,6 +364,12 @@ struct fp_stats {
 	__u64 dns_full; /* DNS sockets the table had no room for */
 	/* bytes emitted since this CPU last asked how full the ring is */
 	__u64 unasked_bytes;
+	/*
+	 * sends whose destination the kernel did not give (no route was
+	 * looked up, none could be kept) and the caller's memory no longer
+	 * named (net.bpf.c): the trace is incomplete
+	 */
+	__u64 net_unsure;
 };
 
 #endif /* FOOTPRINT_H */

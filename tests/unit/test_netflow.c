@@ -274,3 +274,89 @@ Test(netflow, udp_connect_to_port_0_sends_nothing_and_does_not_fail)
 	cr_assert_str_eq(((char **)V.reasons.v)[0],
 			 "network.connected: tcp/192.0.2.9:0 by pid 7");
 }
+
+/* how a non-blocking connect ended: the kernel's FP_NET_OUTCOME, as an
+ * event of its own under the connecting process */
+static struct fp_event outcome(pid_t pid, const char *addr, uint16_t port,
+			       int64_t ret, uint64_t count)
+{
+	struct fp_event ev = conn(FP_EV_NET, pid, addr, port, ret, count);
+
+	ev.net.op = FP_NET_OUTCOME;
+	return ev;
+}
+
+Test(netflow, a_refused_nonblocking_connect_is_refused_not_in_progress)
+{
+	struct fp_event o = outcome(7, "192.0.2.9", 81, -ECONNREFUSED, 1);
+	struct fp_event a =
+		conn(FP_EV_NET, 7, "192.0.2.9", 81, -EINPROGRESS, 1);
+	int64_t res;
+
+	/* either order: the outcome may be read before its connect */
+	feed(&o);
+	feed(&a);
+	cr_assert_eq(fp_netrec_findings(N, &F), 0);
+	cr_assert_eq(F.connected.n, 1, "an outcome is no connection");
+	cr_assert_str_eq(fp_conn_outcome(connected(0), &res), "refused");
+	cr_assert_eq(res, -ECONNREFUSED);
+	cr_assert_eq(fp_conn_outcome_unknown(connected(0)), 0);
+	cr_assert_eq(fp_judge_netflow(&P, &F, &V), 0);
+	cr_assert_str_eq(
+		((char **)V.reasons.v)[0],
+		"network.connected: tcp/192.0.2.9:81 by pid 7 (refused)");
+}
+
+Test(netflow, outcomes_of_one_destination_are_told_apart)
+{
+	struct fp_event a =
+		conn(FP_EV_NET, 7, "192.0.2.9", 80, -EINPROGRESS, 1);
+	struct fp_event c =
+		conn(FP_EV_NET_COUNT, 7, "192.0.2.9", 80, -EINPROGRESS, 3);
+	struct fp_event e = outcome(7, "192.0.2.9", 80, 0, 1);
+	struct fp_event r = outcome(7, "192.0.2.9", 80, -ECONNREFUSED, 1);
+	struct fp_event rc = outcome(7, "192.0.2.9", 80, -ECONNREFUSED, 1);
+	struct fp_event other = outcome(8, "192.0.2.9", 80, -ETIMEDOUT, 1);
+	struct fp_event b = conn(FP_EV_NET, 7, "192.0.2.9", 80, 0, 1);
+	int64_t res;
+
+	rc.type = FP_EV_NET_COUNT;
+	feed(&a);
+	feed(&e);
+	feed(&r);
+	feed(&rc);
+	feed(&other); /* another process's: not this connection's */
+	feed(&b); /* a blocking connect: its result is its outcome */
+	feed(&c);
+	cr_assert_eq(fp_netrec_findings(N, &F), 0);
+	cr_assert_eq(F.connected.n, 2);
+	/* sorted by result: the blocking one (0) after -EINPROGRESS */
+	cr_assert_eq(connected(0)->count, 4);
+	cr_assert_str_eq(fp_conn_outcome(connected(0), &res), "mixed");
+	cr_assert_eq(res, -EINPROGRESS);
+	cr_assert_eq(fp_conn_outcome_unknown(connected(0)), 1);
+	cr_assert_str_eq(fp_conn_outcome(connected(1), &res), "established");
+	cr_assert_eq(res, 0);
+}
+
+Test(netflow, only_tcp_connects_have_an_outcome)
+{
+	struct fp_event u =
+		conn(FP_EV_NET, 7, "192.0.2.9", 53, -EINPROGRESS, 1);
+	struct fp_event s = conn(FP_EV_NET, 7, "192.0.2.9", 53, 0, 1);
+	int64_t res;
+
+	u.net.sock_type = SOCK_DGRAM;
+	u.net.protocol = 17;
+	s.net.op = FP_NET_SENDTO;
+	feed(&u);
+	feed(&s);
+	cr_assert_eq(fp_netrec_findings(N, &F), 0);
+	cr_assert_eq(F.connected.n, 2);
+	cr_assert_null(fp_conn_outcome(connected(0), &res));
+	cr_assert_null(fp_conn_outcome(connected(1), &res));
+	cr_assert_str_eq(fp_conn_outcome_name(-ETIMEDOUT), "timed_out");
+	cr_assert_str_eq(fp_conn_outcome_name(-EHOSTUNREACH), "unreachable");
+	cr_assert_str_eq(fp_conn_outcome_name(-ECONNABORTED), "closed");
+	cr_assert_str_eq(fp_conn_outcome_name(-EPERM), "failed");
+}

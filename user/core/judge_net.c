@@ -68,10 +68,15 @@ static void drop_conn(struct fp_vec *v, size_t i)
 static char *conn_reason(const char *list, const struct fp_conn_finding *x)
 {
 	char what[700], *s = NULL;
+	const char *outcome;
+	int64_t res;
 
 	fp_conn_display(x, what, sizeof(what));
-	if (asprintf(&s, "network.%s: %s by pid %d%s", list, what,
-		     (int)x->who.pid, x->forbidden ? " (forbidden)" : "") < 0)
+	outcome = fp_conn_outcome(x, &res);
+	if (asprintf(&s, "network.%s: %s by pid %d%s%s%s%s", list, what,
+		     (int)x->who.pid, outcome && res ? " (" : "",
+		     outcome && res ? outcome : "", outcome && res ? ")" : "",
+		     x->forbidden ? " (forbidden)" : "") < 0)
 		return NULL;
 	return s;
 }
