@@ -693,7 +693,7 @@ struct mmsg_walk {
 	__u32 compat;
 	__s64 ret;
 	struct fp_sock_ref r;
-	__u8 peer6[16]; /* the IPv6 peer; all 0 if none */
+	struct in6_addr peer6; /* the IPv6 peer; all 0 if none */
 };
 
 static long mmsg_step(__u32 i, void *ctx)
@@ -723,7 +723,7 @@ static long mmsg_step(__u32 i, void *ctx)
 	e->key.sock_type = w->r.kind >> 16;
 	e->key.protocol = w->r.kind & 0xffff;
 	e->key.addrlen = read_sockaddr(e->key.addr, name, 0);
-	if (family == AF_INET6 && !eq16(e->key.addr + 8, w->peer6))
+	if (family == AF_INET6 && !eq16(e->key.addr + 8, &w->peer6))
 		return 0; /* routed: counted then */
 	if (family == AF_INET || !net_peer(e))
 		return 0;
@@ -753,7 +753,7 @@ static __always_inline int sendmmsg_exit(long ret, __u64 fd, __u64 vec,
 		if ((w.r.kind >> 16) == 1 /* SOCK_STREAM */ ||
 		    !BPF_CORE_READ(sk, __sk_common.skc_dport))
 			return 0;
-		BPF_CORE_READ_INTO(w.peer6, sk, __sk_common.skc_v6_daddr);
+		BPF_CORE_READ_INTO(&w.peer6, sk, __sk_common.skc_v6_daddr);
 	}
 	w.fd = fd;
 	w.vec = vec;

@@ -90,8 +90,12 @@ static __always_inline __u16 sock_peer(__u8 *addr, const struct sock *sk)
 		return 16;
 	}
 	if (family == 10 /* AF_INET6 */) {
+		struct in6_addr a6;
+
+		/* into a struct: _INTO reads sizeof(*dst) bytes */
+		BPF_CORE_READ_INTO(&a6, sk, __sk_common.skc_v6_daddr);
 		__builtin_memcpy(addr + 2, &port, 2);
-		BPF_CORE_READ_INTO(addr + 8, sk, __sk_common.skc_v6_daddr);
+		__builtin_memcpy(addr + 8, &a6, sizeof(a6));
 		return 28;
 	}
 	return 2;

@@ -84,6 +84,31 @@ class TestOutcome(NetCase):
                          ("unreachable", "EHOSTUNREACH", False))
         self.assertIs(u["nonblocking"], True)
 
+    def test_ipv6_connects_and_accepts_name_the_whole_address(self):
+        # the socket's own IPv6 peer, read whole (it was cut to its first
+        # byte: "::" for ::1)
+        code = ("import socket, time\n"
+                "ls = socket.socket(socket.AF_INET6)\n"
+                "ls.bind(('::1', 8093))\n"
+                "ls.listen(1)\n"
+                "c = socket.socket(socket.AF_INET6)\n"
+                "c.connect(('::1', 8093))\n"
+                "a, _ = ls.accept()\n"
+                "n = socket.socket(socket.AF_INET6)\n"
+                "n.setblocking(False)\n"
+                "n.connect_ex(('::1', 8094))\n"
+                "time.sleep(0.3)\n")
+        res = self.run_fp(self.ns.cmd(PY, "-c", code),
+                          policy="allow bind *:8093\n")
+        self.assertEqual(res.rc, EXIT_OK, res.describe())
+        c = self.one_conn(res, address="::1", port=8093)
+        self.assertEqual((c["family"], c["outcome"]), ("inet6", "established"))
+        n = self.one_conn(res, address="::1", port=8094)
+        self.assertEqual(n["outcome"], "refused")
+        acc = res.r["network"]["accepted"]
+        self.assertEqual([(a["address"], a["port"]) for a in acc],
+                         [("::1", 8093)], res.describe())
+
 
 if __name__ == "__main__":
     unittest.main()
