@@ -335,6 +335,19 @@ static __always_inline bool unix_peer_name(struct fp_net *e, struct sock *sk)
 	return true;
 }
 
+/* w's destination and the route r: the same sockaddr */
+static __always_inline bool same_dest(const struct conn_wait *w,
+				      const struct fp_route *r)
+{
+	const __u32 *x = (const __u32 *)w->addr, *y = (const __u32 *)r->sa;
+	int i;
+
+	for (i = 0; i < 7; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
 /*
  * connect(fd, addr, len). The destination is the kernel's: for TCP the
  * socket's own at SYN_SENT (conn_waits), else the route the kernel looked
@@ -362,7 +375,11 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 	    e->key.protocol == IPPROTO_TCP) {
 		key = (__u64)sk;
 		w = bpf_map_lookup_elem(&conn_waits, &key);
-		if (w && w->hdr.tid != (__u32)bpf_get_current_pid_tgid())
+		/* this thread's, and of this call: its route went there too
+		 * (the fd of a 32-bit socketcall is read again from the
+		 * caller, who may have pointed it at another socket) */
+		if (w && (w->hdr.tid != (__u32)bpf_get_current_pid_tgid() ||
+			  (routed && !same_dest(w, &r))))
 			w = NULL;
 	}
 	if (w) {
@@ -373,7 +390,8 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 	} else if ((family == AF_INET || family == AF_INET6) &&
 		   (!ret || ret == -EINPROGRESS) &&
 		   BPF_CORE_READ(sk, __sk_common.skc_dport)) {
-		e->key.addrlen = sock_peer(e->key.addr, sk);
+		e->key.addrlen =
+			v4_unmap(e->key.addr, sock_peer(e->key.addr, sk));
 	} else if (!(family == AF_UNIX && !ret && unix_peer_name(e, sk))) {
 		e->key.addrlen =
 			read_sockaddr(e->key.addr, uaddr, (__u32)addrlen);
@@ -456,7 +474,7 @@ static __always_inline bool route_is_peer(struct sock *sk,
 
 	if (!sk)
 		return false;
-	sock_peer((__u8 *)p, sk);
+	v4_unmap((__u8 *)p, sock_peer((__u8 *)p, sk));
 	return p[0] == r->sa[0] && p[1] == r->sa[1] && p[2] == r->sa[2] &&
 	       p[3] == r->sa[3];
 }
@@ -497,7 +515,7 @@ static __always_inline void unrouted_addr(struct fp_net *e, struct sock *sk,
 		return;
 	if (e->key.sock_type == 1 /* SOCK_STREAM */) {
 		__builtin_memset(a, 0, 28);
-		e->key.addrlen = sock_peer(a, sk);
+		e->key.addrlen = v4_unmap(a, sock_peer(a, sk));
 		return;
 	}
 	/* an IPv4 socket takes AF_UNSPEC for AF_INET */

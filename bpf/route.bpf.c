@@ -197,6 +197,16 @@ static __always_inline bool has_port(__u8 proto)
 	       proto == IPPROTO_DCCP;
 }
 
+/*
+ * A packet's own output route: looked up from the loopback interface
+ * (ip_route_output_key_hash(), ip6_route_output_flags() set it), for a
+ * protocol. A lookup for anything else in the same syscall has no input
+ * interface, no protocol, or another one: the local table's answer of
+ * inet_addr_type() for the source of an ARP request the send triggered,
+ * made on the sender's stack, would otherwise replace the note.
+ */
+#define LOOPBACK_IFINDEX 1
+
 SEC("tp_btf/fib_table_lookup")
 int BPF_PROG(handle_fib4, u32 tb_id, const struct flowi4 *flp,
 	     const struct fib_nh_common *nhc, int err)
@@ -206,6 +216,9 @@ int BPF_PROG(handle_fib4, u32 tb_id, const struct flowi4 *flp,
 	__be32 daddr = flp->daddr;
 	__be16 port = flp->uli.ports.dport;
 
+	if (flp->__fl_common.flowic_iif != LOOPBACK_IFINDEX ||
+	    !flp->__fl_common.flowic_proto)
+		return 0;
 	r.len = 16;
 	r.proto = flp->__fl_common.flowic_proto;
 	r.err = err;
@@ -225,6 +238,9 @@ int BPF_PROG(handle_fib6, const struct net *net, const struct fib6_result *res,
 	__be16 port = flp->uli.ports.dport;
 	bool found = res->f6i != net->ipv6.fib6_null_entry;
 
+	if (flp->__fl_common.flowic_iif != LOOPBACK_IFINDEX ||
+	    !flp->__fl_common.flowic_proto)
+		return 0;
 	r.len = 28;
 	r.proto = flp->__fl_common.flowic_proto;
 	r.err = found ? 0 : -101 /* ENETUNREACH */;
@@ -259,7 +275,7 @@ int BPF_PROG(handle_sock_state, const struct sock *sk, const int oldstate,
 		if (fp_task_syscall() == -1 || !traced())
 			return 0;
 		fill_hdr(&nw.hdr, FP_EV_NET);
-		nw.addrlen = sock_peer(nw.addr, sk);
+		nw.addrlen = v4_unmap(nw.addr, sock_peer(nw.addr, sk));
 		bpf_map_update_elem(&conn_waits, &key, &nw, BPF_ANY);
 		return 0;
 	}

@@ -102,6 +102,29 @@ static __always_inline __u16 sock_peer(__u8 *addr, const struct sock *sk)
 }
 
 /*
+ * A sockaddr_in6 of ::ffff:a.b.c.d (addr, 4-aligned, len bytes) as the
+ * kernel routes it: the sockaddr_in of a.b.c.d, the form its route note
+ * has. Its new length.
+ */
+static __always_inline __u16 v4_unmap(__u8 *addr, __u16 len)
+{
+	__u32 *w = (__u32 *)addr;
+
+	/* w[4] holds bytes 16-19: 0, 0, 0xff, 0xff (little-endian load) */
+	if (len != 28 || addr[0] != 10 || addr[1] || w[2] || w[3] ||
+	    w[4] != 0xffff0000)
+		return len;
+	w[1] = w[5];
+	w[2] = 0;
+	w[3] = 0;
+	w[4] = 0;
+	w[5] = 0;
+	w[6] = 0;
+	addr[0] = 2;
+	return 16;
+}
+
+/*
  * Count how a non-blocking connect ended, as a flow of its own
  * (FP_NET_OUTCOME) under the connecting task. Built on the stack: this
  * may run in a softirq, on top of a program using the scratch buffer.

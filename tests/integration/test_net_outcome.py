@@ -84,6 +84,20 @@ class TestOutcome(NetCase):
                          ("unreachable", "EHOSTUNREACH", False))
         self.assertIs(u["nonblocking"], True)
 
+    def test_a_send_that_resolves_a_neighbour_is_named_by_its_route(self):
+        # 10.77.0.9 is not resolved: the send asks ARP first, whose source
+        # the kernel looks up in its local table on the sender's stack;
+        # that lookup is not where the datagram went
+        code = ("import socket\n"
+                "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                "u.sendto(b'x', ('10.77.0.9', 9))\n")
+        res = self.run_fp(self.ns.cmd(PY, "-c", code))
+        self.assertEqual(res.rc, EXIT_VERDICT, res.describe())
+        got = [(c["address"], c["port"], c["via"])
+               for c in res.r["network"]["connected"]]
+        self.assertEqual(got, [("10.77.0.9", 9, "sendto")], res.describe())
+        self.assertTrue(res.r["trace"]["complete"])
+
     def test_ipv6_connects_and_accepts_name_the_whole_address(self):
         # the socket's own IPv6 peer, read whole (it was cut to its first
         # byte: "::" for ::1)
@@ -108,6 +122,22 @@ class TestOutcome(NetCase):
         acc = res.r["network"]["accepted"]
         self.assertEqual([(a["address"], a["port"]) for a in acc],
                          [("::1", 8093)], res.describe())
+
+    def test_a_v4_mapped_connect_is_its_ipv4_destination(self):
+        # a dual-stack socket's connect to ::ffff:a.b.c.d goes out as IPv4:
+        # reported as the kernel routed it, with its outcome
+        code = ("import select, socket\n"
+                "s = socket.socket(socket.AF_INET6)\n"
+                "s.setblocking(False)\n"
+                "s.connect_ex(('::ffff:%s', 8081))\n"
+                "select.select([], [s], [], 5)\n"
+                "print(s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR))\n"
+                % WEB)
+        res = self.run_fp(self.ns.cmd(PY, "-c", code))
+        self.assertEqual(res.out.strip(), "111", res.describe())
+        c = self.one_conn(res, address=WEB, port=8081)
+        self.assertEqual((c["family"], c["outcome"], c["errno"]),
+                         ("inet", "refused", "ECONNREFUSED"))
 
 
 if __name__ == "__main__":
