@@ -11,7 +11,8 @@
  *   P+6, P+7  socketcall SENDMMSG, two messages
  *   P+8   socketcall CONNECT of a UDP socket, then SEND on it
  *
- * then connects TCP to IP:TCPPORT with connect (362) and writes to it,
+ * from a socket bound to IP, port 0, through socketcall BIND; then
+ * connects TCP to IP:TCPPORT with connect (362) and writes to it,
  * and to IP:CLOSEDPORT through socketcall CONNECT, which is refused.
  * Prints one line a call, "NAME RET", and exits 0 if every call did what
  * it should, 1 if not, 2 on a usage error. No libc, so that it builds with
@@ -30,6 +31,7 @@
 
 /* socketcall(2) calls */
 #define SC_SOCKET 1
+#define SC_BIND 2
 #define SC_CONNECT 3
 #define SC_SEND 9
 #define SC_SENDTO 11
@@ -191,6 +193,12 @@ static int sends(u32 addr, long port)
 	for (i = 0; i < 9; i++)
 		d[i] = to(addr, port + i);
 	a[0] = fd;
+	d[8] = to(addr, 0); /* for a moment: the address to bind to */
+	a[1] = (u32)&d[8];
+	a[2] = sizeof(d[8]);
+	say("socketcall-bind", r = socketcall(SC_BIND, a));
+	bad |= r != 0;
+	d[8] = to(addr, port + 8);
 	a[1] = (u32) "x";
 	a[2] = 1;
 	a[3] = 0;

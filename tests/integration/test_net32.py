@@ -61,6 +61,9 @@ class TestNet32(NetCase):
         self.assertEqual(got, want, res.describe())
         for c in self.conns(res, address=WEB):
             self.assertTrue(c["failing"], c)
+        bound = [(b["address"], b["protocol"]) for b in
+                 res.r["network"]["bound"] if b["pid"] == c["pid"]]
+        self.assertEqual(bound, [(WEB, "udp")], res.describe())
         with open(events) as f:
             evs = [json.loads(line) for line in f]
         stats = evs[-1]
