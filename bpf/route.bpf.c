@@ -36,25 +36,22 @@
  */
 const volatile long route_nr[4] = { -1, -1, -1, -1 };
 
-/*
- * Is this program running on the current task's own kernel stack, in its
- * syscall, and not in a softirq or an interrupt served on top of it? A
- * route looked up there is for a packet that arrived meanwhile (the ICMP
- * error answering a datagram to a closed port is routed in the softirq
- * that runs on top of its sender), not one the task's syscall sends. x86
- * and arm64 serve both on the CPU's own interrupt stack (ksoftirqd and
- * threaded interrupts run in kernel threads, which are never traced).
- * The preempt count would say so too, but it is a per-CPU variable, and
- * the verifier finds those only in kernels built with KALLSYMS_ALL.
- * Global, with a frame of a few bytes: the verifier gives a larger one a
- * private stack of its own, which is no task's.
- */
 #define FP_NR_COMPAT (1ULL << 32)
 
 /*
- * The current task's syscall number (| FP_NR_COMPAT for a 32-bit one)
- * if this runs in that syscall on the task's own stack, which runs up to
- * its saved registers; -1 if not.
+ * The current task's syscall number (| FP_NR_COMPAT for a 32-bit one) if
+ * this runs in that syscall on the task's own kernel stack, which runs up
+ * to its saved registers; -1 if not: in a softirq or an interrupt served
+ * on top of it. A route looked up there is for a packet that arrived
+ * meanwhile (the ICMP error answering a datagram to a closed port is
+ * routed in the softirq that runs on top of its sender), not one the
+ * task's syscall sends. x86 and arm64 serve both on the CPU's own
+ * interrupt stack (ksoftirqd and threaded interrupts run in kernel
+ * threads, which are never traced). The preempt count would say so too,
+ * but it is a per-CPU variable, and the verifier finds those only in
+ * kernels built with KALLSYMS_ALL. Global, with a frame of a few bytes:
+ * the verifier gives a larger one a private stack of its own, which is
+ * no task's.
  */
 __noinline long fp_task_syscall(void)
 {
@@ -112,8 +109,8 @@ static __always_inline int compat_route_call(struct pt_regs *regs, long nr,
 			return RC_NOTE;
 		if (call != SC_SENDMMSG)
 			return 0;
-		/* the fd, for the socket's type: 0 if unreadable (counted
-		 * all the same) */
+		/* the fd, for the socket's type: -1 if unreadable (the
+		 * datagram is counted all the same) */
 		if (bpf_probe_read_user(&a0, sizeof(a0),
 					(void *)(__u64)(__u32)regs->cx))
 			a0 = -1;
