@@ -144,6 +144,13 @@ enum fp_sys {
 	 * cannot see (uring.bpf.c), a ring set up fails the run */
 	FP_SYS_URING_SETUP,
 	/*
+	 * Appended to the network calls after io_uring_setup (net.bpf.c):
+	 * below 64, so that handle_sys_exit() gives them to net_exit().
+	 */
+	FP_SYS_SENDMMSG,
+	/* i386's multiplexer of the socket calls (compat only; net.bpf.c) */
+	FP_SYS_SOCKETCALL,
+	/*
 	 * Cross-process calls, open_by_handle_at, mounts and namespaces:
 	 * numbered from 64, apart from the families above, which append to
 	 * their own lists. Their numbers are in logs too.
@@ -165,6 +172,9 @@ enum fp_sys {
 	FP_SYS_CLONE3,
 	FP_SYS_MAX,
 };
+
+_Static_assert(FP_SYS_SOCKETCALL < FP_SYS_PIDFD_GETFD,
+	       "the network calls must stay below the cross-process ones");
 
 /*
  * Syscall numbers are per architecture, so userspace fills the table that
@@ -346,6 +356,13 @@ enum fp_net_op {
 	FP_NET_CONNECT = 1,
 	FP_NET_SENDTO = 2, /* sendto or sendmsg with a destination */
 	FP_NET_ACCEPT = 3,
+	/*
+	 * How a TCP connect that returned EINPROGRESS ended (ret: 0
+	 * established, or the socket's error: ECONNREFUSED, ETIMEDOUT, ...;
+	 * ECONNABORTED if it was closed first), from sock:inet_sock_set_state.
+	 * The address is the one the socket connected to.
+	 */
+	FP_NET_OUTCOME = 4,
 };
 
 /*
@@ -444,6 +461,12 @@ struct fp_stats {
 	__u64 dns_full; /* DNS sockets the table had no room for */
 	/* bytes emitted since this CPU last asked how full the ring is */
 	__u64 unasked_bytes;
+	/*
+	 * sends whose destination the kernel did not give (no route was
+	 * looked up, none could be kept) and the caller's memory no longer
+	 * named (net.bpf.c): the trace is incomplete
+	 */
+	__u64 net_unsure;
 };
 
 /*

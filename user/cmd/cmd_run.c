@@ -372,6 +372,7 @@ int cmd_run(int argc, char **argv)
 		if (!rc && o.scratch_dir)
 			rc = fp_run_scratch_open(&t.sc, &o, roots, &invoker,
 						 &s.run.scratch_dir, root_fds);
+		s.run.no_network = o.scratch_dir && o.no_network;
 		if (!rc)
 			rc = run_session(&s, &t, &o, deadline_ms);
 		/* the outputs go to the invoking user (or, for a root login,

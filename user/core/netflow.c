@@ -17,8 +17,17 @@
 /* what a new record costs against reconcile's budget */
 #define REC_COST 1024
 
+/* how the EINPROGRESS connects of one flow ended (FP_NET_OUTCOME) */
+struct conn_outcomes {
+	unsigned int n;
+	int32_t ret[FP_CONN_OUTCOMES];
+	uint64_t count[FP_CONN_OUTCOMES];
+};
+
 struct fp_netrec {
 	struct fp_hashmap flows; /* key -> struct fp_conn_finding */
+	/* the key of the connect flow they ended -> struct conn_outcomes */
+	struct fp_hashmap outcomes;
 	struct fp_hashmap lookups; /* key -> struct fp_dns_finding */
 	struct fp_hashmap names; /* address -> struct fp_bytes of names */
 	uint64_t unparsed;
@@ -74,6 +83,7 @@ void fp_netrec_free(struct fp_netrec *n)
 	fp_hashmap_free(&n->flows, free_conn);
 	fp_hashmap_free(&n->lookups, free_dns);
 	fp_hashmap_free(&n->names, free_bytes);
+	fp_hashmap_free(&n->outcomes, free);
 	free(n);
 }
 
@@ -162,19 +172,63 @@ static const char *unix_resolver(const struct fp_bytes *p)
 }
 
 /* the flow key: everything but the count, in a fixed layout */
-static size_t flow_key(const struct fp_event *ev, char *k, size_t cap)
+static size_t key_of(char *k, size_t cap, uint32_t pid, uint32_t op,
+		     int64_t ret, int family, unsigned int sock_type,
+		     unsigned int protocol, unsigned int port,
+		     const char *address, const struct fp_bytes *unix_path)
 {
-	int n = snprintf(k, cap, "%u|%u|%lld|%d|%u|%u|%u|%s|", ev->pid,
-			 ev->net.op, (long long)ev->net.ret, ev->net.family,
-			 ev->net.sock_type, ev->net.protocol, ev->net.port,
-			 ev->net.address);
+	int n = snprintf(k, cap, "%u|%u|%lld|%d|%u|%u|%u|%s|", pid, op,
+			 (long long)ret, family, sock_type, protocol, port,
+			 address);
 	size_t len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 
-	if (ev->net.unix_path.len && len + ev->net.unix_path.len <= cap) {
-		memcpy(k + len, ev->net.unix_path.data, ev->net.unix_path.len);
-		len += ev->net.unix_path.len;
+	if (unix_path->len && len + unix_path->len <= cap) {
+		memcpy(k + len, unix_path->data, unix_path->len);
+		len += unix_path->len;
 	}
 	return len;
+}
+
+static size_t flow_key(const struct fp_event *ev, char *k, size_t cap)
+{
+	return key_of(k, cap, ev->pid, ev->net.op, ev->net.ret, ev->net.family,
+		      ev->net.sock_type, ev->net.protocol, ev->net.port,
+		      ev->net.address, &ev->net.unix_path);
+}
+
+/*
+ * How one non-blocking TCP connect ended: counted under the key of the
+ * connect flow it ended (EINPROGRESS), whichever event came first.
+ */
+static int feed_outcome(struct fp_netrec *n, const struct fp_event *ev,
+			int (*charge)(void *, uint64_t), void *ctx)
+{
+	char key[512];
+	size_t klen =
+		key_of(key, sizeof(key), ev->pid, FP_NET_CONNECT, -EINPROGRESS,
+		       ev->net.family, ev->net.sock_type, ev->net.protocol,
+		       ev->net.port, ev->net.address, &ev->net.unix_path);
+	struct conn_outcomes *o = fp_hashmap_get(&n->outcomes, key, klen);
+	struct fp_hslot *s;
+	unsigned int i;
+	int ret;
+
+	if (!o) {
+		ret = charge(ctx, REC_COST + klen);
+		if (ret)
+			return ret;
+		s = fp_hashmap_slot(&n->outcomes, key, klen);
+		if (!s || !(o = s->val = calloc(1, sizeof(*o))))
+			return -ENOMEM;
+	}
+	for (i = 0; i < o->n && o->ret[i] != ev->net.ret; i++)
+		;
+	if (i == FP_CONN_OUTCOMES)
+		i--; /* a hostile variety: counted as the last one kept */
+	else if (i == o->n)
+		o->ret[o->n++] = ev->net.ret;
+	o->count[i] += ev->net.count;
+	return 0;
 }
 
 static int feed_flow(struct fp_netrec *n, const struct fp_event *ev,
@@ -314,6 +368,8 @@ int fp_netrec_feed(struct fp_netrec *n, const struct fp_event *ev,
 {
 	if (ev->type == FP_EV_DNS)
 		return feed_dns(n, ev, who, charge, ctx);
+	if (ev->net.op == FP_NET_OUTCOME)
+		return feed_outcome(n, ev, charge, ctx);
 	return feed_flow(n, ev, who, charge, ctx);
 }
 
@@ -396,6 +452,26 @@ static int dns_cmp(const void *a, const void *b)
 	return c ? c : (x->port > y->port) - (x->port < y->port);
 }
 
+/* the outcomes of an EINPROGRESS connect flow, into its finding */
+static void copy_outcomes(const struct fp_netrec *n, struct fp_conn_finding *c)
+{
+	const struct conn_outcomes *o;
+	char key[512];
+	size_t klen;
+
+	if (c->op != FP_NET_CONNECT || c->ret != -EINPROGRESS)
+		return;
+	klen = key_of(key, sizeof(key), c->who.pid, c->op, c->ret, c->family,
+		      c->sock_type, c->protocol, c->port, c->address,
+		      &c->unix_path);
+	o = fp_hashmap_get(&n->outcomes, key, klen);
+	if (!o)
+		return;
+	c->noutcomes = o->n;
+	memcpy(c->outcome_ret, o->ret, sizeof(o->ret));
+	memcpy(c->outcome_n, o->count, sizeof(o->count));
+}
+
 static int copy_conn(const struct fp_netrec *n, const struct fp_conn_finding *x,
 		     struct fp_findings *out)
 {
@@ -418,6 +494,7 @@ static int copy_conn(const struct fp_netrec *n, const struct fp_conn_finding *x,
 	if (x->family != AF_UNIX && names && names->len &&
 	    fp_bytes_dup(&c->names, names->data, names->len))
 		return -ENOMEM;
+	copy_outcomes(n, c);
 	return 0;
 }
 

@@ -17,6 +17,9 @@
 #include "event.h"
 #include "findings.h"
 
+/* distinct outcomes kept per connection; more are counted as the last */
+#define FP_CONN_OUTCOMES 8
+
 /* a connection (connect, or sendto/sendmsg with a destination) or accept */
 struct fp_conn_finding {
 	struct fp_actor who;
@@ -37,6 +40,11 @@ struct fp_conn_finding {
 	bool loopback; /* loopback address or unix socket: no default fail */
 	bool allowed, forbidden, failing;
 	const char *rule;
+	/* a TCP connect that returned EINPROGRESS: how its attempts ended
+	 * (FP_NET_OUTCOME events), by result (0 established, or -errno) */
+	unsigned int noutcomes;
+	int32_t outcome_ret[FP_CONN_OUTCOMES];
+	uint64_t outcome_n[FP_CONN_OUTCOMES];
 };
 
 struct fp_dns_finding {
@@ -83,5 +91,19 @@ void fp_conn_subject(const struct fp_conn_finding *x, const char *name,
 		     size_t namelen, char *buf, size_t len);
 /* "api.github.com (140.82.112.3):443", or the subject without names */
 void fp_conn_display(const struct fp_conn_finding *x, char *buf, size_t len);
+
+/*
+ * How a TCP connect ended (netflow_outcome.c): "established", "refused",
+ * "timed_out", "reset", "unreachable", "closed" (by the caller first),
+ * "failed" (another error), "unknown" (not seen before the trace ended),
+ * or "mixed" (attempts that ended differently); NULL for a connection
+ * that is no TCP connect. *ret is the result it stands for: 0, -errno,
+ * or -EINPROGRESS for unknown and mixed.
+ */
+const char *fp_conn_outcome(const struct fp_conn_finding *x, int64_t *ret);
+/* the name fp_conn_outcome() gives a result (0 or -errno) */
+const char *fp_conn_outcome_name(int64_t ret);
+/* attempts whose outcome was not seen: count less the outcomes */
+uint64_t fp_conn_outcome_unknown(const struct fp_conn_finding *x);
 
 #endif

@@ -65,6 +65,6 @@ void fp_dec_net_event(struct fp_dec *d, struct fp_event *ev)
 	ev->net.sock_type = fp_dec_u64(d);
 	ev->net.protocol = fp_dec_u64(d);
 	ev->net.count = fp_dec_u64(d);
-	if (ev->net.op < FP_NET_CONNECT || ev->net.op > FP_NET_ACCEPT)
+	if (ev->net.op < FP_NET_CONNECT || ev->net.op > FP_NET_OUTCOME)
 		d->err = -EBADMSG;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <string.h>
 #include <sys/socket.h>
 
 #include "event_json.h"
 #include "net_json.h"
+#include "netflow.h"
 
 static void write_net(struct json_out *j, const struct fp_event *ev)
 {
@@ -10,6 +12,12 @@ static void write_net(struct json_out *j, const struct fp_event *ev)
 
 	json_field_i64(j, "fd", ev->net.fd);
 	json_field_i64(j, "ret", ev->net.ret);
+	if (ev->net.ret < 0)
+		json_field_str(j, "errno",
+			       strerrorname_np(-ev->net.ret) ?: "unknown");
+	/* how a non-blocking TCP connect ended (netflow_outcome.c) */
+	if (ev->net.op == FP_NET_OUTCOME)
+		json_field_str(j, "outcome", fp_conn_outcome_name(ev->net.ret));
 	json_field_str(j, "family", fp_family_name(ev->net.family) ?: "other");
 	if (ev->net.family == AF_UNIX) {
 		json_field_bool(j, "abstract", p->len && p->data[0] == '\0');
