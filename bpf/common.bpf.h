@@ -337,6 +337,7 @@ int fp_sendto_again(long ret, __u64 fd, __u64 uaddr);
 int fp_sendto_exit(long ret, __u64 fd, __u64 ubuf, __u64 len, __u64 uaddr);
 int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg);
 int fp_recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg);
+int fp_sendmmsg_exit(long ret, __u64 fd, __u64 uvec); /* its DNS queries */
 int fp_accept_exit(long ret, __u64 fd);
 int fp_net_task_exit(void); /* the exiting thread's cached flow count */
 int fp_tamper_enter(__u32 sys, __u64 a0, __u64 a1); /* process */

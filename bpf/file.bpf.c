@@ -600,6 +600,9 @@ static __always_inline void net_exit(__u32 sys, long ret, __u64 *a)
 	case FP_SYS_RECVMSG:
 		fp_recv_exit(ret, a[0], 0, a[1]);
 		break;
+	case FP_SYS_SENDMMSG:
+		fp_sendmmsg_exit(ret, a[0], a[1]);
+		break;
 	}
 }
 

@@ -105,6 +105,7 @@ enum fp_sys {
 	FP_SYS_RECVFROM,
 	FP_SYS_RECVMSG,
 	FP_SYS_READ, /* only while a DNS socket of the run is open */
+	FP_SYS_SENDMMSG, /* its DNS queries (net.bpf.c) */
 	FP_SYS_MAX,
 };
 
@@ -312,16 +313,22 @@ struct fp_net {
 /* struct fp_dns.dir */
 #define FP_DNS_QUERY 1
 #define FP_DNS_ANSWER 2
+/* an answer read from the kernel's own copy as it was delivered
+ * (dns.bpf.c): peer is its source, from the IP and UDP headers */
+#define FP_DNS_DELIVERED 3
+/* or'ed into dir: the socket's network namespace belongs to a user
+ * namespace other than the initial one */
+#define FP_DNS_F_USERNS 0x100
 
 struct fp_dns {
 	struct fp_hdr hdr;
 	__s32 fd;
-	__u16 dir; /* FP_DNS_QUERY or FP_DNS_ANSWER */
+	__u16 dir; /* FP_DNS_QUERY, _ANSWER or _DELIVERED, | FP_DNS_F_* */
 	__u16 sock_type;
 	__u32 len; /* bytes in data[] */
-	__u32 total; /* bytes the syscall moved */
+	__u32 total; /* bytes the syscall moved; DELIVERED: the message's */
 	__u8 peer[28]; /* the server: sockaddr_in or sockaddr_in6 */
-	__u32 _pad;
+	__u32 sock; /* the socket's inode number; 0: unknown */
 	__u8 data[FP_DNS_MAX];
 };
 

@@ -307,9 +307,11 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 	return 0;
 }
 
-/* Copy the first FP_DNS_MAX bytes at ubuf of a DNS socket's traffic. */
+/* Copy the first FP_DNS_MAX bytes at ubuf of a DNS socket's traffic;
+ * ino: the socket's inode number (dns.bpf.c's answers name it too) */
 static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
-				     long moved, const struct dns_sock *d)
+				     long moved, const struct dns_sock *d,
+				     __u32 ino)
 {
 	struct fp_dns *e = (struct fp_dns *)scratch_buf();
 	__u32 n;
@@ -321,7 +323,7 @@ static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
 	e->dir = dir;
 	e->sock_type = d->sock_type;
 	e->total = moved;
-	e->_pad = 0;
+	e->sock = ino;
 	bpf_probe_read_kernel(e->peer, sizeof(e->peer), d->peer);
 	n = moved < FP_DNS_MAX ? moved : FP_DNS_MAX;
 	barrier_var(n);
@@ -341,20 +343,19 @@ static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct dns_sock *d;
-	__u16 type, protocol;
-	struct sock *sk;
+	struct fp_sock_ref r;
 	__u64 key;
 
 	if (!dns_active || moved <= 0 ||
 	    !bpf_map_lookup_elem(&dns_tgids, &tgid))
 		return;
-	sk = fd_sock((int)fd, &type, &protocol);
-	if (!sk)
+	fp_fd_sock((int)fd, &r);
+	if (!r.sk)
 		return;
-	key = (__u64)sk;
+	key = r.sk;
 	d = bpf_map_lookup_elem(&dns_socks, &key);
 	if (d)
-		dns_copy(dir, fd, ubuf, moved, d);
+		dns_copy(dir, fd, ubuf, moved, d, (__u32)r.ino);
 }
 
 /* A datagram sent to uaddr, or on a connected socket if uaddr is 0 */
@@ -391,7 +392,7 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
 		bpf_probe_read_kernel(d.peer, sizeof(d.peer), e->key.addr);
 		d.sock_type = type;
 		flow_count(e);
-		dns_copy(FP_DNS_QUERY, fd, ubuf, ret, &d);
+		dns_copy(FP_DNS_QUERY, fd, ubuf, ret, &d, (__u32)r.ino);
 		return 0;
 	}
 	/* DNS traffic is never cached: each query is copied */
@@ -438,6 +439,68 @@ __noinline int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg)
 	if (ret > (long)iov.iov_len)
 		ret = iov.iov_len;
 	return sent_to(ret, fd, (__u64)iov.iov_base, (__u64)m.msg_name, false);
+}
+
+/* messages of one sendmmsg() looked at for DNS queries */
+#define FP_MMSG_DNS 4
+
+/*
+ * One message of a sendmmsg(): a DNS query if its socket is a DNS one,
+ * or its destination (at uaddr) a DNS port.
+ */
+static __always_inline void mmsg_query(__u64 fd, __u64 ubuf, long len,
+				       __u64 uaddr)
+{
+	struct dns_sock d = {};
+	struct fp_sock_ref r;
+
+	if (!uaddr) {
+		dns_on_sock(FP_DNS_QUERY, fd, ubuf, len);
+		return;
+	}
+	if (bpf_probe_read_user(d.peer, 2, (void *)uaddr))
+		return;
+	if (*(__u16 *)d.peer == AF_INET)
+		bpf_probe_read_user(d.peer, 16, (void *)uaddr);
+	else if (*(__u16 *)d.peer == AF_INET6)
+		bpf_probe_read_user(d.peer, 28, (void *)uaddr);
+	else
+		return;
+	if (!is_dns_port(sa_port(d.peer)))
+		return;
+	fp_fd_sock((int)fd, &r);
+	d.sock_type = r.kind >> 16;
+	dns_mark((struct sock *)r.sk, d.peer, d.sock_type);
+	dns_copy(FP_DNS_QUERY, fd, ubuf, len, &d, (__u32)r.ino);
+}
+
+/*
+ * sendmmsg(fd, msgvec, n, flags): the DNS queries among the first
+ * messages it sent (glibc sends a lookup's A and AAAA queries so), from
+ * the first iovec of each.
+ */
+__noinline int fp_sendmmsg_exit(long ret, __u64 fd, __u64 uvec)
+{
+	struct mmsghdr mm;
+	struct iovec iov;
+	long len;
+	int i;
+
+	for (i = 0; i < FP_MMSG_DNS && i < ret; i++) {
+		if (bpf_probe_read_user(&mm, sizeof(mm),
+					(void *)(uvec + i * sizeof(mm))))
+			break;
+		iov.iov_base = NULL;
+		iov.iov_len = 0;
+		if (mm.msg_hdr.msg_iovlen && mm.msg_hdr.msg_iov)
+			bpf_probe_read_user(&iov, sizeof(iov),
+					    mm.msg_hdr.msg_iov);
+		len = mm.msg_len < iov.iov_len ? mm.msg_len : iov.iov_len;
+		if (len > 0 && iov.iov_base)
+			mmsg_query(fd, (__u64)iov.iov_base, len,
+				   (__u64)mm.msg_hdr.msg_name);
+	}
+	return 0;
 }
 
 /*

@@ -29,7 +29,8 @@ struct fp_conn_finding {
 	int protocol;
 	int64_t ret; /* 0 or -errno; -EINPROGRESS: attempted */
 	uint64_t count; /* calls */
-	/* DNS names of the run whose answers held address, NUL-separated */
+	/* DNS names of the run whose answers held address, NUL-separated:
+	 * only answers that may name it (dns_trust.h) */
 	struct fp_bytes names;
 	/* a unix socket of a resolver footprint cannot read:
 	 * "systemd-resolved" or "nscd"; NULL otherwise */
@@ -37,6 +38,9 @@ struct fp_conn_finding {
 	bool loopback; /* loopback address or unix socket: no default fail */
 	bool allowed, forbidden, failing;
 	const char *rule;
+	/* names of answers that held address but may not name it, each with
+	 * why (dns_trust.h): "name\0why\0" pairs */
+	struct fp_bytes unverified;
 };
 
 struct fp_dns_finding {
@@ -67,6 +71,9 @@ void fp_netrec_free(struct fp_netrec *n);
 int fp_netrec_feed(struct fp_netrec *n, const struct fp_event *ev,
 		   const struct fp_actor *who, int (*charge)(void *, uint64_t),
 		   void *ctx);
+/* A bind of the run (FP_EV_BIND): an address it could answer DNS from. */
+int fp_netrec_bound(struct fp_netrec *n, const struct fp_event *ev,
+		    int (*charge)(void *, uint64_t), void *ctx);
 /* DNS messages that did not parse: counted, not kept */
 uint64_t fp_netrec_unparsed(const struct fp_netrec *n);
 /* The findings, sorted; 0 or -ENOMEM. n may be NULL (no network events). */

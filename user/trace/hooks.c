@@ -14,7 +14,7 @@
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
 /* What the choice below needs to know of the kernel's BTF. */
-enum fact { REQ, SQE, DONE, URING, VPID, CAST, NFACTS };
+enum fact { REQ, SQE, DONE, URING, VPID, CAST, QUEUED, NFACTS };
 
 /* the same facts through libbpf's full parse, where the scan cannot go */
 static int ask_libbpf(struct fp_btf_query *q, bool *has)
@@ -44,6 +44,8 @@ static int kernel_facts(bool *has)
 		[VPID] = { .name = "bpf_task_from_vpid",
 			   .kind = BTF_KIND_FUNC },
 		[CAST] = { .name = "bpf_rdonly_cast", .kind = BTF_KIND_FUNC },
+		[QUEUED] = { .name = "btf_trace_sk_data_ready",
+			     .kind = BTF_KIND_TYPEDEF },
 	};
 	int i;
 
@@ -88,6 +90,11 @@ int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
 	if (err)
 		return err;
 	choose_uring(skel, has, note, notelen);
+	/* DNS answers from the kernel's copy (dns.bpf.c): as queued from
+	 * 6.6 on, else as the reading syscall frees them */
+	bpf_program__set_autoload(skel->progs.handle_dns_queued, has[QUEUED]);
+	bpf_program__set_autoload(skel->progs.handle_dns_consumed,
+				  !has[QUEUED]);
 	skel->rodata->has_task_from_vpid = has[VPID];
 	/*
 	 * FOOTPRINT_DEBUG_PROBE_READS=1 reads as a kernel before 6.2 must, so
@@ -117,5 +124,7 @@ bool fp_hooks_optional(const struct footprint_bpf *skel,
 {
 	return prog == skel->progs.handle_uring_submit ||
 	       prog == skel->progs.handle_uring_submit_sqe ||
-	       prog == skel->progs.handle_uring_complete;
+	       prog == skel->progs.handle_uring_complete ||
+	       prog == skel->progs.handle_dns_queued ||
+	       prog == skel->progs.handle_dns_consumed;
 }
