@@ -106,8 +106,12 @@ int fp_pty_open(struct fp_pty *p, uid_t owner, char *err, size_t errlen)
 	struct stat in;
 	int fd;
 
-	if (!isatty(0) || fstat(0, &in) || tcgetattr(0, &p->saved))
+	if (!isatty(0) || fstat(0, &in) || tcgetattr(0, &p->saved)) {
+		/* none: the child drops footprint's, if it has one */
+		p->ctty = open("/dev/tty",
+			       O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 		return 0;
+	}
 	p->fds = 1;
 	for (fd = 1; fd <= 2; fd++)
 		if (same_tty(fd, &in))
@@ -140,27 +144,23 @@ fail:
 int fp_pty_child(const struct fp_pty *p)
 {
 	sigset_t ttou, old;
-	int fd, i, e = 0;
+	int i, e = 0;
+	pid_t pg;
 
 	if (!p || p->master < 0) {
 		/*
-		 * No terminal at all: the caller's is dropped, in footprint's
-		 * session and process group still. Not being a session
-		 * leader, the command cannot take it back (TIOCSCTTY).
+		 * No terminal at all: footprint's is dropped, in its session
+		 * and process group still. Not being a session leader, the
+		 * command cannot take it back (TIOCSCTTY). Only ioctls here:
+		 * the child is in the run's cgroup, its opens are traced.
 		 */
-		fd = open("/dev/tty",
-			  O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
+		if (!p || p->ctty < 0)
 			return 0;
-		if (ioctl(fd, TIOCNOTTY))
+		if (ioctl(p->ctty, TIOCNOTTY))
 			return -errno;
-		close(fd);
-		fd = open("/dev/tty",
-			  O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-		if (fd >= 0) {
-			close(fd);
+		/* no longer its controlling terminal: ENOTTY */
+		if (!ioctl(p->ctty, TIOCGPGRP, &pg) || errno != ENOTTY)
 			return -EPERM;
-		}
 		return 0;
 	}
 	/*
@@ -511,6 +511,7 @@ void fp_pty_close(struct fp_pty *p)
 	close_fd(&p->slave);
 	close_fd(&p->tty_in);
 	close_fd(&p->tty_out);
+	close_fd(&p->ctty);
 	close_fd(&p->wake[0]);
 	close_fd(&p->wake[1]);
 	close_fd(&p->sigfd);

@@ -29,6 +29,10 @@ struct fp_pty {
 	int master; /* -1: no pseudo-terminal */
 	int slave; /* the command's terminal; closed here once it runs */
 	int tty_in; /* the caller's terminal, read (stdin); -1: none */
+	/* no pseudo-terminal: footprint's controlling terminal, for the
+	 * child to drop (opened here: an open in the child, in the run's
+	 * cgroup, would be traced as the command's); -1: none */
+	int ctty;
 	int tty_out; /* the caller's terminal, written */
 	unsigned int fds; /* bit n: fd n (0-2) was the caller's terminal */
 	bool raw; /* the caller's terminal is in raw mode */
@@ -46,10 +50,10 @@ struct fp_pty {
 	unsigned int interrupts;
 };
 
-#define FP_PTY_INIT                                                     \
-	{                                                               \
-		.master = -1, .slave = -1, .tty_in = -1, .tty_out = -1, \
-		.monitor_fd = -1, .wake = { -1, -1 }, .sigfd = -1       \
+#define FP_PTY_INIT                                                           \
+	{                                                                     \
+		.master = -1, .slave = -1, .tty_in = -1, .tty_out = -1,       \
+		.ctty = -1, .monitor_fd = -1, .wake = { -1, -1 }, .sigfd = -1 \
 	}
 
 /*
