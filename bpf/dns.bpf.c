@@ -12,7 +12,7 @@
  * read here from the kernel's own buffer: its source from the IP and UDP
  * headers, the socket it was queued on, and the message.
  *
- * Where: as it is queued on the socket (sk_data_ready, 6.6 and later),
+ * Where: as it is queued on the socket (sk_data_ready, where the kernel has it),
  * or, on an older kernel, as the reading syscall frees it (consume_skb,
  * in the reading task; later kernels defer that free to another context).
  * hooks.c loads one of the two.
@@ -219,7 +219,7 @@ static __always_inline int syscall_fd(void)
 }
 
 /*
- * Before 6.6: a UDP datagram freed after a read handed it to a traced
+ * Without sk_data_ready (Debian 12's 6.1): a UDP datagram freed after a read handed it to a traced
  * process (skb_consume_udp), in the reading task, inside the reading
  * syscall: its socket is the one at the syscall's fd, if the datagram's
  * destination port is that socket's.
@@ -229,6 +229,7 @@ int BPF_PROG(handle_dns_consumed, struct sk_buff *skb)
 {
 	__u16 dport = 0, ulen = 0, flags = 0;
 	struct fp_sock_ref r;
+	struct sock *sk;
 	struct fp_dns *e;
 	__u32 zero = 0, ino = 0;
 	int th, fd;
@@ -246,11 +247,13 @@ int BPF_PROG(handle_dns_consumed, struct sk_buff *skb)
 	if (fd < 0)
 		return 0;
 	fp_fd_sock(fd, &r);
-	if (!r.sk || r.kind >> 16 != SOCK_DGRAM ||
+	/* a local: a CO-RE read relocates every field it goes through */
+	sk = (struct sock *)r.sk;
+	if (!sk || r.kind >> 16 != SOCK_DGRAM ||
 	    !bpf_map_lookup_elem(&dns_socks, &r.sk) ||
-	    BPF_CORE_READ((struct sock *)r.sk, __sk_common.skc_num) != dport)
+	    BPF_CORE_READ(sk, __sk_common.skc_num) != dport)
 		return 0;
-	sock_facts((struct sock *)r.sk, &ino, &flags);
+	sock_facts(sk, &ino, &flags);
 	fill_hdr(&e->hdr, FP_EV_DNS);
 	datagram_data(skb, e, th, ulen);
 	emit_delivered(e, fd, ino, flags);

@@ -249,6 +249,25 @@ class TestLegitimate(ForgedCase):
             self.assertEqual([x["answers"] for x in d], [[REAL]])
 
 
+class TestOlderKernels(ForgedCase):
+    def test_the_way_without_sk_data_ready_loads(self):
+        """Without the sk_data_ready tracepoint (Debian 12's 6.1) answers
+        are read as the reading syscall frees them (consume_skb);
+        FOOTPRINT_DEBUG_DNS_CONSUMED=1 loads that program here, where the
+        kernel frees UDP datagrams elsewhere, so it only must load and
+        trace, and no forged answer may name."""
+        env = dict(su.sudo_env(su.nobody()), FOOTPRINT_DEBUG_DNS_CONSUMED="1")
+        res = self.env.run([PY, self.client, "other-address"],
+                           roots=[self.root],
+                           opts=["--cold", "--policy", self.policy],
+                           wrapper=self.ns.enter(), cwd=self.root, env=env)
+        self.assertIn(b"connected " + FORGED.encode(), res.stdout,
+                      res.describe())
+        c = self.conn_to(res, FORGED)
+        self.assertEqual(c["names"], [], res.describe())
+        self.assertEqual(res.rc, EXIT_VERDICT, res.describe())
+
+
 class TestForged(ForgedCase):
     def test_the_runs_own_server_names_nothing(self):
         """(a) A process of the run answers on a socket it owns: a DNS

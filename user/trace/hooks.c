@@ -90,8 +90,16 @@ int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
 	if (err)
 		return err;
 	choose_uring(skel, has, note, notelen);
-	/* DNS answers from the kernel's copy (dns.bpf.c): as queued from
-	 * 6.6 on, else as the reading syscall frees them */
+	/*
+	 * DNS answers from the kernel's copy (dns.bpf.c): as queued where the
+	 * kernel has the sk_data_ready tracepoint, else as the reading
+	 * syscall frees them.
+	 * FOOTPRINT_DEBUG_DNS_CONSUMED=1 loads the older way here, so that a
+	 * test can see it load (it sees little: later kernels free a UDP
+	 * datagram elsewhere).
+	 */
+	if (getenv("FOOTPRINT_DEBUG_DNS_CONSUMED"))
+		has[QUEUED] = false;
 	bpf_program__set_autoload(skel->progs.handle_dns_queued, has[QUEUED]);
 	bpf_program__set_autoload(skel->progs.handle_dns_consumed,
 				  !has[QUEUED]);
