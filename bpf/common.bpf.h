@@ -338,6 +338,7 @@ int fp_sendto_exit(long ret, __u64 fd, __u64 ubuf, __u64 len, __u64 uaddr);
 int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg);
 int fp_recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg);
 int fp_accept_exit(long ret, __u64 fd);
+/* sendmmsg: destinations not routed, and its DNS queries */
 int fp_sendmmsg_exit(long ret, __u64 fd, __u64 vec);
 /* a traced 32-bit network syscall (net.bpf.c) */
 int fp_compat_net_exit(__u32 csys, long ret);

@@ -146,6 +146,7 @@ enum fp_sys {
 	/*
 	 * Appended to the network calls after io_uring_setup (net.bpf.c):
 	 * below 64, so that handle_sys_exit() gives them to net_exit().
+	 * sendmmsg: each message's destination, and its DNS queries.
 	 */
 	FP_SYS_SENDMMSG,
 	/* i386's multiplexer of the socket calls (compat only; net.bpf.c) */
@@ -393,16 +394,22 @@ struct fp_net {
 /* struct fp_dns.dir */
 #define FP_DNS_QUERY 1
 #define FP_DNS_ANSWER 2
+/* an answer read from the kernel's own copy as it was delivered
+ * (dns.bpf.c): peer is its source, from the IP and UDP headers */
+#define FP_DNS_DELIVERED 3
+/* or'ed into dir: the socket's network namespace belongs to a user
+ * namespace other than the initial one */
+#define FP_DNS_F_USERNS 0x100
 
 struct fp_dns {
 	struct fp_hdr hdr;
 	__s32 fd;
-	__u16 dir; /* FP_DNS_QUERY or FP_DNS_ANSWER */
+	__u16 dir; /* FP_DNS_QUERY, _ANSWER or _DELIVERED, | FP_DNS_F_* */
 	__u16 sock_type;
 	__u32 len; /* bytes in data[] */
-	__u32 total; /* bytes the syscall moved */
+	__u32 total; /* bytes the syscall moved; DELIVERED: the message's */
 	__u8 peer[28]; /* the server: sockaddr_in or sockaddr_in6 */
-	__u32 _pad;
+	__u32 sock; /* the socket's inode number; 0: unknown */
 	__u8 data[FP_DNS_MAX];
 };
 

@@ -408,9 +408,11 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 	return 0;
 }
 
-/* Copy the first FP_DNS_MAX bytes at ubuf of a DNS socket's traffic. */
+/* Copy the first FP_DNS_MAX bytes at ubuf of a DNS socket's traffic;
+ * ino: the socket's inode number (dns.bpf.c's answers name it too) */
 static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
-				     long moved, const struct dns_sock *d)
+				     long moved, const struct dns_sock *d,
+				     __u32 ino)
 {
 	struct fp_dns *e = (struct fp_dns *)scratch_buf();
 	__u32 n;
@@ -422,7 +424,7 @@ static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
 	e->dir = dir;
 	e->sock_type = d->sock_type;
 	e->total = moved;
-	e->_pad = 0;
+	e->sock = ino;
 	bpf_probe_read_kernel(e->peer, sizeof(e->peer), d->peer);
 	n = moved < FP_DNS_MAX ? moved : FP_DNS_MAX;
 	barrier_var(n);
@@ -442,20 +444,19 @@ static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct dns_sock *d;
-	__u16 type, protocol;
-	struct sock *sk;
+	struct fp_sock_ref r;
 	__u64 key;
 
 	if (!dns_active || moved <= 0 ||
 	    !bpf_map_lookup_elem(&dns_tgids, &tgid))
 		return;
-	sk = fd_sock((int)fd, &type, &protocol);
-	if (!sk)
+	fp_fd_sock((int)fd, &r);
+	if (!r.sk)
 		return;
-	key = (__u64)sk;
+	key = r.sk;
 	d = bpf_map_lookup_elem(&dns_socks, &key);
 	if (d)
-		dns_copy(dir, fd, ubuf, moved, d);
+		dns_copy(dir, fd, ubuf, moved, d, (__u32)r.ino);
 }
 
 /* 16 bytes at a and b (both 8-aligned), equal */
@@ -589,7 +590,7 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
 		bpf_probe_read_kernel(d.peer, sizeof(d.peer), e->key.addr);
 		d.sock_type = type;
 		flow_count(e);
-		dns_copy(FP_DNS_QUERY, fd, ubuf, ret, &d);
+		dns_copy(FP_DNS_QUERY, fd, ubuf, ret, &d, (__u32)r.ino);
 		return 0;
 	}
 	/* DNS traffic is never cached: each query is copied. Only a routed
@@ -745,8 +746,54 @@ static long mmsg_step(__u32 i, void *ctx)
 		return 0; /* routed: counted then */
 	if (family == AF_INET || !net_peer(e))
 		return 0;
+	/* as sent_to() marks a DNS socket it did not see routed */
+	if (is_dns_port(sa_port(e->key.addr)))
+		dns_mark((struct sock *)w->r.sk, e->key.addr, e->key.sock_type);
 	flow_count(e);
 	return 0;
+}
+
+/* messages of one sendmmsg() looked at for DNS queries */
+#define FP_MMSG_DNS 4
+
+/*
+ * The DNS queries among the first FP_MMSG_DNS messages a sendmmsg() sent
+ * (glibc sends a lookup's A and AAAA queries so), from the first iovec
+ * of each, if its socket is a DNS one by now: connected to a DNS port,
+ * or marked when a message routed to one was counted (fp_route_count())
+ * or one was counted from the vector (mmsg_step()). The server a query
+ * names is the one the socket was marked with, which the kernel gave (a
+ * route, the socket's peer), not the message's name in the caller's
+ * memory; a call that sends queries to two servers at once names the
+ * last one routed for each (an answer from the other is then not
+ * trusted: stricter, never looser).
+ */
+static __always_inline void mmsg_queries(const struct mmsg_walk *w, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 key = w->r.sk, name, base, len, at;
+	struct dns_sock *d;
+	__u32 sent;
+	int i;
+
+	if (!dns_active || ret <= 0 || !bpf_map_lookup_elem(&dns_tgids, &tgid))
+		return;
+	d = bpf_map_lookup_elem(&dns_socks, &key);
+	if (!d)
+		return;
+	for (i = 0; i < FP_MMSG_DNS && i < ret; i++) {
+		/* struct mmsghdr: a msghdr, then msg_len (i386: 28, 32) */
+		at = w->vec + (__u64)i * (w->compat ? 32 : 64);
+		msghdr_read(at, w->compat, &name, &base, &len);
+		if (bpf_probe_read_user(&sent, sizeof(sent),
+					(void *)(at + (w->compat ? 28 : 56))))
+			break;
+		if (sent < len)
+			len = sent;
+		if (len && base)
+			dns_copy(FP_DNS_QUERY, w->fd, base, len, d,
+				 (__u32)w->r.ino);
+	}
 }
 
 static __always_inline int sendmmsg_exit(long ret, __u64 fd, __u64 vec,
@@ -756,6 +803,7 @@ static __always_inline int sendmmsg_exit(long ret, __u64 fd, __u64 vec,
 	struct fp_route rt;
 	struct sock *sk;
 	__u16 family;
+	bool walk;
 
 	/* none is noted in a sendmmsg, but one taken is never stale */
 	route_take(&rt);
@@ -764,22 +812,28 @@ static __always_inline int sendmmsg_exit(long ret, __u64 fd, __u64 vec,
 	sk = (struct sock *)w.r.sk;
 	if (!sk)
 		return 0;
-	family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	if (family == AF_INET)
-		return 0;
-	if (family == AF_INET6) {
-		if ((w.r.kind >> 16) == 1 /* SOCK_STREAM */ ||
-		    !BPF_CORE_READ(sk, __sk_common.skc_dport))
-			return 0;
-		BPF_CORE_READ_INTO(&w.peer6, sk, __sk_common.skc_v6_daddr);
-	}
 	w.fd = fd;
 	w.vec = vec;
 	w.compat = compat;
-	/* a call that sent nothing: its first message was the attempt */
-	w.n = ret < 0 ? 1 : ret > 1024 ? 1024 : ret;
-	w.ret = ret < 0 ? ret : 0;
-	bpf_loop(1024, mmsg_step, &w, 0);
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	/* IPv4, and IPv6 but to the peer of a connected datagram socket:
+	 * every message routed, and counted then */
+	walk = family != AF_INET;
+	if (family == AF_INET6) {
+		walk = (w.r.kind >> 16) != 1 /* SOCK_STREAM */ &&
+		       BPF_CORE_READ(sk, __sk_common.skc_dport);
+		if (walk)
+			BPF_CORE_READ_INTO(&w.peer6, sk,
+					   __sk_common.skc_v6_daddr);
+	}
+	if (walk) {
+		/* a call that sent nothing: its first message was the attempt */
+		w.n = ret < 0 ? 1 : ret > 1024 ? 1024 : ret;
+		w.ret = ret < 0 ? ret : 0;
+		bpf_loop(1024, mmsg_step, &w, 0);
+	}
+	/* after the destinations: they may have marked a DNS socket */
+	mmsg_queries(&w, ret);
 	return 0;
 }
 

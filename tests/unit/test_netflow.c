@@ -138,11 +138,23 @@ Test(netflow, counts_of_one_destination_add_up)
 Test(netflow, answers_name_the_connection_and_rules_match_the_name)
 {
 	static const uint8_t ip[4] = { 140, 82, 112, 3 };
+	struct fp_event q = answer(7, "API.GitHub.com", ip);
 	struct fp_event d = answer(7, "API.GitHub.com", ip);
+	struct fp_event k = answer(0, "API.GitHub.com", ip);
 	struct fp_event a = conn(FP_EV_NET, 7, "140.82.112.3", 443, -115, 1);
 	char line[200];
 
+	/* the query, the answer read and its kernel copy (dns_trust.h;
+	 * test_dns_trust.c has the answers that may not name) */
+	q.dns.dir = FP_DNS_QUERY;
+	q.dns.data.data[2] = 0x01; /* not a response */
+	k.dns.dir = FP_DNS_DELIVERED;
+	q.dns.sock = d.dns.sock = k.dns.sock = 5;
+	feed(&q);
+	feed(&k);
 	feed(&d);
+	fp_event_free(&q);
+	fp_event_free(&k);
 	fp_event_free(&d);
 	feed(&a);
 	cr_assert_eq(fp_netrec_findings(N, &F), 0);

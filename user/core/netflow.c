@@ -7,12 +7,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "dns_trust.h"
 #include "hashmap.h"
 #include "netflow.h"
 
-/* names kept per address, and answers per lookup: a hostile resolver
- * cannot grow them */
-#define NAMES_PER_ADDR 8
+/* answers kept per lookup: a hostile resolver cannot grow them */
 #define ANSWERS_PER_LOOKUP FP_DNS_ANSWERS_MAX
 /* what a new record costs against reconcile's budget */
 #define REC_COST 1024
@@ -29,13 +28,20 @@ struct fp_netrec {
 	/* the key of the connect flow they ended -> struct conn_outcomes */
 	struct fp_hashmap outcomes;
 	struct fp_hashmap lookups; /* key -> struct fp_dns_finding */
-	struct fp_hashmap names; /* address -> struct fp_bytes of names */
+	/* which answers may name an address (dns_trust.h) */
+	struct fp_dns_trust *trust;
 	uint64_t unparsed;
 };
 
 struct fp_netrec *fp_netrec_new(void)
 {
-	return calloc(1, sizeof(struct fp_netrec));
+	struct fp_netrec *n = calloc(1, sizeof(struct fp_netrec));
+
+	if (n && !(n->trust = fp_dns_trust_new())) {
+		free(n);
+		n = NULL;
+	}
+	return n;
 }
 
 void fp_conn_finding_clear(struct fp_conn_finding *x)
@@ -43,6 +49,7 @@ void fp_conn_finding_clear(struct fp_conn_finding *x)
 	fp_actor_clear(&x->who);
 	free(x->unix_path.data);
 	free(x->names.data);
+	free(x->unverified.data);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -67,23 +74,14 @@ static void free_dns(void *v)
 	free(v);
 }
 
-static void free_bytes(void *v)
-{
-	struct fp_bytes *b = v;
-
-	if (b)
-		free(b->data);
-	free(b);
-}
-
 void fp_netrec_free(struct fp_netrec *n)
 {
 	if (!n)
 		return;
 	fp_hashmap_free(&n->flows, free_conn);
 	fp_hashmap_free(&n->lookups, free_dns);
-	fp_hashmap_free(&n->names, free_bytes);
 	fp_hashmap_free(&n->outcomes, free);
+	fp_dns_trust_free(n->trust);
 	free(n);
 }
 
@@ -280,38 +278,6 @@ static int feed_flow(struct fp_netrec *n, const struct fp_event *ev,
 	return fp_actor_copy(&x->who, who);
 }
 
-/* every A and AAAA answer of m names its address by the name asked */
-static int learn_names(struct fp_netrec *n, const struct fp_dns_msg *m,
-		       int (*charge)(void *, uint64_t), void *ctx)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < m->nanswers; i++) {
-		const char *a = m->an[i].data;
-		struct fp_bytes *l;
-		struct fp_hslot *s;
-
-		if (m->an[i].type != FP_DNS_T_A &&
-		    m->an[i].type != FP_DNS_T_AAAA)
-			continue;
-		l = fp_hashmap_get(&n->names, a, strlen(a));
-		if (!l) {
-			ret = charge(ctx, REC_COST);
-			if (ret)
-				return ret;
-			s = fp_hashmap_slot(&n->names, a, strlen(a));
-			if (!s || !(s->val = calloc(1, sizeof(*l))))
-				return -ENOMEM;
-			l = s->val;
-		}
-		ret = list_add(l, m->qname, NAMES_PER_ADDR);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 static int feed_dns(struct fp_netrec *n, const struct fp_event *ev,
 		    const struct fp_actor *who, int (*charge)(void *, uint64_t),
 		    void *ctx)
@@ -325,10 +291,16 @@ static int feed_dns(struct fp_netrec *n, const struct fp_event *ev,
 
 	if (fp_dns_parse((const uint8_t *)ev->dns.data.data, ev->dns.data.len,
 			 ev->dns.sock_type == SOCK_STREAM, &m) ||
-	    m.response != (ev->dns.dir == FP_DNS_ANSWER)) {
-		n->unparsed++;
+	    m.response != (ev->dns.dir != FP_DNS_QUERY)) {
+		/* a kernel copy is of a message read here too */
+		if (ev->dns.dir != FP_DNS_DELIVERED)
+			n->unparsed++;
 		return 0;
 	}
+	ret = fp_dns_trust_feed(n->trust, ev, &m, charge, ctx);
+	/* the kernel's copy of an answer only says whether it is trusted */
+	if (ret || ev->dns.dir == FP_DNS_DELIVERED)
+		return ret;
 	klen = snprintf(key, sizeof(key), "%u|%u|%s|%u|%s", ev->pid, m.qtype,
 			ev->dns.server, ev->dns.port, m.qname);
 	x = fp_hashmap_get(&n->lookups, key, klen);
@@ -359,7 +331,18 @@ static int feed_dns(struct fp_netrec *n, const struct fp_event *ev,
 		if (ret)
 			return ret;
 	}
-	return learn_names(n, &m, charge, ctx);
+	return 0;
+}
+
+int fp_netrec_bound(struct fp_netrec *n, const struct fp_event *ev,
+		    int (*charge)(void *, uint64_t), void *ctx)
+{
+	if (ev->bind.ret < 0)
+		return 0;
+	return fp_dns_trust_bound(n->trust, ev->bind.family, ev->bind.address,
+				  ev->bind.bound_port ? ev->bind.bound_port :
+							ev->bind.port,
+				  charge, ctx);
 }
 
 int fp_netrec_feed(struct fp_netrec *n, const struct fp_event *ev,
@@ -472,13 +455,13 @@ static void copy_outcomes(const struct fp_netrec *n, struct fp_conn_finding *c)
 	memcpy(c->outcome_n, o->count, sizeof(o->count));
 }
 
-static int copy_conn(const struct fp_netrec *n, const struct fp_conn_finding *x,
-		     struct fp_findings *out)
+static int copy_conn(const struct fp_netrec *n, const struct fp_dns_names *dn,
+		     const struct fp_conn_finding *x, struct fp_findings *out)
 {
 	struct fp_vec *v =
 		x->op == FP_NET_ACCEPT ? &out->accepted : &out->connected;
 	struct fp_conn_finding *c = fp_vec_push(v, sizeof(*c));
-	const struct fp_bytes *names;
+	const struct fp_bytes *names, *untrusted;
 
 	if (!c)
 		return -ENOMEM;
@@ -486,15 +469,22 @@ static int copy_conn(const struct fp_netrec *n, const struct fp_conn_finding *x,
 	memset(&c->who, 0, sizeof(c->who));
 	c->unix_path = (struct fp_bytes){ 0 };
 	c->names = (struct fp_bytes){ 0 };
+	c->unverified = (struct fp_bytes){ 0 };
 	if (fp_actor_copy(&c->who, &x->who) ||
 	    (x->unix_path.data &&
 	     fp_bytes_dup(&c->unix_path, x->unix_path.data, x->unix_path.len)))
 		return -ENOMEM;
-	names = fp_hashmap_get(&n->names, x->address, strlen(x->address));
-	if (x->family != AF_UNIX && names && names->len &&
-	    fp_bytes_dup(&c->names, names->data, names->len))
-		return -ENOMEM;
 	copy_outcomes(n, c);
+	if (x->family == AF_UNIX)
+		return 0;
+	names = fp_hashmap_get(&dn->trusted, x->address, strlen(x->address));
+	untrusted =
+		fp_hashmap_get(&dn->untrusted, x->address, strlen(x->address));
+	if ((names && names->len &&
+	     fp_bytes_dup(&c->names, names->data, names->len)) ||
+	    (untrusted && untrusted->len &&
+	     fp_bytes_dup(&c->unverified, untrusted->data, untrusted->len)))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -518,14 +508,17 @@ static int copy_dns(const struct fp_dns_finding *x, struct fp_findings *out)
 
 int fp_netrec_findings(const struct fp_netrec *n, struct fp_findings *out)
 {
+	struct fp_dns_names dn;
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	if (!n)
 		return 0;
+	ret = fp_dns_trust_judge(n->trust, &dn);
 	for (i = 0; i < n->flows.cap && !ret; i++)
 		if (n->flows.slots[i].key && n->flows.slots[i].val)
-			ret = copy_conn(n, n->flows.slots[i].val, out);
+			ret = copy_conn(n, &dn, n->flows.slots[i].val, out);
+	fp_dns_names_free(&dn);
 	for (i = 0; i < n->lookups.cap && !ret; i++)
 		if (n->lookups.slots[i].key && n->lookups.slots[i].val)
 			ret = copy_dns(n->lookups.slots[i].val, out);

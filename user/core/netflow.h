@@ -32,7 +32,8 @@ struct fp_conn_finding {
 	int protocol;
 	int64_t ret; /* 0 or -errno; -EINPROGRESS: attempted */
 	uint64_t count; /* calls */
-	/* DNS names of the run whose answers held address, NUL-separated */
+	/* DNS names of the run whose answers held address, NUL-separated:
+	 * only answers that may name it (dns_trust.h) */
 	struct fp_bytes names;
 	/* a unix socket of a resolver footprint cannot read:
 	 * "systemd-resolved" or "nscd"; NULL otherwise */
@@ -45,6 +46,9 @@ struct fp_conn_finding {
 	unsigned int noutcomes;
 	int32_t outcome_ret[FP_CONN_OUTCOMES];
 	uint64_t outcome_n[FP_CONN_OUTCOMES];
+	/* names of answers that held address but may not name it, each with
+	 * why (dns_trust.h): "name\0why\0" pairs */
+	struct fp_bytes unverified;
 };
 
 struct fp_dns_finding {
@@ -75,6 +79,9 @@ void fp_netrec_free(struct fp_netrec *n);
 int fp_netrec_feed(struct fp_netrec *n, const struct fp_event *ev,
 		   const struct fp_actor *who, int (*charge)(void *, uint64_t),
 		   void *ctx);
+/* A bind of the run (FP_EV_BIND): an address it could answer DNS from. */
+int fp_netrec_bound(struct fp_netrec *n, const struct fp_event *ev,
+		    int (*charge)(void *, uint64_t), void *ctx);
 /* DNS messages that did not parse: counted, not kept */
 uint64_t fp_netrec_unparsed(const struct fp_netrec *n);
 /* The findings, sorted; 0 or -ENOMEM. n may be NULL (no network events). */

@@ -41,8 +41,14 @@ void fp_net_event_json(struct json_out *j, const struct fp_event *ev)
 		return;
 	}
 	json_field_str(j, "dir",
-		       ev->dns.dir == FP_DNS_QUERY ? "query" : "answer");
+		       ev->dns.dir == FP_DNS_QUERY  ? "query" :
+		       ev->dns.dir == FP_DNS_ANSWER ? "answer" :
+						      "delivered");
 	json_field_i64(j, "fd", ev->dns.fd);
+	if (ev->dns.sock)
+		json_field_u64(j, "sock", ev->dns.sock);
+	if (ev->dns.flags & FP_DNS_F_USERNS)
+		json_field_bool(j, "user_netns", true);
 	json_field_str(j, "server", ev->dns.server);
 	json_field_u64(j, "port", ev->dns.port);
 	json_field_u64(j, "sock_type", ev->dns.sock_type);

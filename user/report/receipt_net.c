@@ -110,6 +110,35 @@ static void write_result(struct json_out *j, const struct fp_conn_finding *x)
 		write_outcomes(j, x);
 }
 
+/*
+ * Names of answers that held the address but may not name it, each with
+ * why (dns_trust.h): [{"name": ..., "why": "own_server"}, ...]. DNS names
+ * are printable (dns.c escapes the rest), so plain strings.
+ */
+static void write_unverified(struct json_out *j, const struct fp_bytes *l)
+{
+	size_t i = 0;
+	bool first = true;
+
+	if (!l->len)
+		return;
+	json_key(j, "names_unverified");
+	fputc('[', j->f);
+	while (l->data && i < l->len) {
+		const char *name = l->data + i, *why = name + strlen(name) + 1;
+
+		if (!first)
+			fputc(',', j->f);
+		first = false;
+		json_begin_object(j);
+		json_field_str(j, "name", name);
+		json_field_str(j, "why", why);
+		json_end_object(j);
+		i += strlen(name) + strlen(why) + 2;
+	}
+	fputc(']', j->f);
+}
+
 static void write_conn(struct json_out *j, const struct fp_findings *fi,
 		       const struct fp_conn_finding *x)
 {
@@ -137,6 +166,7 @@ static void write_conn(struct json_out *j, const struct fp_findings *fi,
 	}
 	json_field_str(j, "protocol", proto_of(x));
 	json_field_strv(j, "names", x->names.data ?: "", x->names.len);
+	write_unverified(j, &x->unverified);
 	if (x->resolver) {
 		json_field_str(j, "resolver", x->resolver);
 		json_field_bool(j, "names_not_seen", true);

@@ -65,6 +65,7 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ SYS_recvfrom, FP_SYS_RECVFROM },
 	{ SYS_recvmsg, FP_SYS_RECVMSG },
 	{ SYS_read, FP_SYS_READ },
+	{ SYS_sendmmsg, FP_SYS_SENDMMSG },
 	{ SYS_mkdirat, FP_SYS_MKDIRAT },
 	{ SYS_mknodat, FP_SYS_MKNODAT },
 	{ SYS_symlinkat, FP_SYS_SYMLINKAT },

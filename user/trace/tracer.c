@@ -35,7 +35,7 @@ struct fp_tracer {
 	pid_t roots[FP_TRACER_MAX_PID_TREES];
 	unsigned int nroots;
 	/* what the links were at attach, to tell a closed or swapped fd */
-	__u32 link_ids[16];
+	__u32 link_ids[FP_WARM_MAX_PROGS];
 	uint64_t lost_scope; /* processes of /proc the tree table lacked */
 	uint64_t lost_held; /* held-back opens that could not be drained */
 	struct fp_warm warm; /* programs kept loaded between runs (warm.h) */
@@ -354,7 +354,7 @@ static void save_link_ids(struct fp_tracer *t)
 	const struct bpf_object_skeleton *sk = t->skel->skeleton;
 	int i;
 
-	for (i = 0; i < sk->prog_cnt && i < 16; i++) {
+	for (i = 0; i < sk->prog_cnt && i < FP_WARM_MAX_PROGS; i++) {
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 
@@ -692,7 +692,7 @@ static bool links_intact(struct fp_tracer *t)
 	const struct bpf_object_skeleton *sk = t->skel->skeleton;
 	int i;
 
-	for (i = 0; i < sk->prog_cnt && i < 16; i++) {
+	for (i = 0; i < sk->prog_cnt && i < FP_WARM_MAX_PROGS; i++) {
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 
