@@ -48,10 +48,10 @@ import socket, struct, sys, time
 NAME = %(name)r
 mode = sys.argv[1]
 
-def query(qid):
+def query(qid, qtype=1):
     q = b"".join(bytes([len(l)]) + l.encode() for l in NAME.split("."))
     return (struct.pack(">HHHHHH", qid, 0x100, 1, 0, 0, 0) + q + b"\0" +
-            struct.pack(">HH", 1, 1))
+            struct.pack(">HH", qtype, 1))
 
 def answer(q, ip, qid=None):
     head = struct.pack(">H", qid) if qid is not None else q[:2]
@@ -74,6 +74,46 @@ def go(ip):
 def udp():
     return socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 
+def sendmmsg(s, msgs, dest):
+    # glibc's way: a lookup's A and AAAA queries in one sendmmsg(2), with
+    # a destination in each message's name unless dest is None
+    import ctypes
+    class iovec(ctypes.Structure):
+        _fields_ = [("base", ctypes.c_char_p), ("len", ctypes.c_size_t)]
+    class msghdr(ctypes.Structure):
+        _fields_ = [("name", ctypes.c_char_p), ("namelen", ctypes.c_uint32),
+                    ("iov", ctypes.POINTER(iovec)),
+                    ("iovlen", ctypes.c_size_t),
+                    ("control", ctypes.c_void_p),
+                    ("controllen", ctypes.c_size_t),
+                    ("flags", ctypes.c_int)]
+    class mmsghdr(ctypes.Structure):
+        _fields_ = [("hdr", msghdr), ("len", ctypes.c_uint)]
+    name = None
+    if dest:
+        name = (struct.pack("<H", socket.AF_INET) +
+                struct.pack(">H", dest[1]) + socket.inet_aton(dest[0]) +
+                bytes(8))
+    iovs = [iovec(m, len(m)) for m in msgs]
+    vec = (mmsghdr * len(msgs))()
+    for i in range(len(msgs)):
+        vec[i].hdr.name = name
+        vec[i].hdr.namelen = len(name) if name else 0
+        vec[i].hdr.iov = ctypes.pointer(iovs[i])
+        vec[i].hdr.iovlen = 1
+    libc = ctypes.CDLL(None, use_errno=True)
+    n = libc.sendmmsg(s.fileno(), vec, len(msgs), 0)
+    if n != len(msgs):
+        raise OSError(ctypes.get_errno(), "sendmmsg sent %%d" %% n)
+
+def a_answer(c):
+    # of the two answers, the A one (the AAAA one holds no address)
+    for _ in range(2):
+        r = c.recv(512)
+        if struct.unpack(">H", r[6:8])[0]:
+            return r
+    raise SystemExit("no A answer")
+
 if mode == "legit":
     # as glibc does: a connected socket, send, recv
     c = udp()
@@ -85,6 +125,18 @@ elif mode == "legit-unconnected":
     c = udp()
     c.sendto(query(0x4343), ("127.0.0.1", 53))
     go(told(c.recvfrom(512)[0]))
+elif mode == "legit-sendmmsg":
+    # both queries name the server in their messages, on a socket that
+    # is not connected (the kernel routes each)
+    c = udp()
+    sendmmsg(c, [query(0x4545), query(0x4546, 28)], ("127.0.0.1", 53))
+    go(told(a_answer(c)))
+elif mode == "legit-sendmmsg-connected":
+    # as glibc does: a connected socket, both queries in one call
+    c = udp()
+    c.connect(("127.0.0.1", 53))
+    sendmmsg(c, [query(0x4646), query(0x4647, 28)], None)
+    go(told(a_answer(c)))
 elif mode == "own-server":
     # the run's own server (on --dns-port 5353, or 53 in a namespace of
     # its own) answers the run's own query
@@ -247,6 +299,36 @@ class TestLegitimate(ForgedCase):
             self.assertEqual(res.rc, EXIT_OK, mode + "\n" + res.describe())
             d = [x for x in res.r["network"]["dns"] if x["name"] == NAME]
             self.assertEqual([x["answers"] for x in d], [[REAL]])
+
+
+    def test_queries_sent_with_sendmmsg_name_the_connection(self):
+        """Both queries of one sendmmsg() (glibc's A and AAAA) are read,
+        each message's destination counted where the kernel sent it, and
+        the real server's answer names the connection: with the server
+        in each message (routed) and on a connected socket."""
+        for mode in ("legit-sendmmsg", "legit-sendmmsg-connected"):
+            res = self.run_fp([PY, self.client, mode])
+            self.assertIn(b"connected " + REAL.encode(), res.stdout,
+                          res.describe())
+            c = self.conn_to(res, REAL)
+            self.assertEqual(c["names"], [NAME], mode + "\n" +
+                             res.describe())
+            self.assertNotIn("names_unverified", c)
+            self.assertEqual(res.rc, EXIT_OK, mode + "\n" + res.describe())
+            d = sorted((x["qtype"], x["server"], x["answers"])
+                       for x in res.r["network"]["dns"]
+                       if x["name"] == NAME)
+            self.assertEqual(d, [("A", "127.0.0.1", [REAL]),
+                                 ("AAAA", "127.0.0.1", [])],
+                             mode + "\n" + res.describe())
+            udp = [x for x in res.r["network"]["connected"]
+                   if x["address"] == "127.0.0.1" and x.get("port") == 53]
+            self.assertEqual(len(udp), 1, mode + "\n" + res.describe())
+            # a connected socket's sends name no destination: its connect
+            self.assertEqual(udp[0]["via"], "sendto" if mode ==
+                             "legit-sendmmsg" else "connect", mode)
+            self.assertEqual(udp[0]["count"],
+                             2 if mode == "legit-sendmmsg" else 1, mode)
 
 
 class TestOlderKernels(ForgedCase):
