@@ -397,14 +397,15 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 			read_sockaddr(e->key.addr, uaddr, (__u32)addrlen);
 	}
 	if (!net_peer(e)) {
-		conn_settle(w, key, ret);
+		conn_settle(w, key, ret, e);
 		return 0;
 	}
 	if (is_dns_port(sa_port(e->key.addr)))
 		dns_mark(sk, e->key.addr, type);
 	flow_count(e);
-	/* after the connect's own record: the outcome follows it */
-	conn_settle(w, key, ret);
+	/* after the connect's own record, which is out: the outcome follows
+	 * it, built in the same scratch record */
+	conn_settle(w, key, ret, e);
 	return 0;
 }
 
@@ -1008,6 +1009,33 @@ static __always_inline __u32 socketcall_args(__u32 a[8])
 }
 
 /*
+ * The 32-bit calls, each a global function of its own: inlined into
+ * fp_compat_net_exit() they would share its frame, which the 32-bit path
+ * stacks between handle_sys_exit's and its callees' (fp_connect_exit's),
+ * and kernels before 6.13 allow that chain 512 bytes in all.
+ */
+/* sendto: as a cache miss, a 32-bit call is never a cached flow's */
+__noinline int fp_sendto32_exit(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
+{
+	return sent_to(ret, fd, ubuf, uaddr, true);
+}
+
+__noinline int fp_sendmsg32_exit(long ret, __u64 fd, __u64 umsg)
+{
+	return sendmsg_exit(ret, fd, umsg, true);
+}
+
+__noinline int fp_sendmmsg32_exit(long ret, __u64 fd, __u64 vec)
+{
+	return sendmmsg_exit(ret, fd, vec, true);
+}
+
+__noinline int fp_recv32_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg)
+{
+	return recv_exit(ret, fd, ubuf, umsg, true);
+}
+
+/*
  * A traced 32-bit (int $0x80) network syscall, as its 64-bit one: csys
  * as the compat half of the syscall table gives it (FP_SYS_SOCKETCALL for
  * the multiplexer), the arguments in ebx, ecx, edx, esi, edi, ebp, and
@@ -1035,19 +1063,19 @@ __noinline int fp_compat_net_exit(__u32 csys, long ret)
 	case FP_SYS_CONNECT:
 		return fp_connect_exit(ret, a[0], a[1], a[2]);
 	case FP_SYS_SENDTO:
-		return sent_to(ret, a[0], a[1], a[4], true);
+		return fp_sendto32_exit(ret, a[0], a[1], a[4]);
 	case FP_SYS_SENDMSG:
-		return sendmsg_exit(ret, a[0], a[1], true);
+		return fp_sendmsg32_exit(ret, a[0], a[1]);
 	case FP_SYS_SENDMMSG:
-		return sendmmsg_exit(ret, a[0], a[1], true);
+		return fp_sendmmsg32_exit(ret, a[0], a[1]);
 	case FP_SYS_ACCEPT:
 	case FP_SYS_ACCEPT4:
 		return fp_accept_exit(ret, a[0]);
 	case FP_SYS_RECVFROM:
 	case FP_SYS_READ:
-		return recv_exit(ret, a[0], a[1], 0, true);
+		return fp_recv32_exit(ret, a[0], a[1], 0);
 	case FP_SYS_RECVMSG:
-		return recv_exit(ret, a[0], 0, a[1], true);
+		return fp_recv32_exit(ret, a[0], 0, a[1]);
 	}
 	return 0;
 }

@@ -261,6 +261,7 @@ int BPF_PROG(handle_sock_state, const struct sock *sk, const int oldstate,
 {
 	__u64 key = (__u64)sk;
 	struct conn_wait *w, nw = {};
+	struct fp_net e;
 	__u64 old;
 	int serr;
 
@@ -291,7 +292,7 @@ int BPF_PROG(handle_sock_state, const struct sock *sk, const int oldstate,
 						   -ECONNABORTED;
 	old = __sync_fetch_and_or(&w->flags, CW_DONE);
 	if (old & CW_WAIT)
-		outcome_count(w);
+		outcome_count(w, &e);
 	else if (!(old & CW_EXITED))
 		return 0; /* the connect's exit takes it from here */
 	bpf_map_delete_elem(&conn_waits, &key);

@@ -126,31 +126,37 @@ static __always_inline __u16 v4_unmap(__u8 *addr, __u16 len)
 
 /*
  * Count how a non-blocking connect ended, as a flow of its own
- * (FP_NET_OUTCOME) under the connecting task. Built on the stack: this
- * may run in a softirq, on top of a program using the scratch buffer.
+ * (FP_NET_OUTCOME) under the connecting task, built in e: the state
+ * program's own stack (it may run in a softirq, on top of a program
+ * using the scratch buffer), or the connect's exit's scratch record once
+ * that went out (a struct fp_net more on the exit's stack is more than
+ * the 512 bytes kernels before 6.13 allow a 32-bit connect's chain of
+ * calls: handle_sys_exit, fp_compat_net_exit, fp_connect_exit and its
+ * callees).
  */
-static __always_inline void outcome_count(const struct conn_wait *w)
+static __always_inline void outcome_count(const struct conn_wait *w,
+					  struct fp_net *e)
 {
 	struct flow_val one = { 0 }, *v;
 	struct fp_stats *st;
-	struct fp_net e = {};
 	long err;
 
-	e.key.tgid = w->hdr.pid;
-	e.key.op = FP_NET_OUTCOME;
-	e.key.sock_type = 1; /* SOCK_STREAM */
-	e.key.protocol = 6; /* IPPROTO_TCP */
-	e.key.addrlen = w->addrlen;
-	e.key.ret = w->outcome;
-	__builtin_memcpy(e.key.addr, w->addr, sizeof(w->addr));
-	v = bpf_map_lookup_elem(&net_flows, &e.key);
+	__builtin_memset(e, 0, sizeof(*e));
+	e->key.tgid = w->hdr.pid;
+	e->key.op = FP_NET_OUTCOME;
+	e->key.sock_type = 1; /* SOCK_STREAM */
+	e->key.protocol = 6; /* IPPROTO_TCP */
+	e->key.addrlen = w->addrlen;
+	e->key.ret = w->outcome;
+	__builtin_memcpy(e->key.addr, w->addr, sizeof(w->addr));
+	v = bpf_map_lookup_elem(&net_flows, &e->key);
 	if (v) {
 		__sync_fetch_and_add(&v->count, 1);
 		return;
 	}
-	err = bpf_map_update_elem(&net_flows, &e.key, &one, BPF_NOEXIST);
+	err = bpf_map_update_elem(&net_flows, &e->key, &one, BPF_NOEXIST);
 	if (err == -17 /* EEXIST */) {
-		v = bpf_map_lookup_elem(&net_flows, &e.key);
+		v = bpf_map_lookup_elem(&net_flows, &e->key);
 		if (v) {
 			__sync_fetch_and_add(&v->count, 1);
 			return;
@@ -161,22 +167,23 @@ static __always_inline void outcome_count(const struct conn_wait *w)
 		if (st)
 			__sync_fetch_and_add(&st->net_unagg, 1);
 	}
-	__builtin_memcpy(&e.hdr, &w->hdr, sizeof(e.hdr));
-	e.hdr.type = FP_EV_NET;
-	e.hdr.size = sizeof(e);
-	e.hdr.ts_ns = bpf_ktime_get_ns();
-	e.fd = -1;
-	e.count = 1;
-	emit(&e, sizeof(e));
+	__builtin_memcpy(&e->hdr, &w->hdr, sizeof(e->hdr));
+	e->hdr.type = FP_EV_NET;
+	e->hdr.size = sizeof(*e);
+	e->hdr.ts_ns = bpf_ktime_get_ns();
+	e->fd = -1;
+	e->count = 1;
+	emit(e, sizeof(*e));
 }
 
 /*
  * The connect's half of the handshake with the state program: once both
  * its exit and its outcome were seen, the outcome of an EINPROGRESS is
- * counted (by whichever came second) and the entry goes.
+ * counted (by whichever came second, in e: outcome_count()) and the
+ * entry goes.
  */
 static __always_inline void conn_settle(struct conn_wait *w, __u64 key,
-					long ret)
+					long ret, struct fp_net *e)
 {
 	__u64 old;
 
@@ -186,7 +193,7 @@ static __always_inline void conn_settle(struct conn_wait *w, __u64 key,
 		old = __sync_fetch_and_or(&w->flags, CW_EXITED | CW_WAIT);
 		if (!(old & CW_DONE))
 			return;
-		outcome_count(w);
+		outcome_count(w, e);
 	} else {
 		/* a blocking connect: its result is its outcome */
 		old = __sync_fetch_and_or(&w->flags, CW_EXITED);
