@@ -338,6 +338,10 @@ int fp_sendto_exit(long ret, __u64 fd, __u64 ubuf, __u64 len, __u64 uaddr);
 int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg);
 int fp_recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg);
 int fp_accept_exit(long ret, __u64 fd);
+/* sendmmsg: destinations not routed, and its DNS queries */
+int fp_sendmmsg_exit(long ret, __u64 fd, __u64 vec);
+/* a traced 32-bit network syscall (net.bpf.c) */
+int fp_compat_net_exit(__u32 csys, long ret);
 int fp_net_task_exit(void); /* the exiting thread's cached flow count */
 int fp_tamper_enter(__u32 sys, __u64 a0, __u64 a1); /* process */
 /* signal.bpf.c */

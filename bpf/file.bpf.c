@@ -643,6 +643,9 @@ static __always_inline void net_exit(__u32 sys, long ret, __u64 *a)
 	case FP_SYS_URING_SETUP:
 		fp_uring_setup_exit(ret);
 		break;
+	case FP_SYS_SENDMMSG:
+		fp_sendmmsg_exit(ret, a[0], a[1]);
+		break;
 	}
 }
 
@@ -729,7 +732,8 @@ static __always_inline __u64 compat_arg(struct pt_regs *regs, int n)
 #endif
 }
 
-static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys)
+static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys,
+				       long ret)
 {
 	struct fp_stats *st;
 
@@ -739,8 +743,17 @@ static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys)
 		return fp_tamper_enter(csys, compat_arg(regs, 0),
 				       compat_arg(regs, 1));
 	if (csys == FP_SYS_URING_SETUP)
-		return traced() ? fp_uring_setup_exit(PT_REGS_RC_CORE(regs)) :
-				  0;
+		return traced() ? fp_uring_setup_exit(ret) : 0;
+	/* network calls are decoded (net.bpf.c); reads only for DNS */
+	if (csys >= FP_SYS_RECVFROM && csys <= FP_SYS_READ && !dns_active)
+		return 0;
+	if (csys == FP_SYS_BIND ||
+	    (csys >= FP_SYS_CONNECT && csys <= FP_SYS_SOCKETCALL)) {
+		if (!traced())
+			return 0;
+		fp_open_flush();
+		return fp_compat_net_exit(csys, ret);
+	}
 	/* the cross-process, handle, mount and namespace calls are lost too */
 	if ((csys >= FP_SYS_BPF && csys < FP_SYS_PIDFD_GETFD) || !traced())
 		return 0;
@@ -971,7 +984,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	if (v & (FP_SYS_GEN | FP_SYS_GEN << 16))
 		own_gen = gen_syscall(regs, v, compat);
 	if (compat)
-		return compat_exit(regs, FP_SYS_COMPAT(v));
+		return compat_exit(regs, FP_SYS_COMPAT(v), ret);
 	sys = FP_SYS_NATIVE(v);
 	if (!sys)
 		return 0;

@@ -3,8 +3,8 @@
  * The flow tables of net.bpf.c: net_flows counts every call per (process,
  * destination, result), and flow_cache keeps each thread's last sendto()
  * flow, so that a loop to one destination costs one lookup by tid and a
- * compare of the address, not a hash of the whole 128-byte key and an
- * atomic add. Only a flow already in net_flows is cached: the pending
+ * compare of the routed address, not a hash of the whole 128-byte key and
+ * an atomic add. Only a flow already in net_flows is cached: the pending
  * count always has an entry to go to.
  */
 #ifndef FP_FLOWCACHE_BPF_H
@@ -91,40 +91,44 @@ static __always_inline void flow_cache_set(const struct fp_net_key *key,
 		 * net_flows, nothing lost */
 		return;
 	}
-	/* a slot given back has nothing pending (fp_net_task_exit) */
+	/* a slot given back has nothing pending (fp_net_task_exit); the
+	 * note was taken before (route_take()) */
 	__builtin_memcpy(&c->key, key, sizeof(c->key));
+	c->note.len = 0;
 	c->file = r->file;
 	c->ino = r->ino;
 }
 
+/* struct fp_route (flowcache.h) of a task that holds no slot */
+FP_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct fp_route);
+} routes SEC(".maps");
+
 /*
  * The thread's cached flow, if this call is one more of it: the same
- * process, result, destination bytes, and socket type and protocol.
+ * process and result, and the destination the kernel routed in this call
+ * (the slot's note, which a hit takes), and socket type and protocol.
  * The fd itself is not part of the key, so it is not compared. The
  * task's ids are read again after the lookup, not kept across it: fewer
  * values live across the calls keep the caller's frame under the size
- * that gives it a private stack, where each user read costs a slower
- * hardened-usercopy test (check_object_size()).
+ * that gives it a private stack.
  */
 static __always_inline struct fp_flow_cache *
-flow_cache_get(struct task_struct *task, long ret, __u64 uaddr)
+flow_cache_get(struct task_struct *task, long ret)
 {
 	struct fp_flow_cache *c = flow_slot(task->pid);
-	__u64 a[4] = {};
 	const __u64 *key;
-	__u16 len;
 
 	if (!c || c->tid != task->pid || c->key.tgid != task->tgid ||
-	    c->key.ret != (__s32)(ret < 0 ? ret : 0))
-		return NULL;
-	/* only sockaddr_in and sockaddr_in6 flows are cached */
-	len = c->key.addrlen;
-	if ((len != 16 && len != 28) ||
-	    bpf_probe_read_user(a, len == 16 ? 16 : 28, (void *)uaddr))
+	    c->key.ret != (__s32)(ret < 0 ? ret : 0) ||
+	    c->key.addrlen != c->note.len)
 		return NULL;
 	key = (const __u64 *)c->key.addr;
-	if (a[0] != key[0] || a[1] != key[1] || a[2] != key[2] ||
-	    a[3] != key[3])
+	if (c->note.sa[0] != key[0] || c->note.sa[1] != key[1] ||
+	    c->note.sa[2] != key[2] || c->note.sa[3] != key[3])
 		return NULL;
 	return c;
 }

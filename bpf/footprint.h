@@ -144,6 +144,14 @@ enum fp_sys {
 	 * cannot see (uring.bpf.c), a ring set up fails the run */
 	FP_SYS_URING_SETUP,
 	/*
+	 * Appended to the network calls after io_uring_setup (net.bpf.c):
+	 * below 64, so that handle_sys_exit() gives them to net_exit().
+	 * sendmmsg: each message's destination, and its DNS queries.
+	 */
+	FP_SYS_SENDMMSG,
+	/* i386's multiplexer of the socket calls (compat only; net.bpf.c) */
+	FP_SYS_SOCKETCALL,
+	/*
 	 * Cross-process calls, open_by_handle_at, mounts and namespaces:
 	 * numbered from 64, apart from the families above, which append to
 	 * their own lists. Their numbers are in logs too.
@@ -165,6 +173,9 @@ enum fp_sys {
 	FP_SYS_CLONE3,
 	FP_SYS_MAX,
 };
+
+_Static_assert(FP_SYS_SOCKETCALL < FP_SYS_PIDFD_GETFD,
+	       "the network calls must stay below the cross-process ones");
 
 /*
  * Syscall numbers are per architecture, so userspace fills the table that
@@ -346,6 +357,13 @@ enum fp_net_op {
 	FP_NET_CONNECT = 1,
 	FP_NET_SENDTO = 2, /* sendto or sendmsg with a destination */
 	FP_NET_ACCEPT = 3,
+	/*
+	 * How a TCP connect that returned EINPROGRESS ended (ret: 0
+	 * established, or the socket's error: ECONNREFUSED, ETIMEDOUT, ...;
+	 * ECONNABORTED if it was closed first), from sock:inet_sock_set_state.
+	 * The address is the one the socket connected to.
+	 */
+	FP_NET_OUTCOME = 4,
 };
 
 /*
@@ -376,16 +394,22 @@ struct fp_net {
 /* struct fp_dns.dir */
 #define FP_DNS_QUERY 1
 #define FP_DNS_ANSWER 2
+/* an answer read from the kernel's own copy as it was delivered
+ * (dns.bpf.c): peer is its source, from the IP and UDP headers */
+#define FP_DNS_DELIVERED 3
+/* or'ed into dir: the socket's network namespace belongs to a user
+ * namespace other than the initial one */
+#define FP_DNS_F_USERNS 0x100
 
 struct fp_dns {
 	struct fp_hdr hdr;
 	__s32 fd;
-	__u16 dir; /* FP_DNS_QUERY or FP_DNS_ANSWER */
+	__u16 dir; /* FP_DNS_QUERY, _ANSWER or _DELIVERED, | FP_DNS_F_* */
 	__u16 sock_type;
 	__u32 len; /* bytes in data[] */
-	__u32 total; /* bytes the syscall moved */
+	__u32 total; /* bytes the syscall moved; DELIVERED: the message's */
 	__u8 peer[28]; /* the server: sockaddr_in or sockaddr_in6 */
-	__u32 _pad;
+	__u32 sock; /* the socket's inode number; 0: unknown */
 	__u8 data[FP_DNS_MAX];
 };
 
@@ -444,6 +468,12 @@ struct fp_stats {
 	__u64 dns_full; /* DNS sockets the table had no room for */
 	/* bytes emitted since this CPU last asked how full the ring is */
 	__u64 unasked_bytes;
+	/*
+	 * sends whose destination the kernel did not give (no route was
+	 * looked up, none could be kept) and the caller's memory no longer
+	 * named (net.bpf.c): the trace is incomplete
+	 */
+	__u64 net_unsure;
 };
 
 /*

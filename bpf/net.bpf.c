@@ -7,6 +7,7 @@
 #include "common.bpf.h"
 #include "path.bpf.h"
 #include "flowcache.bpf.h"
+#include "route.bpf.h"
 
 /*
  * A unix socket bound by a relative name: where the kernel put its file,
@@ -91,6 +92,7 @@ __noinline int fp_bind_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 #define AF_INET6 10
 #define AF_NETLINK 16
 #define EEXIST 17
+#define EINPROGRESS 115
 #define FP_DNS_SOCKS 4096
 
 /* ports whose traffic is DNS, set before load; 0 ends the list */
@@ -288,28 +290,130 @@ static __always_inline struct fp_net *net_rec(__u16 op, long ret, __u64 fd)
 	return e;
 }
 
+/* r, a route the kernel looked up, as the record's address */
+static __always_inline void route_addr(struct fp_net *e,
+				       const struct fp_route *r)
+{
+	__builtin_memcpy(e->key.addr, r->sa, sizeof(r->sa));
+	e->key.addrlen = r->len;
+}
+
+/*
+ * The socket a connected unix socket reached, by the name it was bound
+ * to (the kernel's copy), if that is absolute or abstract: not the name
+ * in the caller's memory, which may have changed since. False for a
+ * relative name: the caller's then.
+ */
+static __always_inline bool unix_peer_name(struct fp_net *e, struct sock *sk)
+{
+	struct unix_sock *peer =
+		(struct unix_sock *)BPF_CORE_READ((struct unix_sock *)sk, peer);
+	struct unix_address *a = BPF_CORE_READ(peer, addr);
+	int len = BPF_CORE_READ(a, len);
+	long n;
+
+	if (!a || len <= 2 || len > 110)
+		return false;
+	if (bpf_probe_read_kernel(e->key.addr, 3, a->name))
+		return false;
+	if (e->key.addr[2] == '/') {
+		n = bpf_probe_read_kernel_str(e->key.addr + 2, 108,
+					      (void *)a->name + 2);
+		if (n <= 1)
+			return false;
+		e->key.addrlen = 2 + n;
+		return true;
+	}
+	if (e->key.addr[2])
+		return false;
+	len &= 127;
+	if (len > 110)
+		return false;
+	if (bpf_probe_read_kernel(e->key.addr, len, a->name))
+		return false;
+	e->key.addrlen = len;
+	return true;
+}
+
+/* w's destination and the route r: the same sockaddr */
+static __always_inline bool same_dest(const struct conn_wait *w,
+				      const struct fp_route *r)
+{
+	const __u32 *x = (const __u32 *)w->addr, *y = (const __u32 *)r->sa;
+	int i;
+
+	for (i = 0; i < 7; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
+/*
+ * connect(fd, addr, len). The destination is the kernel's: for TCP the
+ * socket's own at SYN_SENT (conn_waits), else the route the kernel looked
+ * up in this call, else the socket's peer; the caller's sockaddr only for
+ * a call that reached nothing the kernel says (a refused unix path, an
+ * invalid family), where it is what was asked for.
+ */
 __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 {
 	struct fp_net *e = net_rec(FP_NET_CONNECT, ret, fd);
+	struct conn_wait *w = NULL;
+	struct fp_route r;
+	bool routed = route_take(&r);
 	struct sock *sk;
-	__u16 type;
+	__u16 type, family = 0;
+	__u64 key = 0;
 
 	if (!e)
 		return 0;
-	e->key.addrlen = read_sockaddr(e->key.addr, uaddr, (__u32)addrlen);
-	if (!net_peer(e))
-		return 0;
 	sk = fd_sock(e->fd, &type, &e->key.protocol);
 	e->key.sock_type = type;
+	if (sk)
+		family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if ((family == AF_INET || family == AF_INET6) &&
+	    e->key.protocol == IPPROTO_TCP) {
+		key = (__u64)sk;
+		w = bpf_map_lookup_elem(&conn_waits, &key);
+		/* this thread's, and of this call: its route went there too
+		 * (the fd of a 32-bit socketcall is read again from the
+		 * caller, who may have pointed it at another socket) */
+		if (w && (w->hdr.tid != (__u32)bpf_get_current_pid_tgid() ||
+			  (routed && !same_dest(w, &r))))
+			w = NULL;
+	}
+	if (w) {
+		__builtin_memcpy(e->key.addr, w->addr, sizeof(w->addr));
+		e->key.addrlen = w->addrlen;
+	} else if (routed) {
+		route_addr(e, &r);
+	} else if ((family == AF_INET || family == AF_INET6) &&
+		   (!ret || ret == -EINPROGRESS) &&
+		   BPF_CORE_READ(sk, __sk_common.skc_dport)) {
+		e->key.addrlen =
+			v4_unmap(e->key.addr, sock_peer(e->key.addr, sk));
+	} else if (!(family == AF_UNIX && !ret && unix_peer_name(e, sk))) {
+		e->key.addrlen =
+			read_sockaddr(e->key.addr, uaddr, (__u32)addrlen);
+	}
+	if (!net_peer(e)) {
+		conn_settle(w, key, ret, e);
+		return 0;
+	}
 	if (is_dns_port(sa_port(e->key.addr)))
 		dns_mark(sk, e->key.addr, type);
 	flow_count(e);
+	/* after the connect's own record, which is out: the outcome follows
+	 * it, built in the same scratch record */
+	conn_settle(w, key, ret, e);
 	return 0;
 }
 
-/* Copy the first FP_DNS_MAX bytes at ubuf of a DNS socket's traffic. */
+/* Copy the first FP_DNS_MAX bytes at ubuf of a DNS socket's traffic;
+ * ino: the socket's inode number (dns.bpf.c's answers name it too) */
 static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
-				     long moved, const struct dns_sock *d)
+				     long moved, const struct dns_sock *d,
+				     __u32 ino)
 {
 	struct fp_dns *e = (struct fp_dns *)scratch_buf();
 	__u32 n;
@@ -321,7 +425,7 @@ static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
 	e->dir = dir;
 	e->sock_type = d->sock_type;
 	e->total = moved;
-	e->_pad = 0;
+	e->sock = ino;
 	bpf_probe_read_kernel(e->peer, sizeof(e->peer), d->peer);
 	n = moved < FP_DNS_MAX ? moved : FP_DNS_MAX;
 	barrier_var(n);
@@ -341,62 +445,160 @@ static __always_inline void dns_on_sock(__u16 dir, __u64 fd, __u64 ubuf,
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct dns_sock *d;
-	__u16 type, protocol;
-	struct sock *sk;
+	struct fp_sock_ref r;
 	__u64 key;
 
 	if (!dns_active || moved <= 0 ||
 	    !bpf_map_lookup_elem(&dns_tgids, &tgid))
 		return;
-	sk = fd_sock((int)fd, &type, &protocol);
-	if (!sk)
+	fp_fd_sock((int)fd, &r);
+	if (!r.sk)
 		return;
-	key = (__u64)sk;
+	key = r.sk;
 	d = bpf_map_lookup_elem(&dns_socks, &key);
 	if (d)
-		dns_copy(dir, fd, ubuf, moved, d);
+		dns_copy(dir, fd, ubuf, moved, d, (__u32)r.ino);
 }
 
-/* A datagram sent to uaddr, or on a connected socket if uaddr is 0 */
+/* 16 bytes at a and b (both 8-aligned), equal */
+static __always_inline bool eq16(const void *a, const void *b)
+{
+	const __u64 *x = a, *y = b;
+
+	return x[0] == y[0] && x[1] == y[1];
+}
+
+/* Is r, a route looked up in a send on sk, the socket's own peer? */
+static __always_inline bool route_is_peer(struct sock *sk,
+					  const struct fp_route *r)
+{
+	__u64 p[4] = {};
+
+	if (!sk)
+		return false;
+	v4_unmap((__u8 *)p, sock_peer((__u8 *)p, sk));
+	return p[0] == r->sa[0] && p[1] == r->sa[1] && p[2] == r->sa[2] &&
+	       p[3] == r->sa[3];
+}
+
+/*
+ * An IPv4 destination the kernel sends to without a route lookup: local
+ * multicast (224.0.0.0/24) and limited broadcast out of a chosen
+ * interface, and 0.0.0.0 (this host).
+ */
+static __always_inline bool unrouted_v4(const __u8 *a)
+{
+	return (a[0] == 224 && !a[1] && !a[2]) ||
+	       (a[0] == 255 && a[1] == 255 && a[2] == 255 && a[3] == 255) ||
+	       !(a[0] | a[1] | a[2] | a[3]);
+}
+
+/*
+ * A send naming a destination for which the kernel looked up no route:
+ * the address from the caller's memory (uaddr), checked against what the
+ * kernel can have sent to. A call the kernel refused is what it asked
+ * for; TCP ignores the name (the socket's peer); an IPv6 socket reuses
+ * its connected route for its peer's address (the port is the caller's);
+ * IPv4 looks up a route for everything but unrouted_v4(). Anything else
+ * means the memory no longer names what the kernel copied: counted
+ * (net_unsure), and the trace is incomplete.
+ */
+static __always_inline void unrouted_addr(struct fp_net *e, struct sock *sk,
+					  long ret, __u64 uaddr)
+{
+	__u16 family, sfam = sk ? BPF_CORE_READ(sk, __sk_common.skc_family) : 0;
+	__u8 *a = e->key.addr;
+	struct in6_addr d6;
+	struct fp_stats *st;
+
+	e->key.addrlen = read_sockaddr(a, uaddr, 0);
+	family = a[0] | a[1] << 8;
+	if (ret < 0 || (sfam != AF_INET && sfam != AF_INET6))
+		return;
+	if (e->key.sock_type == 1 /* SOCK_STREAM */) {
+		__builtin_memset(a, 0, 28);
+		e->key.addrlen = v4_unmap(a, sock_peer(a, sk));
+		return;
+	}
+	/* an IPv4 socket takes AF_UNSPEC for AF_INET */
+	if (!family && sfam == AF_INET && e->key.addrlen >= 8) {
+		a[0] = AF_INET;
+		family = AF_INET;
+		e->key.addrlen = 16;
+	}
+	if (family == AF_INET && unrouted_v4(a + 4))
+		return;
+	if (family == AF_INET6) {
+		BPF_CORE_READ_INTO(&d6, sk, __sk_common.skc_v6_daddr);
+		/* ::ffff:a.b.c.d: an IPv4 send */
+		if ((!*(__u64 *)(a + 8) && *(__u32 *)(a + 16) == 0xffff0000 &&
+		     unrouted_v4(a + 20)) ||
+		    (BPF_CORE_READ(sk, __sk_common.skc_dport) &&
+		     eq16(a + 8, &d6)))
+			return;
+	}
+	st = stats_cpu();
+	if (st)
+		__sync_fetch_and_add(&st->net_unsure, 1);
+}
+
+/*
+ * A datagram sent to uaddr, or on a connected socket if uaddr is 0 (as
+ * read from the caller's registers or msghdr). Judged by the route the
+ * kernel looked up in this call, which it took from its own copy of the
+ * sockaddr; a route on a send with no name (its socket's dst had to be
+ * looked up again) counts only if it is not the socket's peer: a msghdr
+ * rewritten to drop its name after the kernel read it.
+ */
 static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
 				   bool cache_missed)
 {
 	struct fp_net *e;
 	struct dns_sock d = {};
 	struct fp_sock_ref r;
+	struct fp_route rt;
 	struct sock *sk;
 	__u16 type, family;
+	bool routed;
 
 	if (!cache_missed && fp_sendto_again(ret, fd, uaddr))
 		return 0;
 	/* what may emit a record: the task's held open goes out first */
 	fp_open_flush();
-	if (!uaddr) {
+	routed = route_take(&rt);
+	fp_fd_sock((int)fd, &r);
+	sk = (struct sock *)r.sk;
+	if (routed && !uaddr && route_is_peer(sk, &rt))
+		routed = false;
+	if (!uaddr && !routed) {
 		dns_on_sock(FP_DNS_QUERY, fd, ubuf, ret);
 		return 0;
 	}
 	e = net_rec(FP_NET_SENDTO, ret, fd);
 	if (!e)
 		return 0;
-	e->key.addrlen = read_sockaddr(e->key.addr, uaddr, 0);
-	if (!net_peer(e))
-		return 0;
-	fp_fd_sock(e->fd, &r);
-	sk = (struct sock *)r.sk;
 	type = r.kind >> 16;
 	e->key.sock_type = type;
 	e->key.protocol = r.kind & 0xffff;
+	if (routed)
+		route_addr(e, &rt);
+	else
+		unrouted_addr(e, sk, ret, uaddr);
+	if (!net_peer(e))
+		return 0;
 	if (is_dns_port(sa_port(e->key.addr))) {
 		dns_mark(sk, e->key.addr, type);
 		bpf_probe_read_kernel(d.peer, sizeof(d.peer), e->key.addr);
 		d.sock_type = type;
 		flow_count(e);
-		dns_copy(FP_DNS_QUERY, fd, ubuf, ret, &d);
+		dns_copy(FP_DNS_QUERY, fd, ubuf, ret, &d, (__u32)r.ino);
 		return 0;
 	}
-	/* DNS traffic is never cached: each query is copied */
+	/* DNS traffic is never cached: each query is copied. Only a routed
+	 * flow is: the cache compares the route of the next call */
 	family = e->key.addr[0] | e->key.addr[1] << 8;
-	if (flow_count(e) && (family == AF_INET || family == AF_INET6))
+	if (flow_count(e) && routed &&
+	    (family == AF_INET || family == AF_INET6))
 		flow_cache_set(&e->key, &r);
 	return 0;
 }
@@ -424,66 +626,274 @@ __noinline int fp_sendto_exit(long ret, __u64 fd, __u64 ubuf, __u64 len,
 	return sent_to(ret, fd, ubuf, uaddr, true);
 }
 
-/* sendmsg(fd, msg, flags): a destination only if msg_name is set; a DNS
- * query is looked for in the first iovec */
+/* the i386 layouts of struct msghdr and struct iovec */
+struct compat_msghdr32 {
+	__u32 msg_name;
+	__s32 msg_namelen;
+	__u32 msg_iov;
+	__u32 msg_iovlen;
+	__u32 msg_control;
+	__u32 msg_controllen;
+	__u32 msg_flags;
+};
+
+struct compat_iovec32 {
+	__u32 iov_base;
+	__u32 iov_len;
+};
+
+/*
+ * The destination (msg_name) and the first iovec of the msghdr at umsg,
+ * 0 where unreadable: a sendmsg is still judged by its route.
+ */
+static __always_inline void msghdr_read(__u64 umsg, bool compat, __u64 *name,
+					__u64 *base, __u64 *len)
+{
+	*name = 0;
+	*base = 0;
+	*len = 0;
+	if (compat) {
+		struct compat_msghdr32 m = {};
+		struct compat_iovec32 iov = {};
+
+		if (bpf_probe_read_user(&m, sizeof(m), (void *)umsg))
+			return;
+		*name = m.msg_name;
+		if (m.msg_iovlen && m.msg_iov &&
+		    !bpf_probe_read_user(&iov, sizeof(iov),
+					 (void *)(__u64)m.msg_iov)) {
+			*base = iov.iov_base;
+			*len = iov.iov_len;
+		}
+		return;
+	} else {
+		struct user_msghdr m = {};
+		struct iovec iov = {};
+
+		if (bpf_probe_read_user(&m, sizeof(m), (void *)umsg))
+			return;
+		*name = (__u64)m.msg_name;
+		if (m.msg_iovlen && m.msg_iov &&
+		    !bpf_probe_read_user(&iov, sizeof(iov), m.msg_iov)) {
+			*base = (__u64)iov.iov_base;
+			*len = iov.iov_len;
+		}
+	}
+}
+
+/* sendmsg(fd, msg, flags): a destination if msg_name is set or the kernel
+ * routed one; a DNS query is looked for in the first iovec */
+static __always_inline int sendmsg_exit(long ret, __u64 fd, __u64 umsg,
+					bool compat)
+{
+	__u64 name, base, len;
+
+	msghdr_read(umsg, compat, &name, &base, &len);
+	if (ret > (long)len)
+		ret = len;
+	return sent_to(ret, fd, base, name, compat);
+}
+
 __noinline int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg)
 {
-	struct user_msghdr m = {};
-	struct iovec iov = {};
+	return sendmsg_exit(ret, fd, umsg, false);
+}
 
-	if (bpf_probe_read_user(&m, sizeof(m), (void *)umsg))
+/*
+ * sendmmsg(fd, vec, vlen, flags): each message the kernel routed was
+ * counted when it was (fp_route_count()). What it does not route is read
+ * here from the caller's vector, as a sendto's name is: the names of a
+ * unix socket's messages, and those of an IPv6 datagram socket that name
+ * the address it is connected to (its route is reused).
+ */
+struct mmsg_walk {
+	__u64 fd;
+	__u64 vec;
+	__u32 n;
+	__u32 compat;
+	__s64 ret;
+	struct fp_sock_ref r;
+	struct in6_addr peer6; /* the IPv6 peer; all 0 if none */
+};
+
+static long mmsg_step(__u32 i, void *ctx)
+{
+	struct mmsg_walk *w = ctx;
+	struct fp_net *e;
+	__u64 name = 0;
+	__u32 n32 = 0;
+	__u16 family = 0;
+
+	if (i >= w->n || i >= 1024)
+		return 1;
+	if (w->compat) {
+		if (bpf_probe_read_user(&n32, sizeof(n32),
+					(void *)(w->vec + (__u64)i * 32)))
+			return 1;
+		name = n32;
+	} else if (bpf_probe_read_user(&name, sizeof(name),
+				       (void *)(w->vec + (__u64)i * 64))) {
+		return 1;
+	}
+	if (!name || bpf_probe_read_user(&family, sizeof(family), (void *)name))
 		return 0;
-	if (m.msg_iovlen && m.msg_iov)
-		bpf_probe_read_user(&iov, sizeof(iov), m.msg_iov);
-	if (ret > (long)iov.iov_len)
-		ret = iov.iov_len;
-	return sent_to(ret, fd, (__u64)iov.iov_base, (__u64)m.msg_name, false);
+	e = net_rec(FP_NET_SENDTO, w->ret, w->fd);
+	if (!e)
+		return 1;
+	e->key.sock_type = w->r.kind >> 16;
+	e->key.protocol = w->r.kind & 0xffff;
+	e->key.addrlen = read_sockaddr(e->key.addr, name, 0);
+	if (family == AF_INET6 && !eq16(e->key.addr + 8, &w->peer6))
+		return 0; /* routed: counted then */
+	if (family == AF_INET || !net_peer(e))
+		return 0;
+	/* as sent_to() marks a DNS socket it did not see routed */
+	if (is_dns_port(sa_port(e->key.addr)))
+		dns_mark((struct sock *)w->r.sk, e->key.addr, e->key.sock_type);
+	flow_count(e);
+	return 0;
+}
+
+/* messages of one sendmmsg() looked at for DNS queries */
+#define FP_MMSG_DNS 4
+
+/*
+ * The DNS queries among the first FP_MMSG_DNS messages a sendmmsg() sent
+ * (glibc sends a lookup's A and AAAA queries so), from the first iovec
+ * of each, if its socket is a DNS one by now: connected to a DNS port,
+ * or marked when a message routed to one was counted (fp_route_count())
+ * or one was counted from the vector (mmsg_step()). The server a query
+ * names is the one the socket was marked with, which the kernel gave (a
+ * route, the socket's peer), not the message's name in the caller's
+ * memory; a call that sends queries to two servers at once names the
+ * last one routed for each (an answer from the other is then not
+ * trusted: stricter, never looser).
+ */
+static __always_inline void mmsg_queries(const struct mmsg_walk *w, long ret)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 key = w->r.sk, name, base, len, at;
+	struct dns_sock *d;
+	__u32 sent;
+	int i;
+
+	if (!dns_active || ret <= 0 || !bpf_map_lookup_elem(&dns_tgids, &tgid))
+		return;
+	d = bpf_map_lookup_elem(&dns_socks, &key);
+	if (!d)
+		return;
+	for (i = 0; i < FP_MMSG_DNS && i < ret; i++) {
+		/* struct mmsghdr: a msghdr, then msg_len (i386: 28, 32) */
+		at = w->vec + (__u64)i * (w->compat ? 32 : 64);
+		msghdr_read(at, w->compat, &name, &base, &len);
+		if (bpf_probe_read_user(&sent, sizeof(sent),
+					(void *)(at + (w->compat ? 28 : 56))))
+			break;
+		if (sent < len)
+			len = sent;
+		if (len && base)
+			dns_copy(FP_DNS_QUERY, w->fd, base, len, d,
+				 (__u32)w->r.ino);
+	}
+}
+
+static __always_inline int sendmmsg_exit(long ret, __u64 fd, __u64 vec,
+					 bool compat)
+{
+	struct mmsg_walk w = {};
+	struct fp_route rt;
+	struct sock *sk;
+	__u16 family;
+	bool walk;
+
+	/* none is noted in a sendmmsg, but one taken is never stale */
+	route_take(&rt);
+	fp_open_flush();
+	fp_fd_sock((int)fd, &w.r);
+	sk = (struct sock *)w.r.sk;
+	if (!sk)
+		return 0;
+	w.fd = fd;
+	w.vec = vec;
+	w.compat = compat;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	/* IPv4, and IPv6 but to the peer of a connected datagram socket:
+	 * every message routed, and counted then */
+	walk = family != AF_INET;
+	if (family == AF_INET6) {
+		walk = (w.r.kind >> 16) != 1 /* SOCK_STREAM */ &&
+		       BPF_CORE_READ(sk, __sk_common.skc_dport);
+		if (walk)
+			BPF_CORE_READ_INTO(&w.peer6, sk,
+					   __sk_common.skc_v6_daddr);
+	}
+	if (walk) {
+		/* a call that sent nothing: its first message was the attempt */
+		w.n = ret < 0 ? 1 : ret > 1024 ? 1024 : ret;
+		w.ret = ret < 0 ? ret : 0;
+		bpf_loop(1024, mmsg_step, &w, 0);
+	}
+	/* after the destinations: they may have marked a DNS socket */
+	mmsg_queries(&w, ret);
+	return 0;
+}
+
+__noinline int fp_sendmmsg_exit(long ret, __u64 fd, __u64 vec)
+{
+	return sendmmsg_exit(ret, fd, vec, false);
+}
+
+/*
+ * One datagram of a sendmmsg the kernel routed to r, in the sender's
+ * syscall (route.bpf.c): counted as a sendto to r, with the lookup's
+ * result (the datagram's own is not known yet).
+ */
+__noinline int fp_route_count(__u64 fd, struct fp_route *r)
+{
+	struct fp_sock_ref ref;
+	struct fp_net *e;
+
+	if (!r || !r->len)
+		return 0;
+	fp_open_flush();
+	e = net_rec(FP_NET_SENDTO, r->err, fd);
+	if (!e)
+		return 0;
+	route_addr(e, r);
+	fp_fd_sock((int)fd, &ref);
+	e->key.sock_type = ref.kind >> 16;
+	e->key.protocol = ref.kind & 0xffff;
+	if (is_dns_port(sa_port(e->key.addr)))
+		dns_mark((struct sock *)ref.sk, e->key.addr, e->key.sock_type);
+	flow_count(e);
+	return 0;
 }
 
 /*
  * An answer on a DNS socket: recvfrom and read (buf), recvmsg (the
  * first iovec of msghdr umsg).
  */
-__noinline int fp_recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg)
+static __always_inline int recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg,
+				     bool compat)
 {
-	struct user_msghdr m = {};
-	struct iovec iov = {};
+	__u64 name, len;
 
 	if (!dns_active || ret <= 0)
 		return 0;
 	if (umsg) {
-		if (bpf_probe_read_user(&m, sizeof(m), (void *)umsg) ||
-		    !m.msg_iovlen || !m.msg_iov ||
-		    bpf_probe_read_user(&iov, sizeof(iov), m.msg_iov))
+		msghdr_read(umsg, compat, &name, &ubuf, &len);
+		if (!ubuf)
 			return 0;
-		ubuf = (__u64)iov.iov_base;
-		if (ret > (long)iov.iov_len)
-			ret = iov.iov_len;
+		if (ret > (long)len)
+			ret = len;
 	}
 	dns_on_sock(FP_DNS_ANSWER, fd, ubuf, ret);
 	return 0;
 }
 
-/* The peer of an accepted socket, as a sockaddr, into addr. */
-static __always_inline __u16 peer_sockaddr(__u8 *addr, struct sock *sk)
+__noinline int fp_recv_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg)
 {
-	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	__be16 port = BPF_CORE_READ(sk, __sk_common.skc_dport);
-
-	*(__u16 *)addr = family;
-	if (family == AF_INET) {
-		__be32 a = BPF_CORE_READ(sk, __sk_common.skc_daddr);
-
-		__builtin_memcpy(addr + 2, &port, 2);
-		__builtin_memcpy(addr + 4, &a, 4);
-		return 16;
-	}
-	if (family == AF_INET6) {
-		__builtin_memcpy(addr + 2, &port, 2);
-		BPF_CORE_READ_INTO(addr + 8, sk, __sk_common.skc_v6_daddr);
-		return 28;
-	}
-	return 2;
+	return recv_exit(ret, fd, ubuf, umsg, false);
 }
 
 /*
@@ -502,7 +912,7 @@ __noinline int fp_accept_exit(long ret, __u64 fd)
 	e->key.sock_type = type;
 	if (sk) {
 		/* the listener's port: the one a rule names */
-		e->key.addrlen = peer_sockaddr(e->key.addr, sk);
+		e->key.addrlen = sock_peer(e->key.addr, sk);
 		e->key.addr[2] = 0;
 		e->key.addr[3] = 0;
 		if (ret >= 0) {
@@ -515,3 +925,168 @@ __noinline int fp_accept_exit(long ret, __u64 fd)
 	flow_count(e);
 	return 0;
 }
+
+#if defined(__TARGET_ARCH_x86)
+/* socketcall(2)'s calls (linux/net.h) and how many arguments each takes */
+#define SC_BIND 2
+#define SC_CONNECT 3
+#define SC_ACCEPT 5
+#define SC_SEND 9
+#define SC_RECV 10
+#define SC_SENDTO 11
+#define SC_RECVFROM 12
+#define SC_SENDMSG 16
+#define SC_RECVMSG 17
+#define SC_ACCEPT4 18
+#define SC_SENDMMSG 20
+
+static __always_inline __u32 socketcall_sys(__u32 call, __u32 *nargs)
+{
+	switch (call) {
+	case SC_BIND:
+		*nargs = 3;
+		return FP_SYS_BIND;
+	case SC_CONNECT:
+		*nargs = 3;
+		return FP_SYS_CONNECT;
+	case SC_ACCEPT:
+		*nargs = 3;
+		return FP_SYS_ACCEPT;
+	case SC_ACCEPT4:
+		*nargs = 4;
+		return FP_SYS_ACCEPT4;
+	case SC_SEND: /* sendto without a name */
+		*nargs = 4;
+		return FP_SYS_SENDTO;
+	case SC_SENDTO:
+		*nargs = 6;
+		return FP_SYS_SENDTO;
+	case SC_SENDMSG:
+		*nargs = 3;
+		return FP_SYS_SENDMSG;
+	case SC_SENDMMSG:
+		*nargs = 4;
+		return FP_SYS_SENDMMSG;
+	case SC_RECV:
+		*nargs = 4;
+		return FP_SYS_RECVFROM;
+	case SC_RECVFROM:
+		*nargs = 6;
+		return FP_SYS_RECVFROM;
+	case SC_RECVMSG:
+		*nargs = 3;
+		return FP_SYS_RECVMSG;
+	}
+	return 0;
+}
+
+/*
+ * socketcall(call, args): the arguments, which the kernel copied from
+ * args at entry, read again into a. Unreadable now means the caller
+ * unmapped them during the call: a send or connect that cannot be
+ * judged is counted (net_unsure), and the route it took is dropped.
+ */
+static __always_inline __u32 socketcall_args(__u32 a[8])
+{
+	__u32 call = a[0], uargs = a[1], nargs = 0, sys;
+	struct fp_route rt;
+	struct fp_stats *st;
+
+	sys = socketcall_sys(call, &nargs);
+	if (!sys)
+		return 0;
+	a[4] = 0;
+	a[5] = 0;
+	if (!bpf_probe_read_user(a, (nargs & 7) * 4, (void *)(__u64)uargs))
+		return sys;
+	if (sys == FP_SYS_RECVFROM || sys == FP_SYS_RECVMSG)
+		return 0;
+	route_take(&rt);
+	st = stats_cpu();
+	if (st)
+		__sync_fetch_and_add(&st->net_unsure, 1);
+	return 0;
+}
+
+/*
+ * The 32-bit calls, each a global function of its own: inlined into
+ * fp_compat_net_exit() they would share its frame, which the 32-bit path
+ * stacks between handle_sys_exit's and its callees' (fp_connect_exit's),
+ * and kernels before 6.13 allow that chain 512 bytes in all.
+ */
+/* sendto: as a cache miss, a 32-bit call is never a cached flow's */
+__noinline int fp_sendto32_exit(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
+{
+	return sent_to(ret, fd, ubuf, uaddr, true);
+}
+
+__noinline int fp_sendmsg32_exit(long ret, __u64 fd, __u64 umsg)
+{
+	return sendmsg_exit(ret, fd, umsg, true);
+}
+
+__noinline int fp_sendmmsg32_exit(long ret, __u64 fd, __u64 vec)
+{
+	return sendmmsg_exit(ret, fd, vec, true);
+}
+
+__noinline int fp_recv32_exit(long ret, __u64 fd, __u64 ubuf, __u64 umsg)
+{
+	return recv_exit(ret, fd, ubuf, umsg, true);
+}
+
+/*
+ * A traced 32-bit (int $0x80) network syscall, as its 64-bit one: csys
+ * as the compat half of the syscall table gives it (FP_SYS_SOCKETCALL for
+ * the multiplexer), the arguments in ebx, ecx, edx, esi, edi, ebp, and
+ * struct msghdr and struct mmsghdr in their i386 layouts.
+ */
+__noinline int fp_compat_net_exit(__u32 csys, long ret)
+{
+	struct pt_regs *regs =
+		(struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u32 a[8] = {};
+
+	if (!regs)
+		return 0;
+	a[0] = regs->bx;
+	a[1] = regs->cx;
+	a[2] = regs->dx;
+	a[3] = regs->si;
+	a[4] = regs->di;
+	a[5] = regs->bp;
+	if (csys == FP_SYS_SOCKETCALL)
+		csys = socketcall_args(a);
+	switch (csys) {
+	case FP_SYS_BIND:
+		return fp_bind_exit(ret, a[0], a[1], a[2]);
+	case FP_SYS_CONNECT:
+		return fp_connect_exit(ret, a[0], a[1], a[2]);
+	case FP_SYS_SENDTO:
+		return fp_sendto32_exit(ret, a[0], a[1], a[4]);
+	case FP_SYS_SENDMSG:
+		return fp_sendmsg32_exit(ret, a[0], a[1]);
+	case FP_SYS_SENDMMSG:
+		return fp_sendmmsg32_exit(ret, a[0], a[1]);
+	case FP_SYS_ACCEPT:
+	case FP_SYS_ACCEPT4:
+		return fp_accept_exit(ret, a[0]);
+	case FP_SYS_RECVFROM:
+	case FP_SYS_READ:
+		return fp_recv32_exit(ret, a[0], a[1], 0);
+	case FP_SYS_RECVMSG:
+		return fp_recv32_exit(ret, a[0], 0, a[1]);
+	}
+	return 0;
+}
+#else
+/* 32-bit network syscalls are decoded on x86 only: elsewhere, counted */
+__noinline int fp_compat_net_exit(__u32 csys, long ret)
+{
+	struct fp_stats *st = stats_cpu();
+
+	if (st)
+		__sync_fetch_and_add(&st->compat, 1);
+	return 0;
+}
+#endif

@@ -10,6 +10,7 @@
 #include "path.bpf.h"
 #include "scope.bpf.h"
 #include "flowcache.bpf.h"
+#include "route.bpf.h"
 
 /*
  * The current task's struct file at fd (0 if none). The fd array holds
@@ -258,14 +259,16 @@ static __always_inline __u64 file_ino(struct file *f)
 }
 
 /*
- * A sendto() or sendmsg() to uaddr that is one more call of its thread's
- * cached flow (bpf/flowcache.bpf.h): counted here, and 1. The socket must
- * be the one the flow was cached with: the same struct file at the fd,
- * and the same inode number. Both are reused after a close (a file at
- * once, on a new socket of any kind), but a socket's inode number, from
- * the kernel's get_next_ino(), comes back only after 2^32 more such
- * inodes: no two live sockets share one. That is two loads after the fd
- * table, where the socket's type and protocol were six.
+ * A sendto() or sendmsg() naming a destination (uaddr) that is one more
+ * call of its thread's cached flow (bpf/flowcache.bpf.h): counted here,
+ * and 1. The destination compared is the one the kernel routed in this
+ * call (the slot's note, which this takes), never the caller's memory,
+ * which another thread may have rewritten since the kernel copied it.
+ * The socket must be the one the flow was cached with: the same struct
+ * file at the fd, and the same inode number. Both are reused after a
+ * close (a file at once, on a new socket of any kind), but a socket's
+ * inode number, from the kernel's get_next_ino(), comes back only after
+ * 2^32 more such inodes: no two live sockets share one.
  *
  * For a sendto() handle_sys_exit() asks this before its scope test,
  * which costs as much again on every call of a flood: a slot is only
@@ -285,13 +288,14 @@ __noinline int fp_sendto_again(long ret, __u64 fd, __u64 uaddr)
 
 	if (!uaddr || task_in_compat_syscall(task))
 		return 0;
-	c = flow_cache_get(task, ret, uaddr);
+	c = flow_cache_get(task, ret);
 	/* a process the tracer named its own since (a daemon it forked) */
 	if (!c || (nself && is_self(task->tgid)))
 		return 0;
 	f = (struct file *)task_fd_file(task, (int)fd);
 	if (!f || (__u64)f != c->file || file_ino(f) != c->ino)
 		return 0;
+	c->note.len = 0;
 	c->pending++;
 	return 1;
 }

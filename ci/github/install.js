@@ -10,7 +10,11 @@
  *    repository's own scripts (install-deps build, then scripts/package)
  *    and the .deb it makes is installed the same way.
  * Everything runs synchronously, as main.js does: the download is done
- * by a child node (fetch is asynchronous).
+ * by a child node (fetch is asynchronous). As in the rest of the action,
+ * the job's PATH and environment are the job's steps' to change
+ * ($GITHUB_PATH, $GITHUB_ENV): sudo is run by its absolute path, and
+ * every command here (sudo, the download, the build) with the scrubbed
+ * environment of lib.safeEnv(), on the system's PATH.
  */
 const { spawnSync } = require('child_process');
 const crypto = require('crypto');
@@ -48,7 +52,12 @@ function sha256(file) {
 }
 
 function run(cmd, args, opts = {}) {
-  return spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], ...opts });
+  return spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], env: lib.safeEnv(), ...opts });
+}
+
+/* sudo -n, by its absolute path (lib.SUDO), never one found on PATH */
+function sudo(args) {
+  return run(lib.SUDO, ['-n', ...args]);
 }
 
 /* The deb input, as a local file whose hash (if pinned) is checked. */
@@ -65,7 +74,7 @@ function obtain(deb, pin) {
     console.log(`footprint: downloading ${deb}`);
     const r = spawnSync(process.execPath, ['-e', FETCH, deb, file, String(DEB_MAX)],
                         { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8',
-                          timeout: FETCH_TIMEOUT_MS });
+                          env: lib.safeEnv(), timeout: FETCH_TIMEOUT_MS });
     if (r.error || r.status !== 0) {
       fs.rmSync(dir, { recursive: true, force: true });
       const why = r.error ? r.error.message : (r.stderr || '').trim() || lib.how(r);
@@ -94,12 +103,12 @@ function obtain(deb, pin) {
  */
 function install(file) {
   console.log(`footprint: installing ${file} (sha256 ${sha256(file)})`);
-  const apt = ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '-q',
+  const apt = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '-q',
                '--no-install-recommends', '--allow-downgrades', file];
-  let r = run('sudo', apt);
+  let r = sudo(apt);
   if (!r.error && r.status === 0) return;
-  run('sudo', ['-n', 'apt-get', 'update', '-q']);
-  r = run('sudo', apt);
+  sudo(['apt-get', 'update', '-q']);
+  r = sudo(apt);
   if (r.error || r.status !== 0)
     throw new lib.Fail(`apt-get could not install ${file} (${lib.how(r)})`);
 }
@@ -123,14 +132,14 @@ function versionFile() {
 function build() {
   const temp = lib.need('RUNNER_TEMP');
   console.log(`footprint: not installed; building it from ${REPO} (scripts/package)`);
-  let r = run('sudo', ['-n', path.join(REPO, 'scripts', 'install-deps'), 'build']);
+  let r = sudo([path.join(REPO, 'scripts', 'install-deps'), 'build']);
   if (r.error || r.status !== 0)
     throw new lib.Fail(`scripts/install-deps build failed (${lib.how(r)}); give the deb input instead`);
   versionFile();
   r = run(path.join(REPO, 'scripts', 'package'), ['--out', path.join(temp, 'footprint-deb')], {
     stdio: ['ignore', 'pipe', 'inherit'],
     encoding: 'utf8',
-    env: { ...process.env, FOOTPRINT_BUILD_DIR: path.join(temp, 'footprint-build') },
+    env: { ...lib.safeEnv(), FOOTPRINT_BUILD_DIR: path.join(temp, 'footprint-build') },
   });
   const deb = (r.stdout || '').trim().split('\n').pop();
   if (r.error || r.status !== 0 || !deb || !deb.endsWith('.deb'))

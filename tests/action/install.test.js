@@ -8,16 +8,24 @@
  * main.js runs as the runner runs it, from a copy of ci/github inside a
  * stand-in repository whose scripts/install-deps and scripts/package
  * only record their calls (package "builds" a .deb). sudo, apt-get and
- * footprint are STAND-INS first on PATH: apt-get "installs" a .deb by
- * copying it (here a script, the stand-in footprint) into a directory on
- * PATH, so that the footprint main starts next is the one installed. A
- * URL is served by a small HTTP server in a child process. What is tested
- * is what the action does: which file it installs and with what argv,
- * that a hash mismatch installs nothing, and the footprint it starts.
- * The real apt-get install of the real .deb on a clean Debian 12 is
- * tests/integration/test_package.py.
+ * footprint are STAND-INS, as in action.test.js: sudo is bind-mounted
+ * over /usr/bin/sudo in a mount namespace of the step's own (the action
+ * runs sudo by that path, never by PATH) and, as sudo does, runs its
+ * command with a reset environment on its own secure path, where the
+ * stand-in apt-get is (not on the job's PATH). apt-get "installs" a .deb
+ * by copying it (here a script, the stand-in footprint) into a directory
+ * on the job's PATH, so that the footprint main starts next is the one
+ * installed; that footprint plays the part of the CLI main needs (start
+ * makes its state dir and names its daemon with --json). A URL is served
+ * by a small HTTP server in a child process. What is tested is what the
+ * action does: which file it installs and with what argv, that a hash
+ * mismatch installs nothing, the footprint it starts, and that a sudo or
+ * apt-get a step put on PATH, or a variable that runs code, never reaches
+ * what it runs. The real apt-get install of the real .deb on a clean
+ * Debian 12 is tests/integration/test_package.py.
  *
- * Run: node --test tests/action/*.test.js (Node 18 or later, no npm).
+ * Run: node --test tests/action/*.test.js (Node 18 or later, no npm; as
+ * root, or where unprivileged user namespaces are allowed, for unshare).
  */
 const { test, after } = require('node:test');
 const assert = require('node:assert');
@@ -38,22 +46,43 @@ module.exports = (who, argv, extra = {}) => fs.appendFileSync(${JSON.stringify(c
   JSON.stringify({ who, argv, env: process.env, ...extra }) + '\\n');
 `;
 
-/* what the .deb "contains": a footprint that starts a sidecar */
+/* what the .deb "contains": a footprint that starts a sidecar and, as
+ * main asks with --json, names its daemon */
 const FOOTPRINT = (rec, label) => `#!${NODE}
 require(${JSON.stringify(rec)})('footprint', process.argv.slice(2), { label: ${JSON.stringify(label)} });
 const a = process.argv.slice(2);
-if (a[0] === 'sidecar' && a[1] === 'start') require('fs').mkdirSync(a[a.indexOf('--state') + 1], { recursive: true });
+if (a[0] === 'sidecar' && a[1] === 'start') {
+  const state = a[a.indexOf('--state') + 1];
+  require('fs').mkdirSync(state, { recursive: true });
+  if (a.includes('--json')) console.log(JSON.stringify({ daemon: '4242:987654', state }));
+}
 `;
 
-/* sudo -n CMD...: runs CMD with the job's PATH (the stand-ins) */
-const SUDO = (rec) => `#!${NODE}
+/*
+ * sudo -n [--preserve-env=A,B] CMD...: as sudo with env_reset, CMD runs
+ * with only the preserved variables and SUDO_*, on sudo's secure path:
+ * the system's, with the stand-in apt-get (sys) first.
+ */
+const SUDO = (rec, sys) => `#!${NODE}
 require(${JSON.stringify(rec)})('sudo', process.argv.slice(2));
 const a = process.argv.slice(2);
 if (a[0] !== '-n') { console.error('sudo: a password is required'); process.exit(1); }
+const env = { PATH: ${JSON.stringify(sys)} + ':/usr/sbin:/usr/bin:/sbin:/bin',
+              SUDO_UID: '1001', SUDO_GID: '1001', SUDO_USER: 'runner' };
 let i = 1;
-if (a[i] && a[i].startsWith('--preserve-env=')) i++;
-const r = require('child_process').spawnSync(a[i], a.slice(i + 1), { stdio: 'inherit' });
+if (a[i] && a[i].startsWith('--preserve-env=')) {
+  for (const n of a[i].slice('--preserve-env='.length).split(','))
+    if (n in process.env) env[n] = process.env[n];
+  i++;
+}
+const r = require('child_process').spawnSync(a[i], a.slice(i + 1), { stdio: 'inherit', env });
 process.exit(r.status === null ? 99 : r.status);
+`;
+
+/* what a step may put first on the job's PATH ($GITHUB_PATH): it only
+ * records that it ran, and says it succeeded */
+const PLANTED = (rec, who) => `#!${NODE}
+require(${JSON.stringify(rec)})(${JSON.stringify(who)}, process.argv.slice(2));
 `;
 
 /* apt-get install -y ... FILE: FILE's content becomes INSTALLED/footprint */
@@ -83,6 +112,7 @@ function runner(opts = {}) {
     top,
     repo: path.join(top, 'repo'),
     bin: path.join(top, 'bin'),
+    sys: path.join(top, 'sys'),
     installed: path.join(top, 'installed'),
     temp: path.join(top, 'runner_temp'),
     work: path.join(top, 'work'),
@@ -91,15 +121,18 @@ function runner(opts = {}) {
     state: path.join(top, 'apt-state.json'),
     files: {},
   };
-  for (const d of [r.bin, r.temp, r.work, path.join(r.repo, 'ci', 'github'), path.join(r.repo, 'scripts')])
+  for (const d of [r.bin, r.sys, r.temp, r.work, path.join(r.repo, 'ci', 'github'), path.join(r.repo, 'scripts')])
     fs.mkdirSync(d, { recursive: true });
   for (const f of fs.readdirSync(ACTION))
     fs.copyFileSync(path.join(ACTION, f), path.join(r.repo, 'ci', 'github', f));
   fs.writeFileSync(path.join(r.repo, 'CMakeLists.txt'), 'project(footprint VERSION 0.1.0 LANGUAGES C)\n');
   fs.writeFileSync(r.rec, recorder(r.calls));
   fs.writeFileSync(r.state, JSON.stringify({ aptFailures: opts.aptFailures || 0 }));
-  fs.writeFileSync(path.join(r.bin, 'sudo'), SUDO(r.rec), { mode: 0o755 });
-  fs.writeFileSync(path.join(r.bin, 'apt-get'), APT(r.rec, r.installed, r.state), { mode: 0o755 });
+  fs.writeFileSync(path.join(top, 'sudo'), SUDO(r.rec, r.sys), { mode: 0o755 });
+  fs.writeFileSync(path.join(r.sys, 'apt-get'), APT(r.rec, r.installed, r.state), { mode: 0o755 });
+  if (opts.planted)
+    for (const who of ['sudo', 'apt-get'])
+      fs.writeFileSync(path.join(r.bin, who), PLANTED(r.rec, `planted ${who}`), { mode: 0o755 });
   if (opts.onPath)
     fs.writeFileSync(path.join(r.bin, 'footprint'), FOOTPRINT(r.rec, 'on PATH'), { mode: 0o755 });
   r.deb = path.join(top, 'footprint_0.1.0+gabc_amd64.deb');
@@ -143,6 +176,25 @@ function defaults(workspace) {
   return out;
 }
 
+/*
+ * The step's own mount namespace, where /usr/bin/sudo is the stand-in.
+ * Entered by a node, not a shell: sh drops variables whose names are no
+ * shell names, and the runner passes inputs such as INPUT_DEB-SHA256.
+ */
+const ENTER = `
+const { spawnSync } = require('child_process');
+const [sudo, ...argv] = process.argv.slice(1);
+let r = spawnSync('mount', ['--bind', sudo, '/usr/bin/sudo'], { stdio: 'inherit' });
+if (r.status !== 0) process.exit(97);
+r = spawnSync(argv[0], argv.slice(1), { stdio: 'inherit' });
+process.exit(r.status === null ? 98 : r.status);
+`;
+
+function inNamespace(r, argv) {
+  const ns = process.getuid() === 0 ? ['-m'] : ['-r', '-m'];
+  return ['unshare', [...ns, NODE, '-e', ENTER, path.join(r.top, 'sudo'), ...argv]];
+}
+
 function main(r, inputs = {}, env = {}) {
   const e = {
     PATH: `${r.bin}:${r.installed}:${process.env.PATH}`,
@@ -155,8 +207,8 @@ function main(r, inputs = {}, env = {}) {
   };
   for (const [k, v] of Object.entries({ ...defaults(r.work), ...inputs }))
     e[`INPUT_${k.toUpperCase()}`] = v;
-  const res = spawnSync(NODE, [path.join(r.repo, 'ci', 'github', 'main.js')],
-                        { cwd: r.work, env: e, encoding: 'utf8' });
+  const [cmd, argv] = inNamespace(r, [NODE, path.join(r.repo, 'ci', 'github', 'main.js')]);
+  const res = spawnSync(cmd, argv, { cwd: r.work, env: e, encoding: 'utf8' });
   assert.strictEqual(res.error, undefined);
   return res;
 }
@@ -244,7 +296,7 @@ test('a deb path whose sha256 is not the pinned one installs and starts nothing'
   const r = runner();
   const wrong = '0'.repeat(64);
   const res = main(r, { deb: r.deb, 'deb-sha256': wrong });
-  assert.strictEqual(res.status, 1);
+  assert.strictEqual(res.status, 1, res.stdout + res.stderr);
   assert.match(res.stdout, new RegExp(`^::error title=footprint::the deb input ${re(r.deb)} has sha256 ${r.debSha}, not the ${wrong} deb-sha256 pins; nothing was installed$`, 'm'));
   assert.deepStrictEqual(aptInstalls(r), []);
   assert.deepStrictEqual(calls(r, 'footprint'), []);
@@ -375,4 +427,50 @@ test('malformed inputs fail before anything runs', () => {
     assert.match(res.stdout, want);
   }
   assert.deepStrictEqual(calls(r, 'sudo'), []);
+});
+
+/* what a step may have put in the job's environment ($GITHUB_ENV) */
+const TAINT = { LD_LIBRARY_PATH: '/nonexistent/lib', NODE_OPTIONS: '--no-warnings', BASH_ENV: '/nonexistent/env' };
+const SAFE_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
+
+function assertScrubbed(c) {
+  assert.strictEqual(c.env.PATH, SAFE_PATH, `${c.who} ${c.argv.join(' ')}: the system's PATH, not the job's`);
+  for (const k of Object.keys(TAINT))
+    assert.ok(!(k in c.env), `${c.who} ${c.argv.join(' ')} got ${k}`);
+}
+
+test('the install runs /usr/bin/sudo, never a sudo or apt-get a step put on PATH (issue 28, High 5)', () => {
+  for (const inputs of [(r) => ({ deb: r.deb }), () => ({})]) {
+    const r = runner({ planted: true });
+    const res = main(r, inputs(r), TAINT);
+    assert.strictEqual(res.status, 0, res.stdout + res.stderr);
+    assert.deepStrictEqual(calls(r, 'planted sudo'), []);
+    assert.deepStrictEqual(calls(r, 'planted apt-get'), []);
+    assert.strictEqual(aptInstalls(r).length, 1, 'installed by the system\'s apt-get, through /usr/bin/sudo');
+    assert.deepStrictEqual(startedWith(r), ['from the deb']);
+  }
+});
+
+test('what the install runs gets the system\'s PATH and no variable that runs code', async () => {
+  /* a build: sudo install-deps, scripts/package, sudo apt-get */
+  let r = runner();
+  let res = main(r, {}, TAINT);
+  assert.strictEqual(res.status, 0, res.stdout + res.stderr);
+  const sudos = calls(r, 'sudo');
+  assert.ok(sudos.some((c) => c.argv.includes('apt-get')) && sudos.some((c) => c.argv[1].endsWith('install-deps')));
+  sudos.forEach(assertScrubbed);
+  const [pkg] = calls(r, 'package');
+  assertScrubbed(pkg);
+  assert.strictEqual(pkg.env.FOOTPRINT_BUILD_DIR, path.join(r.temp, 'footprint-build'));
+  /* a download: the same for the sudo that installs it */
+  r = runner();
+  const srv = await server(fs.readFileSync(r.deb));
+  try {
+    res = main(r, { deb: `${srv.base}/footprint.deb`, 'deb-sha256': r.debSha }, TAINT);
+    assert.strictEqual(res.status, 0, res.stdout + res.stderr);
+    assert.strictEqual(aptInstalls(r).length, 1);
+    calls(r, 'sudo').forEach(assertScrubbed);
+  } finally {
+    srv.stop();
+  }
 });

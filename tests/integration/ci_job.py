@@ -265,7 +265,7 @@ mount --make-rslave /
 mount -t tmpfs -o mode=0755,size=64m fpci-bin /usr/local/bin
 install -m 0755 "$FP_SOURCE" /usr/local/bin/footprint
 if [ -n "${FP_OVERLAYS:-}" ]; then
-	mount -t tmpfs -o mode=0700,size=64m fpci-overlay "$FP_OVERLAY_TMP"
+	mount -t tmpfs -o "mode=0700,size=$FP_OVERLAY_SIZE" fpci-overlay "$FP_OVERLAY_TMP"
 	for d in $FP_OVERLAYS; do
 		u="$FP_OVERLAY_TMP/u$(echo "$d" | tr / _)"
 		w="$FP_OVERLAY_TMP/w$(echo "$d" | tr / _)"
@@ -305,6 +305,7 @@ class Job:
         self.results = []
         self.env_extra = {}
         self.overlays = ()  # directories to lay a scratch layer over
+        self.overlay_size = "64m"  # what all their scratch layers hold
         self.setup = ""  # root's script in the job's namespace
         test.addCleanup(self.cleanup)
 
@@ -392,6 +393,7 @@ class Job:
         if self.overlays:
             env["FP_OVERLAYS"] = " ".join(self.overlays)
             env["FP_OVERLAY_TMP"] = os.path.join(self.base, "overlay")
+            env["FP_OVERLAY_SIZE"] = self.overlay_size
             os.mkdir(env["FP_OVERLAY_TMP"])
         env["FP_SETUP"] = self.setup
         p = subprocess.run(["unshare", "-m", "sh", "-c", WRAP], env=env,

@@ -135,7 +135,8 @@ class Run:
     and elsewhere; rc: {command number: allowed exit statuses}, the
     others must exit 0; check(ctx) returns a list of what is wrong after
     it; env: more variables; as_root: the block says "as root"; only:
-    the command numbers to run, with why the others are not."""
+    the command numbers to run, with why the others are not; cwd: "top"
+    (the checkout), or a directory under the block's work directory."""
 
     def __init__(self, prepare=None, rc=None, check=None, env=None,
                  as_root=False, only=None, why_not=None, cwd=None,
@@ -287,14 +288,16 @@ def _learn_check(c):
 def _sidecar_prepare(c):
     c.mkdir("ws")
     c.write("ws/README", "the workspace\n")
+    # the runner's temporary directory, outside the workspace
+    c.mkdir("runner_temp")
 
 
 def _sidecar_check(c):
     bad = []
-    r = json.loads(c.read("fp.json"))
+    r = json.loads(c.read("runner_temp/fp.json"))
     if r.get("mode") != "sidecar":
         bad.append("fp.json is not a sidecar receipt")
-    if not c.read("fp.md").startswith(b"## footprint"):
+    if not c.read("runner_temp/fp.md").startswith(b"## footprint"):
         bad.append("fp.md is not a job summary")
     return bad
 
@@ -302,6 +305,97 @@ def _sidecar_check(c):
 BENCH = ("a benchmark: minutes of both CPUs, and figures that are noise on "
          "a machine others share; scripts/test runs each bench once "
          "(--quick) and judges only that it runs")
+
+# what apt-get, dpkg and cmake --install write to
+SYSTEM_DIRS = ("/usr", "/etc", "/var/lib", "/var/cache", "/var/log")
+OVERLAY = "/tmp/fpdoc-system"
+
+
+def _overlay_system(c):
+    """Scratch layers (overlayfs, upper on this child's /tmp) over the
+    system's directories, in the block's own mount namespace: a package
+    the block installs, and dpkg's database, are the block's alone, and
+    the host's are never touched."""
+    os.mkdir(OVERLAY, 0o700)
+    for d in SYSTEM_DIRS:
+        tag = d.strip("/").replace("/", "_")
+        upper, work = (os.path.join(OVERLAY, k + tag) for k in ("u_", "w_"))
+        os.mkdir(upper)
+        os.mkdir(work)
+        subprocess.run(["mount", "-t", "overlay", "fpdoc-" + tag, "-o",
+                        "lowerdir=%s,upperdir=%s,workdir=%s" %
+                        (d, upper, work), d], check=True)
+
+
+def _layer_has(path):
+    """path (under SYSTEM_DIRS) was written in the block's layer."""
+    for d in SYSTEM_DIRS:
+        if path.startswith(d + "/"):
+            tag = d.strip("/").replace("/", "_")
+            return os.path.lexists(os.path.join(OVERLAY, "u_" + tag,
+                                                path[len(d) + 1:]))
+    return False
+
+
+def _deb_prepare(c):
+    _overlay_system(c)
+    # a clean clone of the commit, as a user has one (scripts/package
+    # refuses a tree with uncommitted changes), made by root (git will
+    # not serve another user's repository) and given to the user
+    subprocess.run(["git", "clone", "-q", c.top, c.path("footprint")],
+                   check=True)
+    subprocess.run(["chown", "-R", "%d:%d" % (c.user.pw_uid,
+                                              c.user.pw_gid),
+                    c.path("footprint")], check=True)
+
+
+def _deb_check(c):
+    bad = []
+    head = subprocess.run(["git", "-c", "safe.directory=*", "-C",
+                           c.path("footprint"), "rev-parse", "HEAD"],
+                          stdout=subprocess.PIPE).stdout.decode().strip()
+    st = subprocess.run(["dpkg-query", "-W", "-f=${Status} ${Version}",
+                         "footprint"], stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT).stdout.decode()
+    m = re.match(r"^install ok installed (\S+)$", st)
+    if not m or "\nfootprint %s\n" % m.group(1).replace("~", "-") not in \
+            "\n" + c.out:
+        bad.append("dpkg says of footprint %r; footprint --version does "
+                   "not say that version" % st)
+    if not head or "\ncommit %s\n" % head not in c.out:
+        bad.append("footprint --version did not name the clone's commit "
+                   "%r" % head)
+    if not _layer_has("/usr/bin/footprint"):
+        bad.append("/usr/bin/footprint is not the package's")
+    if not re.search(r"^NAME\n +footprint-run - ", c.out, re.M):
+        bad.append("man footprint-run did not print the page")
+    return bad
+
+
+def _build_tree_prepare(c):
+    _overlay_system(c)
+    # the block installs ./build: the suite's build tree, wherever it is
+    built = os.environ.get("FOOTPRINT_BUILD_DIR")
+    here = os.path.join(c.top, "build")
+    if built and os.path.realpath(built) != os.path.realpath(here):
+        os.makedirs(here, exist_ok=True)
+        subprocess.run(["mount", "--bind", built, here], check=True)
+
+
+def _build_tree_check(c):
+    bad = []
+    with open(os.path.join(c.top, "build", "footprint"), "rb") as f:
+        built = f.read()
+    for path in ("/usr/local/bin/footprint",
+                 "/usr/local/share/man/man1/footprint-run.1",
+                 "/usr/local/share/bash-completion/completions/footprint",
+                 "/usr/local/share/doc/footprint/README.md"):
+        if not _layer_has(path):
+            bad.append("cmake --install did not install %s" % path)
+    if os.path.exists("/usr/local/bin/footprint") and \
+            c.read("/usr/local/bin/footprint") != built:
+        bad.append("/usr/local/bin/footprint is not build/footprint")
+    return bad
 
 BLOCKS = {
     "README.md: scripts/demo    # build, then trace a small sample script "
@@ -325,26 +419,24 @@ BLOCKS = {
     "README.md: sudo footprint sidecar start --root \"$GITHUB_WORKSPACE\""
     "   # in the job's first step": Run(
         prepare=_sidecar_prepare, check=_sidecar_check, runner=True,
-        env={"GITHUB_WORKSPACE": "@work/ws"},
+        env={"GITHUB_WORKSPACE": "@work/ws",
+             "RUNNER_TEMP": "@work/runner_temp"},
         needs="issue 29 items 2 and 4: the default state directory under "
         "sudo, and sudo footprint sidecar stop is no finding"),
-    "docs/BENCHMARKS.md: FOOTPRINT_BUILD_DIR=/work/main/build-bench "
-    "scripts/build": Skip(BENCH + "; it names a checkout at /work/main"),
-    "docs/BENCHMARKS.md: sudo scripts/bench/overhead            # about 3 "
-    "to 10 minutes": Skip(BENCH),
-    "docs/BENCHMARKS.md: FOOTPRINT=/work/main/build/footprint "
-    "BENCH_REPEAT=3 scripts/bench/overhead": Skip(
-        BENCH + "; it names a checkout at /work/main"),
-    "docs/BENCHMARKS.md: FOOTPRINT_BUILD_DIR=/work/main/build "
-    "scripts/bench/snapshot": Skip(BENCH + "; it names a checkout at "
-                                   "/work/main"),
-    "docs/BENCHMARKS.md: FOOTPRINT=/work/main/build/footprint "
-    "scripts/bench/replay": Skip(BENCH + "; it names a checkout at "
-                                 "/work/main"),
-    "docs/BENCHMARKS.md: FOOTPRINT_BUILD_DIR=/tmp/build-sc-bench "
-    "scripts/build": Skip(BENCH),
-    "docs/BENCHMARKS.md: sudo scripts/bench/sidecar            # builds "
-    "footprint with scripts/build": Skip(BENCH),
+    "README.md: sudo apt-get install \"$(scripts/package)\"   # builds "
+    "build/footprint_<version>_amd64.deb": Run(
+        # a user's own clone; the installed footprint, not the suite's
+        prepare=_deb_prepare, check=_deb_check, cwd="footprint",
+        env={"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}),
+    "README.md: scripts/build": Run(
+        # the suite's build tree is root's: the block runs as root there
+        prepare=_build_tree_prepare, check=_build_tree_check,
+        as_root=True, cwd="top"),
+    "docs/BENCHMARKS.md: sudo sysctl kernel.bpf_stats_enabled=1": Skip(
+        BENCH + "; it also turns on bpf_stats for every program on the "
+        "machine"),
+    "docs/BENCHMARKS.md: sudo scripts/bench/overhead --quick    # smoke "
+    "test, about half a minute": Skip(BENCH),
     "docs/policy.md: for i in 1 2 3; do sudo footprint run --record "
     "/tmp/run$i.fplog -- ./ci-job.sh; done": Run(
         # the runs fail: there is no policy yet, that is the point
@@ -414,7 +506,7 @@ def child(key, user, bindir, top):
             keep.append(piece if i + 1 in spec.only else
                         ": not run here: %s" % piece.splitlines()[0])
         script, n = instrument("\n".join(keep) + "\n")
-    cwd = top if spec.cwd == "top" else work
+    cwd = top if spec.cwd == "top" else os.path.join(work, spec.cwd or "")
     argv = ["/bin/sh", "-c", script]
     if spec.runner:
         argv = ["/usr/bin/python3", "-c", RUNNER] + argv

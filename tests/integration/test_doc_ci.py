@@ -7,11 +7,23 @@ pass; a block this file does not know how to run fails the test (a
 `text` block is a synopsis or an example of output, not a command).
 
 What stands in for what the runner would fetch from the network:
-- `git clone https://github.com/OWNER/footprint` clones a snapshot of
-  this checkout, working tree included (git's url.insteadOf);
-- `actions/checkout` copies the project into the workspace, and
-  `actions/upload-artifact` copies its path into an artifacts directory;
-- `OWNER/footprint/ci/github@COMMIT` is ci/github of this checkout.
+- `actions/checkout` of `repository: OWNER/footprint` clones a snapshot
+  of this checkout, working tree included (a git repository of one
+  commit: the version `git describe` gives is 0.1.0+g<commit>); any
+  other checkout copies the project into the workspace;
+- `actions/upload-artifact` copies the files its path names into an
+  artifacts directory, and `actions/download-artifact` copies them into
+  its path (the artifact job's .deb reaches the jobs that install it);
+- `OWNER/footprint/ci/github@COMMIT` is ci/github of this checkout;
+- the release URL of the block that installs a published package is
+  served, with the .deb the artifact job built, by a local HTTP server,
+  and its deb-sha256 is that file's (the document's is a placeholder).
+
+The artifact job runs as written (`scripts/install-deps build`,
+`scripts/package`): the jobs that use the sidecar install the .deb it
+built the way the action does (apt-get as root, by path or by URL), in a
+job whose /usr, /etc and /var are scratch layers over the host's, and
+trace with the footprint that package installed, not the one under test.
 The files the hooks block names (/opt/footprint/*.sh, /etc/footprint/,
 /var/lib/footprint) are made in the job's own mount namespace (an
 overlay over /etc and /var/lib): the host's are not touched.
@@ -25,12 +37,15 @@ Run as root: FOOTPRINT=build/footprint python3 -m unittest -v \\
     tests/integration/test_doc_ci.py
 """
 
+import hashlib
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 import uuid
 
@@ -75,6 +90,9 @@ def classify():
             continue
         if lang == "yaml" and text.startswith("jobs:"):
             key = "action"
+        elif lang == "yaml" and text.lstrip().startswith("- uses:") and \
+                "deb-sha256:" in text:
+            key = "action-url"
         elif lang == "yaml" and text.lstrip().startswith("steps:"):
             key = "explicit"
         elif lang == "yaml" and "script:" in text:
@@ -131,7 +149,7 @@ class DocCiTest(unittest.TestCase):
         self.assertEqual(self.unknown, [], "a block of docs/ci.md this "
                          "test does not run")
         self.assertEqual(sorted(self.kinds), sorted([
-            "action", "explicit", "gitlab", "hook-started",
+            "action", "action-url", "explicit", "gitlab", "hook-started",
             "hook-completed", "hook-env", "containers"]))
 
     def job(self):
@@ -147,12 +165,87 @@ class DocCiTest(unittest.TestCase):
         os.mkdir(arts)
         os.chown(arts, j.user.uid, j.user.gid)
         j.uses = {
-            "actions/checkout": 'cp -a "%s/." "$GITHUB_WORKSPACE/"' % proj,
+            # footprint's own repository (the artifact job), or the project
+            "actions/checkout":
+                'if [ "${INPUT_REPOSITORY:-}" = OWNER/footprint ]; then\n'
+                '\tgit clone -q "%s" "$GITHUB_WORKSPACE"\n'
+                'else\n'
+                '\tcp -a "%s/." "$GITHUB_WORKSPACE/"\n'
+                'fi' % (self.repo_url(), proj),
+            # path may be a glob, relative to the workspace
             "actions/upload-artifact":
-                'test -e "$INPUT_PATH" && cp "$INPUT_PATH" "%s/"' % arts,
+                'set -- $INPUT_PATH; test -e "$1"; cp "$@" "%s/"' % arts,
         }
         j.artifacts = arts
         return j
+
+    def repo_url(self):
+        """file:// URL of a snapshot of this checkout, made once, owned
+        by the runner's user (who clones it)."""
+        cls = type(self)
+        if getattr(cls, "repo", None) is None:
+            cls.repo_base = tempfile.mkdtemp(prefix="fpci-repo-")
+            os.chmod(cls.repo_base, 0o755)
+            user = ci_job.ci_user()
+            cls.repo = snapshot_repo(cls.repo_base, (user.uid, user.gid))
+        return "file://" + cls.repo
+
+    @classmethod
+    def tearDownClass(cls):
+        if getattr(cls, "repo_base", None):
+            shutil.rmtree(cls.repo_base, ignore_errors=True)
+        if getattr(cls, "deb_dir", None):
+            shutil.rmtree(cls.deb_dir, ignore_errors=True)
+
+    def built_deb(self):
+        """The .deb the document's artifact job builds, by running that
+        job as written (once for the class)."""
+        cls = type(self)
+        if getattr(cls, "deb", None):
+            return cls.deb
+        doc = yaml.safe_load(self.kinds["action"])
+        self.assertEqual(sorted(doc["jobs"]), ["build", "footprint-deb"])
+        self.assertEqual(doc["jobs"]["build"]["needs"], "footprint-deb")
+        steps = doc["jobs"]["footprint-deb"]["steps"]
+        co = steps[0]
+        self.assertEqual((co["uses"].split("@")[0], co["with"]["repository"]),
+                         ("actions/checkout", "OWNER/footprint"))
+        self.assertIn("scripts/package", "\n".join(
+            s.get("run", "") for s in steps))
+        j = self.job()
+        j.run(steps, timeout=1800)
+        for r in j.results:
+            self.assertEqual(r.get("rc"), 0, j.describe())
+        debs = [f for f in os.listdir(j.artifacts) if f.endswith(".deb")]
+        self.assertEqual(len(debs), 1, (debs, j.describe()))
+        self.assertRegex(debs[0], r"^footprint_0\.1\.0\+g[0-9a-f]+_[a-z0-9]+"
+                         r"\.deb$")
+        cls.deb_dir = tempfile.mkdtemp(prefix="fpci-deb-")
+        os.chmod(cls.deb_dir, 0o755)
+        cls.deb = os.path.join(cls.deb_dir, debs[0])
+        shutil.copyfile(os.path.join(j.artifacts, debs[0]), cls.deb)
+        os.chmod(cls.deb, 0o644)
+        return cls.deb
+
+    def installing_job(self):
+        """A job that installs a .deb as root: dpkg and apt write in
+        scratch layers over /usr, /etc and /var, never the host's; the
+        footprint under test (/usr/local/bin) is hidden under the /usr
+        layer, so that the sidecar is the package's."""
+        j = self.job()
+        j.overlays = ("/usr", "/etc", "/var/lib", "/var/cache", "/var/log")
+        j.overlay_size = "1g"  # dpkg's database, copied up
+        return j
+
+    def check_installed(self, j, deb):
+        """The action installed the package and ran its footprint."""
+        main = [r for r in j.results if not r["post"] and
+                "/ci/github@" in r["name"]]
+        self.assertEqual(len(main), 1, j.describe())
+        with open(deb, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        self.assertIn("(sha256 %s)" % sha, main[0]["stdout"], j.describe())
+        self.assertEqual(main[0]["rc"], 0, j.describe())
 
     def steps_of(self, key):
         doc = yaml.safe_load(self.kinds[key])
@@ -170,18 +263,8 @@ class DocCiTest(unittest.TestCase):
             os.path.join(j.ws, "build", "test.out")])
         return doc
 
-    def test_the_action_job(self):
-        j = self.job()
-        repo = snapshot_repo(j.base, (j.user.uid, j.user.gid))
-        gitconfig = os.path.join(j.base, "gitconfig")
-        with open(gitconfig, "w") as f:
-            f.write('[url "file://%s"]\n\tinsteadOf = '
-                    'https://github.com/OWNER/footprint\n' % repo)
-        os.chmod(gitconfig, 0o644)
-        j.env_extra["GIT_CONFIG_GLOBAL"] = gitconfig
-        steps = self.steps_of("action")
-        self.assertIn("git clone", steps[0]["run"])
-        j.run(steps, timeout=1200)
+    def check_action_job(self, j, deb):
+        self.check_installed(j, deb)
         post = [r for r in j.results if r["post"]]
         self.assertEqual(len(post), 1, j.describe())
         doc = self.check_passed(j, os.path.join(j.temp,
@@ -190,6 +273,54 @@ class DocCiTest(unittest.TestCase):
         self.assertLess(names.index("build"), names.index("test"), names)
         self.assertEqual(post[0]["outputs"]["receipt"],
                          os.path.join(j.temp, "footprint-receipt.json"))
+        # the sidecar that judged the job is the package's
+        version = os.path.basename(deb).split("_")[1]
+        self.assertEqual(doc["provenance"]["footprint"], version, doc)
+
+    def test_the_action_job(self):
+        """The artifact job builds the .deb; the job that uses the sidecar
+        downloads it, and the action installs it by path and starts it."""
+        deb = self.built_deb()
+        j = self.installing_job()
+        j.uses["actions/download-artifact"] = (
+            'mkdir -p "$INPUT_PATH" && cp "%s" "$INPUT_PATH/"' % deb)
+        steps = self.steps_of("action")
+        self.assertEqual(steps[0]["uses"].split("@")[0],
+                         "actions/download-artifact")
+        j.run(steps, timeout=1200)
+        self.check_action_job(j, deb)
+
+    def test_the_deb_url_step(self):
+        """The same job, the package given by URL with its sha256 instead
+        of as an artifact: the block's step replaces the action's step
+        of the job above (its deb input, pinned by deb-sha256)."""
+        deb = self.built_deb()
+        url_step = yaml.safe_load(self.kinds["action-url"])
+        self.assertEqual(len(url_step), 1)
+        url_step = url_step[0]
+        url, pin = url_step["with"]["deb"], url_step["with"]["deb-sha256"]
+        self.assertRegex(url, r"^https://github\.com/OWNER/footprint/releases/"
+                         r"download/v[0-9.]+/footprint_[0-9.]+_amd64\.deb$")
+        self.assertFalse(re.match(r"^[0-9a-f]{64}$", pin),
+                         "a placeholder, replaced here by the real hash")
+        with open(deb, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        srv = serve(os.path.dirname(deb))
+        self.addCleanup(srv.server_close)
+        self.addCleanup(srv.shutdown)
+        steps = [s for s in self.steps_of("action")
+                 if s.get("id") != "deb" and
+                 not s.get("uses", "").startswith("actions/download-artifact")]
+        for s in steps:
+            if s.get("uses") == url_step["uses"]:
+                s["with"].update(url_step["with"])
+                s["with"]["deb"] = "http://127.0.0.1:%d/%s" % (
+                    srv.server_port, os.path.basename(deb))
+                s["with"]["deb-sha256"] = sha
+        j = self.installing_job()
+        j.run(steps, timeout=1200)
+        self.check_action_job(j, deb)
+        self.assertEqual(srv.hits, ["/" + os.path.basename(deb)])
 
     def test_the_explicit_steps(self):
         j = self.job()
@@ -317,6 +448,28 @@ echo "BASH_ENV=$RUNNER_TEMP/evil/env.sh" >> "$GITHUB_ENV"
         self.assertIs(doc["ok"], True, doc["reasons"])
         self.assertEqual([s["name"] for s in doc["steps"]],
                          ["build", "test"])
+
+
+def serve(directory):
+    """An HTTP server on 127.0.0.1 for the files of directory, in a
+    thread; .hits lists the paths asked for."""
+    hits = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, directory=directory, **kw)
+
+        def do_GET(self):
+            hits.append(self.path)
+            super().do_GET()
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.hits = hits
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
 
 
 if __name__ == "__main__":

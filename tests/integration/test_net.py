@@ -199,10 +199,12 @@ class TestCurl(NetCase):
                                       "http://%s:8081/" % WEB))
         self.assertEqual(res.rc, EXIT_VERDICT, res.describe())
         c = self.one_conn(res, address=WEB, port=8081)
-        # curl connects non-blocking: the attempt is EINPROGRESS; the
-        # refusal comes later through the socket, not connect(2)
-        self.assertEqual(c["errno"], "EINPROGRESS")
-        self.assertTrue(c["ok"])
+        # curl connects non-blocking: connect(2) says EINPROGRESS, and the
+        # refusal comes later, through the socket (issue 29, item 6)
+        self.assertTrue(c["nonblocking"])
+        self.assertEqual(c["outcome"], "refused")
+        self.assertEqual(c["errno"], "ECONNREFUSED")
+        self.assertFalse(c["ok"])
         self.assertTrue(c["failing"])
 
     def test_loopback_is_reported_and_does_not_fail(self):

@@ -820,6 +820,9 @@ class Pty:
 
 class TestTerminal(SudoCase):
     def test_command_on_a_terminal(self):
+        """The command has a terminal of its own (never the caller's:
+        test_terminal.py), the caller's size, owned by the user it runs
+        as."""
         sb = self.sb
         argv, rpath = sb.argv(
             sh("stty size; tty; id -u; read x; echo got:$x"),
@@ -827,7 +830,9 @@ class TestTerminal(SudoCase):
         t = Pty(self, argv, su.sudo_env(NOBODY), sb.root)
         t.expect(rb"40 100\r?\n")
         tty = t.expect(rb"(\S+)\r?\n").group(1).decode()
-        self.assertEqual(tty, t.slave_name)
+        self.assertTrue(tty.startswith("/dev/pts/"), tty)
+        self.assertNotEqual(tty, t.slave_name)
+        self.assertEqual(os.stat(tty).st_uid, NOBODY.pw_uid)
         t.expect(b"%d\r?\n" % NOBODY.pw_uid)
         t.write(b"hello\n")
         t.expect(b"got:hello")
@@ -897,8 +902,12 @@ class TestTerminal(SudoCase):
         m = t.expect(rb"pid=(\d+) READY2\r?\n")
         cmd_pid = int(m.group(1))
         self.assertEqual(su.proc_uids(cmd_pid)[0], NOBODY.pw_uid)
-        with open("/proc/%d/stat" % cmd_pid) as f:
-            fp_pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        # footprint is bash's job (the command is a child of its
+        # terminal's monitor, which is footprint's)
+        with open("/proc/%d/task/%d/children" % (t.p.pid, t.p.pid)) as f:
+            fp_pid = [int(x) for x in f.read().split()]
+        self.assertEqual(len(fp_pid), 1, fp_pid)
+        fp_pid = fp_pid[0]
         t.write(b"\x1a")
         t.expect(rb"Stopped")
         stopped = su.wait_for(lambda: su.proc_state(cmd_pid) == "T" and
@@ -913,6 +922,9 @@ class TestTerminal(SudoCase):
                         (su.proc_state(cmd_pid), su.proc_state(fp_pid)))
         t.write(b"hello\n")
         t.expect(b"got:hello")
+        # what is typed before footprint ends is the command's terminal's
+        # (as under sudo's use_pty): wait for the prompt
+        t.expect(rb"fpjc\$ ")
         t.write(b"echo RC=$?\n")
         rc = int(t.expect(rb"RC=(\d+)\r?\n", 20).group(1))
         t.write(b"exit\n")

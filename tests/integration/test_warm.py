@@ -345,6 +345,56 @@ class WarmTest(fptest.TraceCase):
                       % WARM, r.stderr.decode())
         self.assertEqual(os.listdir(elsewhere), [])
 
+    def test_runs_at_once_leave_no_more_than_two_sets(self):
+        """Runs at once, each with its own --ring-size, each make a set
+        that no other may evict while it runs. Once they have all ended,
+        no more than two of their sets stay pinned (each a ring buffer of
+        kernel memory), both complete. Only this test's sets are counted:
+        a run elsewhere on the machine may hold one of its own."""
+        keys = set()
+        for size in ("64K", "128K"):
+            _, line = self.warm_run(["true"], opts=["--ring-size", size])
+            keys.add(self.kept(line))
+        self.assertEqual(len(keys), 2)
+        go = self.path("go")
+        root = self.path("root")
+        os.mkdir(root)
+        sizes = ("256K", "512K", "1M", "2M")
+        runs = []
+        try:
+            for i, size in enumerate(sizes):
+                started = self.path("started%d" % i)
+                runs.append((started, subprocess.Popen(
+                    [fptest.FOOTPRINT, "run", "--quiet", "--ring-size", size,
+                     "--root", root, "--allow", self.dir + "/", "--",
+                     "sh", "-c", "touch %s; while [ ! -e %s ]; do "
+                     "sleep 0.05; done" % (started, go)],
+                    env=self.env, stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)))
+            deadline = time.monotonic() + 60
+            for started, p in runs:
+                while not os.path.exists(started):
+                    self.assertIsNone(p.poll(), "a run ended early")
+                    self.assertLess(time.monotonic(), deadline)
+                    time.sleep(0.02)
+        finally:
+            open(go, "w").close()
+            errs = [p.communicate(timeout=120)[1] for _, p in runs]
+        for (_, p), err in zip(runs, errs):
+            self.assertEqual(p.returncode, 0, err)
+            keys.add(self.kept(tracer_line(err)))
+        # all at once, each with a set of its own
+        self.assertEqual(len(keys), 2 + len(sizes))
+        left = [k for k in sets() if k in keys]
+        self.assertLessEqual(len(left), 2, left)
+        for key in left:
+            self.assertIn("ready", os.listdir(os.path.join(WARM, key)))
+        # and a run after them keeps to it too
+        _, line = self.warm_run(["true"], opts=["--ring-size", "4M"])
+        if line.startswith("loaded afresh, kept in"):
+            keys.add(self.kept(line))
+        left = [k for k in sets() if k in keys]
+        self.assertLessEqual(len(left), 2, left)
 
 if __name__ == "__main__":
     unittest.main()

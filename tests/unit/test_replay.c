@@ -449,7 +449,7 @@ Test(segments, rotation_only_at_frame_boundaries)
 		fclose(f);
 		cr_assert(!memcmp(hdr, FP_LOG_MAGIC, 8));
 		cr_assert_eq(hdr[8], FP_LOG_VERSION, "version");
-		cr_assert_eq(FP_LOG_VERSION, 5);
+		cr_assert_eq(FP_LOG_VERSION, 6);
 		cr_assert_eq(hdr[10], FP_LOG_SEGMENTED, "flags");
 		cr_assert_eq(get32(hdr + 12), n, "segment number");
 		if (!n)
@@ -642,7 +642,7 @@ Test(segments, plain_log_is_version_5)
 	cr_assert_eq(fp_evlog_open(&w, fd, "mem", err, sizeof(err)), 0);
 	cr_assert_eq(pread(fd, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
 	cr_assert_eq(buf[8], FP_LOG_VERSION_PLAIN);
-	cr_assert_eq(FP_LOG_VERSION_PLAIN, 5);
+	cr_assert_eq(FP_LOG_VERSION_PLAIN, 6);
 	cr_assert_eq(buf[10] | buf[11] | buf[12] | buf[13] | buf[14] | buf[15],
 		     0);
 	fp_evlog_close(&w);

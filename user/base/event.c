@@ -188,9 +188,10 @@ const char *fp_event_kind(const struct fp_event *ev)
 	case FP_EV_MARK:
 		return "mark";
 	case FP_EV_NET:
-		return ev->net.op == FP_NET_ACCEPT ? "accept" :
-		       ev->net.op == FP_NET_SENDTO ? "sendto" :
-						     "connect";
+		return ev->net.op == FP_NET_ACCEPT  ? "accept" :
+		       ev->net.op == FP_NET_SENDTO  ? "sendto" :
+		       ev->net.op == FP_NET_OUTCOME ? "connect_outcome" :
+						      "connect";
 	case FP_EV_NET_COUNT:
 		return "net_count";
 	case FP_EV_DNS:

@@ -125,7 +125,8 @@ struct fp_event {
 			uint64_t count;
 		} net;
 		struct {
-			uint32_t dir; /* FP_DNS_QUERY or FP_DNS_ANSWER */
+			/* FP_DNS_QUERY, FP_DNS_ANSWER or FP_DNS_DELIVERED */
+			uint32_t dir;
 			int fd;
 			uint16_t sock_type;
 			uint16_t port; /* the server's */
@@ -133,6 +134,9 @@ struct fp_event {
 			char server[64]; /* printable IP */
 			uint32_t total; /* bytes moved; data has the first */
 			struct fp_bytes data;
+			/* the socket's inode number; 0 unknown */
+			uint32_t sock;
+			uint32_t flags; /* FP_DNS_F_* */
 		} dns;
 		struct {
 			uint32_t kind; /* enum fp_uring_kind */

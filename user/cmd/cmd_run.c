@@ -20,6 +20,7 @@
 #include "creds.h"
 #include "identity.h"
 #include "launch.h"
+#include "cmdterm.h"
 #include "run_args.h"
 #include "run_scratch.h"
 #include "shape_cmd.h"
@@ -34,6 +35,7 @@ struct run_target {
 	struct fp_identity id;
 	struct fp_child child;
 	struct fp_scratch sc; /* --scratch; dirfd -1: none */
+	struct fp_pty pty; /* the command's own terminal, if stdin is one */
 	int sigfd, timerfd;
 	sigset_t old;
 };
@@ -141,14 +143,20 @@ static int run_signals(struct run_target *t, int64_t deadline_ms)
 		.it_value = { deadline_ms / 1000,
 			      (deadline_ms % 1000) * 1000000 },
 	};
-	sigset_t fwd;
+	sigset_t fwd, block;
+	int i;
 
 	sigemptyset(&fwd);
 	sigaddset(&fwd, SIGINT);
 	sigaddset(&fwd, SIGTERM);
 	sigaddset(&fwd, SIGHUP);
 	sigaddset(&fwd, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &fwd, &t->old);
+	/* and the terminal relay's (cmdterm.c), which it reads itself */
+	fp_pty_sigset(&block);
+	for (i = 1; i < NSIG; i++)
+		if (sigismember(&fwd, i) == 1)
+			sigaddset(&block, i);
+	sigprocmask(SIG_BLOCK, &block, &t->old);
 	t->sigfd = signalfd(-1, &fwd, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (t->sigfd < 0) {
 		fprintf(stderr, "footprint: signalfd: %s\n", strerror(errno));
@@ -180,20 +188,38 @@ static int run_command(struct fp_session *s, struct run_target *t,
 		fprintf(stderr, "%s\n", err);
 		return FP_EXIT_NOTRACE;
 	}
+	if (fp_pty_open(&t->pty, t->id.drop ? t->id.uid : (uid_t)-1, err,
+			sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return FP_EXIT_NOTRACE;
+	}
 	ret = fp_launch(&t->child, o->argv, t->cg.fd, &t->old, &t->id,
-			t->sc.dirfd >= 0 ? &t->sc : NULL);
+			t->sc.dirfd >= 0 ? &t->sc : NULL, &t->pty);
 	if (ret) {
 		fprintf(stderr,
 			"footprint: cannot start the command in cgroup %s: %s\n",
 			t->cg.path, strerror(-ret));
 		return FP_EXIT_NOTRACE;
 	}
+	/* after the launch: the child of a process with a second thread
+	 * could deadlock in glibc (its setuid() waits for every thread) */
+	ret = fp_pty_start(&t->pty, t->child.pid, t->child.monitor_fd);
+	if (ret) {
+		fprintf(stderr,
+			"footprint: cannot relay the command's terminal: %s\n",
+			strerror(-ret));
+		return FP_EXIT_NOTRACE;
+	}
+	ls.own_session = t->pty.master >= 0;
+	ls.tty_interrupts = &t->pty.interrupts;
 	ret = fp_trace_until_exit(s->tracer, &t->child, t->sigfd,
 				  s->logging ? &s->log : NULL, t->timerfd, &ls);
 	if (ret)
 		fprintf(stderr, "footprint: tracing failed: %s\n",
 			strerror(-ret));
 	s->trace_err = ret;
+	/* what it wrote is on the caller's terminal before anything more */
+	fp_pty_finish(&t->pty);
 	fp_child_wait(&t->child, &status);
 	run->duration_ms = fp_now_ms() - t0;
 	run->status = status;
@@ -257,6 +283,8 @@ static int run_session(struct fp_session *s, struct run_target *t,
 
 static void run_target_close(struct run_target *t, int leftovers)
 {
+	/* the caller's terminal as it was, whatever went wrong */
+	fp_pty_close(&t->pty);
 	if (t->child.pidfd >= 0)
 		close(t->child.pidfd);
 	if (t->sigfd >= 0)
@@ -291,8 +319,11 @@ int cmd_run(int argc, char **argv)
 		.child = { .pid = -1,
 			   .pidfd = -1,
 			   .init_pid = -1,
-			   .init_fd = -1 },
+			   .init_fd = -1,
+			   .monitor = -1,
+			   .monitor_fd = -1 },
 		.sc = { .dirfd = -1 },
+		.pty = FP_PTY_INIT,
 		.sigfd = -1,
 		.timerfd = -1,
 	};
@@ -372,6 +403,7 @@ int cmd_run(int argc, char **argv)
 		if (!rc && o.scratch_dir)
 			rc = fp_run_scratch_open(&t.sc, &o, roots, &invoker,
 						 &s.run.scratch_dir, root_fds);
+		s.run.no_network = o.scratch_dir && o.no_network;
 		if (!rc)
 			rc = run_session(&s, &t, &o, deadline_ms);
 		/* the outputs go to the invoking user (or, for a root login,

@@ -711,7 +711,7 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 	if (!ret)
 		ret = judge_net(p, f, v);
 	if (!ret)
-		ret = fp_judge_netflow(p, f, v);
+		ret = fp_judge_netflow(p, f, o, v);
 	if (!ret)
 		ret = fp_judge_sensitive(p, f, v);
 	if (!ret)

@@ -23,6 +23,8 @@ struct fp_outcome {
 	/* the watched trees: no suggested rule covers one or a parent */
 	char *const *roots;
 	size_t nroots;
+	/* run --scratch --no-network: a reached host unix socket fails */
+	bool no_network;
 };
 
 struct fp_expect {

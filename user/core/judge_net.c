@@ -65,13 +65,35 @@ static void drop_conn(struct fp_vec *v, size_t i)
 	fp_vec_remove(v, i, sizeof(struct fp_conn_finding));
 }
 
-static char *conn_reason(const char *list, const struct fp_conn_finding *x)
+/*
+ * A pathname unix socket the command reached out of a --no-network box:
+ * the socket file is the host's (an ssh-agent, docker.sock), and the
+ * daemon behind it acts on the host's network and files.
+ */
+static bool host_socket(const struct fp_outcome *o,
+			const struct fp_conn_finding *x)
+{
+	return o->no_network && x->op != FP_NET_ACCEPT &&
+	       x->family == AF_UNIX && x->unix_path.len &&
+	       x->unix_path.data[0] != '\0' && x->ret == 0;
+}
+
+static char *conn_reason(const char *list, const struct fp_conn_finding *x,
+			 const struct fp_outcome *o)
 {
 	char what[700], *s = NULL;
+	const char *outcome;
+	int64_t res;
 
 	fp_conn_display(x, what, sizeof(what));
-	if (asprintf(&s, "network.%s: %s by pid %d%s", list, what,
-		     (int)x->who.pid, x->forbidden ? " (forbidden)" : "") < 0)
+	outcome = fp_conn_outcome(x, &res);
+	if (asprintf(&s, "network.%s: %s by pid %d%s%s%s%s", list, what,
+		     (int)x->who.pid, outcome && res ? " (" : "",
+		     outcome && res ? outcome : "", outcome && res ? ")" : "",
+		     x->forbidden ? " (forbidden)" :
+		     host_socket(o, x) ?
+				    " (a host socket, out of --no-network)" :
+				    "") < 0)
 		return NULL;
 	return s;
 }
@@ -79,7 +101,7 @@ static char *conn_reason(const char *list, const struct fp_conn_finding *x)
 /* accepted: only a forbid fails one; nothing there is egress */
 static int judge_conns(const struct fp_policy *p, struct fp_findings *f,
 		       struct fp_vec *list, const char *name, bool accepted,
-		       struct fp_verdict *v)
+		       const struct fp_outcome *o, struct fp_verdict *v)
 {
 	size_t i;
 	int ret = 0;
@@ -97,11 +119,12 @@ static int judge_conns(const struct fp_policy *p, struct fp_findings *f,
 		x->rule = rule ? rule->text : NULL;
 		x->forbidden = d == FP_DEC_FORBID;
 		x->allowed = d == FP_DEC_ALLOW;
-		if (x->allowed || (!x->forbidden &&
+		if (x->allowed || (!x->forbidden && !host_socket(o, x) &&
 				   (x->loopback || accepted || no_traffic(x))))
 			continue;
 		x->failing = true;
-		ret = fp_verdict_fail(v, f, x->who.step, conn_reason(name, x));
+		ret = fp_verdict_fail(v, f, x->who.step,
+				      conn_reason(name, x, o));
 	}
 	return ret;
 }
@@ -163,12 +186,12 @@ static int judge_lookups(const struct fp_policy *p, struct fp_findings *f,
 }
 
 int fp_judge_netflow(const struct fp_policy *p, struct fp_findings *f,
-		     struct fp_verdict *v)
+		     const struct fp_outcome *o, struct fp_verdict *v)
 {
-	int ret = judge_conns(p, f, &f->connected, "connected", false, v);
+	int ret = judge_conns(p, f, &f->connected, "connected", false, o, v);
 
 	if (!ret)
-		ret = judge_conns(p, f, &f->accepted, "accepted", true, v);
+		ret = judge_conns(p, f, &f->accepted, "accepted", true, o, v);
 	return ret ? ret : judge_lookups(p, f, v);
 }
 

@@ -14,8 +14,13 @@
 
 struct fp_suggester;
 
+/*
+ * With o->no_network (a scratch box with its own network namespace), a
+ * connect or send that reached a pathname unix socket (a host daemon's:
+ * an ssh-agent, docker.sock) fails too, unless a connect rule allows it.
+ */
 int fp_judge_netflow(const struct fp_policy *p, struct fp_findings *f,
-		     struct fp_verdict *v);
+		     const struct fp_outcome *o, struct fp_verdict *v);
 /* the failing, not forbidden, connections and lookups as rules to suggest */
 int fp_netflow_needs(struct fp_suggester *s, const struct fp_findings *f);
 

@@ -7,26 +7,41 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "dns_trust.h"
 #include "hashmap.h"
 #include "netflow.h"
 
-/* names kept per address, and answers per lookup: a hostile resolver
- * cannot grow them */
-#define NAMES_PER_ADDR 8
+/* answers kept per lookup: a hostile resolver cannot grow them */
 #define ANSWERS_PER_LOOKUP FP_DNS_ANSWERS_MAX
 /* what a new record costs against reconcile's budget */
 #define REC_COST 1024
 
+/* how the EINPROGRESS connects of one flow ended (FP_NET_OUTCOME) */
+struct conn_outcomes {
+	unsigned int n;
+	int32_t ret[FP_CONN_OUTCOMES];
+	uint64_t count[FP_CONN_OUTCOMES];
+};
+
 struct fp_netrec {
 	struct fp_hashmap flows; /* key -> struct fp_conn_finding */
+	/* the key of the connect flow they ended -> struct conn_outcomes */
+	struct fp_hashmap outcomes;
 	struct fp_hashmap lookups; /* key -> struct fp_dns_finding */
-	struct fp_hashmap names; /* address -> struct fp_bytes of names */
+	/* which answers may name an address (dns_trust.h) */
+	struct fp_dns_trust *trust;
 	uint64_t unparsed;
 };
 
 struct fp_netrec *fp_netrec_new(void)
 {
-	return calloc(1, sizeof(struct fp_netrec));
+	struct fp_netrec *n = calloc(1, sizeof(struct fp_netrec));
+
+	if (n && !(n->trust = fp_dns_trust_new())) {
+		free(n);
+		n = NULL;
+	}
+	return n;
 }
 
 void fp_conn_finding_clear(struct fp_conn_finding *x)
@@ -34,6 +49,7 @@ void fp_conn_finding_clear(struct fp_conn_finding *x)
 	fp_actor_clear(&x->who);
 	free(x->unix_path.data);
 	free(x->names.data);
+	free(x->unverified.data);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -58,22 +74,14 @@ static void free_dns(void *v)
 	free(v);
 }
 
-static void free_bytes(void *v)
-{
-	struct fp_bytes *b = v;
-
-	if (b)
-		free(b->data);
-	free(b);
-}
-
 void fp_netrec_free(struct fp_netrec *n)
 {
 	if (!n)
 		return;
 	fp_hashmap_free(&n->flows, free_conn);
 	fp_hashmap_free(&n->lookups, free_dns);
-	fp_hashmap_free(&n->names, free_bytes);
+	fp_hashmap_free(&n->outcomes, free);
+	fp_dns_trust_free(n->trust);
 	free(n);
 }
 
@@ -162,19 +170,63 @@ static const char *unix_resolver(const struct fp_bytes *p)
 }
 
 /* the flow key: everything but the count, in a fixed layout */
-static size_t flow_key(const struct fp_event *ev, char *k, size_t cap)
+static size_t key_of(char *k, size_t cap, uint32_t pid, uint32_t op,
+		     int64_t ret, int family, unsigned int sock_type,
+		     unsigned int protocol, unsigned int port,
+		     const char *address, const struct fp_bytes *unix_path)
 {
-	int n = snprintf(k, cap, "%u|%u|%lld|%d|%u|%u|%u|%s|", ev->pid,
-			 ev->net.op, (long long)ev->net.ret, ev->net.family,
-			 ev->net.sock_type, ev->net.protocol, ev->net.port,
-			 ev->net.address);
+	int n = snprintf(k, cap, "%u|%u|%lld|%d|%u|%u|%u|%s|", pid, op,
+			 (long long)ret, family, sock_type, protocol, port,
+			 address);
 	size_t len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 
-	if (ev->net.unix_path.len && len + ev->net.unix_path.len <= cap) {
-		memcpy(k + len, ev->net.unix_path.data, ev->net.unix_path.len);
-		len += ev->net.unix_path.len;
+	if (unix_path->len && len + unix_path->len <= cap) {
+		memcpy(k + len, unix_path->data, unix_path->len);
+		len += unix_path->len;
 	}
 	return len;
+}
+
+static size_t flow_key(const struct fp_event *ev, char *k, size_t cap)
+{
+	return key_of(k, cap, ev->pid, ev->net.op, ev->net.ret, ev->net.family,
+		      ev->net.sock_type, ev->net.protocol, ev->net.port,
+		      ev->net.address, &ev->net.unix_path);
+}
+
+/*
+ * How one non-blocking TCP connect ended: counted under the key of the
+ * connect flow it ended (EINPROGRESS), whichever event came first.
+ */
+static int feed_outcome(struct fp_netrec *n, const struct fp_event *ev,
+			int (*charge)(void *, uint64_t), void *ctx)
+{
+	char key[512];
+	size_t klen =
+		key_of(key, sizeof(key), ev->pid, FP_NET_CONNECT, -EINPROGRESS,
+		       ev->net.family, ev->net.sock_type, ev->net.protocol,
+		       ev->net.port, ev->net.address, &ev->net.unix_path);
+	struct conn_outcomes *o = fp_hashmap_get(&n->outcomes, key, klen);
+	struct fp_hslot *s;
+	unsigned int i;
+	int ret;
+
+	if (!o) {
+		ret = charge(ctx, REC_COST + klen);
+		if (ret)
+			return ret;
+		s = fp_hashmap_slot(&n->outcomes, key, klen);
+		if (!s || !(o = s->val = calloc(1, sizeof(*o))))
+			return -ENOMEM;
+	}
+	for (i = 0; i < o->n && o->ret[i] != ev->net.ret; i++)
+		;
+	if (i == FP_CONN_OUTCOMES)
+		i--; /* a hostile variety: counted as the last one kept */
+	else if (i == o->n)
+		o->ret[o->n++] = ev->net.ret;
+	o->count[i] += ev->net.count;
+	return 0;
 }
 
 static int feed_flow(struct fp_netrec *n, const struct fp_event *ev,
@@ -226,38 +278,6 @@ static int feed_flow(struct fp_netrec *n, const struct fp_event *ev,
 	return fp_actor_copy(&x->who, who);
 }
 
-/* every A and AAAA answer of m names its address by the name asked */
-static int learn_names(struct fp_netrec *n, const struct fp_dns_msg *m,
-		       int (*charge)(void *, uint64_t), void *ctx)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < m->nanswers; i++) {
-		const char *a = m->an[i].data;
-		struct fp_bytes *l;
-		struct fp_hslot *s;
-
-		if (m->an[i].type != FP_DNS_T_A &&
-		    m->an[i].type != FP_DNS_T_AAAA)
-			continue;
-		l = fp_hashmap_get(&n->names, a, strlen(a));
-		if (!l) {
-			ret = charge(ctx, REC_COST);
-			if (ret)
-				return ret;
-			s = fp_hashmap_slot(&n->names, a, strlen(a));
-			if (!s || !(s->val = calloc(1, sizeof(*l))))
-				return -ENOMEM;
-			l = s->val;
-		}
-		ret = list_add(l, m->qname, NAMES_PER_ADDR);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 static int feed_dns(struct fp_netrec *n, const struct fp_event *ev,
 		    const struct fp_actor *who, int (*charge)(void *, uint64_t),
 		    void *ctx)
@@ -271,10 +291,16 @@ static int feed_dns(struct fp_netrec *n, const struct fp_event *ev,
 
 	if (fp_dns_parse((const uint8_t *)ev->dns.data.data, ev->dns.data.len,
 			 ev->dns.sock_type == SOCK_STREAM, &m) ||
-	    m.response != (ev->dns.dir == FP_DNS_ANSWER)) {
-		n->unparsed++;
+	    m.response != (ev->dns.dir != FP_DNS_QUERY)) {
+		/* a kernel copy is of a message read here too */
+		if (ev->dns.dir != FP_DNS_DELIVERED)
+			n->unparsed++;
 		return 0;
 	}
+	ret = fp_dns_trust_feed(n->trust, ev, &m, charge, ctx);
+	/* the kernel's copy of an answer only says whether it is trusted */
+	if (ret || ev->dns.dir == FP_DNS_DELIVERED)
+		return ret;
 	klen = snprintf(key, sizeof(key), "%u|%u|%s|%u|%s", ev->pid, m.qtype,
 			ev->dns.server, ev->dns.port, m.qname);
 	x = fp_hashmap_get(&n->lookups, key, klen);
@@ -305,7 +331,18 @@ static int feed_dns(struct fp_netrec *n, const struct fp_event *ev,
 		if (ret)
 			return ret;
 	}
-	return learn_names(n, &m, charge, ctx);
+	return 0;
+}
+
+int fp_netrec_bound(struct fp_netrec *n, const struct fp_event *ev,
+		    int (*charge)(void *, uint64_t), void *ctx)
+{
+	if (ev->bind.ret < 0)
+		return 0;
+	return fp_dns_trust_bound(n->trust, ev->bind.family, ev->bind.address,
+				  ev->bind.bound_port ? ev->bind.bound_port :
+							ev->bind.port,
+				  charge, ctx);
 }
 
 int fp_netrec_feed(struct fp_netrec *n, const struct fp_event *ev,
@@ -314,6 +351,8 @@ int fp_netrec_feed(struct fp_netrec *n, const struct fp_event *ev,
 {
 	if (ev->type == FP_EV_DNS)
 		return feed_dns(n, ev, who, charge, ctx);
+	if (ev->net.op == FP_NET_OUTCOME)
+		return feed_outcome(n, ev, charge, ctx);
 	return feed_flow(n, ev, who, charge, ctx);
 }
 
@@ -396,13 +435,33 @@ static int dns_cmp(const void *a, const void *b)
 	return c ? c : (x->port > y->port) - (x->port < y->port);
 }
 
-static int copy_conn(const struct fp_netrec *n, const struct fp_conn_finding *x,
-		     struct fp_findings *out)
+/* the outcomes of an EINPROGRESS connect flow, into its finding */
+static void copy_outcomes(const struct fp_netrec *n, struct fp_conn_finding *c)
+{
+	const struct conn_outcomes *o;
+	char key[512];
+	size_t klen;
+
+	if (c->op != FP_NET_CONNECT || c->ret != -EINPROGRESS)
+		return;
+	klen = key_of(key, sizeof(key), c->who.pid, c->op, c->ret, c->family,
+		      c->sock_type, c->protocol, c->port, c->address,
+		      &c->unix_path);
+	o = fp_hashmap_get(&n->outcomes, key, klen);
+	if (!o)
+		return;
+	c->noutcomes = o->n;
+	memcpy(c->outcome_ret, o->ret, sizeof(o->ret));
+	memcpy(c->outcome_n, o->count, sizeof(o->count));
+}
+
+static int copy_conn(const struct fp_netrec *n, const struct fp_dns_names *dn,
+		     const struct fp_conn_finding *x, struct fp_findings *out)
 {
 	struct fp_vec *v =
 		x->op == FP_NET_ACCEPT ? &out->accepted : &out->connected;
 	struct fp_conn_finding *c = fp_vec_push(v, sizeof(*c));
-	const struct fp_bytes *names;
+	const struct fp_bytes *names, *untrusted;
 
 	if (!c)
 		return -ENOMEM;
@@ -410,13 +469,21 @@ static int copy_conn(const struct fp_netrec *n, const struct fp_conn_finding *x,
 	memset(&c->who, 0, sizeof(c->who));
 	c->unix_path = (struct fp_bytes){ 0 };
 	c->names = (struct fp_bytes){ 0 };
+	c->unverified = (struct fp_bytes){ 0 };
 	if (fp_actor_copy(&c->who, &x->who) ||
 	    (x->unix_path.data &&
 	     fp_bytes_dup(&c->unix_path, x->unix_path.data, x->unix_path.len)))
 		return -ENOMEM;
-	names = fp_hashmap_get(&n->names, x->address, strlen(x->address));
-	if (x->family != AF_UNIX && names && names->len &&
-	    fp_bytes_dup(&c->names, names->data, names->len))
+	copy_outcomes(n, c);
+	if (x->family == AF_UNIX)
+		return 0;
+	names = fp_hashmap_get(&dn->trusted, x->address, strlen(x->address));
+	untrusted =
+		fp_hashmap_get(&dn->untrusted, x->address, strlen(x->address));
+	if ((names && names->len &&
+	     fp_bytes_dup(&c->names, names->data, names->len)) ||
+	    (untrusted && untrusted->len &&
+	     fp_bytes_dup(&c->unverified, untrusted->data, untrusted->len)))
 		return -ENOMEM;
 	return 0;
 }
@@ -441,14 +508,17 @@ static int copy_dns(const struct fp_dns_finding *x, struct fp_findings *out)
 
 int fp_netrec_findings(const struct fp_netrec *n, struct fp_findings *out)
 {
+	struct fp_dns_names dn;
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	if (!n)
 		return 0;
+	ret = fp_dns_trust_judge(n->trust, &dn);
 	for (i = 0; i < n->flows.cap && !ret; i++)
 		if (n->flows.slots[i].key && n->flows.slots[i].val)
-			ret = copy_conn(n, n->flows.slots[i].val, out);
+			ret = copy_conn(n, &dn, n->flows.slots[i].val, out);
+	fp_dns_names_free(&dn);
 	for (i = 0; i < n->lookups.cap && !ret; i++)
 		if (n->lookups.slots[i].key && n->lookups.slots[i].val)
 			ret = copy_dns(n->lookups.slots[i].val, out);

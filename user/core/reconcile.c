@@ -1110,6 +1110,14 @@ static int feed_net(struct fp_recon *r, const struct fp_event *ev)
 	return ret;
 }
 
+/* a bind: where the run could answer DNS from (netflow.c, dns_trust.h) */
+static int feed_net_bind(struct fp_recon *r, const struct fp_event *ev)
+{
+	if (!r->net && !(r->net = fp_netrec_new()))
+		return -ENOMEM;
+	return fp_netrec_bound(r->net, ev, charge_cb, r);
+}
+
 /* ---- sensitive reads and signals outside the run (sensitive.h) ---- */
 
 void fp_recon_set_reads(struct fp_recon *r, const struct fp_reads_conf *c)
@@ -1364,7 +1372,7 @@ static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 	case FP_EV_FILE:
 		return feed_file(r, ev);
 	case FP_EV_BIND:
-		return feed_bind(r, ev);
+		return feed_bind(r, ev) ?: feed_net_bind(r, ev);
 	case FP_EV_TAMPER:
 		return feed_tamper(r, ev);
 	case FP_EV_MARK:

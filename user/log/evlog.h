@@ -15,11 +15,15 @@
 
 #define FP_LOG_MAGIC "FPRINTLG" /* 8 bytes */
 /* the newest a reader knows: 4 segments, 5 exec credentials, signal
- * events, header homes, a count on collapsed opens, network events */
-#define FP_LOG_VERSION 5
-/* what a log without segments is written as: its execs carry credentials,
- * which a reader of version 4 would silently drop */
-#define FP_LOG_VERSION_PLAIN 5
+ * events, header homes, a count on collapsed opens, network events; 6
+ * io_uring events and via bits, outside holders (FP_REC_HOLDER), connect
+ * outcomes (net op 4), --no-network (header key 26), the kernel's DNS
+ * answers (dns dir 3, sock, flags) */
+#define FP_LOG_VERSION 6
+/* what a log without segments is written as: a reader of version 5 would
+ * skip its holder records and judge a change an outside process made as
+ * explained */
+#define FP_LOG_VERSION_PLAIN 6
 #define FP_LOG_FILE_HDR 16 /* magic, u16 version, u16 flags, u32 reserved */
 /*
  * A segment of a log cut into segments (--record-max): version 3, flag

@@ -16,6 +16,9 @@ void fp_enc_net_event(struct fp_enc *e, const struct fp_event *ev)
 		fp_enc_str(e, ev->dns.server);
 		fp_enc_u64(e, ev->dns.total);
 		fp_enc_bytes(e, ev->dns.data.data, ev->dns.data.len);
+		/* after what older logs end with */
+		fp_enc_u64(e, ev->dns.sock);
+		fp_enc_u64(e, ev->dns.flags);
 		return;
 	}
 	fp_enc_u64(e, ev->net.op);
@@ -51,8 +54,19 @@ void fp_dec_net_event(struct fp_dec *d, struct fp_event *ev)
 		dec_fixed(d, ev->dns.server, sizeof(ev->dns.server));
 		ev->dns.total = fp_dec_u64(d);
 		fp_dec_bytes(d, &ev->dns.data);
-		if (ev->dns.data.len > FP_DNS_MAX)
+		if (ev->dns.data.len > FP_DNS_MAX ||
+		    ev->dns.dir < FP_DNS_QUERY ||
+		    ev->dns.dir > FP_DNS_DELIVERED)
 			d->err = -EBADMSG;
+		/* a log of an older footprint ends here: socket unknown */
+		if (d->pos < d->len && !d->err) {
+			uint64_t sock = fp_dec_u64(d), flags = fp_dec_u64(d);
+
+			if (sock > UINT32_MAX || (flags & ~FP_DNS_F_USERNS))
+				d->err = -EBADMSG;
+			ev->dns.sock = sock;
+			ev->dns.flags = flags;
+		}
 		return;
 	}
 	ev->net.op = fp_dec_u64(d);
@@ -65,6 +79,6 @@ void fp_dec_net_event(struct fp_dec *d, struct fp_event *ev)
 	ev->net.sock_type = fp_dec_u64(d);
 	ev->net.protocol = fp_dec_u64(d);
 	ev->net.count = fp_dec_u64(d);
-	if (ev->net.op < FP_NET_CONNECT || ev->net.op > FP_NET_ACCEPT)
+	if (ev->net.op < FP_NET_CONNECT || ev->net.op > FP_NET_OUTCOME)
 		d->err = -EBADMSG;
 }

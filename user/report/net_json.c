@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <string.h>
 #include <sys/socket.h>
 
 #include "event_json.h"
 #include "net_json.h"
+#include "netflow.h"
 
 static void write_net(struct json_out *j, const struct fp_event *ev)
 {
@@ -10,6 +12,12 @@ static void write_net(struct json_out *j, const struct fp_event *ev)
 
 	json_field_i64(j, "fd", ev->net.fd);
 	json_field_i64(j, "ret", ev->net.ret);
+	if (ev->net.ret < 0)
+		json_field_str(j, "errno",
+			       strerrorname_np(-ev->net.ret) ?: "unknown");
+	/* how a non-blocking TCP connect ended (netflow_outcome.c) */
+	if (ev->net.op == FP_NET_OUTCOME)
+		json_field_str(j, "outcome", fp_conn_outcome_name(ev->net.ret));
 	json_field_str(j, "family", fp_family_name(ev->net.family) ?: "other");
 	if (ev->net.family == AF_UNIX) {
 		json_field_bool(j, "abstract", p->len && p->data[0] == '\0');
@@ -33,8 +41,14 @@ void fp_net_event_json(struct json_out *j, const struct fp_event *ev)
 		return;
 	}
 	json_field_str(j, "dir",
-		       ev->dns.dir == FP_DNS_QUERY ? "query" : "answer");
+		       ev->dns.dir == FP_DNS_QUERY  ? "query" :
+		       ev->dns.dir == FP_DNS_ANSWER ? "answer" :
+						      "delivered");
 	json_field_i64(j, "fd", ev->dns.fd);
+	if (ev->dns.sock)
+		json_field_u64(j, "sock", ev->dns.sock);
+	if (ev->dns.flags & FP_DNS_F_USERNS)
+		json_field_bool(j, "user_netns", true);
 	json_field_str(j, "server", ev->dns.server);
 	json_field_u64(j, "port", ev->dns.port);
 	json_field_u64(j, "sock_type", ev->dns.sock_type);

@@ -475,6 +475,9 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 
 	json_key(&j, "network");
 	json_begin_object(&j);
+	/* run --no-network: a reached host unix socket failed (judge_net.c) */
+	if (ri->outcome->no_network)
+		json_field_bool(&j, "no_network", true);
 	for (l = 0; l < FP_N_NLISTS; l++) {
 		json_key(&j, fp_net_list_names[l]);
 		fputc('[', f);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -46,11 +47,102 @@ static const char *proto_of(const struct fp_conn_finding *x)
 					"other";
 }
 
+/* "outcomes" of a connection whose attempts ended differently, by name */
+static void write_outcomes(struct json_out *j, const struct fp_conn_finding *x)
+{
+	const char *name[FP_CONN_OUTCOMES + 1];
+	uint64_t n[FP_CONN_OUTCOMES + 1];
+	unsigned int i, k, nn = 0;
+
+	for (i = 0; i <= x->noutcomes && i <= FP_CONN_OUTCOMES; i++) {
+		const char *s =
+			i < x->noutcomes ?
+				fp_conn_outcome_name(x->outcome_ret[i]) :
+				"unknown";
+		uint64_t c = i < x->noutcomes ? x->outcome_n[i] :
+						fp_conn_outcome_unknown(x);
+
+		for (k = 0; k < nn && strcmp(name[k], s); k++)
+			;
+		if (k == nn) {
+			name[nn] = s;
+			n[nn++] = 0;
+		}
+		n[k] += c;
+	}
+	json_key(j, "outcomes");
+	json_begin_object(j);
+	for (k = 0; k < nn; k++)
+		if (n[k])
+			json_field_u64(j, name[k], n[k]);
+	json_end_object(j);
+}
+
+/*
+ * ok, errno and, for a TCP connect, how it ended ("outcome"): a connect
+ * that returned EINPROGRESS is ok only if it was established (or its end
+ * was not seen: attempted), and its errno is the connection's.
+ */
+static void write_result(struct json_out *j, const struct fp_conn_finding *x)
+{
+	int64_t res;
+	const char *outcome = fp_conn_outcome(x, &res);
+	bool mixed = outcome && !strcmp(outcome, "mixed");
+	bool ok = res == 0 || res == -EINPROGRESS;
+	const char *err;
+	unsigned int i;
+
+	if (mixed) {
+		ok = fp_conn_outcome_unknown(x) > 0;
+		for (i = 0; i < x->noutcomes && i < FP_CONN_OUTCOMES; i++)
+			ok |= !x->outcome_ret[i] && x->outcome_n[i];
+	}
+	json_field_bool(j, "ok", ok);
+	err = res < 0 ? strerrorname_np(-res) : NULL;
+	if (res < 0)
+		json_field_str(j, "errno", err ?: "unknown");
+	if (!outcome)
+		return;
+	json_field_str(j, "outcome", outcome);
+	if (x->ret == -EINPROGRESS)
+		json_field_bool(j, "nonblocking", true);
+	if (mixed)
+		write_outcomes(j, x);
+}
+
+/*
+ * Names of answers that held the address but may not name it, each with
+ * why (dns_trust.h): [{"name": ..., "why": "own_server"}, ...]. DNS names
+ * are printable (dns.c escapes the rest), so plain strings.
+ */
+static void write_unverified(struct json_out *j, const struct fp_bytes *l)
+{
+	size_t i = 0;
+	bool first = true;
+
+	if (!l->len)
+		return;
+	json_key(j, "names_unverified");
+	fputc('[', j->f);
+	while (l->data && i < l->len) {
+		const char *name = l->data + i, *why = name + strlen(name) + 1;
+
+		if (!first)
+			fputc(',', j->f);
+		first = false;
+		json_begin_object(j);
+		json_field_str(j, "name", name);
+		json_field_str(j, "why", why);
+		json_end_object(j);
+		i += strlen(name) + strlen(why) + 2;
+	}
+	fputc(']', j->f);
+}
+
 static void write_conn(struct json_out *j, const struct fp_findings *fi,
 		       const struct fp_conn_finding *x)
 {
 	static const char *const ops[] = { "", "connect", "sendto", "accept" };
-	const char *err;
 
 	json_begin_object(j);
 	write_who(j, fi, &x->who);
@@ -74,16 +166,13 @@ static void write_conn(struct json_out *j, const struct fp_findings *fi,
 	}
 	json_field_str(j, "protocol", proto_of(x));
 	json_field_strv(j, "names", x->names.data ?: "", x->names.len);
+	write_unverified(j, &x->unverified);
 	if (x->resolver) {
 		json_field_str(j, "resolver", x->resolver);
 		json_field_bool(j, "names_not_seen", true);
 	}
 	json_field_u64(j, "count", x->count);
-	/* EINPROGRESS: a non-blocking connect, attempted */
-	json_field_bool(j, "ok", x->ret == 0 || x->ret == -115);
-	err = x->ret < 0 ? strerrorname_np(-x->ret) : NULL;
-	if (x->ret < 0)
-		json_field_str(j, "errno", err ?: "unknown");
+	write_result(j, x);
 	json_field_bool(j, "loopback", x->loopback);
 	write_judged(j, x->allowed, x->forbidden, x->failing, x->rule);
 	json_end_object(j);

@@ -1,15 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
+#include "dns_trust.h"
 #include "netflow.h"
 #include "summary_md.h"
 #include "summary_net.h"
+
+/* connections an answer held but could not name (dns_trust.h) */
+static void untrusted_note(FILE *f, const struct fp_findings *fi)
+{
+	const struct fp_conn_finding *first = NULL;
+	size_t i, n = 0;
+	char subj[300];
+
+	for (i = 0; i < fi->connected.n; i++) {
+		const struct fp_conn_finding *x =
+			&((const struct fp_conn_finding *)fi->connected.v)[i];
+
+		if (!x->unverified.len)
+			continue;
+		if (!n++)
+			first = x;
+	}
+	if (!first)
+		return;
+	fp_conn_subject(first, NULL, 0, subj, sizeof(subj));
+	fprintf(f,
+		"  note: %s is judged by its address: the answer that named it %s is not trusted (%s)",
+		subj, first->unverified.data,
+		fp_dns_why_text(first->unverified.data +
+				strlen(first->unverified.data) + 1));
+	if (n > 1)
+		fprintf(f, "; and %zu more connections", n - 1);
+	fputc('\n', f);
+}
 
 void fp_summary_net(FILE *f, const struct fp_findings *fi)
 {
 	const char *resolver = NULL;
 	size_t i;
 
+	untrusted_note(f, fi);
 	for (i = 0; i < fi->connected.n && !resolver; i++)
 		resolver = ((const struct fp_conn_finding *)fi->connected.v)[i]
 				   .resolver;

@@ -39,6 +39,7 @@ enum {
 	H_HOME = 23,
 	H_REPORT_READS = 24,
 	H_SCRATCH_DIR = 25, /* run --scratch DIR (docs/scratch.md) */
+	H_NO_NETWORK = 26, /* run --scratch --no-network: 1 */
 };
 
 /* trailer keys */
@@ -124,6 +125,8 @@ int fp_log_header(struct fp_log_sink *s, const struct fp_run *run)
 	kv_u64(e, H_REPORT_READS, run->report_reads);
 	if (run->scratch_dir)
 		kv_str(e, H_SCRATCH_DIR, run->scratch_dir);
+	if (run->no_network)
+		kv_u64(e, H_NO_NETWORK, 1);
 	if (run->unit) {
 		kv_str(e, H_UNIT, run->unit);
 		kv_str(e, H_SHAPE_POLICY,
@@ -436,6 +439,9 @@ static int read_header_sidecar(struct fp_run *run, uint64_t key,
 		return 0;
 	case H_SCRATCH_DIR:
 		set_str(&run->scratch_dir, v);
+		return 0;
+	case H_NO_NETWORK:
+		run->no_network = val_u64(v) != 0;
 		return 0;
 	}
 	return 1;

@@ -35,6 +35,7 @@ struct fp_run {
 	pid_t step_parent; /* sidecar: its forks start steps; 0 none */
 	char *state_dir; /* sidecar: a change under it is tamper; NULL none */
 	char *scratch_dir; /* run --scratch DIR; NULL none */
+	bool no_network; /* run --scratch --no-network */
 	char **argv; /* NULL-terminated */
 	char *cwd, *user, *hostname, *kernel, *boot_id, *version;
 	char *run_cgroup; /* as /proc/PID/cgroup shows it */

@@ -10,8 +10,8 @@
 
 /*
  * Pass a signal meant for footprint on to the command; one from the
- * terminal already reached the whole foreground process group. A second
- * one ends the run.
+ * terminal already reached the whole foreground process group, unless
+ * the command has a session of its own. A second one ends the run.
  */
 static void forward_signal(int sigfd, const struct fp_child *child,
 			   struct fp_loop_state *ls)
@@ -24,10 +24,28 @@ static void forward_signal(int sigfd, const struct fp_child *child,
 			fp_cgroup_kill(ls->cg);
 			continue;
 		}
-		if (si.ssi_code == SI_KERNEL &&
+		if (si.ssi_code == SI_KERNEL && !ls->own_session &&
 		    (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT))
 			continue;
 		kill(child->pid, si.ssi_signo);
+	}
+}
+
+/*
+ * ^C typed on the command's own terminal reached the command from there;
+ * here it interrupts the run, and a second one (or signal) ends it.
+ */
+static void tty_interrupts(struct fp_loop_state *ls, unsigned int *seen)
+{
+	unsigned int n;
+
+	if (!ls->tty_interrupts)
+		return;
+	n = __atomic_load_n(ls->tty_interrupts, __ATOMIC_RELAXED);
+	for (; *seen < n; (*seen)++) {
+		ls->interrupted = true;
+		if (++ls->signals >= 2)
+			fp_cgroup_kill(ls->cg);
 	}
 }
 
@@ -39,6 +57,7 @@ int fp_trace_until_exit(struct fp_tracer *t, struct fp_child *child, int sigfd,
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	bool exited = false;
+	unsigned int typed = 0;
 	uint64_t ticks;
 	int ret = 0, n, i;
 
@@ -73,6 +92,7 @@ int fp_trace_until_exit(struct fp_tracer *t, struct fp_child *child, int sigfd,
 				fp_cgroup_kill(ls->cg);
 			}
 		}
+		tty_interrupts(ls, &typed);
 		n = fp_tracer_consume(t);
 		if (n < 0) {
 			ret = n;

@@ -18,6 +18,11 @@ struct fp_loop_state {
 	int signals;
 	bool interrupted;
 	bool timed_out;
+	/* the command has a session (and terminal) of its own: a signal
+	 * from the caller's terminal did not reach it */
+	bool own_session;
+	/* ^C typed on that terminal (cmdterm.h): counted as signals are */
+	const unsigned int *tty_interrupts;
 };
 
 /* timerfd: -1 for no timeout; log: NULL when not recording */

@@ -112,11 +112,12 @@ static void write_stats_json(FILE *f, const struct fp_trace_stats *st,
 		",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"lost_ringbuf\":%" PRIu64 ",\"lost_pending\":%" PRIu64
 		",\"lost_recursion\":%" PRIu64 ",\"lost_compat\":%" PRIu64
-		",\"lost_malformed\":%" PRIu64 ",\"argv_incomplete\":%" PRIu64
-		",\"lost_per_cpu\":[",
+		",\"lost_net\":%" PRIu64 ",\"lost_malformed\":%" PRIu64
+		",\"argv_incomplete\":%" PRIu64 ",\"lost_per_cpu\":[",
 		col->delivered, col->records, st->lost + col->malformed,
 		st->lost_ringbuf, st->lost_pending, st->lost_recursion,
-		st->lost_compat, col->malformed, col->argv_incomplete);
+		st->lost_compat, st->lost_net, col->malformed,
+		col->argv_incomplete);
 	for (i = 0; i < st->ncpus; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", st->lost_per_cpu[i]);
 	fprintf(f, "],\"complete\":%s}\n",
@@ -539,6 +540,32 @@ int fp_session_after_files(struct fp_session *s)
 	return 0;
 }
 
+/*
+ * Why the trace is incomplete, one line a cause: a ring too small is
+ * the only one a larger --ring-size helps.
+ */
+static void lost_lines(const struct fp_session *s, uint64_t lost)
+{
+	uint64_t compat = s->st.lost_compat, net = s->st.lost_net;
+	uint64_t rest = lost > compat + net ? lost - compat - net : 0;
+
+	if (compat)
+		fprintf(stderr,
+			"footprint: %" PRIu64
+			" 32-bit (int $0x80) file syscalls could not be decoded; the trace is incomplete (trace a 64-bit build of the program)\n",
+			compat);
+	if (net)
+		fprintf(stderr,
+			"footprint: %" PRIu64
+			" sends named a destination the kernel did not route, and the sender's memory no longer held it (rewritten during the call); the trace is incomplete and the verdict fails\n",
+			net);
+	if (rest)
+		fprintf(stderr,
+			"footprint: %" PRIu64
+			" events were lost; the trace is incomplete (try a larger --ring-size)\n",
+			rest);
+}
+
 int fp_session_verdict(struct fp_session *s)
 {
 	struct fp_run *run = &s->run;
@@ -554,10 +581,7 @@ int fp_session_verdict(struct fp_session *s)
 		s->receipt_written = true;
 	}
 	if (run->lost)
-		fprintf(stderr,
-			"footprint: %" PRIu64
-			" events were lost; the trace is incomplete (try a larger --ring-size)\n",
-			run->lost);
+		lost_lines(s, run->lost);
 	if (fp_recon_unfolded(run->recon))
 		fprintf(stderr,
 			"footprint: the memory budget (--memory-budget, %" PRIu64

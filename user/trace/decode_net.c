@@ -65,10 +65,15 @@ int fp_decode_dns(const void *rec, size_t size, struct fp_event *ev)
 	const struct fp_dns *d = rec;
 	size_t fixed = sizeof(*d) - FP_DNS_MAX;
 
+	unsigned int dir = d->dir & 0xff;
+
 	if (size < fixed || d->len > FP_DNS_MAX || d->len > size - fixed ||
-	    (d->dir != FP_DNS_QUERY && d->dir != FP_DNS_ANSWER))
+	    dir < FP_DNS_QUERY || dir > FP_DNS_DELIVERED ||
+	    (d->dir & ~(0xff | FP_DNS_F_USERNS)))
 		return -EINVAL;
-	ev->dns.dir = d->dir;
+	ev->dns.dir = dir;
+	ev->dns.flags = d->dir & FP_DNS_F_USERNS;
+	ev->dns.sock = d->sock;
 	ev->dns.fd = d->fd;
 	ev->dns.sock_type = d->sock_type;
 	ev->dns.total = d->total;

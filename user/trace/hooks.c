@@ -14,7 +14,7 @@
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
 /* What the choice below needs to know of the kernel's BTF. */
-enum fact { REQ, SQE, DONE, URING, VPID, CAST, NFACTS };
+enum fact { REQ, SQE, DONE, URING, VPID, CAST, FIB6, QUEUED, NFACTS };
 
 /* the same facts through libbpf's full parse, where the scan cannot go */
 static int ask_libbpf(struct fp_btf_query *q, bool *has)
@@ -44,6 +44,10 @@ static int kernel_facts(bool *has)
 		[VPID] = { .name = "bpf_task_from_vpid",
 			   .kind = BTF_KIND_FUNC },
 		[CAST] = { .name = "bpf_rdonly_cast", .kind = BTF_KIND_FUNC },
+		[FIB6] = { .name = "btf_trace_fib6_table_lookup",
+			   .kind = BTF_KIND_TYPEDEF },
+		[QUEUED] = { .name = "btf_trace_sk_data_ready",
+			     .kind = BTF_KIND_TYPEDEF },
 	};
 	int i;
 
@@ -96,6 +100,21 @@ int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
 	if (err)
 		return err;
 	choose_uring(skel, has, note, notelen);
+	/* a kernel without IPv6 routes no IPv6 datagram */
+	bpf_program__set_autoload(skel->progs.handle_fib6, has[FIB6]);
+	/*
+	 * DNS answers from the kernel's copy (dns.bpf.c): as queued where the
+	 * kernel has the sk_data_ready tracepoint, else as the reading
+	 * syscall frees them.
+	 * FOOTPRINT_DEBUG_DNS_CONSUMED=1 loads the older way here, so that a
+	 * test can see it load (it sees little: later kernels free a UDP
+	 * datagram elsewhere).
+	 */
+	if (getenv("FOOTPRINT_DEBUG_DNS_CONSUMED"))
+		has[QUEUED] = false;
+	bpf_program__set_autoload(skel->progs.handle_dns_queued, has[QUEUED]);
+	bpf_program__set_autoload(skel->progs.handle_dns_consumed,
+				  !has[QUEUED]);
 	skel->rodata->has_task_from_vpid = has[VPID];
 	/*
 	 * FOOTPRINT_DEBUG_PROBE_READS=1 reads as a kernel before 6.2 must, so
@@ -126,7 +145,10 @@ void fp_hooks_note(const struct footprint_bpf *skel)
 bool fp_hooks_optional(const struct footprint_bpf *skel,
 		       const struct bpf_program *prog)
 {
-	return prog == skel->progs.handle_uring_submit ||
+	return prog == skel->progs.handle_fib6 ||
+	       prog == skel->progs.handle_uring_submit ||
 	       prog == skel->progs.handle_uring_submit_sqe ||
-	       prog == skel->progs.handle_uring_complete;
+	       prog == skel->progs.handle_uring_complete ||
+	       prog == skel->progs.handle_dns_queued ||
+	       prog == skel->progs.handle_dns_consumed;
 }

@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmdterm.h"
 #include "launch.h"
+#include "launch_int.h"
 #include "scratch.h"
 
 #ifndef CLONE_INTO_CGROUP
@@ -18,13 +20,15 @@
 
 static void child_exec(int errfd, char *const argv[], const sigset_t *mask,
 		       const struct fp_identity *id,
-		       const struct fp_scratch *sc)
+		       const struct fp_scratch *sc, const struct fp_pty *pty)
 {
-	int e = 0;
+	int e;
 
 	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* never the caller's terminal: TIOCSTI would type into its shell */
+	e = fp_pty_child(pty);
 	/* the box is built as root, before the drop */
-	if (sc)
+	if (!e && sc)
 		e = fp_scratch_enter(sc);
 	/* the command never runs with more than it was meant to have */
 	/* negative: setting up failed, the command was not started */
@@ -61,7 +65,8 @@ static pid_t clone_into(int cgroup_fd, int *pidfd)
 static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
 			    const sigset_t *mask, int *pidfd,
 			    const struct fp_identity *id,
-			    const struct fp_scratch *sc)
+			    const struct fp_scratch *sc,
+			    const struct fp_pty *pty)
 {
 	int procs = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 	pid_t pid;
@@ -77,7 +82,7 @@ static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
 				_exit(125);
 			_exit(125);
 		}
-		child_exec(errfd, argv, mask, id, sc);
+		child_exec(errfd, argv, mask, id, sc, pty);
 	}
 	close(procs);
 	if (pid > 0)
@@ -85,9 +90,37 @@ static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
 	return pid;
 }
 
+pid_t fp_launch_command(int cgroup_fd, int errfd, char *const argv[],
+			const sigset_t *mask, const struct fp_identity *id,
+			const struct fp_scratch *sc, const struct fp_pty *pty,
+			int *pidfd)
+{
+	pid_t pid = clone_into(cgroup_fd, pidfd);
+
+	if (pid == 0)
+		child_exec(errfd, argv, mask, id, sc, pty);
+	if (pid < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG))
+		pid = fork_then_move(cgroup_fd, errfd, argv, mask, pidfd, id,
+				     sc, pty);
+	return pid;
+}
+
+/* A command launched that footprint is not to keep: killed, reaped. */
+static void unlaunch(struct fp_child *child, pid_t pid)
+{
+	kill(pid, SIGKILL);
+	if (child->monitor > 0) {
+		fp_monitor_end(child);
+	} else {
+		waitpid(pid, NULL, 0);
+	}
+	close(child->pidfd);
+	child->pidfd = -1;
+}
+
 int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 	      const sigset_t *child_mask, const struct fp_identity *id,
-	      const struct fp_scratch *sc)
+	      const struct fp_scratch *sc, const struct fp_pty *pty)
 {
 	int pipefd[2];
 	int e = 0, saved = -1;
@@ -100,6 +133,8 @@ int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 	child->setup_errno = 0;
 	child->init_pid = -1;
 	child->init_fd = -1;
+	child->monitor = -1;
+	child->monitor_fd = -1;
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
 	e = sc ? fp_box_enter(child, &saved) : 0;
@@ -108,21 +143,16 @@ int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 		close(pipefd[1]);
 		return e;
 	}
-	pid = clone_into(cgroup_fd, &child->pidfd);
-	if (pid == 0) {
-		close(pipefd[0]);
-		child_exec(pipefd[1], argv, child_mask, id, sc);
-	}
-	if (pid < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG))
-		pid = fork_then_move(cgroup_fd, pipefd[1], argv, child_mask,
-				     &child->pidfd, id, sc);
+	if (pty && pty->master >= 0)
+		pid = fp_monitor_launch(child, pipefd[1], argv, cgroup_fd,
+					child_mask, id, sc, pty);
+	else
+		pid = fp_launch_command(cgroup_fd, pipefd[1], argv, child_mask,
+					id, sc, pty, &child->pidfd);
 	e = pid < 0 ? errno : 0;
 	if (saved >= 0 && fp_box_leave(saved) && pid > 0) {
 		/* footprint's next children would be born in the box */
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		close(child->pidfd);
-		child->pidfd = -1;
+		unlaunch(child, pid);
 		pid = -1;
 		e = EBUSY;
 	}
@@ -150,9 +180,13 @@ int fp_child_wait(struct fp_child *child, int *status)
 {
 	pid_t r;
 
-	do
-		r = waitpid(child->pid, status, 0);
-	while (r < 0 && errno == EINTR);
+	if (child->monitor > 0) {
+		r = fp_monitor_wait(child, status);
+	} else {
+		do
+			r = waitpid(child->pid, status, 0);
+		while (r < 0 && errno == EINTR);
+	}
 	/* the box's init goes once nothing else runs in the box */
 	if (r >= 0 && child->init_fd >= 0) {
 		close(child->init_fd);

@@ -19,17 +19,32 @@ struct fp_child {
 	 * closing tells it the command is reaped (scratch_init.c) */
 	pid_t init_pid;
 	int init_fd;
+	/* with a terminal of its own: the session's leader, whose child the
+	 * command is, and the socket it reports the command's stops and end
+	 * on (launch_pty.c); -1: none */
+	pid_t monitor;
+	int monitor_fd;
 };
 
 struct fp_scratch;
+struct fp_pty;
 
 /* id: who the command runs as (NULL: as footprint); sc: the scratch box
- * it runs in (NULL: none) */
+ * it runs in (NULL: none); pty: its own terminal (cmdterm.h; NULL or no
+ * master: none, and not the caller's either) */
 int fp_launch(struct fp_child *child, char *const argv[], int cgroup_fd,
 	      const sigset_t *child_mask, const struct fp_identity *id,
-	      const struct fp_scratch *sc);
-/* Reap the child; returns its wait status. */
+	      const struct fp_scratch *sc, const struct fp_pty *pty);
+/* Reap the child (its monitor's word, with a terminal); its wait status
+ * in *status. */
 int fp_child_wait(struct fp_child *child, int *status);
+
+/*
+ * For the terminal relay: a stop of the command its monitor told of (its
+ * signal, the message consumed); 0: none now; -1: none will come (the
+ * command's end is next, left for fp_child_wait).
+ */
+int fp_monitor_stopped(int monitor_fd);
 
 /* The box's pid namespace (scratch_init.c): enter it for the launching
  * thread's next children (init first), then leave it again. */

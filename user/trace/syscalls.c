@@ -57,6 +57,7 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ SYS_connect, FP_SYS_CONNECT },
 	{ SYS_sendto, FP_SYS_SENDTO },
 	{ SYS_sendmsg, FP_SYS_SENDMSG },
+	{ SYS_sendmmsg, FP_SYS_SENDMMSG },
 #ifdef SYS_accept
 	{ SYS_accept, FP_SYS_ACCEPT },
 #endif
@@ -64,6 +65,7 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ SYS_recvfrom, FP_SYS_RECVFROM },
 	{ SYS_recvmsg, FP_SYS_RECVMSG },
 	{ SYS_read, FP_SYS_READ },
+	{ SYS_sendmmsg, FP_SYS_SENDMMSG },
 	{ SYS_mkdirat, FP_SYS_MKDIRAT },
 	{ SYS_mknodat, FP_SYS_MKNODAT },
 	{ SYS_symlinkat, FP_SYS_SYMLINKAT },
@@ -113,7 +115,10 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ -1, 0 },
 };
 
-/* i386 numbers, for 32-bit programs on x86_64 (arch/x86/entry/syscalls) */
+/*
+ * i386 numbers, for 32-bit programs on x86_64 (arch/x86/entry/syscalls):
+ * file syscalls are counted, not decoded; socket calls are decoded
+ */
 const struct fp_syscall_nr fp_compat_syscalls[] = {
 #if defined(__x86_64__)
 	{ 5, FP_SYS_OPEN },
@@ -131,7 +136,7 @@ const struct fp_syscall_nr fp_compat_syscalls[] = {
 	{ 93, FP_SYS_FTRUNCATE },
 	{ 94, FP_SYS_FCHMOD },
 	{ 95, FP_SYS_FCHOWN },
-	{ 102, FP_SYS_BIND }, /* socketcall */
+	{ 102, FP_SYS_SOCKETCALL },
 	{ 182, FP_SYS_CHOWN },
 	{ 198, FP_SYS_LCHOWN },
 	{ 207, FP_SYS_FCHOWN },
@@ -146,7 +151,16 @@ const struct fp_syscall_nr fp_compat_syscalls[] = {
 	{ 304, FP_SYS_SYMLINKAT },
 	{ 306, FP_SYS_FCHMODAT },
 	{ 353, FP_SYS_RENAMEAT2 | FP_SYS_GEN },
+	/* the socket calls, decoded as the 64-bit ones (net.bpf.c) */
+	{ 3, FP_SYS_READ },
+	{ 345, FP_SYS_SENDMMSG },
 	{ 361, FP_SYS_BIND },
+	{ 362, FP_SYS_CONNECT },
+	{ 364, FP_SYS_ACCEPT4 },
+	{ 369, FP_SYS_SENDTO },
+	{ 370, FP_SYS_SENDMSG },
+	{ 371, FP_SYS_RECVFROM },
+	{ 372, FP_SYS_RECVMSG },
 	{ 437, FP_SYS_OPENAT2 },
 	{ 452, FP_SYS_FCHMODAT2 },
 	{ 26, FP_SYS_PTRACE },

@@ -10,7 +10,8 @@ struct fp_syscall_nr {
 	uint32_t sys; /* enum fp_sys */
 };
 
-/* native syscalls, and 32-bit compat ones (counted, not decoded) */
+/* native syscalls, and 32-bit compat ones (file ones counted, not
+ * decoded) */
 extern const struct fp_syscall_nr fp_native_syscalls[];
 extern const struct fp_syscall_nr fp_compat_syscalls[];
 

@@ -35,7 +35,7 @@ struct fp_tracer {
 	pid_t roots[FP_TRACER_MAX_PID_TREES];
 	unsigned int nroots;
 	/* what the links were at attach, to tell a closed or swapped fd */
-	__u32 link_ids[16];
+	__u32 link_ids[FP_WARM_MAX_PROGS];
 	uint64_t lost_scope; /* processes of /proc the tree table lacked */
 	uint64_t lost_held; /* held-back opens that could not be drained */
 	struct fp_warm warm; /* programs kept loaded between runs (warm.h) */
@@ -101,6 +101,24 @@ static int sys_table_values(__u32 *v)
 		v[s->nr] |= s->sys << 16;
 	}
 	return 0;
+}
+
+/*
+ * The native numbers of the calls whose route the fib programs keep or
+ * count (route.bpf.c): connect, sendto, sendmsg, sendmmsg.
+ */
+static void fill_route_nr(struct footprint_bpf *skel)
+{
+	static const __u32 want[4] = { FP_SYS_CONNECT, FP_SYS_SENDTO,
+				       FP_SYS_SENDMSG, FP_SYS_SENDMMSG };
+	long *nr = (long *)skel->rodata->route_nr;
+	const struct fp_syscall_nr *s;
+	int k;
+
+	for (s = fp_native_syscalls; s->nr >= 0; s++)
+		for (k = 0; k < 4; k++)
+			if (FP_SYS_NATIVE(s->sys) == want[k])
+				nr[k] = s->nr;
 }
 
 static int fill_sys_table(struct fp_tracer *t, const __u32 *v)
@@ -189,6 +207,7 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 		return ret;
 	if (note[0])
 		fprintf(stderr, "%s\n", note);
+	fill_route_nr(t->skel);
 	*step = "load";
 	ret = footprint_bpf__load(t->skel);
 	if (ret)
@@ -335,7 +354,7 @@ static void save_link_ids(struct fp_tracer *t)
 	const struct bpf_object_skeleton *sk = t->skel->skeleton;
 	int i;
 
-	for (i = 0; i < sk->prog_cnt && i < 16; i++) {
+	for (i = 0; i < sk->prog_cnt && i < FP_WARM_MAX_PROGS; i++) {
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 
@@ -653,13 +672,15 @@ int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st)
 			st->lost_pending += t->lost_held;
 		st->lost_compat += per[i].compat;
 		st->lost_scope += per[i].scope_full;
+		st->lost_net += per[i].net_unsure;
 		st->lost_per_cpu[i] = per[i].lost + per[i].pending_full +
-				      per[i].compat + per[i].scope_full;
+				      per[i].compat + per[i].scope_full +
+				      per[i].net_unsure;
 	}
 	st->lost_scope += t->lost_scope;
 	st->lost_recursion = recursion_misses(t) - t->recursion_before;
 	st->lost = st->lost_ringbuf + st->lost_pending + st->lost_recursion +
-		   st->lost_compat + st->lost_scope;
+		   st->lost_compat + st->lost_scope + st->lost_net;
 cleanup:
 	free(per);
 	return ret;
@@ -671,7 +692,7 @@ static bool links_intact(struct fp_tracer *t)
 	const struct bpf_object_skeleton *sk = t->skel->skeleton;
 	int i;
 
-	for (i = 0; i < sk->prog_cnt && i < 16; i++) {
+	for (i = 0; i < sk->prog_cnt && i < FP_WARM_MAX_PROGS; i++) {
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 

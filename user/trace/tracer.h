@@ -59,6 +59,9 @@ struct fp_trace_stats {
 	uint64_t lost_recursion;
 	uint64_t lost_compat; /* 32-bit file syscalls, seen but not decoded */
 	uint64_t lost_scope; /* processes the tree table had no room for */
+	/* sends whose destination neither the kernel gave nor the caller's
+	 * memory still named (net.bpf.c) */
+	uint64_t lost_net;
 	unsigned int ncpus;
 	uint64_t *lost_per_cpu; /* ring buffer + pending, per CPU */
 };

@@ -27,9 +27,13 @@
 #define WARM_FORMAT "footprint-warm-1"
 /* pinned last: a set without it was cut short and is made again */
 #define WARM_READY "ready"
-/* sets kept, and other directories looked at when one is made */
+/* sets kept pinned, runs at once included once they end */
 #define FP_WARM_KEEP 2
-#define FP_WARM_SCAN 16
+/* directories looked at: more than a few are none of footprint's */
+#define FP_WARM_SCAN 1024
+/* how long a run waits for another's choice of sets: 5 s at most */
+#define FP_WARM_LOCK_TRIES 500
+#define FP_WARM_LOCK_WAIT_US 10000
 
 static const struct bpf_object_skeleton *sk_of(struct footprint_bpf *skel)
 {
@@ -43,6 +47,7 @@ void fp_warm_init(struct fp_warm *w)
 	memset(w, 0, sizeof(*w));
 	w->mode = FP_WARM_OFF;
 	w->dirfd = -1;
+	w->basefd = -1;
 	for (i = 0; i < FP_WARM_MAX_PROGS; i++)
 		w->prog_fd[i] = w->link_fd[i] = -1;
 	for (i = 0; i < FP_WARM_MAX_MAPS; i++)
@@ -92,6 +97,20 @@ static void pin_path(char *buf, size_t len, int dirfd, char kind, int i)
 	else
 		snprintf(buf, len, "/proc/self/fd/%d/%c%d", dirfd, kind, i);
 }
+
+/*
+ * Every program and map the skeleton has fits a set, by construction: one
+ * more would turn the warm path off for good, and the tracer's check of
+ * its links (tracer.c, links_intact()) covers FP_WARM_MAX_PROGS of them.
+ */
+_Static_assert(sizeof(((struct footprint_bpf *)0)->progs) /
+			       sizeof(struct bpf_program *) <=
+		       FP_WARM_MAX_PROGS,
+	       "more BPF programs than FP_WARM_MAX_PROGS: raise it");
+_Static_assert(sizeof(((struct footprint_bpf *)0)->maps) /
+			       sizeof(struct bpf_map *) <=
+		       FP_WARM_MAX_MAPS,
+	       "more BPF maps than FP_WARM_MAX_MAPS: raise it");
 
 static bool skeleton_fits(const struct bpf_object_skeleton *sk)
 {
@@ -160,7 +179,11 @@ static void make_key(struct footprint_bpf *skel, const __u32 *sys_table,
 	fp_hex(out, md, 16);
 }
 
-/* A listing of dirfd's directory that leaves dirfd itself open. */
+/*
+ * A listing of dirfd's directory that leaves dirfd itself open. From the
+ * start: the copy shares its position with dirfd, where an earlier
+ * listing may have left it at the end.
+ */
 static DIR *list_dir(int dirfd)
 {
 	int fd = dup(dirfd);
@@ -171,6 +194,8 @@ static DIR *list_dir(int dirfd)
 	d = fdopendir(fd);
 	if (!d)
 		close(fd);
+	else
+		rewinddir(d);
 	return d;
 }
 
@@ -190,14 +215,18 @@ static void clear_set(int dirfd)
 
 struct other_set {
 	int fd; /* flocked */
+	bool ready; /* complete: not a set cut short */
 	struct timespec used;
 	char name[64];
 };
 
+/* complete sets first, then the one used last first */
 static int newest_first(const void *a, const void *b)
 {
 	const struct other_set *x = a, *y = b;
 
+	if (x->ready != y->ready)
+		return x->ready ? -1 : 1;
 	if (x->used.tv_sec != y->used.tv_sec)
 		return x->used.tv_sec < y->used.tv_sec ? 1 : -1;
 	if (x->used.tv_nsec != y->used.tv_nsec)
@@ -206,47 +235,102 @@ static int newest_first(const void *a, const void *b)
 }
 
 /*
- * At most FP_WARM_KEEP sets, this one included: each holds a ring buffer
- * and tables of kernel memory. Runs that alternate two option sets (say
- * with and without --every-open) keep both warm; the set used longest ago
- * goes first, and a set another run holds is never touched.
+ * FP_WARM_DIR's flock, which the choice, making and eviction of sets are
+ * made under. Waited for a while, not for ever: a footprint stopped while
+ * it held it must not stop every other run. 0, or -EWOULDBLOCK.
  */
-static void evict_others(int base, const char *key)
+static int lock_base(int base)
 {
-	struct other_set o[FP_WARM_SCAN];
+	int tries;
+
+	for (tries = 0; tries < FP_WARM_LOCK_TRIES; tries++) {
+		if (!flock(base, LOCK_EX | LOCK_NB))
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		usleep(FP_WARM_LOCK_WAIT_US);
+	}
+	return -EWOULDBLOCK;
+}
+
+/*
+ * The sets of base but skip that no other run holds, each flocked, into
+ * *out (newest first); how many others hold into *busy. Bounded: a
+ * directory only root can write holds few.
+ */
+static size_t free_sets(int base, const char *skip, struct other_set **out,
+			int *busy)
+{
+	struct other_set *o = NULL, *grown;
+	size_t n = 0, cap = 0;
 	DIR *d = list_dir(base);
 	struct dirent *de;
 	struct stat st;
-	int n = 0, i;
+	int fd;
 
-	if (!d)
-		return;
-	while ((de = readdir(d)) && n < FP_WARM_SCAN) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, key) ||
-		    strlen(de->d_name) >= sizeof(o[n].name))
+	*busy = 0;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' ||
+		    (skip && !strcmp(de->d_name, skip)) ||
+		    strlen(de->d_name) >= sizeof(o->name))
 			continue;
-		o[n].fd =
-			openat(base, de->d_name,
-			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (o[n].fd < 0)
+		fd = openat(base, de->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		if (flock(o[n].fd, LOCK_EX | LOCK_NB) || fstat(o[n].fd, &st)) {
-			close(o[n].fd);
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			(*busy)++;
+			close(fd);
 			continue;
 		}
+		if (n == cap && cap < FP_WARM_SCAN) {
+			grown = realloc(o, (cap ? cap * 2 : 8) * sizeof(*o));
+			if (grown) {
+				o = grown;
+				cap = cap ? cap * 2 : 8;
+			}
+		}
+		if (n == cap || fstat(fd, &st)) {
+			close(fd);
+			continue;
+		}
+		o[n].fd = fd;
+		o[n].ready =
+			!faccessat(fd, WARM_READY, F_OK, AT_SYMLINK_NOFOLLOW);
 		o[n].used = st.st_mtim;
 		strcpy(o[n].name, de->d_name);
 		n++;
 	}
-	closedir(d);
-	qsort(o, n, sizeof(o[0]), newest_first);
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(o, n, sizeof(o[0]), newest_first);
+	*out = o;
+	return n;
+}
+
+/*
+ * At most keep sets besides skip (this run's; NULL: none), under the
+ * base's flock: each holds a ring buffer and tables of kernel memory.
+ * Sets other runs hold count, as they stay; of the rest, the set used
+ * longest ago goes first. Runs that alternate two option sets (say with
+ * and without --every-open) keep both warm.
+ */
+static void evict_sets(int base, const char *skip, int keep)
+{
+	struct other_set *o;
+	size_t n, i;
+	int busy;
+
+	n = free_sets(base, skip, &o, &busy);
 	for (i = 0; i < n; i++) {
-		if (i >= FP_WARM_KEEP - 1) {
+		if ((int)i >= keep - busy) {
 			clear_set(o[i].fd);
 			unlinkat(base, o[i].name, AT_REMOVEDIR);
 		}
 		close(o[i].fd);
 	}
+	free(o);
 }
 
 static void close_fds(int *fd, int n)
@@ -345,6 +429,9 @@ enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
 		w->foreign = not_ours(base);
 		goto cleanup;
 	}
+	w->why = "another run kept " FP_WARM_DIR " locked";
+	if (lock_base(base))
+		goto cleanup;
 	w->dirfd = open_private_dir(base, w->key);
 	if (w->dirfd < 0) {
 		w->foreign = not_ours(w->dirfd);
@@ -358,16 +445,23 @@ enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
 		goto cleanup;
 	}
 	w->why = NULL;
-	/* its mtime says when it was last used, for evict_others() */
+	/* its mtime says when it was last used, for evict_sets() */
 	futimens(w->dirfd, NULL);
 	if (take_pins(w, skel)) {
 		w->mode = FP_WARM_REUSE;
 	} else {
 		clear_set(w->dirfd);
-		evict_others(base, w->key);
+		evict_sets(base, w->key, FP_WARM_KEEP - 1);
 		w->mode = FP_WARM_SAVE;
 	}
+	/* kept for fp_warm_end(), which bounds the sets again */
+	w->basefd = base;
+	base = -1;
 cleanup:
+	if (w->basefd >= 0)
+		flock(w->basefd, LOCK_UN);
+	else if (base >= 0)
+		flock(base, LOCK_UN);
 	if (base >= 0)
 		close(base);
 	if (bpffs >= 0)
@@ -472,8 +566,22 @@ void fp_warm_end(struct fp_warm *w)
 	close_fds(w->link_fd, FP_WARM_MAX_PROGS);
 	close_fds(w->prog_fd, FP_WARM_MAX_PROGS);
 	close_fds(w->map_fd, FP_WARM_MAX_MAPS);
+	/*
+	 * Runs at once each made a set, and none could evict another's:
+	 * the last of them to end leaves no more than the bound. This one's
+	 * set is let go under the base's flock, so no run takes it between.
+	 */
+	if (w->dirfd >= 0 && w->basefd >= 0 && !lock_base(w->basefd)) {
+		close(w->dirfd);
+		w->dirfd = -1;
+		evict_sets(w->basefd, NULL, FP_WARM_KEEP);
+		flock(w->basefd, LOCK_UN);
+	}
 	if (w->dirfd >= 0)
 		close(w->dirfd);
 	w->dirfd = -1;
+	if (w->basefd >= 0)
+		close(w->basefd);
+	w->basefd = -1;
 	w->mode = FP_WARM_OFF;
 }

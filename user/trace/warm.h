@@ -36,6 +36,9 @@ enum fp_warm_mode {
 struct fp_warm {
 	enum fp_warm_mode mode;
 	int dirfd; /* the set's directory, flocked while in use; -1: none */
+	/* FP_WARM_DIR, whose flock makes choosing, creating and evicting
+	 * sets one run's at a time; -1: none */
+	int basefd;
 	char key[33];
 	/* REUSE: the pinned objects, in the skeleton's order; -1: none */
 	int prog_fd[FP_WARM_MAX_PROGS];
@@ -51,6 +54,8 @@ void fp_warm_init(struct fp_warm *w);
  * user space will fill in: REUSE if a complete set of the same key was
  * free to take, SAVE if this run is to make one, OFF if neither (bpffs
  * missing, the set busy with another run, a directory not root's alone).
+ * The sets are chosen, made and evicted under FP_WARM_DIR's flock, so
+ * that runs at once cannot evict a set another is making.
  */
 enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
 				const __u32 *sys_table, size_t n);
@@ -61,7 +66,11 @@ void fp_warm_save(struct fp_warm *w, struct footprint_bpf *skel);
 /* REUSE: link (and unlink) the pinned programs, as the skeleton would */
 int fp_warm_attach(struct fp_warm *w, struct footprint_bpf *skel);
 void fp_warm_detach(struct fp_warm *w);
-/* Lets the set go (the next run may take it) and closes what it held. */
+/*
+ * Lets the set go (the next run may take it) and closes what it held;
+ * then, under FP_WARM_DIR's flock, no more sets stay pinned than the
+ * bound, counting those other runs still hold.
+ */
 void fp_warm_end(struct fp_warm *w);
 /*
  * A note if a directory of the sets was someone else's; with
