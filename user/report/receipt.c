@@ -374,6 +374,22 @@ static void write_unit(struct json_out *j, const struct fp_receipt_info *ri)
 	json_end_object(j);
 }
 
+/* which footprint made the run, and where: an attestation's environment
+ * (docs/attest.md) */
+static void write_environment(struct json_out *j,
+			      const struct fp_receipt_info *ri)
+{
+	json_key(j, "environment");
+	json_begin_object(j);
+	json_field_bytes(j, "footprint_version", ri->version ?: "",
+			 strlen(ri->version ?: ""));
+	json_field_bytes(j, "hostname", ri->hostname ?: "",
+			 strlen(ri->hostname ?: ""));
+	json_field_bytes(j, "kernel", ri->kernel ?: "",
+			 strlen(ri->kernel ?: ""));
+	json_end_object(j);
+}
+
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v)
 {
@@ -503,6 +519,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		fprintf(f, "%s%zu", i ? "," : "",
 			((size_t *)v->suggestion_counts.v)[i]);
 	fputc(']', f);
+	write_environment(&j, ri);
 	json_end_object(&j);
 	fputc('\n', f);
 }

@@ -29,6 +29,9 @@ struct fp_receipt_info {
 	const struct fp_shape_diff *shape_diff; /* NULL: not compared */
 	const struct fp_shape_policy *shape_policy;
 	const char *shape_why; /* why not compared */
+	/* the footprint that made the run, and where (the log's header);
+	 * NULL: not known */
+	const char *version, *hostname, *kernel;
 };
 
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,

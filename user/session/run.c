@@ -214,6 +214,9 @@ void fp_run_receipt(FILE *out, const struct fp_run *run,
 					     FP_PHASE_AFTER :
 					     FP_PHASE_BEFORE],
 		.unit = run->unit,
+		.version = run->version,
+		.hostname = run->hostname,
+		.kernel = run->kernel,
 	};
 	struct fp_shape_policy sp;
 	struct fp_shape_diff sd;
