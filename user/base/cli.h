@@ -31,5 +31,6 @@ int cmd_policy(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_promote(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
+int cmd_attest(int argc, char **argv);
 
 #endif

@@ -33,6 +33,7 @@ static const struct cmd cmds[] = {
 	  "copy a scratch run's locked outputs into the real tree" },
 	{ "shape", cmd_shape,
 	  "fingerprint a running unit, process or cgroup; diff two shapes" },
+	{ "attest", cmd_attest, "sign an in-toto link of a recorded run" },
 	{ NULL, NULL, NULL },
 };
 
