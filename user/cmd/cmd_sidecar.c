@@ -22,6 +22,7 @@ static void sidecar_usage(FILE *f)
 		"       footprint sidecar stop [--state DIR] [--receipt FILE]\n"
 		"                              [--summary FILE.md] [--annotations]\n"
 		"                              [--summary-max N]\n"
+		"                              [--attest KEY --attest-name STEP]\n"
 		"\n"
 		"Trace a whole CI job: `start` takes the before snapshot, attaches\n"
 		"and leaves a daemon tracing; it returns once tracing is live, so the\n"
@@ -64,6 +65,11 @@ static void sidecar_usage(FILE *f)
 		"  -q, --quiet           no summary on stderr\n"
 		"      --summary-max N   at most N examples per category in the summary\n"
 		"                        (default 10)\n"
+		"      --attest KEY      sign an in-toto link of the job with KEY, read\n"
+		"                        with your rights (docs/attest.md); with\n"
+		"      --attest-name STEP  the step's name in the layout; and optionally\n"
+		"      --attest-out FILE, --attest-format link|statement,\n"
+		"      --attest-only-ok  as for `footprint run`\n"
 		"Of mark: the steps that start from now on are called NAME (when the\n"
 		"runner gives them no GITHUB_ACTION); anyone may mark and ask status.\n"
 		"Options of status:\n"
@@ -74,6 +80,7 @@ static void sidecar_usage(FILE *f)
 		"  footprint sidecar status\n"
 		"  footprint sidecar mark integration-tests\n"
 		"  sudo footprint sidecar stop --receipt footprint.json\n"
+		"  sudo footprint sidecar stop --attest ci.key --attest-name build\n"
 		"\n"
 		"Exit status: as `footprint run`: 0 ok; 1 the verdict failed (also when\n"
 		"the daemon died or its log has a gap); 2 usage error; 125 cannot trace.\n");
@@ -118,6 +125,7 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 		{ "memory-budget", required_argument, NULL, 'B' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "summary-max", required_argument, NULL, 'X' + 256 },
+		FP_ATTEST_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -133,6 +141,9 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 	while ((c = fp_next_opt_any_order(argc, argv, "-:r:a:f:x:p:w:o:qh",
 					  longopts, &at, &pos)) != -1) {
 		taken = fp_rule_args_take(&o->rules, "sidecar", c, optarg);
+		if (!taken)
+			taken = fp_attest_args_take(&o->attest, "sidecar", c,
+						    optarg);
 		if (taken < 0)
 			return -taken;
 		if (taken)
@@ -241,7 +252,13 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 	if (pos.n > 1)
 		return fp_usage_error("sidecar", "unexpected argument '%s'",
 				      pos.v[1]);
-	return 0;
+	if (o->attest.given && strcmp(o->verb, "stop"))
+		return fp_usage_error("sidecar", "--attest goes with stop");
+	if (o->attest.materials_all)
+		return fp_usage_error(
+			"sidecar",
+			"--attest-materials-all needs the before snapshot: run footprint attest --materials-all on the sidecar's log");
+	return fp_attest_args_check(&o->attest, "sidecar");
 }
 
 /* ---- the state directory ---- */

@@ -319,6 +319,7 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 {
 	struct fp_output receipt = FP_OUTPUT_INIT("the receipt");
 	struct fp_output summary = FP_OUTPUT_INIT("the job summary");
+	struct sidecar_attest sa = { .mfd = -1 };
 	FILE *rf = NULL;
 	int statefd, conn, rc;
 	bool in_child;
@@ -355,6 +356,8 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	if (!rc && o->summary_path && strcmp(o->summary_path, "-") &&
 	    fp_output_create(&summary, c, true) < 0)
 		rc = FP_EXIT_USAGE;
+	if (!rc)
+		rc = sidecar_attest_begin(&sa, &receipt, o, c);
 	if (rc)
 		goto cleanup;
 	conn = sidecar_connect(statefd, o->state);
@@ -381,6 +384,7 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 		if (rf && rf != stdout)
 			fclose(rf);
 	}
+	rc = sidecar_attest_end(&sa, &receipt, o, rc);
 cleanup:
 	close(statefd);
 	if (c->active) {
