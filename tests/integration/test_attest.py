@@ -367,6 +367,24 @@ class AttestTest(unittest.TestCase):
         self.assertIn("--attest-only-ok", out)
         self.assertFalse(os.path.exists(os.path.join(proj, "g.link")))
 
+    def test_ok_run_whose_product_in_toto_cannot_name_exits_1(self):
+        """A product named in bytes that are not UTF-8: the verdict is ok,
+        but a link without it would let DISALLOW pass; none is written."""
+        proj = self.project()
+        script = "printf x > \"$(printf 'bad\\377')\""
+        rc, out = self.sh("sudo footprint run -q --allow 'bad*' -- sh -c "
+                          "'%s'" % script.replace("'", "'\\''"),
+                          cwd=proj, want=0)
+        rc, out = self.sh("sudo footprint run -q --allow 'bad*' --attest "
+                          "%s/builder --attest-name build --attest-out "
+                          "%s.link -- sh -c '%s'"
+                          % (self.keys, proj,
+                             script.replace("bad", "bad2")
+                             .replace("'", "'\\''")),
+                          cwd=proj, want=1)
+        self.assertIn("UTF-8", out)
+        self.assertFalse(os.path.exists(proj + ".link"))
+
     def test_key_is_read_with_the_users_rights_never_a_link(self):
         proj = self.project()
         secret = os.path.join(self.user.home, "root-key")

@@ -117,8 +117,7 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static struct fp_attest_key *load(const char *name, char *err,
-				  size_t errlen)
+static struct fp_attest_key *load(const char *name, char *err, size_t errlen)
 {
 	struct fp_attest_key *k = NULL;
 	size_t len;
@@ -129,8 +128,10 @@ static struct fp_attest_key *load(const char *name, char *err,
 	return k;
 }
 
-#define RSA_KEYID "09e208f5fcd2a6baa9f03990d2bd04f28835edc067e246252e805aa0aa887d05"
-#define ED_KEYID "703094379499cca60bec6331033fb1aacff4e1baa5086eae196922eda5963430"
+#define RSA_KEYID \
+	"09e208f5fcd2a6baa9f03990d2bd04f28835edc067e246252e805aa0aa887d05"
+#define ED_KEYID \
+	"703094379499cca60bec6331033fb1aacff4e1baa5086eae196922eda5963430"
 
 Test(attest_key, keyids_as_in_toto_computes_them)
 {
@@ -218,9 +219,9 @@ static void refused(const char *key, const char *why)
 	struct fp_attest_key *k = NULL;
 	char err[300] = "";
 
-	cr_assert_neq(fp_attest_key_parse(key, strlen(key), &k, err,
-					  sizeof(err)),
-		      0, "%s", key);
+	cr_assert_neq(
+		fp_attest_key_parse(key, strlen(key), &k, err, sizeof(err)), 0,
+		"%s", key);
 	cr_assert_null(k);
 	cr_assert(strstr(err, why), "%s: %s", why, err);
 	cr_assert(!strncmp(err, "footprint: ", 11), "%s", err);
@@ -432,7 +433,9 @@ Test(attest_reads, receipt_before_sha256)
 		const struct fp_jv *h = fp_jv_get(x, "before_sha256");
 
 		if (!strcmp(p, "/r/a.c")) {
-			cr_assert_str_eq(h->s, "1010101010101010101010101010101010101010101010101010101010101010");
+			cr_assert_str_eq(
+				h->s,
+				"1010101010101010101010101010101010101010101010101010101010101010");
 			seen[0] = true;
 		} else if (!strcmp(p, "/r/u.c")) {
 			cr_assert_eq(h->type, FP_JV_NULL);
@@ -461,25 +464,26 @@ static char *receipt(const char *roots_json, const char *reads,
 {
 	char *r;
 
-	cr_assert(asprintf(
-			  &r,
-			  "{\"ok\":%s,\"reasons\":[%s],"
-			  "\"command\":{\"argv\":[\"make\",\"-j2\"],\"exit_code\":0,"
-			  "\"signal\":null,\"timed_out\":false,\"interrupted\":false,"
-			  "\"duration_ms\":1},"
-			  "\"trace\":{\"events\":1,\"lost\":0,\"complete\":true},"
-			  "\"roots\":%s,"
-			  "\"files\":{\"added\":[%s],\"removed\":[],\"changed\":["
-			  "{\"path\":\"/r/lib.a\",\"after\":{\"type\":\"f\",\"sha256\":\"" H3
-			  "\"}}],\"read\":[%s],\"read_omitted\":0},"
-			  "\"processes\":{},\"network\":{},\"expected\":[],"
-			  "\"suggestions\":[],\"suggestion_counts\":[]%s}\n",
-			  ok ? "true" : "false",
-			  ok ? "" : "\"files.added: /r/x\"", roots_json, added,
-			  reads,
-			  env ? ",\"environment\":{\"footprint_version\":\"0.1.0\","
-				"\"hostname\":\"ci\",\"kernel\":\"6.1.0\"}" :
-				"") > 0);
+	cr_assert(
+		asprintf(
+			&r,
+			"{\"ok\":%s,\"reasons\":[%s],"
+			"\"command\":{\"argv\":[\"make\",\"-j2\"],\"exit_code\":0,"
+			"\"signal\":null,\"timed_out\":false,\"interrupted\":false,"
+			"\"duration_ms\":1},"
+			"\"trace\":{\"events\":1,\"lost\":0,\"complete\":true},"
+			"\"roots\":%s,"
+			"\"files\":{\"added\":[%s],\"removed\":[],\"changed\":["
+			"{\"path\":\"/r/lib.a\",\"after\":{\"type\":\"f\",\"sha256\":\"" H3
+			"\"}}],\"read\":[%s],\"read_omitted\":0},"
+			"\"processes\":{},\"network\":{},\"expected\":[],"
+			"\"suggestions\":[],\"suggestion_counts\":[]%s}\n",
+			ok ? "true" : "false",
+			ok ? "" : "\"files.added: /r/x\"", roots_json, added,
+			reads,
+			env ? ",\"environment\":{\"footprint_version\":\"0.1.0\","
+			      "\"hostname\":\"ci\",\"kernel\":\"6.1.0\"}" :
+			      "") > 0);
 	return r;
 }
 
@@ -506,8 +510,8 @@ static int make(const char *r, struct fp_attest_opts *o, struct fp_jv *out,
 	fp_attest_key_free(k);
 	if (rc)
 		return rc;
-	cr_assert_eq(fp_json_parse(doc, len, out, errj, sizeof(errj)), 0,
-		     "%s", errj);
+	cr_assert_eq(fp_json_parse(doc, len, out, errj, sizeof(errj)), 0, "%s",
+		     errj);
 	free(doc);
 	return 0;
 }
@@ -543,9 +547,9 @@ Test(attest_link, materials_products_and_the_rest)
 	cr_assert_eq(strlen(fp_jv_str(by, "receipt-sha256")), 64);
 	cr_assert_str_eq(fp_jv_str(fp_jv_get(s, "environment"), "kernel"),
 			 "6.1.0");
-	cr_assert_str_eq(fp_jv_str(&fp_jv_get(&v, "signatures")->items[0],
-				   "keyid"),
-			 ED_KEYID);
+	cr_assert_str_eq(
+		fp_jv_str(&fp_jv_get(&v, "signatures")->items[0], "keyid"),
+		ED_KEYID);
 	fp_jv_free(&v);
 	free(r);
 }
@@ -562,9 +566,8 @@ Test(attest_link, several_roots_are_named_from_their_common_directory)
 
 	/* lib.a is under neither root's directory's... it is /r/lib.a */
 	cr_assert_eq(make(r, &o, &v, err, sizeof(err)), 0, "%s", err);
-	cr_assert_not_null(
-		fp_jv_get(fp_jv_get(fp_jv_get(&v, "signed"), "materials"),
-			  "lib/x.h"));
+	cr_assert_not_null(fp_jv_get(
+		fp_jv_get(fp_jv_get(&v, "signed"), "materials"), "lib/x.h"));
 	fp_jv_free(&v);
 	free(r);
 }
@@ -597,9 +600,8 @@ Test(attest_link, refusals)
 	r = receipt("[\"/r\"]", READS, ADDED, true, false);
 	refuses(r, &o, FP_EXIT_USAGE, "older");
 	free(r);
-	r = receipt("[\"/r\"]",
-		    "{\"path\":\"/r/u.c\",\"before_sha256\":null}", "", true,
-		    true);
+	r = receipt("[\"/r\"]", "{\"path\":\"/r/u.c\",\"before_sha256\":null}",
+		    "", true, true);
 	refuses(r, &o, FP_EXIT_VERDICT, "could not be hashed");
 	free(r);
 	r = receipt("[\"/r\"]", "",
@@ -644,10 +646,10 @@ Test(attest_link, materials_all_is_the_before_snapshot)
 	cr_assert_eq(m->n, 2);
 	cr_assert_not_null(fp_jv_get(m, "z/b"));
 	cr_assert_null(fp_jv_get(m, "src/a.c"), "not the reads");
-	cr_assert_str_eq(fp_jv_str(fp_jv_get(fp_jv_get(&v, "signed"),
-					     "byproducts"),
-				   "materials"),
-			 "before-snapshot");
+	cr_assert_str_eq(
+		fp_jv_str(fp_jv_get(fp_jv_get(&v, "signed"), "byproducts"),
+			  "materials"),
+		"before-snapshot");
 	fp_jv_free(&v);
 	free(r);
 	ents[1].unstable = true;

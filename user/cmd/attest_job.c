@@ -179,8 +179,7 @@ int fp_attest_after_run(struct fp_attest_job *j, const struct fp_session *s,
 			j->a.format == FP_ATTEST_LINK ? "link" : "statement");
 		return rc;
 	}
-	ret = fp_attest_job_run(j, &s->run, &s->findings, &s->verdict,
-				&s->out);
+	ret = fp_attest_job_run(j, &s->run, &s->findings, &s->verdict, &s->out);
 	return rc == FP_EXIT_OK ? ret : rc;
 }
 

@@ -61,7 +61,7 @@ static void attest_usage(FILE *f)
 		"  in-toto-keygen -t ed25519 builder\n"
 		"  sudo footprint run --record build.fplog -- make\n"
 		"  footprint attest --key builder --name build build.fplog\n"
-		"  footprint attest -k builder -n build --format statement -o build.intoto.jsonl r.json\n"
+		"  footprint attest -k builder -n build --format statement r.json\n"
 		"  in-toto-verify --layout root.layout --layout-key alice.pub\n"
 		"\n"
 		"Exit status: 0 written; 1 the run cannot be attested as asked (its\n"
