@@ -178,25 +178,6 @@ out:
 	return ret;
 }
 
-int fp_attest_format_parse(const char *s, enum fp_attest_format *f)
-{
-	if (!strcmp(s, "link"))
-		*f = FP_ATTEST_LINK;
-	else if (!strcmp(s, "statement"))
-		*f = FP_ATTEST_STATEMENT;
-	else
-		return -1;
-	return 0;
-}
-
-bool fp_attest_name_ok(const char *name)
-{
-	size_t len = strlen(name);
-
-	return len && len <= 200 && !strchr(name, '/') && name[0] != '.' &&
-	       fp_ad_text_ok(name, len);
-}
-
 char *fp_attest_default_name(const struct fp_attest_opts *o,
 			     const struct fp_attest_key *k)
 {
