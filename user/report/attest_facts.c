@@ -374,10 +374,12 @@ int fp_attest_facts_read(struct fp_attest_facts *f, const char *receipt,
 		rc = products(&w, files);
 	if (rc)
 		return rc;
-	qsort(f->materials.v, f->materials.n, sizeof(struct fp_attest_art),
-	      art_cmp);
-	qsort(f->products.v, f->products.n, sizeof(struct fp_attest_art),
-	      art_cmp);
+	if (f->materials.n)
+		qsort(f->materials.v, f->materials.n,
+		      sizeof(struct fp_attest_art), art_cmp);
+	if (f->products.n)
+		qsort(f->products.v, f->products.n,
+		      sizeof(struct fp_attest_art), art_cmp);
 	return 0;
 }
 
