@@ -364,4 +364,14 @@ int fp_procop_exit(long ret, __u32 sys, __u64 u0, __u64 u1, __u64 flags);
 /* a cross-process call aimed at the tracer: tamper (process.bpf.c) */
 int fp_crossproc_tamper(__u32 sys, __u64 a0);
 
+/*
+ * io_uring (uring.bpf.c): the file at pointer file into the scratch's
+ * fdinfo, as fp_fd_info() reads one by fd (shared.bpf.c); a path of a
+ * request into the struct fp_path at s->buf + at, its bytes at off, as a
+ * syscall's (file.bpf.c); and io_uring_setup's exit.
+ */
+int fp_file_info(__u64 file, int fd);
+int fp_put_path_at(__u32 at, __u32 off, __s32 dirfd, __u32 known);
+int fp_uring_setup_exit(long ret);
+
 #endif /* FP_COMMON_BPF_H */

@@ -640,6 +640,9 @@ static __always_inline void net_exit(__u32 sys, long ret, __u64 *a)
 	case FP_SYS_RECVMSG:
 		fp_recv_exit(ret, a[0], 0, a[1]);
 		break;
+	case FP_SYS_URING_SETUP:
+		fp_uring_setup_exit(ret);
+		break;
 	}
 }
 
@@ -735,6 +738,9 @@ static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys)
 	if (csys == FP_SYS_BPF || csys == FP_SYS_PTRACE)
 		return fp_tamper_enter(csys, compat_arg(regs, 0),
 				       compat_arg(regs, 1));
+	if (csys == FP_SYS_URING_SETUP)
+		return traced() ? fp_uring_setup_exit(PT_REGS_RC_CORE(regs)) :
+				  0;
 	/* the cross-process, handle, mount and namespace calls are lost too */
 	if ((csys >= FP_SYS_BPF && csys < FP_SYS_PIDFD_GETFD) || !traced())
 		return 0;
@@ -976,38 +982,28 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 }
 
 /*
- * io_uring renames and rmdirs make no syscall of their own: bump at
- * submission, before the request can run, and at completion, after it
- * ran. Every ring on the machine, like the syscalls.
+ * A path of an io_uring request (uring.bpf.c), as put_path() makes a
+ * syscall's: into the struct fp_path at s->buf + at, its bytes from off.
+ * With known > 0 the name is already at off (known bytes, its NUL
+ * included, copied from the kernel's own copy) and relative to dirfd;
+ * with known 0 it is the file fp_file_info() read, dirfd its number.
+ * Returns the offset after what was written.
  */
-static __always_inline void gen_uring(struct io_kiocb *req)
+__noinline int fp_put_path_at(__u32 at, __u32 off, __s32 dirfd, __u32 known)
 {
-	__u8 op = BPF_CORE_READ(req, opcode);
+	struct scratch *s = scratch_get();
+	__u32 pos = off;
 
-	if (op == IORING_OP_RENAMEAT || op == IORING_OP_UNLINKAT)
-		gen_bump();
-}
-
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(handle_uring_submit, struct io_kiocb *req)
-{
-	gen_uring(req);
-	return 0;
-}
-
-/* Its name before 6.5; user space loads the one this kernel has. */
-SEC("tp_btf/io_uring_submit_sqe")
-int BPF_PROG(handle_uring_submit_sqe, struct io_kiocb *req)
-{
-	gen_uring(req);
-	return 0;
-}
-
-SEC("tp_btf/io_uring_complete")
-int BPF_PROG(handle_uring_complete, struct io_ring_ctx *ring, void *req,
-	     struct io_uring_cqe *cqe)
-{
-	/* NULL for a CQE that no request posted: the read gives 0 */
-	gen_uring((struct io_kiocb *)req);
-	return 0;
+	/* a record's struct fp_path lies in its first few hundred bytes */
+	if (!s || at > 1023 - sizeof(struct fp_path) || off > FP_BUF_MASK ||
+	    known > FP_PATH_MAX)
+		return off;
+	/* the check on the value used, not on a copy the compiler made */
+	barrier_var(at);
+	at &= 1023;
+	barrier_var(off);
+	pos = off & FP_BUF_MASK;
+	put_path(s, &pos, (struct fp_path *)(s->buf + at), dirfd,
+		 known ? (const char *)1 : NULL, 0, known);
+	return pos;
 }

@@ -52,6 +52,9 @@ enum fp_event_type {
 	 * other families append to.
 	 */
 	FP_EV_PROCOP = 24,
+	/* never from the kernel: a message on the sidecar's control socket
+	 * (or its start), and who sent it as the daemon checked it */
+	FP_EV_CONTROL = 14,
 };
 
 /* what an FP_EV_TAMPER record saw */
@@ -61,7 +64,33 @@ enum fp_tamper_kind {
 	FP_TAMPER_PTRACE = 3, /* ptrace of the tracer's processes */
 	/* userspace only: the tracer's own programs stopped answering */
 	FP_TAMPER_HEARTBEAT = 4,
+	/* userspace only (sidecar): a root process that is not footprint's
+	 * own said hello or asked for a stop on the control socket */
+	FP_TAMPER_CONTROL = 5,
+	/* userspace only: this sidecar took over a state directory whose
+	 * last sidecar traced a job that still runs (a restart) */
+	FP_TAMPER_RESTART = 6,
+	/* userspace only: stop found another daemon than the one pinned */
+	FP_TAMPER_REPLACED = 7,
 };
+
+/* FP_EV_CONTROL: what was asked, and what the daemon made of it */
+enum fp_control_op {
+	FP_CTL_START = 1,
+	FP_CTL_HELLO = 2,
+	FP_CTL_MARK = 3,
+	FP_CTL_STATUS = 4,
+	FP_CTL_STOP = 5,
+};
+
+enum fp_control_result {
+	FP_CTL_OK = 0, /* done; the sender is footprint's own */
+	FP_CTL_REFUSED = 1, /* not done; the sender may not ask it */
+	FP_CTL_TAMPER = 2, /* not done, and evidence: see FP_TAMPER_CONTROL */
+	FP_CTL_FOREIGN = 3, /* done, but the sender is not footprint */
+};
+
+#define FP_CTL_MAX_OWN 8 /* the sender and the footprint and sudo above it */
 
 enum fp_sys {
 	FP_SYS_OPEN = 1,
@@ -111,6 +140,9 @@ enum fp_sys {
 	FP_SYS_RECVFROM,
 	FP_SYS_RECVMSG,
 	FP_SYS_READ, /* only while a DNS socket of the run is open */
+	/* io_uring_setup: on a kernel whose io_uring requests footprint
+	 * cannot see (uring.bpf.c), a ring set up fails the run */
+	FP_SYS_URING_SETUP,
 	/*
 	 * Cross-process calls, open_by_handle_at, mounts and namespaces:
 	 * numbered from 64, apart from the families above, which append to
@@ -412,6 +444,76 @@ struct fp_stats {
 	__u64 dns_full; /* DNS sockets the table had no room for */
 	/* bytes emitted since this CPU last asked how full the ring is */
 	__u64 unasked_bytes;
+};
+
+/*
+ * io_uring (uring.bpf.c). A request of a traced ring whose syscall would
+ * make a record comes as FP_EV_URING_REQ at its submission, holding that
+ * record as the syscall would make it (the kernel's own copy of the
+ * arguments, read after the request was prepared), and as FP_EV_URING_DONE
+ * at its completion, with the result. The collector pairs them
+ * (user/trace/uring_pair.c) into the syscall's event, marked as come
+ * through io_uring. Neither reaches a log or a consumer. A request
+ * footprint does not understand, and a ring set up where requests cannot
+ * be seen, are FP_EV_URING: the trace is incomplete.
+ */
+enum fp_uring_event_type {
+	FP_EV_URING = 20, /* struct fp_uring */
+	FP_EV_URING_REQ = 21, /* struct fp_uring_req, then the record */
+	FP_EV_URING_DONE = 22, /* struct fp_uring_done */
+};
+
+/* struct fp_uring.kind */
+enum fp_uring_kind {
+	FP_URING_UNSUPPORTED = 1, /* an opcode footprint does not understand */
+	FP_URING_UNTRACEABLE = 2, /* a ring where requests cannot be seen */
+};
+
+/* the first of each (process, opcode): the rest are the same finding */
+struct fp_uring {
+	struct fp_hdr hdr;
+	__u32 kind; /* enum fp_uring_kind */
+	__u32 opcode; /* IORING_OP_*; untraceable: 0 */
+	__s64 arg; /* URING_CMD: its cmd_op; untraceable: the ring's fd */
+};
+
+/*
+ * Where a kernel keeps the sockaddr an io_uring CONNECT or BIND copied
+ * is not in its BTF (stable 6.18 kernels moved it from struct
+ * io_async_msghdr to a plain sockaddr_storage), so the tracer makes one
+ * CONNECT of its own right after attach, to this address, and the
+ * kernel side looks for it at either place (user/trace/uring_calib.c).
+ */
+#define FP_URING_CALIB_PORT 9 /* discard */
+#define FP_URING_ADDR_UNKNOWN 0 /* CONNECT and BIND: not understood */
+#define FP_URING_ADDR_PLAIN 1 /* async_data is the sockaddr */
+#define FP_URING_ADDR_MSGHDR 2 /* struct io_async_msghdr's addr */
+
+/* struct fp_uring_req.flags */
+#define FP_UREQ_UNTRACKED 1 /* no room to pair it: its result is not seen */
+
+struct fp_uring_req {
+	struct fp_hdr hdr; /* hdr.size covers the record that follows */
+	__u64 req; /* the request (struct io_kiocb), as FP_EV_URING_DONE's */
+	__u32 opcode;
+	__u32 flags;
+	/* then a whole struct fp_file, fp_net or fp_bind record */
+};
+
+struct fp_uring_done {
+	struct fp_hdr hdr;
+	__u64 req;
+	__s64 res; /* what the completion says: an fd, a slot, -errno */
+	__u32 created; /* an open: it created the file (FMODE_CREATED) */
+	__u32 sock_kind; /* type << 16 | protocol of the socket used or made */
+	__u16 port; /* bind: the port bound; accept: the listener's */
+	__u16 peer_len; /* accept: the peer, as a sockaddr */
+	__u8 peer[28];
+	__u16 npaths; /* 1: path is the file an open made, named by itself */
+	__u16 more; /* a multishot accept's: more completions follow */
+	struct fp_path path;
+	__u32 _pad; /* data[] at sizeof() */
+	char data[];
 };
 
 #endif /* FOOTPRINT_H */

@@ -358,6 +358,30 @@ __noinline int fp_cur_hdr(struct fp_hdr *h)
 	return 0;
 }
 
+/*
+ * fp_fd_info() for a file known by its pointer, not by an fd of the
+ * current task: what an io_uring request opened into its ring's table of
+ * direct descriptors (uring.bpf.c). fd is the number put_path() will be
+ * given for it.
+ */
+__noinline int fp_file_info(__u64 file, int fd)
+{
+	struct scratch *s = scratch_get();
+	struct fd_info *fi;
+
+	if (!s)
+		return -1;
+	fi = &s->fdinfo;
+	fi->file = (struct file *)file;
+	fi->fd = fd;
+	fi->leader = 0;
+	fi->dir_only = 0;
+	if (!file)
+		return -1;
+	fd_info_fill(fi, (struct file *)file, 0);
+	return 0;
+}
+
 const volatile __u64 max_argv_bytes = 1 << 20;
 const volatile __u64 wakeup_bytes = 1 << 20;
 

@@ -57,18 +57,83 @@ function findFootprint(name) {
 }
 
 /*
- * sudo resets the environment; GITHUB_ACTIONS is kept because it is how
- * footprint knows to trace the tree of Runner.Worker by default.
+ * sudo by its absolute path: a step may put a `sudo` of its own first on
+ * the job's PATH ($GITHUB_PATH), and the runner passes that PATH on to
+ * this step too.
  */
-function sudo(fp, args, env) {
-  return spawnSync('sudo', ['-n', '--preserve-env=GITHUB_ACTIONS', fp, ...args],
-                   { env, stdio: ['ignore', 'inherit', 'inherit'] });
+const SUDO = '/usr/bin/sudo';
+const SAFE_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
+
+/*
+ * What a step may have put in the environment ($GITHUB_ENV) to run code
+ * of its own in sudo, in footprint, or in a shell between them: ld.so's
+ * and glibc's unsecure variables (LD_*, GCONV_PATH, ...), those sudo
+ * strips (its bad-environment table) and the interpreters' own.
+ */
+const UNSAFE = [
+  /^LD_/, /^GCONV_PATH$/, /^GETCONF_DIR$/, /^GLIBC_TUNABLES$/, /^HOSTALIASES$/,
+  /^LOCALDOMAIN$/, /^LOCPATH$/, /^MALLOC_/, /^NIS_PATH$/, /^NLSPATH$/,
+  /^RESOLV_HOST_CONF$/, /^RES_OPTIONS$/, /^TMPDIR$/, /^TZDIR$/, /^PATH_LOCALE$/,
+  /^_RLD/, /^SHLIB_PATH$/, /^LIBPATH$/, /^LDR_/, /^IFS$/, /^CDPATH$/, /^ENV$/,
+  /^BASH_ENV$/, /^BASH_FUNC_/, /^SHELLOPTS$/, /^BASHOPTS$/, /^PS4$/,
+  /^GLOBIGNORE$/, /^TERMINFO/, /^TERMCAP$/, /^TERMPATH$/, /^FPATH$/,
+  /^ZDOTDIR$/, /^JAVA_TOOL_OPTIONS$/, /^PERL/, /^PYTHON/, /^RUBY/, /^NODE_/,
+  /^SUDO_/, /^RUNNER_TRACKING_ID$/,
+];
+
+/*
+ * The environment sudo is run with: the job's, without what is unsafe,
+ * on a PATH of the system's. sudo resets it anyway (env_reset); what is
+ * dropped here never reaches sudo itself either.
+ */
+function safeEnv() {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (UNSAFE.some((re) => re.test(k)) || k.includes('%') || /^\(\)/.test(v)) continue;
+    env[k] = v;
+  }
+  env.PATH = SAFE_PATH;
+  return env;
+}
+
+/*
+ * sudo resets the environment; GITHUB_ACTIONS is kept because it is how
+ * footprint knows to trace the tree of Runner.Worker by default. out:
+ * 'pipe' to read footprint's stdout, else it goes to the job's log.
+ */
+function sudo(fp, args, out = 'inherit') {
+  return spawnSync(SUDO, ['-n', '--preserve-env=GITHUB_ACTIONS', fp, ...args],
+                   { env: safeEnv(), stdio: ['ignore', out, 'inherit'], encoding: 'utf8' });
 }
 
 function how(r) {
-  if (r.error) return `sudo: ${r.error.message}`;
+  if (r.error) return `${SUDO}: ${r.error.message}`;
   if (r.signal) return `footprint was killed by ${r.signal}`;
   return `exit ${r.status}`;
 }
 
-module.exports = { Fail, input, mode, need, fileCommand, command, findFootprint, sudo, how };
+/*
+ * The receipt stop wrote, parsed, or null: a regular file (not a link a
+ * step left there), not absurdly large, a JSON object with a boolean ok.
+ */
+const RECEIPT_MAX = 256 << 20;
+function readReceipt(file) {
+  let st;
+  try {
+    st = fs.lstatSync(file);
+  } catch {
+    return null;
+  }
+  if (!st.isFile() || st.size > RECEIPT_MAX) return null;
+  try {
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return doc && typeof doc === 'object' && typeof doc.ok === 'boolean' ? doc : null;
+  } catch {
+    return null;
+  }
+}
+
+module.exports = {
+  Fail, input, mode, need, fileCommand, command, findFootprint, sudo, how, readReceipt,
+  safeEnv, SUDO, UNSAFE,
+};

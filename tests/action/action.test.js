@@ -6,16 +6,20 @@
  * dir, the inputs as INPUT_* with action.yml's defaults) and the state
  * saved by main handed to post as STATE_* variables.
  *
- * `footprint` and `sudo` are STAND-INS placed first on PATH. The stand-in
+ * `footprint` and `sudo` are STAND-INS: footprint first on PATH, sudo
+ * bind-mounted over /usr/bin/sudo in a mount namespace of the step's own
+ * (the action runs sudo by that path, never by PATH). The stand-in
  * footprint only plays the sidecar's part of the CLI contract (docs/ci.md:
- * start creates its state dir; stop writes a receipt, a summary and
- * annotation lines and exits 0 or 1); it is not the sidecar, which is
- * tested for real, BPF and all, by tests/integration. What is tested here
- * is what the action does around it: the argv it builds, the environment
- * it passes, the state it saves and reads back, the summary and output it
- * writes, and the exit code it gives the job, failing closed.
+ * start creates its state dir and names its daemon; stop writes a receipt,
+ * a summary and annotation lines and exits 0 or 1); it is not the sidecar,
+ * which is tested for real, BPF, sudo and all, by tests/integration
+ * (test_sidecar_action.py). What is tested here is what the action does
+ * around it: the argv it builds, the environment it passes, the state it
+ * saves and reads back, the summary and output it writes, and the exit
+ * code it gives the job, failing closed.
  *
- * Run: node --test tests/action/*.test.js (Node 18 or later, no npm).
+ * Run: node --test tests/action/*.test.js (Node 18 or later, no npm; as
+ * root, or where unprivileged user namespaces are allowed, for unshare).
  */
 const { test, after } = require('node:test');
 const assert = require('node:assert');
@@ -77,21 +81,25 @@ const die = (code, msg) => { console.error('footprint: sidecar: ' + msg); proces
 if (a[0] !== 'sidecar') die(2, 'not a sidecar command');
 const state = opt('--state');
 if (a[1] === 'start') {
-  if (sc.start !== 'ok') die(125, 'cannot load the BPF programs');
+  if (sc.start !== 'ok' && sc.start !== 'mute') die(125, 'cannot load the BPF programs');
   fs.mkdirSync(state);
   fs.writeFileSync(path(state), 'running');
+  if (a.includes('--json') && sc.start === 'ok')
+    console.log(JSON.stringify({ daemon: '4242:987654', state }));
   process.exit(0);
 }
 function path(s) { return s + '/daemon'; }
 if (a[1] !== 'stop') die(2, 'unknown');
 if (!fs.existsSync(path(state))) die(2, 'no sidecar at ' + state + '; start one first');
 if (sc.stop === 'crash') process.kill(process.pid, 'SIGKILL');
-const ok = sc.stop === 'ok';
-fs.writeFileSync(opt('--receipt'), JSON.stringify({ verdict: { ok } }));
+const ok = sc.stop === 'ok' || sc.stop === 'noreceipt';
+/* 'lie': exit 0 over a failing receipt; 'noreceipt': exit 0, none */
+if (sc.stop !== 'noreceipt')
+  fs.writeFileSync(opt('--receipt'), JSON.stringify({ ok: ok && sc.stop !== 'lie', reasons: [] }));
 fs.writeFileSync(opt('--summary'), '## footprint: ' + (ok ? 'ok' : 'failed') + '\\n');
 if (!ok && a.includes('--annotations'))
   console.log('::error title=footprint::step build: wrote /etc/hosts');
-process.exit(ok ? 0 : 1);
+process.exit(ok || sc.stop === 'lie' ? 0 : 1);
 `;
 
 function runner(scenario = {}) {
@@ -109,7 +117,7 @@ function runner(scenario = {}) {
   const subst = (s) => s.replace(/NODE/g, NODE).replace(/RECORDER/g, path.join(top, 'recorder.js'))
     .replace(/SCENARIO/g, path.join(top, 'scenario.json'));
   fs.writeFileSync(path.join(top, 'recorder.js'), `const CALLS = ${JSON.stringify(r.calls)};${RECORDER}`);
-  fs.writeFileSync(path.join(r.bin, 'sudo'), subst(SUDO), { mode: 0o755 });
+  fs.writeFileSync(path.join(top, 'sudo'), subst(SUDO), { mode: 0o755 });
   fs.writeFileSync(path.join(r.bin, 'footprint'), subst(FOOTPRINT), { mode: 0o755 });
   fs.writeFileSync(path.join(top, 'scenario.json'), JSON.stringify({ start: 'ok', stop: 'ok', ...scenario }));
   for (const f of ['GITHUB_STATE', 'GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY']) {
@@ -136,7 +144,14 @@ function parseFileCommand(file) {
   return out;
 }
 
-function step(r, script, inputs = {}) {
+/* the step's own mount namespace, where /usr/bin/sudo is the stand-in */
+function inNamespace(r, argv) {
+  const bind = 'mount --bind "$1" /usr/bin/sudo && shift && exec "$@"';
+  const ns = process.getuid() === 0 ? ['-m'] : ['-r', '-m'];
+  return ['unshare', [...ns, 'sh', '-c', bind, 'sh', path.join(r.top, 'sudo'), ...argv]];
+}
+
+function step(r, script, inputs = {}, extraEnv = {}) {
   const env = {
     PATH: `${r.bin}:${process.env.PATH}`,
     HOME: r.top,
@@ -151,7 +166,9 @@ function step(r, script, inputs = {}) {
   if (script === 'post')
     for (const [k, v] of Object.entries(parseFileCommand(r.files.GITHUB_STATE)))
       env[`STATE_${k}`] = v;
-  const res = spawnSync(NODE, [path.join(ACTION, `${script}.js`)], { cwd: r.work, env, encoding: 'utf8' });
+  Object.assign(env, extraEnv);
+  const [cmd, argv] = inNamespace(r, [NODE, path.join(ACTION, `${script}.js`)]);
+  const res = spawnSync(cmd, argv, { cwd: r.work, env, encoding: 'utf8' });
   assert.strictEqual(res.error, undefined);
   return res;
 }
@@ -177,10 +194,10 @@ test('main starts the sidecar with the roots, policy, record and a state dir in 
   const [fp] = calls(r, 'footprint');
   assert.deepStrictEqual(fp.argv, ['sidecar', 'start', '--state', state,
     '--root', path.join(r.work, 'src'), '--root', '/srv/one', '--root', '/srv/two',
-    '--policy', path.join(r.work, 'ci.policy'), '--record', '/var/tmp/job.fplog']);
+    '--policy', path.join(r.work, 'ci.policy'), '--record', '/var/tmp/job.fplog', '--json']);
   assert.strictEqual(calls(r, 'footprint').length, 1);
   assert.deepStrictEqual(parseFileCommand(r.files.GITHUB_STATE),
-    { state, footprint: path.join(r.bin, 'footprint') });
+    { state, footprint: path.join(r.bin, 'footprint'), daemon: '4242:987654' });
 });
 
 test('the daemon does not carry RUNNER_TRACKING_ID, which the orphan killer looks for', () => {
@@ -198,7 +215,7 @@ test('by default the only root is the workspace, with no policy and no record', 
   const r = runner();
   assert.strictEqual(step(r, 'main').status, 0);
   assert.deepStrictEqual(calls(r, 'footprint')[0].argv,
-    ['sidecar', 'start', '--state', path.join(r.temp, 'footprint-state'), '--root', r.work]);
+    ['sidecar', 'start', '--state', path.join(r.temp, 'footprint-state'), '--root', r.work, '--json']);
 });
 
 for (const mode of ['gate', 'audit']) {
@@ -213,8 +230,9 @@ for (const mode of ['gate', 'audit']) {
       const receipt = path.join(r.temp, 'footprint-receipt.json');
       assert.deepStrictEqual(calls(r, 'footprint')[1].argv, ['sidecar', 'stop',
         '--state', path.join(r.temp, 'footprint-state'), '--receipt', receipt,
-        '--summary', path.join(r.temp, 'footprint-summary.md'), '--annotations'],
-      'the state dir main saved is the one stopped');
+        '--summary', path.join(r.temp, 'footprint-summary.md'), '--annotations',
+        '--daemon', '4242:987654'],
+      'the state dir main saved is the one stopped, and the daemon it started');
       assert.strictEqual(fs.readFileSync(r.files.GITHUB_STEP_SUMMARY, 'utf8'),
         `# an earlier step\n## footprint: ${verdict}\n`, 'appended, not replaced');
       assert.deepStrictEqual(parseFileCommand(r.files.GITHUB_OUTPUT), { receipt });
@@ -287,7 +305,7 @@ test('a bad mode or a missing footprint fails main before anything runs', () => 
   assert.deepStrictEqual(calls(r, 'sudo'), []);
 
   r = runner();
-  res = step(r, 'main', { footprint: 'no-such-footprint' });
+  res = step(r, 'main', { footprint: 'no-such-footprint', build: 'false' });
   assert.strictEqual(res.status, 1);
   assert.match(res.stdout, /^::error title=footprint::'no-such-footprint' is not on PATH/m);
   assert.deepStrictEqual(calls(r, 'sudo'), []);
@@ -299,4 +317,107 @@ test('a message cannot inject a workflow command of its own', () => {
   assert.strictEqual(res.status, 1);
   assert.match(res.stdout, /got 'x%0A::add-mask::y'/);
   assert.doesNotMatch(res.stdout, /^::add-mask/m);
+});
+
+/* High 5 of issue 28: the job's PATH and environment are a step's to set
+ * ($GITHUB_PATH, $GITHUB_ENV), and exit 0 alone says nothing */
+
+test('post runs /usr/bin/sudo, never a sudo a step put first on PATH', () => {
+  const r = runner();
+  assert.strictEqual(step(r, 'main').status, 0);
+  /* a "sudo" that would say all is well without stopping anything */
+  const evil = path.join(r.top, 'evil');
+  fs.mkdirSync(evil);
+  fs.writeFileSync(path.join(evil, 'sudo'), `#!/bin/sh\n"${NODE}" "${path.join(r.top, 'recorder.js')}" evil-sudo "$@"\nexit 0\n`,
+    { mode: 0o755 });
+  const res = step(r, 'post', {}, { PATH: `${evil}:${r.bin}:${process.env.PATH}` });
+  assert.strictEqual(res.status, 0, res.stdout + res.stderr);
+  assert.deepStrictEqual(calls(r, 'evil-sudo'), [], 'the sudo on PATH was run');
+  assert.strictEqual(calls(r, 'sudo').length, 2);
+  assert.strictEqual(calls(r, 'footprint')[1].argv[1], 'stop');
+});
+
+test('post runs the footprint main recorded, not one a step put on PATH', () => {
+  const r = runner();
+  assert.strictEqual(step(r, 'main').status, 0);
+  const evil = path.join(r.top, 'evil');
+  fs.mkdirSync(evil);
+  fs.writeFileSync(path.join(evil, 'footprint'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  const res = step(r, 'post', {}, { PATH: `${evil}:${r.bin}:${process.env.PATH}` });
+  assert.strictEqual(res.status, 0, res.stdout + res.stderr);
+  assert.strictEqual(calls(r, 'sudo')[1].argv[2], path.join(r.bin, 'footprint'));
+});
+
+test('post without a recorded footprint fails closed and runs nothing', () => {
+  const r = runner();
+  assert.strictEqual(step(r, 'main').status, 0);
+  const res = step(r, 'post', {}, { STATE_footprint: '' });
+  assert.strictEqual(res.status, 1);
+  assert.match(res.stdout, /^::error title=footprint::the main step recorded no footprint/m);
+  assert.strictEqual(calls(r, 'sudo').length, 1);
+});
+
+test('sudo gets no LD_* nor any other variable that runs code', () => {
+  const planted = {
+    LD_PRELOAD: '/tmp/evil.so', LD_LIBRARY_PATH: '/tmp/evil', LD_AUDIT: '/tmp/evil.so',
+    GCONV_PATH: '/tmp/evil', GLIBC_TUNABLES: 'glibc.malloc.check=3', BASH_ENV: '/tmp/evil.sh',
+    'BASH_FUNC_sudo%%': '() { true; }', PYTHONPATH: '/tmp/evil', PERL5OPT: '-Mevil',
+    HOSTALIASES: '/tmp/hosts', TMPDIR: '/tmp/evil', IFS: ' ',
+  };
+  for (const script of ['main', 'post']) {
+    const r = runner();
+    if (script === 'post') assert.strictEqual(step(r, 'main').status, 0);
+    const res = step(r, script, {}, planted);
+    assert.strictEqual(res.status, 0, res.stdout + res.stderr);
+    const [sudo] = calls(r, 'sudo').slice(-1);
+    for (const name of Object.keys(planted))
+      assert.ok(!(name in sudo.env), `${script}: ${name} reached sudo`);
+    assert.strictEqual(sudo.env.PATH, '/usr/sbin:/usr/bin:/sbin:/bin');
+    assert.strictEqual(sudo.env.GITHUB_WORKSPACE, r.work, 'the rest is kept');
+  }
+});
+
+test('exit 0 with no receipt fails closed', () => {
+  for (const mode of ['gate', 'audit']) {
+    const r = runner({ stop: 'noreceipt' });
+    assert.strictEqual(step(r, 'main', { mode }).status, 0);
+    const res = step(r, 'post', { mode });
+    assert.strictEqual(res.status, mode === 'gate' ? 1 : 0, res.stdout + res.stderr);
+    assert.match(res.stdout, /footprint wrote no readable receipt \(exit 0\)/);
+    assert.deepStrictEqual(parseFileCommand(r.files.GITHUB_OUTPUT), {});
+  }
+});
+
+test('exit 0 over a receipt whose verdict failed fails closed', () => {
+  const r = runner({ stop: 'lie' });
+  assert.strictEqual(step(r, 'main').status, 0);
+  const res = step(r, 'post');
+  assert.strictEqual(res.status, 1, res.stdout + res.stderr);
+  assert.match(res.stdout, /^::error title=footprint::footprint exited 0 but its receipt says ok: false/m);
+});
+
+test('a receipt that is a link a step left is no receipt', () => {
+  const r = runner({ stop: 'noreceipt' });
+  assert.strictEqual(step(r, 'main').status, 0);
+  /* made between post's removal and the stop: here, by the stand-in */
+  const good = path.join(r.top, 'good.json');
+  fs.writeFileSync(good, JSON.stringify({ ok: true }));
+  fs.writeFileSync(path.join(r.top, 'scenario.json'), JSON.stringify({ start: 'ok', stop: 'noreceipt' }));
+  const link = path.join(r.temp, 'footprint-receipt.json');
+  const fpFile = path.join(r.bin, 'footprint');
+  fs.writeFileSync(fpFile, fs.readFileSync(fpFile, 'utf8').replace("if (sc.stop === 'crash')",
+    `if (a[1] === 'stop') fs.symlinkSync(${JSON.stringify(good)}, ${JSON.stringify(link)});\nif (sc.stop === 'crash')`));
+  const res = step(r, 'post');
+  assert.strictEqual(res.status, 1, res.stdout + res.stderr);
+  assert.match(res.stdout, /no readable receipt/);
+});
+
+test('main fails when start does not name its daemon, and post still stops it', () => {
+  const r = runner({ start: 'mute' });
+  const res = step(r, 'main');
+  assert.strictEqual(res.status, 1);
+  assert.match(res.stdout, /did not say which daemon it started/);
+  const post = step(r, 'post');
+  assert.strictEqual(post.status, 0, post.stdout);
+  assert.ok(!calls(r, 'footprint')[1].argv.includes('--daemon'));
 });

@@ -317,6 +317,18 @@ def is_mode(path, bits):
     return stat.S_IMODE(os.lstat(path).st_mode) == bits
 
 
+def suggested(roots, path):
+    """How a suggestion names path (str or bytes): relative to the watched
+    root when the run had exactly one and path is below it, as footprint
+    writes it (docs/policy.md), else absolute. Bytes out."""
+    p = os.fsencode(path)
+    if len(roots) == 1 and roots[0] != "/":
+        top = os.fsencode(roots[0]).rstrip(b"/") + b"/"
+        if p.startswith(top) and len(p) > len(top):
+            return p[len(top):]
+    return p
+
+
 def policy_quote(s, escape_glob=True):
     """What fp_policy_quote() makes of bytes s: a policy-file token."""
     bad = b'"#' + (b"*?[\\" if escape_glob else b"")

@@ -419,7 +419,7 @@ Test(attest_reads, receipt_before_sha256)
 	ri.roots = roots;
 	ri.nroots = 1;
 	ri.version = "0.1.0";
-	ri.hostname = "h";
+	ri.host = "h";
 	ri.kernel = "6.1";
 	fp_receipt_write(mem, &ri, &F, &V);
 	fclose(mem);
@@ -446,7 +446,9 @@ Test(attest_reads, receipt_before_sha256)
 		}
 	}
 	cr_assert(seen[0] && seen[1] && seen[2]);
-	cr_assert_str_eq(fp_jv_str(fp_jv_get(&v, "environment"), "kernel"),
+	cr_assert_eq(fp_jv_bool(fp_jv_get(&v, "files"), "read_before_sha256"),
+		     1);
+	cr_assert_str_eq(fp_jv_str(fp_jv_get(&v, "provenance"), "kernel"),
 			 "6.1");
 	fp_jv_free(&v);
 	free(buf);
@@ -458,9 +460,11 @@ Test(attest_reads, receipt_before_sha256)
 #define H2 "2222222222222222222222222222222222222222222222222222222222222222"
 #define H3 "3333333333333333333333333333333333333333333333333333333333333333"
 
-/* a receipt of roots ROOTS with read items READS, added ADDED */
+/* a receipt of roots ROOTS with read items READS, added ADDED; current:
+ * as this footprint writes it, else as one before attest did (no
+ * read_before_sha256, no provenance) */
 static char *receipt(const char *roots_json, const char *reads,
-		     const char *added, bool ok, bool env)
+		     const char *added, bool ok, bool current)
 {
 	char *r;
 
@@ -472,18 +476,22 @@ static char *receipt(const char *roots_json, const char *reads,
 			"\"signal\":null,\"timed_out\":false,\"interrupted\":false,"
 			"\"duration_ms\":1},"
 			"\"trace\":{\"events\":1,\"lost\":0,\"complete\":true},"
-			"\"roots\":%s,"
+			"\"roots\":%s%s,"
 			"\"files\":{\"added\":[%s],\"removed\":[],\"changed\":["
 			"{\"path\":\"/r/lib.a\",\"after\":{\"type\":\"f\",\"sha256\":\"" H3
-			"\"}}],\"read\":[%s],\"read_omitted\":0},"
+			"\"}}],\"read\":[%s],\"read_omitted\":0%s},"
 			"\"processes\":{},\"network\":{},\"expected\":[],"
-			"\"suggestions\":[],\"suggestion_counts\":[]%s}\n",
+			"\"suggestions\":[],\"suggestion_counts\":[]}\n",
 			ok ? "true" : "false",
-			ok ? "" : "\"files.added: /r/x\"", roots_json, added,
-			reads,
-			env ? ",\"environment\":{\"footprint_version\":\"0.1.0\","
-			      "\"hostname\":\"ci\",\"kernel\":\"6.1.0\"}" :
-			      "") > 0);
+			ok ? "" : "\"files.added: /r/x\"", roots_json,
+			current ?
+				",\"provenance\":{\"footprint\":\"0.1.0\","
+				"\"host\":\"ci\",\"kernel\":\"6.1.0\","
+				"\"user\":\"u\",\"uid\":1000,\"started\":"
+				"\"2026-12-02T09:04:05.123Z\",\"ended\":null}" :
+				"",
+			added, reads,
+			current ? ",\"read_before_sha256\":true" : "") > 0);
 	return r;
 }
 

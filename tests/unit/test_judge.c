@@ -707,19 +707,25 @@ Test(judge, bind_forbid_and_mismatch)
 	cr_assert_str_eq(suggestion(0), "allow bind tcp/127.0.0.1:8081");
 }
 
-/* a listener of a process outside the run that began during it still
- * fails (the run may have had it started), and the reason says whose */
-Test(judge, listener_of_a_new_outside_process_says_so)
+/* a listener of a process outside the run's cgroup, begun during the run
+ * (another run's, issue 29) or before it, is information: it fails only
+ * when a rule forbids it, and then the reason says whose it is */
+Test(judge, listener_of_a_new_outside_process_is_information)
 {
 	net(FP_N_LISTENING, 12, AF_INET, IPPROTO_UDP, "0.0.0.0", 323)
 		->new_outside = true;
 	net(FP_N_LISTENING, 13, AF_INET, IPPROTO_TCP, "0.0.0.0", 22)
 		->outside_run = true;
+	net(FP_N_LISTENING, 14, AF_INET, IPPROTO_TCP, "0.0.0.0", 25)
+		->new_outside = true;
+	rule("forbid bind tcp/*:25");
 	judge();
 	cr_assert_not(V.ok);
 	cr_assert_eq(V.failing, 1);
-	assert_reason("network.listening: udp/0.0.0.0:323 by pid 12 (a process "
-		      "outside the run, begun during it)");
+	assert_reason("network.listening: tcp/0.0.0.0:25 by pid 14 (a process "
+		      "outside the run, begun during it) (forbidden)");
+	cr_assert_not(FP_NETS(&F, FP_N_LISTENING)[0].failing);
+	cr_assert_not(FP_NETS(&F, FP_N_LISTENING)[1].failing);
 }
 
 Test(judge, bind_rules_do_not_match_paths)

@@ -679,3 +679,95 @@ Test(policy, hex_escape_at_the_end_of_a_line_reads_no_further)
 	fp_policy_free(&p);
 	munmap(map, 2 * page);
 }
+
+/* ---- "." components: "./" is the root (issue 29) ---- */
+
+static enum fp_decision decide_in(const char *line, char *const *roots,
+				  size_t nroots, const char *path)
+{
+	const struct fp_rule *r;
+
+	fp_policy_free(&P);
+	memset(&P, 0, sizeof(P));
+	cr_assert_eq(fp_policy_parse_line(&P, line, strlen(line), roots, nroots,
+					  err, sizeof(err)),
+		     0, "%s: %s", line, err);
+	return fp_policy_decide(&P, FP_T_PATH, path, strlen(path), &r);
+}
+
+Test(policy, dot_slash_is_the_root)
+{
+	static char *roots[] = { "/w/proj", "/w/other" };
+	static const char *const all[] = { "allow ./", "allow .", "allow ./.",
+					   "allow .//", "allow \"./\"" };
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		cr_assert_eq(decide_in(all[i], roots, 2, "/w/proj/a/b"),
+			     FP_DEC_ALLOW, "%s", all[i]);
+		cr_assert_eq(decide_in(all[i], roots, 2, "/w/proj"),
+			     FP_DEC_ALLOW, "%s", all[i]);
+		cr_assert_eq(decide_in(all[i], roots, 2, "/w/other/x"),
+			     FP_DEC_ALLOW, "%s", all[i]);
+		cr_assert_eq(decide_in(all[i], roots, 2, "/w/projx"),
+			     FP_DEC_NONE, "%s", all[i]);
+		cr_assert_eq(decide_in(all[i], roots, 2, "/etc/passwd"),
+			     FP_DEC_NONE, "%s", all[i]);
+		/* the rule keeps the pattern it was given */
+		cr_assert_str_eq(P.rules[0].text, i == 4 ? "allow ./" : all[i]);
+	}
+	/* the root "/" and "./": everything */
+	cr_assert_eq(decide_in("allow ./", (char *[]){ "/" }, 1, "/etc/x"),
+		     FP_DEC_ALLOW);
+}
+
+Test(policy, dot_components_are_dropped)
+{
+	static char *roots[] = { "/w" };
+
+	cr_assert_eq(decide_in("allow ./x", roots, 1, "/w/x"), FP_DEC_ALLOW);
+	cr_assert_eq(decide_in("allow ./x", roots, 1, "/w/xy"), FP_DEC_NONE);
+	cr_assert_eq(decide_in("allow ./d/", roots, 1, "/w/d/e"), FP_DEC_ALLOW);
+	cr_assert_eq(decide_in("allow d/.", roots, 1, "/w/d/e"), FP_DEC_ALLOW);
+	cr_assert_eq(decide_in("allow a/./b", roots, 1, "/w/a/b"),
+		     FP_DEC_ALLOW);
+	cr_assert_eq(decide_in("allow ./*.o", roots, 1, "/w/m.o"),
+		     FP_DEC_ALLOW);
+	cr_assert_eq(decide_in("allow ./*.o", roots, 1, "/w/s/m.o"),
+		     FP_DEC_NONE);
+	/* absolute rules are taken as they are */
+	cr_assert_eq(decide_in("allow /tmp/", roots, 1, "/tmp/x"),
+		     FP_DEC_ALLOW);
+	cr_assert_eq(decide_in("allow /", roots, 1, "/etc"), FP_DEC_ALLOW);
+	/* a file named ".x" or "..x" is a name, not a component to drop */
+	cr_assert_eq(decide_in("allow ./.x", roots, 1, "/w/.x"), FP_DEC_ALLOW);
+	cr_assert_eq(decide_in("allow ..x", roots, 1, "/w/..x"), FP_DEC_ALLOW);
+	/* "\." is an escaped dot: a literal name "." never exists */
+	cr_assert_eq(decide_in("allow .cache/", roots, 1, "/w/.cache/a"),
+		     FP_DEC_ALLOW);
+}
+
+Test(policy, dot_dot_is_refused)
+{
+	static char *roots[] = { "/w" };
+	static const char *const bad[] = { "allow ../x", "allow a/../b",
+					   "allow ./../etc/x", "allow .." };
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fp_policy_free(&P);
+		memset(&P, 0, sizeof(P));
+		err[0] = '\0';
+		cr_assert_eq(fp_policy_parse_line(&P, bad[i], strlen(bad[i]),
+						  roots, 1, err, sizeof(err)),
+			     -EINVAL, "%s", bad[i]);
+		cr_assert(strstr(err, "'..'"), "%s: %s", bad[i], err);
+		cr_assert_eq(P.n, 0);
+	}
+	/* other targets are globs over other subjects: untouched */
+	fp_policy_free(&P);
+	memset(&P, 0, sizeof(P));
+	cr_assert_eq(fp_policy_parse_line(&P, "allow process ../x", 18, roots,
+					  1, err, sizeof(err)),
+		     0, "%s", err);
+}

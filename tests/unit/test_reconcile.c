@@ -199,6 +199,9 @@ static void ev_bind(pid_t pid, int family, int proto, const char *addr,
 	feed(&ev);
 }
 
+/* outside writers at the after snapshot (snapshot_holders.h) */
+static struct fp_holder_table HOLDERS;
+
 /* ---- running ---- */
 
 static void reconcile(void)
@@ -215,6 +218,7 @@ static void reconcile(void)
 		.leftover = leftover,
 		.nleftover = nleftover,
 		.run_cgroup = run_cgroup,
+		.holders = &HOLDERS,
 	};
 
 	if (B.n)
@@ -1700,6 +1704,44 @@ Test(reconcile, listener_owner_outside_old_or_new)
 	n = &FP_NETS(&F, FP_N_LISTENING)[2];
 	cr_assert_eq(n->pid, 600);
 	cr_assert(n->outside_run && !n->new_outside, "predates the run");
+	/* each with its owner's command line, from the snapshot */
+	cr_assert_eq(FP_NETS(&F, FP_N_LISTENING)[1].by.pid, 500);
+	cr_assert_eq(fp_bytes_cmp(FP_NETS(&F, FP_N_LISTENING)[1].by.exe.data,
+				  FP_NETS(&F, FP_N_LISTENING)[1].by.exe.len,
+				  "/usr/sbin/chronyd", 17),
+		     0);
+}
+
+/* an owner that began after the process snapshot: the run's only if an
+ * event of the run named it (issue 29: another run's listener) */
+Test(reconcile, listener_owner_after_the_process_snapshot)
+{
+	struct fp_sock sa[] = {
+		{ AF_INET, IPPROTO_TCP, "0.0.0.0", 4444, 100, 700 },
+		{ AF_INET, IPPROTO_UDP, "0.0.0.0", 5555, 101, 42 },
+	};
+	const struct fp_net_finding *n;
+
+	procs(&PB, NULL, 0);
+	procs(&PA, NULL, 0);
+	socks(&SB, NULL, 0);
+	socks(&SA, sa, 2);
+	run_cgroup = "/footprint/run-1-2";
+	ev_exec(42, 1, "/bin/nc",
+		"nc\0-lu\0"
+		"5555",
+		14);
+	reconcile();
+	cr_assert_eq(F.net[FP_N_LISTENING].n, 2);
+	n = &FP_NETS(&F, FP_N_LISTENING)[0];
+	cr_assert_eq(n->pid, 700);
+	cr_assert(!n->outside_run && n->new_outside, "not the run's");
+	n = &FP_NETS(&F, FP_N_LISTENING)[1];
+	cr_assert_eq(n->pid, 42);
+	cr_assert(!n->outside_run && !n->new_outside, "the run's own");
+	cr_assert_eq(n->by.pid, 42);
+	cr_assert_eq(fp_bytes_cmp(n->by.exe.data, n->by.exe.len, "/bin/nc", 7),
+		     0);
 }
 
 /* ---- determinism ---- */
@@ -2135,4 +2177,205 @@ Test(reconcile, mount_by_the_command_not_by_the_launcher)
 	cr_assert_eq(F.procops[FP_PO_FILELESS].n, 1);
 	cr_assert_str_eq(FP_PROCOPS(&F, FP_PO_FILELESS)[0].path.data,
 			 "memfd:payload");
+}
+
+/* ---- what a generated script did (issue 29) ---- */
+
+static void ev_exec_file(pid_t pid, pid_t ppid, const char *exe,
+			 const char *filename, const char *argv, size_t argvlen)
+{
+	struct fp_event ev = {
+		.type = FP_EV_EXEC, .pid = pid, .tid = pid, .ppid = ppid
+	};
+
+	ev.exec.exe = str(exe);
+	ev.exec.filename = str(filename);
+	ev.exec.argv = bytes(argv, argvlen);
+	ev.exec.argv_total = argvlen;
+	feed(&ev);
+}
+
+static void ev_chmod(pid_t pid, const char *path, uint64_t mode)
+{
+	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .tid = pid };
+
+	ev.file.sys = FP_SYS_FCHMODAT;
+	ev.file.mode = mode;
+	ev.file.npaths = 1;
+	ev.file.path[0].path = str(path);
+	ev.file.path[0].dirfd = AT_FDCWD;
+	feed(&ev);
+}
+
+static void ev_read(pid_t pid, const char *path)
+{
+	ev_file(pid, FP_SYS_OPENAT, path, NULL, O_RDONLY, false, 3);
+}
+
+/* /tmp/payload: written, chmod +x, run, deleted */
+Test(reconcile, transient_payload_made_executable_and_run)
+{
+	static const char sh[] = "sh\0gen.sh";
+	static const char run[] = "/bin/sh\0/tmp/payload";
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	ev_exec(200, 1, "/usr/bin/dash", sh, sizeof(sh));
+	ev_create(200, "/tmp/payload");
+	ev_fork(201, 200);
+	ev_exec(201, 200, "/usr/bin/chmod", "chmod\0+x\0/tmp/payload", 22);
+	ev_chmod(201, "/tmp/payload", 0755);
+	ev_fork(202, 200);
+	/* a #! script: the exe is its interpreter, the file the name given */
+	ev_exec_file(202, 200, "/usr/bin/dash", "/tmp/payload", run,
+		     sizeof(run));
+	ev_unlink(200, "/tmp/payload");
+	reconcile();
+	x = find_file(FP_F_TRANSIENT, "/tmp/payload");
+	cr_assert_not_null(x);
+	cr_assert(x->made_exec);
+	cr_assert(x->ran);
+	cr_assert_eq(x->ran_by.pid, 202);
+	assert_bytes(&x->ran_by.argv, run, sizeof(run));
+	cr_assert_eq(x->created_by.pid, 200);
+}
+
+/* /tmp/tool.sh: the shell made it, chmod touched it last, ./tool.sh ran
+ * it (a relative name, found by the interpreter's open) */
+Test(reconcile, outside_file_keeps_its_creator_and_runner)
+{
+	static const char sh[] = "sh\0gen.sh";
+	static const char run[] = "/bin/sh\0./tool.sh";
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	ev_exec(200, 1, "/usr/bin/dash", sh, sizeof(sh));
+	ev_create(200, "/tmp/tool.sh");
+	ev_fork(201, 200);
+	ev_exec(201, 200, "/usr/bin/chmod", "chmod\0+x\0/tmp/tool.sh", 22);
+	ev_chmod(201, "/tmp/tool.sh", 0755);
+	ev_fork(202, 200);
+	ev_exec_file(202, 200, "/usr/bin/dash", "./tool.sh", run, sizeof(run));
+	ev_read(202, "/etc/ld.so.cache");
+	ev_read(202, "/tmp/tool.sh");
+	reconcile();
+	x = find_file(FP_F_OUTSIDE, "/tmp/tool.sh");
+	cr_assert_not_null(x);
+	cr_assert_eq(x->by.pid, 201);
+	assert_str(&x->by.exe, "/usr/bin/chmod");
+	cr_assert_eq(x->created_by.pid, 200);
+	assert_str(&x->created_by.exe, "/usr/bin/dash");
+	cr_assert(x->made_exec);
+	cr_assert(x->ran);
+	cr_assert_eq(x->ran_by.pid, 202);
+}
+
+/* a binary the run built and ran; a file read, not run; a name that only
+ * ends like the argument */
+Test(reconcile, ran_only_what_an_exec_ran)
+{
+	static const char cc[] = "cc\0-o\0/r/a.out";
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	fent(&A, "/r/a.out", 'f');
+	fent(&A, "/r/data.sh", 'f');
+	fent(&A, "/r/xtool.sh", 'f');
+	ev_exec(200, 1, "/usr/bin/cc", cc, sizeof(cc));
+	ev_file(200, FP_SYS_OPENAT, "/r/a.out", NULL,
+		O_WRONLY | O_CREAT | O_TRUNC, true, 3);
+	ev_fork(201, 200);
+	ev_exec(201, 200, "/r/a.out", "./a.out", 8);
+	ev_create(200, "/r/data.sh");
+	ev_create(200, "/r/xtool.sh");
+	ev_fork(202, 200);
+	ev_exec_file(202, 200, "/usr/bin/dash", "tool.sh",
+		     "/bin/sh\0tool.sh\0data.sh", 24);
+	ev_read(202, "/r/data.sh");
+	ev_read(202, "/r/xtool.sh");
+	reconcile();
+	x = find_file(FP_F_ADDED, "/r/a.out");
+	cr_assert(x->ran);
+	cr_assert_eq(x->ran_by.pid, 201);
+	cr_assert_not(x->made_exec);
+	/* created and last touched by the same process: no created_by */
+	cr_assert_eq(x->created_by.pid, 0);
+	/* data.sh is argv[2], read as data: the name the exec was given
+	 * (tool.sh) is argv[1]; and "/r/xtool.sh" does not end in "/tool.sh" */
+	cr_assert_not(find_file(FP_F_ADDED, "/r/data.sh")->ran);
+	cr_assert_not(find_file(FP_F_ADDED, "/r/xtool.sh")->ran);
+}
+
+/* ---- a writer outside the run (issue 29) ---- */
+
+static void holder(const char *path, pid_t pid)
+{
+	HOLDERS.h = realloc(HOLDERS.h, (HOLDERS.n + 1) * sizeof(*HOLDERS.h));
+	cr_assert_not_null(HOLDERS.h);
+	HOLDERS.h[HOLDERS.n].path = str(path);
+	HOLDERS.h[HOLDERS.n++].pid = pid;
+	fp_holders_sort(&HOLDERS);
+}
+
+/* the run only opened the log for appending; a logger outside the run
+ * held it open for writing: the change is not the run's to explain */
+Test(reconcile, outside_writer_unexplains_an_open)
+{
+	struct fp_proc pa[] = {
+		{ .pid = 900,
+		  .start_ticks = 5,
+		  .exe = B_("/usr/bin/logger"),
+		  .argv = B_("logger\0-f"),
+		  .cgroup = B_("/system.slice/x") },
+	};
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	fent(&B, "/r/log", 'f');
+	fent(&A, "/r/log", 'f')->sha256[0] = 1;
+	fent(&B, "/r/other", 'f');
+	fent(&A, "/r/other", 'f')->sha256[0] = 1;
+	procs(&PB, pa, 1);
+	procs(&PA, pa, 1);
+	ev_exec(200, 1, "/bin/sh", "sh", 3);
+	ev_file(200, FP_SYS_OPENAT, "/r/log", NULL, O_WRONLY | O_APPEND, false,
+		3);
+	ev_file(200, FP_SYS_OPENAT, "/r/other", NULL, O_WRONLY | O_APPEND,
+		false, 3);
+	holder("/r/log", 900);
+	reconcile();
+	x = find_file(FP_F_CHANGED, "/r/log");
+	cr_assert_not(x->explained);
+	cr_assert_not(x->by_open);
+	cr_assert_eq(x->by.pid, 0);
+	cr_assert_eq(x->outside_writer.pid, 900);
+	assert_str(&x->outside_writer.exe, "/usr/bin/logger");
+	x = find_file(FP_F_UNEXPLAINED, "/r/log");
+	cr_assert_not_null(x);
+	cr_assert_eq(x->outside_writer.pid, 900);
+	/* no holder: the open explains it, as before */
+	x = find_file(FP_F_CHANGED, "/r/other");
+	cr_assert(x->explained);
+	cr_assert(x->by_open);
+	cr_assert_eq(x->outside_writer.pid, 0);
+	cr_assert_null(find_file(FP_F_UNEXPLAINED, "/r/other"));
+	fp_holder_table_free(&HOLDERS);
+}
+
+/* a truncating write is the run's, whoever else holds the file */
+Test(reconcile, outside_holder_of_a_file_the_run_wrote)
+{
+	const struct fp_file_finding *x;
+
+	both("/r", 'd');
+	fent(&B, "/r/out", 'f');
+	fent(&A, "/r/out", 'f')->sha256[0] = 1;
+	ev_exec(200, 1, "/bin/sh", "sh", 3);
+	ev_write(200, "/r/out");
+	holder("/r/out", 900);
+	reconcile();
+	x = find_file(FP_F_CHANGED, "/r/out");
+	cr_assert(x->explained);
+	cr_assert_eq(x->outside_writer.pid, 0);
+	fp_holder_table_free(&HOLDERS);
 }

@@ -510,3 +510,95 @@ Test(port0, forbid_wins)
 	cr_assert(FP_NETS(&F, FP_N_BOUND)[0].forbidden);
 	cr_assert_eq(V.suggestions.n, 0);
 }
+
+/* issue 29: under the one watched root, a rule is written relative to it,
+ * and pasted back with that root it allows what it did */
+static bool allows_in_root(const char *root, const char *s)
+{
+	char err[256] = "", line[8192], *roots[] = { (char *)root };
+	struct fp_policy p = { 0 };
+	bool ok;
+	size_t i;
+
+	for (i = 0; i < OUT.n; i++) {
+		snprintf(line, sizeof(line), "%s\n", sugg(i)->line);
+		cr_assert_eq(fp_policy_parse_line(&p, line, strlen(line), roots,
+						  1, err, sizeof(err)),
+			     0, "'%s': %s", line, err);
+	}
+	ok = fp_policy_decide(&p, FP_T_PATH, s, strlen(s), NULL) ==
+	     FP_DEC_ALLOW;
+	fp_policy_free(&p);
+	return ok;
+}
+
+Test(suggest, relative_to_the_one_root)
+{
+	start(1, "/srv/app");
+	fp_suggester_relative(S);
+	made("/srv/app/node_modules", true);
+	need("/srv/app/node_modules/a/index.js", true);
+	need("/srv/app/node_modules/b/index.js", true);
+	need("/srv/app/config", false);
+	need("/srv/app/process", false);
+	need("/srv/app/#x", false);
+	need("/srv/app/tmp/cc0bQBWU.s", true);
+	need("/srv/app/tmp/ccX9yZ1a.s", true);
+	need("/tmp/outside", false);
+	finish();
+	assert_sugg(0, "allow node_modules/", 2);
+	assert_sugg(1, "allow tmp/cc*.s", 2);
+	assert_sugg(2, "allow config", 1);
+	/* a target word and a comment sign are quoted, as names always are */
+	assert_sugg(3, "allow \"process\"", 1);
+	assert_sugg(4, "allow \"#x\"", 1);
+	assert_sugg(5, "allow /tmp/outside", 1);
+	cr_assert(allows_in_root("/srv/app", "/srv/app/node_modules/c/d"));
+	cr_assert(allows_in_root("/srv/app", "/srv/app/process"));
+	cr_assert(allows_in_root("/srv/app", "/srv/app/#x"));
+	cr_assert(allows_in_root("/srv/app", "/srv/app/tmp/ccAAAAAA.s"));
+	cr_assert(allows_in_root("/srv/app", "/tmp/outside"));
+	cr_assert_not(allows_in_root("/srv/app", "/srv/app/configx"));
+}
+
+Test(suggest, relative_keeps_a_glob_root_escaped)
+{
+	start(1, "/w/a*b");
+	fp_suggester_relative(S);
+	need("/w/a*b/out/cc0bQBWU.s", true);
+	need("/w/a*b/out/ccX9yZ1a.s", true);
+	need("/w/a*b/x", false);
+	finish();
+	assert_sugg(0, "allow out/cc*.s", 2);
+	assert_sugg(1, "allow x", 1);
+	cr_assert(allows_in_root("/w/a*b", "/w/a*b/out/ccQQQQQQ.s"));
+	cr_assert_not(allows_in_root("/w/a*b", "/w/aXb/x"));
+}
+
+Test(suggest, absolute_with_two_roots_or_none_asked)
+{
+	start(1, "/srv/app");
+	cr_assert_eq(fp_suggester_root(S, "/srv/other", 10), 0);
+	fp_suggester_relative(S);
+	need("/srv/app/config", false);
+	finish();
+	assert_sugg(0, "allow /srv/app/config", 1);
+	fp_suggester_free(S);
+	fp_suggs_free(&OUT);
+	start(1, "/srv/app");
+	need("/srv/app/config", false);
+	finish();
+	assert_sugg(0, "allow /srv/app/config", 1);
+}
+
+/* npm's cache: "_cacache" is a name, not Python's tempfile (issue 29) */
+Test(suggest, a_leading_underscore_is_a_name)
+{
+	start(1, "/srv/app");
+	made("/home/u/.npm/_cacache", true);
+	need("/home/u/.npm/_cacache/index-v5/aa/bb", true);
+	need("/home/u/.npm/_cacache/content-v2/sha512/cc", true);
+	finish();
+	cr_assert_eq(OUT.n, 1);
+	assert_sugg(0, "allow /home/u/.npm/_cacache/", 2);
+}

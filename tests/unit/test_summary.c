@@ -137,7 +137,8 @@ Test(summary, a_hundred_thousand_files_in_fifty_dirs_fit_a_screen)
 	/* fifty directories do not fit in ten lines: one line for them all */
 	cr_assert(has_line("  files.added 100,000 under /tmp/pip-build-x/"),
 		  "%s", out);
-	cr_assert(has_line("  and 100,000 more (see the receipt)"), "%s", out);
+	/* that line covers them all: nothing is left for "and N more" */
+	cr_assert_null(strstr(out, "\n  and "), "%s", out);
 }
 
 Test(summary, directories_that_fit_get_a_line_each)
@@ -158,7 +159,7 @@ Test(summary, directories_that_fit_get_a_line_each)
 	}
 	/* a file alone is a finding of its own, with who did it */
 	cr_assert(has_line("    /etc/passwd  by pid 77 sh -c x"), "%s", out);
-	cr_assert(has_line("  and 100,000 more (see the receipt)"), "%s", out);
+	cr_assert_null(strstr(out, "\n  and "), "%s", out);
 }
 
 Test(summary, more_examples_when_asked)
@@ -175,6 +176,30 @@ Test(summary, more_examples_when_asked)
 			 "    2,000 under /tmp/pip-build-x/d%02zu/", d);
 		cr_assert(has_line(want), "%s\n%s", want, out);
 	}
+}
+
+/* "and N more" is what no line above covered: the examples shown and the
+ * "N under DIR/" lines are not counted again */
+Test(summary, and_more_counts_only_what_no_line_covered)
+{
+	size_t i;
+
+	add_tree("/a", 2, 6000);
+	for (i = 0; i < 30; i++)
+		proc(FP_P_LEFTOVER, 100 + i,
+		     "sleep\0"
+		     "30",
+		     9);
+	judge();
+	cr_assert_eq(V.failing, 6030);
+	summary(3);
+	assert_clean_lines();
+	cr_assert(has_line("  files.added 6,000:"), "%s", out);
+	cr_assert(has_line("    3,000 under /a/d00/"), "%s", out);
+	cr_assert(has_line("    3,000 under /a/d01/"), "%s", out);
+	cr_assert(has_line("  processes.leftover 30:"), "%s", out);
+	/* 30 leftovers, 3 shown */
+	cr_assert(has_line("  and 27 more (see the receipt)"), "%s", out);
 }
 
 Test(summary, a_directory_goes_with_what_is_in_it)
@@ -335,7 +360,7 @@ Test(summary, an_ok_run_is_one_line)
 {
 	judge();
 	summary(FP_SUMMARY_MAX_DEFAULT);
-	cr_assert_str_eq(out, "footprint: ok\n");
+	cr_assert_str_eq(out, "footprint: ok: nothing changed\n");
 }
 
 Test(summary, policy_lines_are_printed_as_they_are)

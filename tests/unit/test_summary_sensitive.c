@@ -278,3 +278,51 @@ Test(summary_sensitive, suggestions_let_the_run_pass)
 	cr_assert(V.ok, "still failing: %zu", V.failing);
 	cr_assert_eq(V.failing, 0);
 }
+
+/* issue 29: a passing run says what it saw, on its one line */
+Test(summary_sensitive, a_passing_run_says_what_it_saw)
+{
+	static char *roots[] = { "/w/app" };
+	struct fp_summary_opts so = { false, FP_SUMMARY_MAX_DEFAULT };
+	char path[96];
+	FILE *f;
+	size_t i;
+
+	for (i = 0; i < 746; i++) {
+		struct fp_file_finding *x =
+			fp_vec_push(&F.files[FP_F_ADDED], sizeof(*x));
+
+		cr_assert_not_null(x);
+		snprintf(path, sizeof(path), "/w/app/node_modules/p%03zu/%s",
+			 i / 2, i % 2 ? "index.js" : "package.json");
+		x->path = bytes(path, strlen(path));
+		x->what = FP_F_ADDED;
+		x->explained = true;
+	}
+	for (i = 0; i < 5; i++)
+		connected("104.16.0.35", "registry.npmjs.org", 0);
+	connected("127.0.0.1", NULL, 0);
+	((struct fp_conn_finding *)F.connected.v)[5].loopback = true;
+	cr_assert_eq(fp_policy_parse_line(&P, "allow node_modules/", 19, roots,
+					  1, path, sizeof(path)),
+		     0);
+	cr_assert_eq(fp_policy_parse_line(&P, "allow connect tcp/*.npmjs.org:*",
+					  31, NULL, 0, path, sizeof(path)),
+		     0);
+	judge();
+	cr_assert(V.ok, "%zu failing", V.failing);
+	f = open_memstream(&out, &outlen);
+	fp_summary_write_roots(f, &F, &V, &so, roots, 1);
+	fclose(f);
+	/* 5 findings of 3 calls each; the loopback one says nothing */
+	cr_assert_str_eq(out, "footprint: ok: 746 files added under "
+			      "node_modules/ (allowed), 15 connections to "
+			      "registry.npmjs.org:443\n");
+	free(out);
+	out = NULL;
+	/* without the roots: absolute */
+	summary(FP_SUMMARY_MAX_DEFAULT);
+	cr_assert_str_eq(out, "footprint: ok: 746 files added under "
+			      "/w/app/node_modules/ (allowed), 15 connections "
+			      "to registry.npmjs.org:443\n");
+}

@@ -31,6 +31,7 @@ int cmd_policy(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_promote(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
 
 #endif

@@ -47,6 +47,9 @@ void fp_event_free(struct fp_event *ev)
 		free(ev->procop.target.data);
 		free(ev->procop.source.data);
 		break;
+	case FP_EV_CONTROL:
+		free(ev->control.name.data);
+		break;
 	}
 	memset(ev, 0, sizeof(*ev));
 }
@@ -196,8 +199,24 @@ const char *fp_event_kind(const struct fp_event *ev)
 		return fp_sys_crossproc(ev->signal.sys) ? "ptrace" : "signal";
 	case FP_EV_PROCOP:
 		return fp_sys_mountlike(ev->procop.sys) ? "mount" : "namespace";
+	case FP_EV_CONTROL:
+		return "control";
 	case FP_EV_FILE:
 		return file_op_names[fp_file_op(ev)];
+	case FP_EV_URING:
+		return "io_uring";
 	}
 	return "unknown";
+}
+
+const char *fp_control_op_name(uint64_t op)
+{
+	static const char *const names[] = {
+		[FP_CTL_START] = "start", [FP_CTL_HELLO] = "hello",
+		[FP_CTL_MARK] = "mark",	  [FP_CTL_STATUS] = "status",
+		[FP_CTL_STOP] = "stop",
+	};
+
+	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] :
+								    "unknown";
 }

@@ -55,6 +55,8 @@ struct fp_event {
 	uint32_t pid, tid, ppid, uid, gid;
 	uint64_t cgroup_id;
 	char comm[FP_COMM_LEN + 1];
+	/* FP_VIA_*: a file, bind or net event that came through io_uring */
+	uint32_t via;
 	union {
 		struct {
 			struct fp_bytes exe;
@@ -133,6 +135,11 @@ struct fp_event {
 			struct fp_bytes data;
 		} dns;
 		struct {
+			uint32_t kind; /* enum fp_uring_kind */
+			uint32_t opcode; /* IORING_OP_* */
+			int64_t arg; /* URING_CMD: cmd_op; untraceable: fd */
+		} uring;
+		struct {
 			/* FP_SYS_KILL..., FP_SYS_PTRACE, and the
 			 * cross-process calls (fp_sys_crossproc) */
 			uint32_t sys;
@@ -151,6 +158,21 @@ struct fp_event {
 			struct fp_bytes target; /* as given; may be empty */
 			struct fp_bytes source; /* mount, pivot_root */
 		} procop;
+		struct {
+			/* FP_EV_CONTROL: pid, ppid and uid are the sender's */
+			uint32_t op; /* enum fp_control_op */
+			uint32_t result; /* enum fp_control_result */
+			uint64_t start_ticks; /* the sender's, since boot */
+			/* start: the job's step that ran it, 0 if none */
+			uint32_t step_pid;
+			/* footprint's own processes, as the daemon checked
+			 * them: the sender, and the footprint and sudo
+			 * processes it descends from */
+			uint32_t nown;
+			uint32_t own[FP_CTL_MAX_OWN];
+			/* mark: the name; start: the step's GITHUB_ACTION */
+			struct fp_bytes name;
+		} control;
 	};
 };
 
@@ -168,14 +190,28 @@ static inline bool fp_sys_mountlike(uint32_t sys)
 	return sys >= FP_SYS_MOUNT && sys <= FP_SYS_PIVOT_ROOT;
 }
 
+/*
+ * fp_event.via: the event is a request of an io_uring ring, made into the
+ * syscall's event (user/trace/uring_pair.c); and its completion was not
+ * seen (IOSQE_CQE_SKIP_SUCCESS, a full completion ring), so it is judged
+ * as if it succeeded.
+ */
+#define FP_VIA_URING 1U
+#define FP_VIA_UNSEEN 2U
+
+/* IORING_OP_* as the kernel's uapi names it ("OPENAT"), or NULL */
+const char *fp_uring_op_name(uint32_t opcode);
+
 /* a NUL-terminated copy of len bytes; 0 or -ENOMEM */
 int fp_bytes_dup(struct fp_bytes *b, const char *s, size_t len);
 void fp_event_free(struct fp_event *ev);
 const char *fp_sys_name(uint32_t sys);
 /* "open", "unlink", "rename", "mkdir", "mknod", "symlink", "link",
  * "chmod", "chown", "truncate", "bind", "exec", "fork", "exit", "tamper",
- * "mark", "signal", "ptrace" */
+ * "mark", "signal", "ptrace", "control" */
 const char *fp_event_kind(const struct fp_event *ev);
+/* "start", "hello", "mark", "status", "stop", or "unknown" */
+const char *fp_control_op_name(uint64_t op);
 
 /*
  * What a file event did, as fp_event_kind() names it: the judging code

@@ -29,7 +29,9 @@ enum {
 	{ "attest-name", required_argument, NULL, FP_OPT_ATTEST_NAME }, \
 	{ "attest-out", required_argument, NULL, FP_OPT_ATTEST_OUT }, \
 	{ "attest-format", required_argument, NULL, FP_OPT_ATTEST_FORMAT }, \
-	{ "attest-only-ok", no_argument, NULL, FP_OPT_ATTEST_ONLY_OK }, \
+	{ "attest-only-ok", no_argument, NULL, FP_OPT_ATTEST_ONLY_OK }
+/* run's only: a sidecar stop has no before snapshot in hand */
+#define FP_ATTEST_MATERIALS_LONGOPT \
 	{ "attest-materials-all", no_argument, NULL, \
 	  FP_OPT_ATTEST_MATERIALS_ALL }
 /* clang-format on */

@@ -13,6 +13,7 @@
 #include "attest_job.h"
 #include "cli.h"
 #include "logrun.h"
+#include "longopts.h"
 #include "run_args.h"
 #include "userfile.h"
 
@@ -71,27 +72,28 @@ static void attest_usage(FILE *f)
 		"the file could not be written.\n");
 }
 
+const struct option fp_attest_longopts[] = {
+	{ "key", required_argument, NULL, FP_OPT_ATTEST },
+	{ "name", required_argument, NULL, FP_OPT_ATTEST_NAME },
+	{ "output", required_argument, NULL, FP_OPT_ATTEST_OUT },
+	{ "format", required_argument, NULL, FP_OPT_ATTEST_FORMAT },
+	{ "attest-only-ok", no_argument, NULL, FP_OPT_ATTEST_ONLY_OK },
+	{ "materials-all", no_argument, NULL, FP_OPT_ATTEST_MATERIALS_ALL },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse(int argc, char **argv, struct fp_attest_args *a,
 		 const char **input)
 {
-	static const struct option longopts[] = {
-		{ "key", required_argument, NULL, FP_OPT_ATTEST },
-		{ "name", required_argument, NULL, FP_OPT_ATTEST_NAME },
-		{ "output", required_argument, NULL, FP_OPT_ATTEST_OUT },
-		{ "format", required_argument, NULL, FP_OPT_ATTEST_FORMAT },
-		{ "attest-only-ok", no_argument, NULL, FP_OPT_ATTEST_ONLY_OK },
-		{ "materials-all", no_argument, NULL,
-		  FP_OPT_ATTEST_MATERIALS_ALL },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fp_positionals pos = { 0 };
 	int c, taken, at;
 
 	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:k:n:o:qh", longopts,
-					  &at, &pos)) != -1) {
+	while ((c = fp_next_opt_any_order(argc, argv, "-:k:n:o:qh",
+					  fp_attest_longopts, &at, &pos)) !=
+	       -1) {
 		if (c == 'k')
 			c = FP_OPT_ATTEST;
 		else if (c == 'n')

@@ -19,6 +19,8 @@ struct filter {
 	const char *prefix;
 	size_t prefix_len;
 	uint64_t shown;
+	/* the kinds the log holds, for a --type that matched nothing */
+	char seen[512];
 };
 
 static void events_usage(FILE *f)
@@ -31,13 +33,19 @@ static void events_usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"      --pid PID          only events of process PID\n"
-		"      --type TYPE        only events of TYPE (exec, open, unlink, ...)\n"
+		"      --type TYPE        only events of TYPE (exec, open, unlink, ...);\n"
+		"                         --type stats prints only the stats record\n"
 		"      --path-prefix P    only events with a path starting with P\n"
 		"  -h, --help             show this help\n"
 		"\n"
+		"Without a filter the last line is a stats record (docs/events.md);\n"
+		"with --pid, --type or --path-prefix only the matching events are\n"
+		"printed, and events the run lost are said on stderr.\n"
+		"\n"
 		"Examples:\n"
-		"  footprint events job.fplog | jq -r 'select(.type==\"exec\") | .argv | join(\" \")'\n"
+		"  footprint events --type exec job.fplog | jq -r '.argv | join(\" \")'\n"
 		"  footprint events --type unlink --path-prefix /etc/ job.fplog\n"
+		"  footprint events --type stats job.fplog\n"
 		"\n"
 		"Exit status: 0; 1 if the log is cut short (what it holds is printed);\n"
 		"2 for a usage error, an unreadable or damaged log.\n");
@@ -49,10 +57,34 @@ static bool has_prefix(const struct fp_bytes *b, const struct filter *f)
 	       !memcmp(b->data, f->prefix, f->prefix_len);
 }
 
+/* "exec,open,..." of the kinds met so far, for the message when --type
+ * matched nothing (bounded: there are a few dozen kinds) */
+static void note_kind(struct filter *f, const char *kind)
+{
+	size_t n = strlen(kind), have = strlen(f->seen);
+	const char *p = f->seen;
+
+	while ((p = strstr(p, kind))) {
+		if ((p == f->seen || p[-1] == ',') &&
+		    (p[n] == ',' || p[n] == '\0'))
+			return;
+		p += n;
+	}
+	if (have + n + 2 > sizeof(f->seen))
+		return;
+	if (have)
+		f->seen[have++] = ',';
+	memcpy(f->seen + have, kind, n + 1);
+}
+
 static int show(void *ctx, const struct fp_event *ev)
 {
 	struct filter *f = ctx;
 
+	if (f->type)
+		note_kind(f, fp_event_kind(ev));
+	if (f->type && !strcmp(f->type, "stats"))
+		return 0;
 	if (f->pid >= 0 && ev->pid != (uint32_t)f->pid)
 		return 0;
 	if (f->type && strcmp(f->type, fp_event_kind(ev)))
@@ -72,6 +104,33 @@ static int show(void *ctx, const struct fp_event *ev)
 	fp_event_write_json(stdout, ev);
 	f->shown++;
 	return 0;
+}
+
+/*
+ * The stats record ends the unfiltered output, as it ends --events. A
+ * filter prints only what it matches (`--type exec | jq '.argv'` must see
+ * exec events only); what the run lost is then said on stderr.
+ */
+static void print_stats(struct filter *f, const struct fp_run *run,
+			const char *log)
+{
+	bool filtered = f->pid >= 0 || f->type || f->prefix;
+
+	if (!filtered || (f->type && !strcmp(f->type, "stats"))) {
+		printf("{\"type\":\"stats\",\"events\":%" PRIu64
+		       ",\"lost\":%" PRIu64 ",\"complete\":%s}\n",
+		       run->events, run->lost, run->lost ? "false" : "true");
+		return;
+	}
+	if (run->lost)
+		fprintf(stderr,
+			"footprint: %s: the run lost %" PRIu64
+			" events: this list is incomplete\n",
+			log, run->lost);
+	if (f->type && !f->shown && f->pid < 0 && !f->prefix)
+		fprintf(stderr,
+			"footprint: %s holds no '%s' event (it holds: %s)\n",
+			log, f->type, f->seen[0] ? f->seen : "none");
 }
 
 int cmd_events(int argc, char **argv)
@@ -105,9 +164,7 @@ int cmd_events(int argc, char **argv)
 	} else if (ret) {
 		fprintf(stderr, "%s\n", err);
 	} else {
-		printf("{\"type\":\"stats\",\"events\":%" PRIu64
-		       ",\"lost\":%" PRIu64 ",\"complete\":%s}\n",
-		       run.events, run.lost, run.lost ? "false" : "true");
+		print_stats(&f, &run, args.log);
 		rc = FP_EXIT_OK;
 	}
 	fp_run_free(&run);

@@ -18,6 +18,7 @@
 #include "say_bytes.h"
 #include "userfile.h"
 #include "run_args.h"
+#include "longopts.h"
 
 struct lock_opts {
 	const char *inputs, *out;
@@ -66,20 +67,21 @@ static void lock_usage(FILE *f)
 		"entry); 2 usage or input error.\n");
 }
 
+const struct option fp_lock_longopts[] = {
+	{ "inputs", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "skip-disallowed", no_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int lock_args(int argc, char **argv, struct lock_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "inputs", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "skip-disallowed", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c, at;
 
 	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:o:h", longopts, &at,
-					  &o->pos)) != -1) {
+	while ((c = fp_next_opt_any_order(argc, argv, "-:o:h", fp_lock_longopts,
+					  &at, &o->pos)) != -1) {
 		if (c == 'i')
 			o->inputs = optarg;
 		else if (c == 'o')

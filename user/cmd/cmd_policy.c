@@ -18,6 +18,7 @@
 #include "run_args.h"
 #include "suggest.h"
 #include "userfile.h"
+#include "longopts.h"
 
 static void policy_usage(FILE *f)
 {
@@ -65,21 +66,23 @@ struct policy_opts {
 	int nargs;
 };
 
+const struct option fp_policy_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int policy_args(int argc, char **argv, struct policy_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct fp_positionals pos;
 	int c, at;
 
 	memset(&pos, 0, sizeof(pos));
 	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:o:qh", longopts, &at,
-					  &pos)) != -1) {
+	while ((c = fp_next_opt_any_order(argc, argv, "-:o:qh",
+					  fp_policy_longopts, &at, &pos)) !=
+	       -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -119,10 +122,34 @@ static void put_name(FILE *f, const char *s)
 	}
 }
 
+/* The learned rules (struct fp_sugg), relative ones against roots. */
+static int parse_learned(struct fp_policy *pol, const struct fp_vec *rules,
+			 char *const *roots, size_t nroots)
+{
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < rules->n; i++) {
+		const char *line = ((struct fp_sugg *)rules->v)[i].line;
+
+		if (fp_policy_parse_line(pol, line, strlen(line), roots, nroots,
+					 err, sizeof(err))) {
+			fprintf(stderr,
+				"footprint: policy: bad learned rule %s: %s\n",
+				line, err);
+			return FP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 /*
- * Load a log and judge it by pol (NULL: by policy_file, relative to the
- * run's roots). 0, or FP_EXIT_USAGE after one line.
+ * Load a log and judge it by pol (NULL: by policy_file, or by the learned
+ * rules when there is no file, relative to the run's roots). 0, or
+ * FP_EXIT_USAGE after one line.
  */
+static const struct fp_vec *learned_rules;
+
 static int judge_log(const char *log, const struct fp_policy *pol,
 		     const char *policy_file, struct fp_run *run,
 		     struct fp_findings *f, struct fp_verdict *v)
@@ -141,7 +168,14 @@ static int judge_log(const char *log, const struct fp_policy *pol,
 		fprintf(stderr, "%s\n", err);
 		return FP_EXIT_USAGE;
 	}
-	if (!pol) {
+	if (!pol && !policy_file) {
+		if (parse_learned(&own, learned_rules, run->roots,
+				  run->nroots)) {
+			fp_policy_free(&own);
+			return FP_EXIT_USAGE;
+		}
+		pol = &own;
+	} else if (!pol) {
 		if (fp_policy_load(&own, NULL, policy_file, run->roots,
 				   run->nroots, err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
@@ -230,6 +264,9 @@ static int learn_rules(char **logs, int n, struct fp_vec *rules)
 	int i, ret = s ? 0 : FP_EXIT_USAGE;
 	size_t r;
 
+	/* relative to the root when every run had the same one root */
+	if (s)
+		fp_suggester_relative(s);
 	for (i = 0; i < n && !ret; i++) {
 		struct fp_run run;
 		struct fp_findings f = { 0 };
@@ -290,24 +327,14 @@ static int check_logs(const char *policy_file, const struct fp_policy *pol,
 static int check_learned(const struct fp_vec *rules, char **logs, int n)
 {
 	struct fp_policy pol = { 0 };
-	char err[256];
-	size_t i;
-	int ret = 0;
+	int ret;
 
-	/* absolute lines: no root makes them relative */
-	for (i = 0; i < rules->n && !ret; i++) {
-		const char *line = ((struct fp_sugg *)rules->v)[i].line;
-
-		if (fp_policy_parse_line(&pol, line, strlen(line), NULL, 0, err,
-					 sizeof(err))) {
-			fprintf(stderr,
-				"footprint: policy: bad learned rule %s: %s\n",
-				line, err);
-			ret = FP_EXIT_USAGE;
-		}
-	}
+	/* each log by the rules as `policy check` reads them: a rule
+	 * relative to the root is taken against that log's roots */
+	learned_rules = rules;
+	ret = parse_learned(&pol, rules, NULL, 0);
 	if (!ret) {
-		ret = check_logs(NULL, &pol, logs, n, true, stderr);
+		ret = check_logs(NULL, NULL, logs, n, true, stderr);
 		if (ret == FP_EXIT_VERDICT)
 			fprintf(stderr,
 				"footprint: policy: the runs above fail whatever the rules say; see why, and fix or leave them out\n");

@@ -19,6 +19,7 @@
 #include "promote.h"
 #include "promote_check.h"
 #include "run_args.h"
+#include "longopts.h"
 #include "say_bytes.h"
 
 struct promote_opts {
@@ -68,20 +69,22 @@ static void promote_usage(FILE *f)
 		"signal that interrupted it, after restoring the tree.\n");
 }
 
+const struct option fp_promote_longopts[] = {
+	{ "lock", required_argument, NULL, 'l' },
+	{ "scratch", required_argument, NULL, 's' },
+	{ "as-root", no_argument, NULL, 'R' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int promote_args(int argc, char **argv, struct promote_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "lock", required_argument, NULL, 'l' },
-		{ "scratch", required_argument, NULL, 's' },
-		{ "as-root", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c, at;
 
 	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:l:s:h", longopts, &at,
-					  &o->pos)) != -1) {
+	while ((c = fp_next_opt_any_order(argc, argv, "-:l:s:h",
+					  fp_promote_longopts, &at, &o->pos)) !=
+	       -1) {
 		if (c == 'l')
 			o->lock = optarg;
 		else if (c == 's')

@@ -113,7 +113,8 @@ int cmd_replay(int argc, char **argv)
 						      !getenv("NO_COLOR"),
 					      args.summary_max };
 
-		fp_summary_write_opts(stderr, &f, &v, &so);
+		fp_summary_write_roots(stderr, &f, &v, &so, run.roots,
+				       run.nroots);
 	}
 	rc = fp_run_exit_code(&run, &v);
 cleanup:

@@ -14,6 +14,7 @@
 #include "shape_cmd.h"
 #include "shape_json.h"
 #include "userfile.h"
+#include "longopts.h"
 
 static void usage(FILE *f)
 {
@@ -36,6 +37,7 @@ static void usage(FILE *f)
 		"  --cgroup PATH   every process of a cgroup (cgroup2; relative to\n"
 		"                  /sys/fs/cgroup, or under it)\n"
 		"  -o, --output FILE  write the shape there (replaced if it exists)\n"
+		"  -h, --help      show this help\n"
 		"\n"
 		"Examples:\n"
 		"  sudo footprint shape --unit shape-demo -o before.json\n"
@@ -53,22 +55,24 @@ struct shape_opts {
 	int ntargets;
 };
 
+const struct option fp_shape_longopts[] = {
+	{ "unit", required_argument, NULL, 'u' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, 'c' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int shape_args(int argc, char **argv, struct shape_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "unit", required_argument, NULL, 'u' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char *end;
 	int c;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", fp_shape_longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'u':
 			o->unit = optarg;

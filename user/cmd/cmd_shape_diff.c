@@ -15,6 +15,7 @@
 #include "shape_cmd.h"
 #include "shape_report.h"
 #include "userfile.h"
+#include "longopts.h"
 
 #define SHAPE_FILE_MAX (64 << 20)
 #define POLICY_FILE_MAX (1 << 20)
@@ -41,6 +42,7 @@ static void usage(FILE *f)
 		"                    allow process   (uids, gids, argv of the main process)\n"
 		"  -o, --output FILE  write the diff there instead of stdout\n"
 		"  -q, --quiet     no table on stderr\n"
+		"  -h, --help      show this help\n"
 		"\n"
 		"Examples:\n"
 		"  footprint shape diff before.json after.json\n"
@@ -55,22 +57,24 @@ struct diff_opts {
 	bool quiet;
 };
 
+const struct option fp_shape_diff_longopts[] = {
+	{ "policy", required_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int diff_args(int argc, char **argv, struct diff_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct fp_positionals pos;
 	int c, at;
 
 	memset(&pos, 0, sizeof(pos));
 	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:o:qh", longopts, &at,
-					  &pos)) != -1) {
+	while ((c = fp_next_opt_any_order(argc, argv, "-:o:qh",
+					  fp_shape_diff_longopts, &at, &pos)) !=
+	       -1) {
 		switch (c) {
 		case 'p':
 			o->policy = optarg;

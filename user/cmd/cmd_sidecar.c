@@ -8,20 +8,23 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "run_args.h"
 #include "sidecar_cmd.h"
+#include "longopts.h"
+#include "sidecar_peer.h"
 
 static void sidecar_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: footprint sidecar start [--state DIR] [OPTIONS]\n"
+		"Usage: footprint sidecar start [--state DIR] [--json] [OPTIONS]\n"
 		"       footprint sidecar status [--state DIR] [--json]\n"
 		"       footprint sidecar mark [--state DIR] NAME\n"
 		"       footprint sidecar stop [--state DIR] [--receipt FILE]\n"
 		"                              [--summary FILE.md] [--annotations]\n"
-		"                              [--summary-max N]\n"
+		"                              [--summary-max N] [--daemon PID:TICKS]\n"
 		"                              [--attest KEY --attest-name STEP]\n"
 		"\n"
 		"Trace a whole CI job: `start` takes the before snapshot, attaches\n"
@@ -32,8 +35,8 @@ static void sidecar_usage(FILE *f)
 		"\n"
 		"Options of start:\n"
 		"  -r, --root DIR        watch DIR (repeatable; default: the current directory)\n"
-		"  -a, --allow, -f, --forbid, -x, --expect, --ignore PATTERN, -p, --policy FILE\n"
-		"                        the rules, as for `footprint run`\n"
+		"  -a, --allow, -f, --forbid, -x, --expect, --ignore PATTERN, -p, --policy FILE,\n"
+		"      --report-noise    the rules, as for `footprint run`\n"
 		"      --pid-tree PID    trace PID and every descendant, present and future\n"
 		"                        (repeatable, up to 16)\n"
 		"      --cgroup PATH     trace this cgroup v2 and its descendants (repeatable,\n"
@@ -53,10 +56,15 @@ static void sidecar_usage(FILE *f)
 		"      --report-reads    as for `footprint run`: every file read in\n"
 		"                        files.read, not only secrets and the roots'\n"
 		"      --memory-budget SIZE  as for `footprint run` (default 128M)\n"
+		"      --json            print the daemon's identity on stdout, one JSON\n"
+		"                        object: {\"daemon\":\"PID:TICKS\",...}, for stop\n"
+		"                        --daemon\n"
 		"Options of every verb:\n"
 		"      --state DIR       the daemon's directory (default " DEFAULT_STATE
-		"):\n"
-		"                        root's, 0711; made by start\n"
+		",\n"
+		"                        UID the invoking user's, SUDO_UID under sudo):\n"
+		"                        root's, 0711; made by start, which refuses one\n"
+		"                        whose last sidecar no stop ended cleanly\n"
 		"Options of stop:\n"
 		"  -o, --receipt FILE    write the JSON receipt (- for stdout)\n"
 		"      --summary FILE.md a markdown job summary, under 64 KiB, per step\n"
@@ -65,25 +73,30 @@ static void sidecar_usage(FILE *f)
 		"  -q, --quiet           no summary on stderr\n"
 		"      --summary-max N   at most N examples per category in the summary\n"
 		"                        (default 10)\n"
+		"      --daemon PID:TICKS  the daemon start --json named: stop fails with\n"
+		"                        a tamper finding if it finds another\n"
 		"      --attest KEY      sign an in-toto link of the job with KEY, read\n"
 		"                        with your rights (docs/attest.md); with\n"
 		"      --attest-name STEP  the step's name in the layout; and optionally\n"
 		"      --attest-out FILE, --attest-format link|statement,\n"
 		"      --attest-only-ok  as for `footprint run`\n"
 		"Of mark: the steps that start from now on are called NAME (when the\n"
-		"runner gives them no GITHUB_ACTION); anyone may mark and ask status.\n"
+		"runner gives them no GITHUB_ACTION); the user who started the sidecar\n"
+		"may mark, anyone may ask status, and neither is a step.\n"
 		"Options of status:\n"
 		"      --json            one JSON object: events, lost, lost per minute, RSS\n"
+		"  -h, --help            show this help\n"
 		"\n"
 		"Examples:\n"
 		"  sudo footprint sidecar start --root \"$GITHUB_WORKSPACE\" --cgroup /system.slice/docker.service\n"
 		"  footprint sidecar status\n"
 		"  footprint sidecar mark integration-tests\n"
-		"  sudo footprint sidecar stop --receipt footprint.json\n"
+		"  sudo footprint sidecar stop --receipt /tmp/footprint.json\n"
 		"  sudo footprint sidecar stop --attest ci.key --attest-name build\n"
 		"\n"
 		"Exit status: as `footprint run`: 0 ok; 1 the verdict failed (also when\n"
-		"the daemon died or its log has a gap); 2 usage error; 125 cannot trace.\n");
+		"the daemon died or its log has a gap); 2 usage error, or a state\n"
+		"directory start may not take; 125 cannot trace.\n");
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -99,47 +112,49 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+const struct option fp_sidecar_longopts[] = {
+	{ "state", required_argument, NULL, 'S' + 256 },
+	{ "root", required_argument, NULL, 'r' },
+	{ "allow", required_argument, NULL, 'a' },
+	{ "forbid", required_argument, NULL, 'f' },
+	{ "expect", required_argument, NULL, 'x' },
+	{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
+	{ "record", required_argument, NULL, 'w' },
+	{ "record-max", required_argument, NULL, 'W' + 256 },
+	{ "cgroup", required_argument, NULL, 'C' + 256 },
+	{ "pid-tree", required_argument, NULL, 'T' + 256 },
+	{ "step-parent", required_argument, NULL, 'P' + 256 },
+	{ "receipt", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, 'J' + 256 },
+	{ "summary", required_argument, NULL, 'M' + 256 },
+	{ "annotations", no_argument, NULL, 'N' + 256 },
+	{ "ring-size", required_argument, NULL, 'R' + 256 },
+	{ "every-open", no_argument, NULL, 'O' + 256 },
+	{ "report-reads", no_argument, NULL, 'D' + 256 },
+	{ "memory-budget", required_argument, NULL, 'B' + 256 },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "summary-max", required_argument, NULL, 'X' + 256 },
+	{ "daemon", required_argument, NULL, 'I' + 256 },
+	FP_ATTEST_LONGOPTS,
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "state", required_argument, NULL, 'S' + 256 },
-		{ "root", required_argument, NULL, 'r' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "forbid", required_argument, NULL, 'f' },
-		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
-		{ "record", required_argument, NULL, 'w' },
-		{ "record-max", required_argument, NULL, 'W' + 256 },
-		{ "cgroup", required_argument, NULL, 'C' + 256 },
-		{ "pid-tree", required_argument, NULL, 'T' + 256 },
-		{ "step-parent", required_argument, NULL, 'P' + 256 },
-		{ "receipt", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'J' + 256 },
-		{ "summary", required_argument, NULL, 'M' + 256 },
-		{ "annotations", no_argument, NULL, 'N' + 256 },
-		{ "ring-size", required_argument, NULL, 'R' + 256 },
-		{ "every-open", no_argument, NULL, 'O' + 256 },
-		{ "report-reads", no_argument, NULL, 'D' + 256 },
-		{ "memory-budget", required_argument, NULL, 'B' + 256 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "summary-max", required_argument, NULL, 'X' + 256 },
-		FP_ATTEST_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fp_positionals pos = { 0 };
 	int c, taken, at;
 
-	o->state = DEFAULT_STATE;
 	o->ring_bytes = 16 << 20;
 	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
 	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
 	/* options may come before or after the verb */
 	fp_opts_start();
 	while ((c = fp_next_opt_any_order(argc, argv, "-:r:a:f:x:p:w:o:qh",
-					  longopts, &at, &pos)) != -1) {
+					  fp_sidecar_longopts, &at, &pos)) !=
+	       -1) {
 		taken = fp_rule_args_take(&o->rules, "sidecar", c, optarg);
 		if (!taken)
 			taken = fp_attest_args_take(&o->attest, "sidecar", c,
@@ -224,6 +239,18 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 						 &o->summary_max))
 				return FP_EXIT_USAGE;
 			break;
+		case 'I' + 256: {
+			uint64_t ticks;
+			pid_t pid;
+
+			if (fp_sc_id_parse(optarg, &pid, &ticks))
+				return fp_usage_error(
+					"sidecar",
+					"--daemon wants PID:TICKS as start --json printed it, got '%s'",
+					optarg);
+			o->daemon_id = optarg;
+			break;
+		}
 		case 'h':
 			return FP_ARGS_HELP;
 		case ':':
@@ -254,10 +281,6 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 				      pos.v[1]);
 	if (o->attest.given && strcmp(o->verb, "stop"))
 		return fp_usage_error("sidecar", "--attest goes with stop");
-	if (o->attest.materials_all)
-		return fp_usage_error(
-			"sidecar",
-			"--attest-materials-all needs the before snapshot: run footprint attest --materials-all on the sidecar's log");
 	return fp_attest_args_check(&o->attest, "sidecar");
 }
 
@@ -279,6 +302,15 @@ int cmd_sidecar(int argc, char **argv)
 	if (fp_creds_invoker(&invoker, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return FP_EXIT_USAGE;
+	}
+	if (!o.state) {
+		/* the invoking user's: under sudo SUDO_UID, else who we are */
+		o.default_state = true;
+		o.state_uid = invoker.active ? invoker.uid : getuid();
+		snprintf(o.state_buf, sizeof(o.state_buf),
+			 "/run/footprint/sidecar-%u",
+			 (unsigned int)o.state_uid);
+		o.state = o.state_buf;
 	}
 	if (!strcmp(o.verb, "start"))
 		rc = sidecar_start(&o, &invoker);

@@ -33,6 +33,8 @@ static const struct cmd cmds[] = {
 	  "copy a scratch run's locked outputs into the real tree" },
 	{ "shape", cmd_shape,
 	  "fingerprint a running unit, process or cgroup; diff two shapes" },
+	{ "completion", cmd_completion,
+	  "print the bash completion script: completion bash" },
 	{ "attest", cmd_attest, "sign an in-toto link of a recorded run" },
 	{ NULL, NULL, NULL },
 };
@@ -43,16 +45,18 @@ static void usage(FILE *f)
 
 	fprintf(f,
 		"Usage: footprint COMMAND [OPTIONS] [ARGS]\n"
+		"       footprint help [COMMAND [SUBCOMMAND]]\n"
 		"       footprint {-h|--help|-V|--version}\n"
 		"\n"
 		"What did this command really do? footprint runs a command in its\n"
 		"own cgroup, traces in the kernel (eBPF) what it executed, which\n"
-		"files it opened, removed and renamed and what it bound, compares\n"
+		"files it opened, made, changed, removed and renamed, what it bound,\n"
+		"connected to and looked up, and whom it signalled, compares\n"
 		"snapshots taken before and after, and gives a verdict.\n"
 		"\n"
 		"Commands:\n");
 	for (c = cmds; c->name; c++)
-		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	fprintf(f,
 		"\n"
 		"Examples:\n"
@@ -61,7 +65,7 @@ static void usage(FILE *f)
 		"  sudo footprint run --record job.fplog -- ./job.sh\n"
 		"  footprint replay --policy today.policy job.fplog\n"
 		"  footprint policy learn -o ci.policy run1.fplog run2.fplog\n"
-		"  footprint run --help\n"
+		"  footprint help run                 (= footprint run --help)\n"
 		"\n"
 		"Exit status:\n"
 		"  0       ok: nothing unexpected, the trace is complete\n"
@@ -101,6 +105,47 @@ static int drop_to_invoker(void)
 	return ret;
 }
 
+static const struct cmd *find_cmd(const char *name)
+{
+	const struct cmd *c;
+
+	for (c = cmds; c->name; c++)
+		if (!strcmp(name, c->name))
+			return c;
+	return NULL;
+}
+
+/*
+ * "footprint help run" is "footprint run --help", as git's help is; so is
+ * "footprint help sidecar start". The command prints its own help and
+ * nothing else: it stops at --help before it does anything.
+ */
+static int help(int argc, char **argv)
+{
+	const struct cmd *c;
+	char *args[4];
+	int n = 0;
+
+	if (argc < 3) {
+		usage(stdout);
+		return FP_EXIT_OK;
+	}
+	c = find_cmd(argv[2]);
+	/* a second word only names a subcommand: "help run X" must never
+	 * become "run X --help", which would run X */
+	if (!c || argc > 4 ||
+	    (argc == 4 && !(c->fn == cmd_sidecar || c->fn == cmd_policy ||
+			    c->fn == cmd_shape)))
+		return fp_usage_error(NULL, "no help for '%s'",
+				      c ? argv[3] : argv[2]);
+	args[n++] = argv[2];
+	if (argc == 4)
+		args[n++] = argv[3];
+	args[n++] = "--help";
+	args[n] = NULL;
+	return c->fn(n, args);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
@@ -109,11 +154,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return FP_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return FP_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "help"))
+		return help(argc, argv);
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		fp_version_print(stdout);
 		return FP_EXIT_OK;

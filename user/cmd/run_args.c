@@ -11,6 +11,7 @@
 #include "receipt.h"
 #include "reconcile.h"
 #include "run_args.h"
+#include "longopts.h"
 
 /*
  * getopt_long, with *at set to the argument it works on: optind has
@@ -160,11 +161,21 @@ void fp_run_usage(FILE *f)
 		"Usage: footprint run [OPTIONS] -- COMMAND [ARG...]\n"
 		"\n"
 		"Snapshot the watched trees, the process table and the listening\n"
-		"sockets; run COMMAND in a new cgroup and trace, in the kernel, every\n"
-		"exec, fork, exit, open, unlink, rename and bind it and its descendants\n"
-		"make; snapshot again; reconcile, and judge the result against a policy.\n"
-		"By default everything unexpected fails. COMMAND's stdin, stdout and\n"
-		"stderr pass through untouched.\n"
+		"sockets; run COMMAND in a new cgroup and trace, in the kernel, what\n"
+		"it and its descendants do; snapshot again; reconcile, and judge the\n"
+		"result against a policy. By default everything unexpected fails.\n"
+		"COMMAND's stdin, stdout and stderr pass through untouched.\n"
+		"\n"
+		"Traced (docs/events.md):\n"
+		"  processes  exec (with its credentials), fork, exit\n"
+		"  files      open, creat, unlink, rename, mkdir, rmdir, mknod, symlink,\n"
+		"             link, chmod, chown, truncate (and their *at/f* forms)\n"
+		"  network    bind, connect, sendto/sendmsg with a destination, accept,\n"
+		"             DNS queries and answers (they name the connections)\n"
+		"  others     kill/tkill/tgkill/pidfd_send_signal and ptrace aimed\n"
+		"             outside the run, reads of secrets (~/.ssh, /etc/shadow...)\n"
+		"Not traced: writes through an fd opened before the run, mmap; what\n"
+		"they change shows as unexplained.\n"
 		"\n"
 		"Options:\n"
 		"  -r, --root DIR       watch DIR (repeatable; default: the current directory)\n"
@@ -174,7 +185,8 @@ void fp_run_usage(FILE *f)
 		"      --ignore PATTERN do not even report changes to PATTERN\n"
 		"  -p, --policy FILE    read rules from FILE (docs/policy.md)\n"
 		"                       PATTERN: exact path, DIR/ prefix, or glob (* ? ** [..]),\n"
-		"                       relative to each root unless absolute\n"
+		"                       relative to each root unless absolute; ./ is the\n"
+		"                       root and everything in it\n"
 		"  -o, --receipt FILE   write the JSON receipt (docs/receipt.schema.json)\n"
 		"  -e, --events FILE    write every event as NDJSON to FILE (- for stdout);\n"
 		"                       fields are described in docs/events.md\n"
@@ -297,47 +309,49 @@ static int fp_scratch_arg(struct run_opts *o, int c, const char *arg)
 	return 0;
 }
 
+const struct option fp_run_longopts[] = {
+	{ "root", required_argument, NULL, 'r' },
+	{ "allow", required_argument, NULL, 'a' },
+	{ "forbid", required_argument, NULL, 'f' },
+	{ "expect", required_argument, NULL, 'x' },
+	{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "receipt", required_argument, NULL, 'o' },
+	{ "cross-mounts", no_argument, NULL, 'C' },
+	{ "rehash-all", no_argument, NULL, 'H' },
+	{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
+	{ "report-reads", no_argument, NULL, 'D' + 256 },
+	{ "events", required_argument, NULL, 'e' },
+	{ "record", required_argument, NULL, 'w' },
+	{ "user", required_argument, NULL, 'u' },
+	{ "as-root", no_argument, NULL, 'R' + 256 },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "leftovers", required_argument, NULL, 'L' },
+	{ "force", no_argument, NULL, 'F' },
+	{ "record-max", required_argument, NULL, 'W' + 256 },
+	{ "ring-size", required_argument, NULL, 'R' },
+	{ "every-open", no_argument, NULL, 'O' + 256 },
+	{ "cold", no_argument, NULL, 'C' + 512 },
+	{ "max-argv", required_argument, NULL, 'A' },
+	{ "dns-port", required_argument, NULL, 'N' + 256 },
+	{ "memory-budget", required_argument, NULL, 'B' + 256 },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "summary-max", required_argument, NULL, 'S' + 256 },
+	{ "scratch", required_argument, NULL, 'S' + 512 },
+	{ "hide", required_argument, NULL, 'h' + 512 },
+	{ "no-network", no_argument, NULL, 'n' + 512 },
+	{ "scratch-also", required_argument, NULL, 'a' + 512 },
+	{ "inputs-lock", required_argument, NULL, 'i' + 512 },
+	{ "unit", required_argument, NULL, 'U' + 256 },
+	{ "shape-policy", required_argument, NULL, 'P' + 256 },
+	FP_ATTEST_LONGOPTS,
+	FP_ATTEST_MATERIALS_LONGOPT,
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "forbid", required_argument, NULL, 'f' },
-		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "receipt", required_argument, NULL, 'o' },
-		{ "cross-mounts", no_argument, NULL, 'C' },
-		{ "rehash-all", no_argument, NULL, 'H' },
-		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
-		{ "report-reads", no_argument, NULL, 'D' + 256 },
-		{ "events", required_argument, NULL, 'e' },
-		{ "record", required_argument, NULL, 'w' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "as-root", no_argument, NULL, 'R' + 256 },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "leftovers", required_argument, NULL, 'L' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "record-max", required_argument, NULL, 'W' + 256 },
-		{ "ring-size", required_argument, NULL, 'R' },
-		{ "every-open", no_argument, NULL, 'O' + 256 },
-		{ "cold", no_argument, NULL, 'C' + 512 },
-		{ "max-argv", required_argument, NULL, 'A' },
-		{ "dns-port", required_argument, NULL, 'N' + 256 },
-		{ "memory-budget", required_argument, NULL, 'B' + 256 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "summary-max", required_argument, NULL, 'S' + 256 },
-		{ "scratch", required_argument, NULL, 'S' + 512 },
-		{ "hide", required_argument, NULL, 'h' + 512 },
-		{ "no-network", no_argument, NULL, 'n' + 512 },
-		{ "scratch-also", required_argument, NULL, 'a' + 512 },
-		{ "inputs-lock", required_argument, NULL, 'i' + 512 },
-		{ "unit", required_argument, NULL, 'U' + 256 },
-		{ "shape-policy", required_argument, NULL, 'P' + 256 },
-		FP_ATTEST_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t v;
 	int c, taken, at;
 
@@ -347,8 +361,8 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
 	fp_opts_start();
 	/* "+": the first non-option is COMMAND, and its options are its own */
-	while ((c = next_opt(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh", longopts,
-			     &at)) != -1) {
+	while ((c = next_opt(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh",
+			     fp_run_longopts, &at)) != -1) {
 		taken = fp_rule_args_take(&o->rules, "run", c, optarg);
 		if (!taken)
 			taken = fp_attest_args_take(&o->attest, "run", c,
@@ -491,29 +505,31 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
+const struct option fp_replay_longopts[] = {
+	{ "allow", required_argument, NULL, 'a' },
+	{ "forbid", required_argument, NULL, 'f' },
+	{ "expect", required_argument, NULL, 'x' },
+	{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
+	{ "receipt", required_argument, NULL, 'o' },
+	{ "memory-budget", required_argument, NULL, 'B' + 256 },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "summary-max", required_argument, NULL, 'S' + 256 },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "allow", required_argument, NULL, 'a' },
-		{ "forbid", required_argument, NULL, 'f' },
-		{ "expect", required_argument, NULL, 'x' },
-		{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
-		{ "receipt", required_argument, NULL, 'o' },
-		{ "memory-budget", required_argument, NULL, 'B' + 256 },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "summary-max", required_argument, NULL, 'S' + 256 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fp_positionals pos = { 0 };
 	int c, ret, at;
 
 	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
 	fp_opts_start();
 	while ((c = fp_next_opt_any_order(argc, argv, "-:a:f:x:p:o:qh",
-					  longopts, &at, &pos)) != -1) {
+					  fp_replay_longopts, &at, &pos)) !=
+	       -1) {
 		ret = fp_rule_args_take(&o->rules, "replay", c, optarg);
 		if (ret < 0)
 			return -ret;
@@ -548,23 +564,24 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 	return 0;
 }
 
+const struct option fp_events_longopts[] = {
+	{ "pid", required_argument, NULL, 'P' },
+	{ "type", required_argument, NULL, 'T' },
+	{ "path-prefix", required_argument, NULL, 'X' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int fp_events_args_parse(int argc, char **argv, struct fp_events_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'P' },
-		{ "type", required_argument, NULL, 'T' },
-		{ "path-prefix", required_argument, NULL, 'X' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fp_positionals pos = { 0 };
 	char *end;
 	int c, at;
 
 	o->pid = -1;
 	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:h", longopts, &at,
-					  &pos)) != -1) {
+	while ((c = fp_next_opt_any_order(argc, argv, "-:h", fp_events_longopts,
+					  &at, &pos)) != -1) {
 		switch (c) {
 		case 'P':
 			errno = 0;

@@ -29,13 +29,17 @@ int sidecar_attest_begin(struct sidecar_attest *sa, struct fp_output *receipt,
 		return 0;
 	o->attest.quiet = o->quiet;
 	rc = fp_attest_job_prepare(&sa->job, &o->attest, c);
-	if (rc)
+	if (!rc) {
+		sa->mfd = memfd_create("footprint-receipt", MFD_CLOEXEC);
+		if (sa->mfd < 0) {
+			fprintf(stderr, "footprint: memfd_create: %s\n",
+				strerror(errno));
+			rc = FP_EXIT_NOTRACE;
+		}
+	}
+	if (rc) {
+		fp_attest_job_free(&sa->job);
 		return rc;
-	sa->mfd = memfd_create("footprint-receipt", MFD_CLOEXEC);
-	if (sa->mfd < 0) {
-		fprintf(stderr, "footprint: memfd_create: %s\n",
-			strerror(errno));
-		return FP_EXIT_NOTRACE;
 	}
 	sa->fd = receipt->fd;
 	sa->path = o->receipt_path;

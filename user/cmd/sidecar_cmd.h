@@ -20,11 +20,16 @@
 #include "session.h"
 #include "tracer.h"
 
-#define DEFAULT_STATE "/run/footprint/sidecar"
+/* the default --state, per invoking user: /run/footprint/sidecar-UID */
+#define DEFAULT_STATE "/run/footprint/sidecar-UID"
 #define MAX_CGROUPS 8
 
 struct sidecar_opts {
 	const char *state;
+	bool default_state; /* no --state: state is /run/footprint/sidecar-UID */
+	uid_t state_uid; /* that UID: the invoking user */
+	char state_buf[64];
+	const char *daemon_id; /* stop --daemon PID:TICKS */
 	const char *roots_arg[64];
 	size_t nroots;
 	const char *record_path;
@@ -48,7 +53,10 @@ struct sidecar_opts {
 };
 
 /* The state directory: made (make) or found; an fd, or -1 after a line. */
-int sidecar_open_state(const char *path, const struct fp_creds *c, bool make);
+int sidecar_open_state(const struct sidecar_opts *o, const struct fp_creds *c,
+		       bool make);
+/* none of a daemon's files is there (only, maybe, its journal) */
+bool sidecar_state_empty(int statefd);
 /* The daemon's control socket: a connected fd, or -errno. */
 int sidecar_connect(int statefd, const char *state);
 bool sidecar_alive(int statefd);

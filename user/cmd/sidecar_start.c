@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include "cli.h"
+#include "json.h"
 #include "sidecar.h"
 
 #include "sidecar_cmd.h"
@@ -231,12 +233,12 @@ static void detach_stdio(void)
 	close(fd);
 }
 
-static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
-		      char **roots, struct fp_policy *pol,
-		      const struct fp_creds *c)
+static int run_daemon(struct sidecar_opts *o, int statefd,
+		      struct fp_sidecar_state *start, char **roots,
+		      struct fp_policy *pol, const struct fp_creds *c)
 {
 	static char *const argv[] = { "footprint", "sidecar", NULL };
-	struct fp_sidecar_state st = { .ready_fd = ready_fd, .stop_conn = -1 };
+	struct fp_sidecar_state st = *start;
 	struct fp_cgroup cg = { .fd = -1 };
 	struct fp_session s = { 0 };
 	char err[512];
@@ -254,7 +256,16 @@ static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
 	for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		signal(ignored[i], SIG_IGN);
 	prctl(PR_SET_DUMPABLE, 0);
+	if (fp_sc_self_init(&st.self) ||
+	    fp_sc_journal_open(&st.journal, statefd)) {
+		fprintf(stderr,
+			"footprint: cannot keep the journal in the state directory: %s\n",
+			strerror(errno));
+		return FP_EXIT_NOTRACE;
+	}
 	rc = daemon_cgroup(&cg);
+	if (!rc && fp_sc_self_cgroup(&st.self))
+		rc = FP_EXIT_NOTRACE;
 	if (!rc)
 		rc = daemon_session(&s, o, statefd, roots, pol, c);
 	if (!rc && sidecar_header(&s, o, statefd))
@@ -288,6 +299,7 @@ static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
 	if (!rc) {
 		sidecar_write_pidfile(statefd, &cg);
 		sidecar_write_roots(statefd, roots, o->nroots);
+		fp_sidecar_started(&s, &st);
 		detach_stdio();
 		rc = fp_sidecar_serve(&s, &st);
 		unlinkat(statefd, FP_SIDECAR_CTL, 0);
@@ -304,28 +316,115 @@ static int run_daemon(struct sidecar_opts *o, int statefd, int ready_fd,
 		wait_for_stop_to_leave(&cg);
 		fp_cgroup_remove(&cg);
 	}
+	fp_sc_journal_close(&st.journal);
 	return rc;
 }
 
-/*
- * The daemon is a grandchild in a session of its own (no terminal, no
- * job control, not the runner's step); start returns once it said it is
- * tracing, with its error otherwise.
- */
-int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
+/* PID:TICKS of every process the scope hangs on, for the journal: the
+ * next start on this state directory sees a restart while one lives. */
+static void scope_ids(const struct sidecar_opts *o, struct fp_sidecar_state *st)
 {
-	struct fp_policy pol = { 0 };
-	char *roots[64] = { 0 };
-	int statefd, pfd[2], status, rc;
-	char ok = 0;
-	pid_t pid;
-	size_t i;
+	char id[FP_SC_ID_LEN];
+	size_t i, len = 0;
 
-	if (geteuid() != 0) {
+	st->scope[0] = '\0';
+	for (i = 0; i <= o->npid_trees; i++) {
+		pid_t pid =
+			i < o->npid_trees ? o->pid_trees[i] : o->step_parent;
+		uint64_t ticks = pid ? fp_proc_start_ticks(pid) : 0;
+
+		if (!ticks || len + FP_SC_ID_LEN + 1 >= sizeof(st->scope))
+			continue;
+		fp_sc_id(id, pid, ticks);
+		len += snprintf(st->scope + len, sizeof(st->scope) - len,
+				"%s%s", len ? "," : "", id);
+	}
+	if (!len)
+		snprintf(st->scope, sizeof(st->scope), "none");
+}
+
+/*
+ * A state directory is taken afresh, or after a stop that ended its last
+ * sidecar cleanly; anything else is evidence to keep. A clean stop while
+ * the job that sidecar traced still runs (its scope's processes live on)
+ * makes this start a restart: allowed, and a tamper finding of its own.
+ * 0, or FP_EXIT_USAGE after one line.
+ */
+static int take_state(const struct sidecar_opts *o, int statefd,
+		      struct fp_sidecar_state *st)
+{
+	struct fp_sc_last last;
+	unsigned int i;
+
+	if (fp_sc_journal_last(statefd, &last)) {
 		fprintf(stderr,
-			"footprint: tracing needs root; run it under sudo: sudo footprint sidecar start\n");
+			"footprint: the journal in the state directory %s cannot be read; remove the directory (sudo rm -r) or pick another --state\n",
+			o->state);
+		return FP_EXIT_USAGE;
+	}
+	if (!last.any && !sidecar_state_empty(statefd)) {
+		fprintf(stderr,
+			"footprint: the state directory %s holds a sidecar's files but no journal of it; remove it (sudo rm -r) or pick another --state\n",
+			o->state);
+		return FP_EXIT_USAGE;
+	}
+	if (last.any && !last.stopped) {
+		fprintf(stderr,
+			"footprint: the sidecar started in %s (daemon pid %d) %s; judge it with `sudo footprint sidecar stop`%s, or remove the directory (sudo rm -r) to start afresh\n",
+			o->state, (int)last.daemon,
+			last.dead ? "died before a stop ended it" :
+				    "was never stopped",
+			last.dead ? " again" : "");
+		return FP_EXIT_USAGE;
+	}
+	for (i = 0; last.any && i < last.nscope; i++) {
+		if (fp_proc_start_ticks(last.scope[i]) != last.scope_ticks[i])
+			continue;
+		st->restart_of = last.daemon;
+		st->restart_of_ticks = last.ticks;
+		fprintf(stderr,
+			"footprint: the job the last sidecar in %s traced still runs (pid %d): this start is a restart, and its verdict will fail\n",
+			o->state, (int)last.scope[i]);
+		break;
+	}
+	/* what a clean stop left is not this sidecar's */
+	unlinkat(statefd, FP_SIDECAR_LOG_ID, 0);
+	unlinkat(statefd, FP_SIDECAR_ROOTS, 0);
+	unlinkat(statefd, FP_SIDECAR_PID, 0);
+	if (!st->restart_of)
+		fp_sc_journal_rotate(statefd);
+	return 0;
+}
+
+/* "1 PID:TICKS" once tracing is live; EOF if the daemon gave up */
+static int wait_ready(int fd, const struct sidecar_opts *o)
+{
+	char buf[8 + FP_SC_ID_LEN];
+	size_t have = 0;
+	ssize_t n;
+
+	while (have < sizeof(buf) - 1 &&
+	       (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0)
+		have += n;
+	buf[have] = '\0';
+	if (have < 3 || buf[0] != '1' || buf[1] != ' ') {
+		fprintf(stderr, "footprint: the sidecar did not start\n");
 		return FP_EXIT_NOTRACE;
 	}
+	if (o->json) {
+		printf("{\"daemon\":\"%s\",\"state\":", buf + 2);
+		json_string(stdout, o->state, strlen(o->state));
+		printf("}\n");
+		fflush(stdout);
+	}
+	return FP_EXIT_OK;
+}
+
+/* Who the daemon is for, and what it is to trace: the scope, the
+ * invoking user (who may mark), the start that made it. */
+static int plan_daemon(struct sidecar_opts *o, const struct fp_creds *c,
+		       struct fp_sidecar_state *st)
+{
 	/* --cgroup adds to the runner's tree (docker's cgroups for container
 	 * jobs and services); --pid-tree replaces it */
 	if (!o->npid_trees) {
@@ -341,6 +440,38 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 			return FP_EXIT_USAGE;
 		}
 	}
+	st->stop_conn = -1;
+	st->epoll_fd = -1;
+	st->journal.fd = -1;
+	st->owner = c->active ? c->uid : 0;
+	st->start_pid = getpid();
+	st->step_parent = o->step_parent;
+	scope_ids(o, st);
+	return 0;
+}
+
+/*
+ * The daemon is a grandchild in a session of its own (no terminal, no
+ * job control, not the runner's step); start returns once it said it is
+ * tracing, with its error otherwise.
+ */
+int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
+{
+	struct fp_sidecar_state st = { 0 };
+	struct fp_policy pol = { 0 };
+	char *roots[64] = { 0 };
+	int statefd, pfd[2], status, rc;
+	pid_t pid;
+	size_t i;
+
+	if (geteuid() != 0) {
+		fprintf(stderr,
+			"footprint: tracing needs root; run it under sudo: sudo footprint sidecar start\n");
+		return FP_EXIT_NOTRACE;
+	}
+	rc = plan_daemon(o, c, &st);
+	if (rc)
+		return rc;
 	if (!o->nroots)
 		o->roots_arg[o->nroots++] = ".";
 	rc = fp_resolve_roots(o->roots_arg, o->nroots, c, roots);
@@ -349,13 +480,19 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 	if (rc)
 		goto cleanup;
 	rc = FP_EXIT_USAGE;
-	statefd = sidecar_open_state(o->state, c, true);
+	statefd = sidecar_open_state(o, c, true);
 	if (statefd < 0)
 		goto cleanup;
-	if (sidecar_alive(statefd)) {
+	/* held by the daemon (it keeps statefd) for as long as it lives:
+	 * two starts at once cannot both take the directory */
+	if (flock(statefd, LOCK_EX | LOCK_NB) || sidecar_alive(statefd)) {
 		fprintf(stderr,
-			"footprint: a sidecar already runs with state %s; stop it first (footprint sidecar stop)\n",
+			"footprint: a sidecar already runs with state %s; stop it first (sudo footprint sidecar stop)\n",
 			o->state);
+		close(statefd);
+		goto cleanup;
+	}
+	if (take_state(o, statefd, &st)) {
 		close(statefd);
 		goto cleanup;
 	}
@@ -364,23 +501,21 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 		close(statefd);
 		goto cleanup;
 	}
+	st.ready_fd = pfd[1];
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
 		setsid();
 		if (fork() == 0)
-			_exit(run_daemon(o, statefd, pfd[1], roots, &pol, c));
+			_exit(run_daemon(o, statefd, &st, roots, &pol, c));
 		_exit(0);
 	}
 	close(pfd[1]);
 	close(statefd);
-	if (pid > 0)
+	if (pid > 0) {
 		waitpid(pid, &status, 0);
-	/* one byte once tracing is live; EOF if the daemon gave up */
-	if (pid > 0 && read(pfd[0], &ok, 1) == 1 && ok == '1')
-		rc = FP_EXIT_OK;
-	else
-		fprintf(stderr, "footprint: the sidecar did not start\n");
+		rc = wait_ready(pfd[0], o);
+	}
 	close(pfd[0]);
 cleanup:
 	fp_policy_free(&pol);

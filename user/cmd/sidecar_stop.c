@@ -14,6 +14,8 @@
 
 #include "cli.h"
 #include "sidecar.h"
+#include "sidecar_journal.h"
+#include "sidecar_peer.h"
 #include "summary_md.h"
 
 #include "sidecar_cmd.h"
@@ -62,11 +64,17 @@ static int leave_the_job(int statefd, int *code)
 	}
 	fclose(f);
 	*slash = '\0';
-	cgfd = open(procs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (cgfd < 0)
-		return -1;
-	/* taken before the child asks: the daemon, not a later reuse of pid */
+	/* taken before the child asks: the daemon, not a later reuse of pid.
+	 * A dead daemon's cgroup is a dead run's to the next `footprint run`,
+	 * which kills what is in it: stop then stays where it is */
 	daemon = syscall(SYS_pidfd_open, pid, 0);
+	if (daemon < 0)
+		return -1;
+	cgfd = open(procs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cgfd < 0) {
+		close(daemon);
+		return -1;
+	}
 	ca.cgroup = cgfd;
 	child = syscall(SYS_clone3, &ca, sizeof(ca));
 	close(cgfd);
@@ -78,11 +86,24 @@ static int leave_the_job(int statefd, int *code)
 	*code = FP_EXIT_NOTRACE;
 	if (waitpid(child, &status, 0) == child && WIFEXITED(status))
 		*code = WEXITSTATUS(status);
+	else
+		fprintf(stderr,
+			"footprint: the stop was killed in the daemon's cgroup; nothing says the job was clean: run `sudo footprint sidecar stop` again\n");
 	wait_for_daemon_exit(daemon);
 	return 0;
 }
 
-/* Before stop writes anything: the daemon leaves it out of the trace. */
+/* A client that waits for an answer waits this long at most (status,
+ * mark, hello): a daemon that does not answer is not worth a hung job. */
+static void answer_within(int fd, int seconds)
+{
+	struct timeval tv = { seconds, 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* Before stop writes anything: the daemon knows it for footprint's own. */
 static void say_hello(int statefd)
 {
 	char req = FP_SC_HELLO, ack;
@@ -90,6 +111,7 @@ static void say_hello(int statefd)
 
 	if (fd < 0)
 		return;
+	answer_within(fd, 30);
 	if (send(fd, &req, 1, MSG_NOSIGNAL) == 1 && recv(fd, &ack, 1, 0) == 1)
 		(void)ack;
 	close(fd);
@@ -100,12 +122,14 @@ static void say_hello(int statefd)
 int sidecar_status(struct sidecar_opts *o)
 {
 	char buf[4096], req = o->json ? FP_SC_STATUS : FP_SC_STATUS_TEXT;
-	int statefd = sidecar_open_state(o->state, NULL, false), fd;
+	int statefd = sidecar_open_state(o, NULL, false), fd;
 	ssize_t n;
 
 	if (statefd < 0)
 		return FP_EXIT_USAGE;
 	fd = sidecar_connect(statefd, o->state);
+	if (fd >= 0)
+		answer_within(fd, 30);
 	close(statefd);
 	if (fd < 0) {
 		fprintf(stderr,
@@ -129,12 +153,14 @@ int sidecar_status(struct sidecar_opts *o)
 int sidecar_mark(struct sidecar_opts *o)
 {
 	char req[260], ack = 0;
-	int statefd = sidecar_open_state(o->state, NULL, false), fd;
+	int statefd = sidecar_open_state(o, NULL, false), fd;
 	size_t len = strlen(o->name);
 
 	if (statefd < 0)
 		return FP_EXIT_USAGE;
 	fd = sidecar_connect(statefd, o->state);
+	if (fd >= 0)
+		answer_within(fd, 30);
 	close(statefd);
 	if (fd < 0) {
 		fprintf(stderr, "footprint: no sidecar answers in %s (%s)\n",
@@ -276,20 +302,23 @@ static int judge_dead(int statefd, FILE *receipt, int summary_fd,
 	return rc;
 }
 
-/* Ask the daemon for the verdict: "R <code>", or -1 if it died. */
+/* Ask the daemon for the verdict: "R <code>", or -1 if it died. expect:
+ * the daemon's identity this stop expects, or NULL. */
 static int ask_stop(int conn, int receipt_fd, int summary_fd,
-		    const struct sidecar_opts *o)
+		    const struct sidecar_opts *o, const char *expect)
 {
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int fds[4] = { receipt_fd >= 0 ? receipt_fd : devnull,
 		       summary_fd >= 0 ? summary_fd : devnull, STDOUT_FILENO,
 		       STDERR_FILENO };
-	char req[16] = { FP_SC_STOP, o->annotations ? 'a' : '-',
-			 o->quiet ? 'q' : '-' };
+	char req[32 + FP_SC_ID_LEN] = { FP_SC_STOP, o->annotations ? 'a' : '-',
+					o->quiet ? 'q' : '-' };
 	char ctl[CMSG_SPACE(sizeof(fds))], buf[64];
-	/* "X", annotations, quiet, then --summary-max in decimal */
-	struct iovec iov = { req, 3 + snprintf(req + 3, sizeof(req) - 3, "%zu",
-					       o->summary_max) };
+	/* "X", annotations, quiet, --summary-max in decimal, the daemon */
+	struct iovec iov = { req,
+			     3 + snprintf(req + 3, sizeof(req) - 3, "%zu%s%s",
+					  o->summary_max, expect ? " " : "",
+					  expect ? expect : "") };
 	struct msghdr m = { .msg_iov = &iov,
 			    .msg_iovlen = 1,
 			    .msg_control = ctl,
@@ -315,25 +344,138 @@ static int ask_stop(int conn, int receipt_fd, int summary_fd,
 	return rc;
 }
 
+/*
+ * The daemon this stop should find: --daemon's, else the journal's last
+ * start. The one found answers for itself (the request carries this, and
+ * a genuine daemon that is someone else adds a tamper finding), but only
+ * once stop knows it is footprint at all: a control socket served by
+ * anything else gets nothing.
+ */
+struct stop_ctx {
+	struct fp_sc_last last;
+	char expect[FP_SC_ID_LEN];
+	char why[256]; /* judge_dead's reason, when there is no verdict */
+};
+
+static int daemon_is_footprint(int conn, struct stop_ctx *x)
+{
+	struct fp_sc_self self;
+	struct fp_sc_peer p;
+
+	if (fp_sc_self_init(&self))
+		return 0;
+	fp_sc_peer_identify(conn, &self, &p);
+	if (p.footprint)
+		return 1;
+	snprintf(
+		x->why, sizeof(x->why),
+		"the control socket is served by pid %d, which is not footprint: the sidecar was replaced",
+		(int)p.pid);
+	return 0;
+}
+
+static void why_no_daemon(struct stop_ctx *x, int conn, int rc)
+{
+	if (x->why[0])
+		return;
+	if (conn >= 0 && rc < 0)
+		snprintf(x->why, sizeof(x->why),
+			 "the sidecar daemon died while it was stopping");
+	else if (x->last.stopped)
+		snprintf(
+			x->why, sizeof(x->why),
+			"the sidecar was stopped already (%s), so the job after that was not traced",
+			x->last.end);
+	else
+		snprintf(x->why, sizeof(x->why),
+			 "the sidecar daemon is gone (killed, or it died)");
+}
+
+/* The journal's line for a stop that judged no daemon's verdict. */
+static void journal_dead(int statefd, const struct stop_ctx *x)
+{
+	struct fp_sc_journal j;
+	char id[FP_SC_ID_LEN], why[sizeof(x->why) * 3];
+
+	if (x->last.stopped || fp_sc_journal_open(&j, statefd))
+		return;
+	fp_sc_id(id, getpid(), fp_proc_start_ticks(getpid()));
+	fp_sc_esc(why, sizeof(why), x->why, strlen(x->why));
+	fp_sc_journal_line(&j, true, "dead", "by=%s why=%s", id, why);
+	fp_sc_journal_close(&j);
+}
+
+/* The verdict: the daemon's, or (fail closed) what its log says. */
+static int get_verdict(int statefd, struct stop_ctx *x,
+		       struct fp_output *receipt, struct fp_output *summary,
+		       const struct sidecar_opts *o)
+{
+	int conn = sidecar_connect(statefd, o->state), rc = -1;
+	FILE *rf = NULL;
+
+	if (conn >= 0 && daemon_is_footprint(conn, x))
+		rc = ask_stop(conn,
+			      o->receipt_path && !strcmp(o->receipt_path, "-") ?
+				      STDOUT_FILENO :
+				      receipt->fd,
+			      summary->fd, o, x->expect[0] ? x->expect : NULL);
+	if (conn >= 0)
+		close(conn);
+	if (rc >= 0)
+		return rc;
+	why_no_daemon(x, conn, rc);
+	if (receipt->fd >= 0)
+		rf = fdopen(dup(receipt->fd), "w");
+	else if (o->receipt_path)
+		rf = stdout;
+	rc = judge_dead(statefd, rf, summary->fd, x->why, o);
+	if (rf && rf != stdout)
+		fclose(rf);
+	journal_dead(statefd, x);
+	return rc;
+}
+
+static int prepare_outputs(int statefd, struct fp_output *receipt,
+			   struct fp_output *summary,
+			   const struct sidecar_opts *o,
+			   const struct fp_creds *c)
+{
+	static char rootbuf[64 * (PATH_MAX + 1)];
+	char *roots[64];
+	size_t nroots;
+	int rc;
+
+	receipt->path = o->receipt_path;
+	nroots = sidecar_read_roots(statefd, rootbuf, sizeof(rootbuf), roots,
+				    64);
+	summary->path = o->summary_path;
+	rc = fp_output_prepare(receipt, c, roots, nroots);
+	if (!rc)
+		rc = fp_output_prepare(summary, c, roots, nroots);
+	if (!rc && o->receipt_path && strcmp(o->receipt_path, "-") &&
+	    fp_output_create(receipt, c, true) < 0)
+		rc = FP_EXIT_USAGE;
+	if (!rc && o->summary_path && strcmp(o->summary_path, "-") &&
+	    fp_output_create(summary, c, true) < 0)
+		rc = FP_EXIT_USAGE;
+	return rc;
+}
+
 int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 {
 	struct fp_output receipt = FP_OUTPUT_INIT("the receipt");
 	struct fp_output summary = FP_OUTPUT_INIT("the job summary");
+	struct stop_ctx x = { 0 };
 	struct sidecar_attest sa = { .mfd = -1 };
-	FILE *rf = NULL;
-	int statefd, conn, rc;
+	int statefd, rc, where;
 	bool in_child;
-	int where;
-	static char rootbuf[64 * (PATH_MAX + 1)];
-	char *roots[64];
-	size_t nroots;
 
 	if (geteuid() != 0) {
 		fprintf(stderr,
 			"footprint: stopping the sidecar needs root; run it under sudo: sudo footprint sidecar stop\n");
 		return FP_EXIT_NOTRACE;
 	}
-	statefd = sidecar_open_state(o->state, c, false);
+	statefd = sidecar_open_state(o, c, false);
 	if (statefd < 0)
 		return FP_EXIT_USAGE;
 	where = leave_the_job(statefd, &rc);
@@ -343,49 +485,19 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	}
 	in_child = where == 1;
 	say_hello(statefd);
-	receipt.path = o->receipt_path;
-	nroots = sidecar_read_roots(statefd, rootbuf, sizeof(rootbuf), roots,
-				    64);
-	summary.path = o->summary_path;
-	rc = fp_output_prepare(&receipt, c, roots, nroots);
-	if (!rc)
-		rc = fp_output_prepare(&summary, c, roots, nroots);
-	if (!rc && o->receipt_path && strcmp(o->receipt_path, "-") &&
-	    fp_output_create(&receipt, c, true) < 0)
-		rc = FP_EXIT_USAGE;
-	if (!rc && o->summary_path && strcmp(o->summary_path, "-") &&
-	    fp_output_create(&summary, c, true) < 0)
-		rc = FP_EXIT_USAGE;
+	if (fp_sc_journal_last(statefd, &x.last))
+		memset(&x.last, 0, sizeof(x.last));
+	if (o->daemon_id)
+		snprintf(x.expect, sizeof(x.expect), "%s", o->daemon_id);
+	else if (x.last.any)
+		fp_sc_id(x.expect, x.last.daemon, x.last.ticks);
+	rc = prepare_outputs(statefd, &receipt, &summary, o, c);
 	if (!rc)
 		rc = sidecar_attest_begin(&sa, &receipt, o, c);
-	if (rc)
-		goto cleanup;
-	conn = sidecar_connect(statefd, o->state);
-	rc = conn < 0 ?
-		     -1 :
-		     ask_stop(conn,
-			      o->receipt_path && !strcmp(o->receipt_path, "-") ?
-				      STDOUT_FILENO :
-				      receipt.fd,
-			      summary.fd, o);
-	if (conn >= 0)
-		close(conn);
-	if (rc < 0) {
-		if (receipt.fd >= 0)
-			rf = fdopen(dup(receipt.fd), "w");
-		else if (o->receipt_path)
-			rf = stdout;
-		rc = judge_dead(
-			statefd, rf, summary.fd,
-			conn < 0 ?
-				"the sidecar daemon is gone (killed, or it died)" :
-				"the sidecar daemon died while it was stopping",
-			o);
-		if (rf && rf != stdout)
-			fclose(rf);
+	if (!rc) {
+		rc = get_verdict(statefd, &x, &receipt, &summary, o);
+		rc = sidecar_attest_end(&sa, &receipt, o, rc);
 	}
-	rc = sidecar_attest_end(&sa, &receipt, o, rc);
-cleanup:
 	close(statefd);
 	if (c->active) {
 		fp_output_hand_over(&receipt, 1, c->uid, c->gid, c->name);

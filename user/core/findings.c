@@ -123,6 +123,8 @@ void fp_file_finding_clear(struct fp_file_finding *x)
 	fp_actor_clear(&x->by);
 	fp_actor_clear(&x->created_by);
 	fp_actor_clear(&x->removed_by);
+	fp_actor_clear(&x->ran_by);
+	fp_actor_clear(&x->outside_writer);
 }
 
 void fp_proc_finding_clear(struct fp_proc_finding *x)
@@ -134,6 +136,7 @@ void fp_net_finding_clear(struct fp_net_finding *x)
 {
 	free(x->unix_path.data);
 	x->unix_path.data = NULL;
+	fp_actor_clear(&x->by);
 }
 
 void fp_tamper_finding_clear(struct fp_tamper_finding *x)
@@ -156,6 +159,12 @@ const char *fp_tamper_name(const struct fp_tamper_finding *x)
 		return "ptrace";
 	case FP_TAMPER_HEARTBEAT:
 		return "heartbeat";
+	case FP_TAMPER_CONTROL:
+		return "control";
+	case FP_TAMPER_RESTART:
+		return "restart";
+	case FP_TAMPER_REPLACED:
+		return "replaced";
 	}
 	return "other";
 }

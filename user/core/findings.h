@@ -32,6 +32,9 @@ struct fp_actor {
 	struct fp_bytes exe;
 	struct fp_bytes argv; /* NUL-separated */
 	bool argv_cut; /* argv is only the start of the command line */
+	/* footprint's own (a sidecar client, or the sudo that ran it): it
+	 * is never a finding (reconcile drops it); fits in padding */
+	bool own;
 
 	/* the step it ran in (1-based index into fp_findings.steps), 0 for
 	 * none; fits in padding, so findings cost what they did */
@@ -86,6 +89,18 @@ struct fp_file_finding {
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */
 	const char *rule; /* deciding rule text, or NULL */
+	/* a file the run made executable (chmod +x, or created with an x
+	 * bit) and one it ran (exec'd, or a script its interpreter read as
+	 * exec'd: ran_by is the first such process). created_by is also
+	 * set on added and outside_roots files the run created when
+	 * another process touched them last (reconcile.c). */
+	bool made_exec;
+	bool ran;
+	struct fp_actor ran_by;
+	/* a change only an open for writing explained, while a process
+	 * outside the run held the file open for writing: that process (the
+	 * change is unexplained) */
+	struct fp_actor outside_writer;
 };
 
 enum fp_proc_list {
@@ -129,14 +144,17 @@ struct fp_net_finding {
 	 * part of it, so the run did not open it */
 	bool outside_run;
 	/* listening: owned by a process outside the run's cgroup that began
-	 * during it; it fails (the run may have had it started), but the
-	 * reason says whose it is */
+	 * during it (another run's, a service's): reported with its owner,
+	 * not held against the run, as outside_run */
 	bool new_outside;
 	bool allowed;
 	bool forbidden;
 	bool failing; /* judged: this finding fails the verdict */
 	unsigned int step; /* as fp_actor's */
 	const char *rule;
+	/* bound: the process that bound it; listening: the socket's owner
+	 * (pid 0: not known), for the command line the summary shows */
+	struct fp_actor by;
 };
 
 /*
@@ -228,7 +246,8 @@ void fp_file_finding_clear(struct fp_file_finding *x);
 void fp_proc_finding_clear(struct fp_proc_finding *x);
 void fp_net_finding_clear(struct fp_net_finding *x);
 void fp_tamper_finding_clear(struct fp_tamper_finding *x);
-/* "signal", "bpf", "ptrace", "heartbeat", "state_dir", or "other" */
+/* "signal", "bpf", "ptrace", "heartbeat", "control", "restart",
+ * "replaced", "state_dir", or "other" */
 const char *fp_tamper_name(const struct fp_tamper_finding *x);
 /* The step a finding belongs to (0: none): that of the process it names
  * (for a transient file, the one that created it). */

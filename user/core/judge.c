@@ -212,6 +212,18 @@ static char *tamper_reason(const struct fp_tamper_finding *t)
 	case FP_TAMPER_HEARTBEAT:
 		return fmt("tamper.%s: footprint's programs stopped answering",
 			   what);
+	case FP_TAMPER_CONTROL:
+		return fmt(
+			"tamper.%s: a %s on footprint's control socket by root's pid %d, which is not footprint",
+			what, fp_control_op_name(t->arg), (int)t->by.pid);
+	case FP_TAMPER_RESTART:
+		return fmt(
+			"tamper.%s: the sidecar was restarted: its state directory was footprint pid %u's, whose job still runs",
+			what, t->target_pid);
+	case FP_TAMPER_REPLACED:
+		return fmt(
+			"tamper.%s: the sidecar was replaced: this daemon is not pid %u, the one started for the job",
+			what, t->target_pid);
 	default:
 		return fmt("tamper.%s: %s %lld on pid %u by pid %d", what,
 			   t->kind == FP_TAMPER_BPF ? "command" : "request",
@@ -468,7 +480,9 @@ static void mark_any_port(struct fp_findings *f)
 	for (i = 0; i < f->net[FP_N_LISTENING].n; i++) {
 		struct fp_net_finding *x = &FP_NETS(f, FP_N_LISTENING)[i];
 
-		for (k = 0; k < f->net[FP_N_BOUND].n && !x->outside_run; k++) {
+		for (k = 0; k < f->net[FP_N_BOUND].n && !x->outside_run &&
+			    !x->new_outside;
+		     k++) {
 			const struct fp_net_finding *b =
 				&FP_NETS(f, FP_N_BOUND)[k];
 
@@ -501,9 +515,11 @@ static int judge_net(const struct fp_policy *p, struct fp_findings *f,
 			x->rule = rule ? rule->text : NULL;
 			x->forbidden = d == FP_DEC_FORBID;
 			x->allowed = d == FP_DEC_ALLOW;
-			/* a listener of a process that predates the run and is
-			 * not part of it is reported, not held against it */
-			if (x->allowed || (x->outside_run && !x->forbidden))
+			/* a listener of a process outside the run's cgroup,
+			 * whether it predates the run or began during it (a
+			 * concurrent run's), is reported, not held against it */
+			if (x->allowed || ((x->outside_run || x->new_outside) &&
+					   !x->forbidden))
 				continue;
 			x->failing = true;
 			fp_net_subject(x, subj, sizeof(subj));
@@ -633,6 +649,8 @@ static int suggest(const struct fp_findings *f, const struct fp_outcome *o,
 
 	for (i = 0; !ret && i < o->nroots; i++)
 		ret = fp_suggester_root(s, o->roots[i], strlen(o->roots[i]));
+	if (!ret)
+		fp_suggester_relative(s);
 	if (!ret)
 		ret = fp_judge_needs(s, f);
 	if (!ret)

@@ -309,11 +309,53 @@ static const char *target_name(enum fp_rule_target t)
 				   "";
 }
 
+/*
+ * A relative path pattern without its "." components: "./x" is "x", "a/./b" is
+ * "a/b", and "." or "./" alone is "" with *dir set (the root itself and
+ * everything in it, as "DIR/" is a directory and what is below it). A
+ * user writes "./" to mean the root; the kernel never reports a path
+ * with a "." in it, so such a pattern could never match. A ".."
+ * component is refused (-EINVAL): a pattern is not resolved against the
+ * filesystem, and "../x" would silently match nothing. out holds len
+ * bytes; returns the length of the result.
+ */
+static ssize_t drop_dots(const char *pat, size_t len, char *out, bool *dir)
+{
+	size_t i = 0, o = 0, n;
+
+	*dir = len && pat[len - 1] == '/';
+	if (len && pat[0] == '/')
+		out[o++] = pat[i++];
+	while (i < len) {
+		n = 0;
+		while (i + n < len && pat[i + n] != '/')
+			n++;
+		if (n == 2 && pat[i] == '.' && pat[i + 1] == '.')
+			return -EINVAL;
+		if (n == 1 && pat[i] == '.') {
+			/* "x/." is the directory x */
+			if (i + n == len)
+				*dir = true;
+		} else if (n) {
+			if (o && out[o - 1] != '/')
+				out[o++] = '/';
+			memcpy(out + o, pat + i, n);
+			o += n;
+		}
+		i += n + 1;
+	}
+	if (*dir && o && out[o - 1] != '/')
+		out[o++] = '/';
+	return o;
+}
+
 int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 		  enum fp_rule_target target, const char *pattern, size_t len,
 		  char *const *roots, size_t nroots, char *err, size_t errlen)
 {
-	char quoted[8192], *text = NULL;
+	char quoted[8192], *text = NULL, *norm = NULL;
+	bool dir = false;
+	ssize_t nl;
 	size_t i;
 	int ret = 0;
 
@@ -343,22 +385,54 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 	if (asprintf(&text, "%s %s%s", kind_name(kind), target_name(target),
 		     quoted) < 0)
 		return -ENOMEM;
-	if (!pathlike(target) || pattern[0] == '/' || nroots == 0) {
-		ret = add_rule(p, kind, target, pattern, len, text);
+	/* a relative path pattern: an absolute one is taken as it is */
+	if (pathlike(target) && pattern[0] != '/') {
+		norm = malloc(len + 1);
+		if (!norm) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		nl = drop_dots(pattern, len, norm, &dir);
+		if (nl < 0) {
+			snprintf(
+				err, errlen,
+				"footprint: '..' in the pattern %s is not resolved; name the path without it",
+				quoted);
+			ret = -EINVAL;
+			goto cleanup;
+		}
+		/* "." and "./": the root, written as "" before its '/' */
+		pattern = norm;
+		len = nl;
+		if (!len && !dir) {
+			snprintf(err, errlen, "footprint: empty %s pattern",
+				 kind_name(kind));
+			ret = -EINVAL;
+			goto cleanup;
+		}
+	}
+	if (!pathlike(target) || (len && pattern[0] == '/') || nroots == 0) {
+		ret = len ? add_rule(p, kind, target, pattern, len, text) :
+			    add_rule(p, kind, target, "./", 2, text);
 		goto cleanup;
 	}
 	/* relative: one rule per root */
 	for (i = 0; i < nroots; i++) {
-		size_t rl = strlen(roots[i]);
-		char *abs = malloc(rl + 1 + len);
+		size_t rl = strlen(roots[i]), k;
+		char *abs = malloc(2 * rl + 1 + len);
 		size_t al = 0;
 
 		if (!abs) {
 			ret = -ENOMEM;
 			goto cleanup;
 		}
-		memcpy(abs, roots[i], rl);
-		al = rl;
+		/* the root is a name, not a pattern: "/w/a*b" matches only
+		 * itself (an escape makes the rule a glob, which reads it so) */
+		for (k = 0; k < rl; k++) {
+			if (is_glob(roots[i] + k, 1))
+				abs[al++] = '\\';
+			abs[al++] = roots[i][k];
+		}
 		if (!(rl == 1 && roots[i][0] == '/'))
 			abs[al++] = '/';
 		memcpy(abs + al, pattern, len);
@@ -368,6 +442,7 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 			break;
 	}
 cleanup:
+	free(norm);
 	free(text);
 	return ret;
 }
@@ -600,8 +675,12 @@ int fp_policy_load(struct fp_policy *p, const struct fp_creds *creds,
 		ret = fp_policy_parse_line(p, line, n, roots, nroots, msg,
 					   sizeof(msg));
 		if (ret) {
+			/* fp_policy_add's own messages start "footprint: " */
 			snprintf(err, errlen, "footprint: %s:%d: %s", file,
-				 lineno, msg[0] ? msg : strerror(-ret));
+				 lineno,
+				 !msg[0] ? strerror(-ret) :
+				 !strncmp(msg, "footprint: ", 11) ? msg + 11 :
+								    msg);
 			break;
 		}
 	}

@@ -11,8 +11,10 @@
 #include "privilege.h"
 #include "reconcile.h"
 #include "netflow.h"
+#include "own.h"
 #include "sensitive.h"
 #include "procops.h"
+#include "uring_seen.h"
 
 struct exec_rec {
 	pid_t pid, ppid;
@@ -22,6 +24,7 @@ struct exec_rec {
 	/* the image before it (its own, or its parent's at fork) */
 	int32_t base;
 	unsigned int rose; /* FP_PRIV_* */
+	bool own; /* footprint's own (own.h), as FP_EV_CONTROL said */
 };
 
 struct proc_state {
@@ -30,6 +33,12 @@ struct proc_state {
 	bool started; /* fork or exec seen during the run */
 	bool exited;
 	uint32_t group; /* 1-based into groups, 0 none (sidecar only) */
+	/* it predates the trace and is footprint's own (exec_idx is -1) */
+	bool own;
+	/* opens left to find the script a relative exec ran, and which
+	 * argument of the interpreter names it (note_ran) */
+	uint16_t script_opens;
+	uint8_t script_arg;
 };
 
 /* a process as one event saw it */
@@ -56,6 +65,10 @@ struct path_state {
 	 */
 	const char *link_src;
 	size_t link_src_len;
+	/* made executable (chmod +x, created with an x bit); run by an exec
+	 * (runner: the first) */
+	bool made_exec, ran;
+	struct who runner;
 };
 
 /*
@@ -84,6 +97,7 @@ struct group_rec {
 	uint32_t mark;
 	uint64_t ts_ns; /* its first event */
 	struct fp_bytes name; /* exec.step_name of root, else empty */
+	bool own; /* root is footprint's own: a sidecar client, not a step */
 };
 
 /* the process looked up last: most events follow one of the same */
@@ -119,7 +133,18 @@ struct fp_recon {
 	/* procops.h: mounts, namespaces, fileless execs, set-ID files */
 	struct fp_vec procops[FP_PO_NKINDS];
 	uint64_t procops_omitted[FP_PO_NKINDS];
+	/* what io_uring left unseen (uring_seen.h) */
+	struct fp_uring_seen uring;
 };
+
+/* what a generated script did: made executable and run (defined below) */
+static void note_made_exec(struct path_state *ps, const struct fp_event *ev);
+static void note_ran(struct fp_recon *r, const struct fp_event *ev);
+static void note_script_open(struct fp_recon *r, const struct fp_event *ev);
+static int ran_fill(const struct fp_recon *r, struct fp_file_finding *f,
+		    const struct path_state *ps, bool creator);
+static int held_outside(const struct fp_recon_input *in,
+			const struct fp_fentry *e, struct fp_actor *a);
 
 /*
  * What one piece of state costs, counted the same way live and in replay
@@ -305,6 +330,8 @@ static int actor_fill(const struct fp_recon *r, struct fp_actor *a,
 	p = proc_of(r, w->pid);
 	if (p)
 		a->ppid = p->ppid;
+	/* an exec'd one is footprint's own by its cmdline (own.h) */
+	a->own = w->exec < 0 && p && p->own;
 	if (w->exec < 0 || (size_t)w->exec >= r->execs.n)
 		return fp_actor_own(a, "", 0, "", 0);
 	e = &((const struct exec_rec *)r->execs.v)[w->exec];
@@ -356,6 +383,8 @@ static int fork_group(struct fp_recon *r, const struct fp_event *ev,
 				&pp->group);
 		if (ret)
 			return ret;
+		/* footprint's own that predates the trace: no step */
+		GROUPS(r)[pp->group - 1].own = pp->own;
 	}
 	p->group = pp->group;
 	return 0;
@@ -383,6 +412,8 @@ static int event_group(struct fp_recon *r, const struct fp_event *ev,
 		else if ((ret = group_new(r, ev->pid, child, false, ev->ts_ns,
 					  &p->group)))
 			return ret;
+		else
+			GROUPS(r)[p->group - 1].own = p->own;
 	}
 	/* a process that predates the trace shows its parent here */
 	if (child && GROUPS(r)[p->group - 1].root == (pid_t)ev->pid)
@@ -418,6 +449,85 @@ static int feed_mark(struct fp_recon *r, const struct fp_event *ev)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* One of footprint's own processes, as the daemon checked it: its image
+ * now (or, one that predates the trace, the process), and its group. */
+static int own_process(struct fp_recon *r, pid_t pid)
+{
+	struct proc_state *p;
+	int ret;
+
+	if (!pid)
+		return 0;
+	ret = proc_new(r, pid, &p);
+	if (ret)
+		return ret;
+	if (p->exec_idx >= 0 && (size_t)p->exec_idx < r->execs.n)
+		((struct exec_rec *)r->execs.v)[p->exec_idx].own = true;
+	else
+		p->own = true;
+	if (p->group && GROUPS(r)[p->group - 1].root == pid)
+		GROUPS(r)[p->group - 1].own = true;
+	return 0;
+}
+
+/* `sidecar start` names the step that ran it, which predates the trace,
+ * by the GITHUB_ACTION the daemon read from that step's process */
+static int name_start_step(struct fp_recon *r, const struct fp_event *ev)
+{
+	pid_t pid = ev->control.step_pid;
+	const struct fp_bytes *n = &ev->control.name;
+	struct group_rec *gr;
+	struct proc_state *p;
+	int ret;
+
+	if (!r->step_parent || !pid || !n->len)
+		return 0;
+	ret = proc_new(r, pid, &p);
+	if (!ret && !p->group)
+		ret = group_new(r, pid, true, false, ev->ts_ns, &p->group);
+	if (ret)
+		return ret;
+	gr = &GROUPS(r)[p->group - 1];
+	if (gr->root != pid || gr->name.data)
+		return 0;
+	if (charge(r, ALLOC(n->len + 1)))
+		return -EDQUOT;
+	return fp_bytes_dup(&gr->name, n->data, n->len);
+}
+
+/*
+ * A mark made from a step that predates the trace (the one that ran
+ * `sidecar start`) names that step too, when it has no GITHUB_ACTION:
+ * the last such mark. The FP_EV_MARK that follows is marks.n + 1.
+ */
+static void mark_names_its_step(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct proc_state *p = proc_of(r, ev->pid);
+	struct group_rec *gr;
+
+	if (!p || !p->group ||
+	    (ev->control.result != FP_CTL_OK &&
+	     ev->control.result != FP_CTL_FOREIGN))
+		return;
+	gr = &GROUPS(r)[p->group - 1];
+	if (!gr->forked && !gr->own)
+		gr->mark = r->marks.n + 1;
+}
+
+static int feed_control(struct fp_recon *r, const struct fp_event *ev)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < ev->control.nown && i < FP_CTL_MAX_OWN && !ret; i++)
+		ret = own_process(r, ev->control.own[i]);
+	if (!ret && ev->control.op == FP_CTL_START)
+		ret = name_start_step(r, ev);
+	if (!ret && ev->control.op == FP_CTL_MARK && r->step_parent)
+		mark_names_its_step(r, ev);
+	return ret;
 }
 
 static int feed_tamper(struct fp_recon *r, const struct fp_event *ev)
@@ -705,6 +815,8 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 
 	if (op == FP_FOP_OPEN && (ret = feed_read(r, ev)))
 		return ret;
+	if (op == FP_FOP_OPEN)
+		note_script_open(r, ev);
 	if (ev->file.ret < 0 || !ev->file.npaths || changes_nothing(ev, op))
 		return 0;
 	/* a record from a damaged or crafted log may lack its second path */
@@ -786,6 +898,7 @@ static int feed_file(struct fp_recon *r, const struct fp_event *ev)
 		if (ret)
 			return ret;
 	}
+	note_made_exec(a, ev);
 	a->seq = r->fed;
 	if (b)
 		b->seq = r->fed;
@@ -814,7 +927,7 @@ static int feed_bind(struct fp_recon *r, const struct fp_event *ev)
 			   ALLOC(ev->bind.unix_path.len + 1))))
 		return -EDQUOT;
 	n = fp_vec_push(&r->binds, sizeof(*n));
-	if (!n)
+	if (!n || actor_fill(r, &n->by, &w))
 		return -ENOMEM;
 	n->pid = ev->pid;
 	n->step = w.group;
@@ -921,6 +1034,8 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	p->ppid = ev->ppid;
 	p->exec_idx = r->execs.n - 1;
 	p->started = true;
+	p->own = false;
+	note_ran(r, ev);
 	return 0;
 }
 
@@ -936,6 +1051,13 @@ static int feed_fork(struct fp_recon *r, const struct fp_event *ev)
 	p->exec_idx = parent_exec;
 	p->started = true;
 	p->exited = false;
+	/* a child of footprint's own that predates the trace is its own */
+	p->own = false;
+	if (parent_exec < 0) {
+		struct proc_state *pp = proc_of(r, ev->ppid);
+
+		p->own = pp && pp->own;
+	}
 	return fork_group(r, ev, p);
 }
 
@@ -1273,6 +1395,11 @@ static int feed_one(struct fp_recon *r, const struct fp_event *ev)
 		return feed_net(r, ev);
 	case FP_EV_SIGNAL:
 		return feed_signal(r, ev);
+	case FP_EV_URING:
+		fp_uring_seen_feed(&r->uring, ev);
+		return 0;
+	case FP_EV_CONTROL:
+		return feed_control(r, ev);
 	}
 	return 0;
 }
@@ -1299,13 +1426,19 @@ int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
 	return 0;
 }
 
+const char *fp_recon_uring_why(const struct fp_recon *r)
+{
+	return fp_uring_seen_why(&r->uring);
+}
+
 size_t fp_recon_steps_so_far(const struct fp_recon *r)
 {
 	const struct group_rec *g = r->groups.v;
 	size_t i, n = 0;
 
+	/* footprint's own clients (a mark, a stop) are not steps */
 	for (i = 0; i < r->groups.n; i++)
-		n += g[i].forked;
+		n += g[i].forked && !g[i].own;
 	return n;
 }
 
@@ -1519,11 +1652,18 @@ static int file_finding(const struct fp_recon *r,
 		f->by_open = true;
 		if (written_after_run(in, a, changes))
 			ps = NULL;
+		else if (held_outside(in, e, &f->outside_writer) < 0)
+			return -ENOMEM;
+		else if (f->outside_writer.pid)
+			ps = NULL;
 	}
 	f->explained = ps != NULL;
 	if (!ps)
 		f->by_open = false;
 	if (ps && actor_fill(r, &f->by, &ps->last))
+		return -ENOMEM;
+	if (ps && fp_hashmap_get(&r->paths, e->path.data, e->path.len) == ps &&
+	    ran_fill(r, f, ps, l == FP_F_ADDED))
 		return -ENOMEM;
 	if (f->explained)
 		return 0;
@@ -1534,7 +1674,7 @@ static int file_finding(const struct fp_recon *r,
 	u->before = b;
 	u->after = a;
 	u->changes = changes;
-	return 0;
+	return fp_actor_copy(&u->outside_writer, &f->outside_writer);
 }
 
 static int compare_fs(const struct fp_recon *r, const struct fp_recon_input *in,
@@ -1684,8 +1824,10 @@ static int transient_at(const struct fp_recon *r, struct fp_findings *out,
 
 	if (!f || actor_fill(r, &f->created_by, &ps->created) ||
 	    actor_fill(r, &f->removed_by, &then->removed) ||
-	    actor_fill(r, &f->by, &then->last))
+	    actor_fill(r, &f->by, &then->last) ||
+	    ran_fill(r, f, ps->ran ? ps : then, false))
 		return -ENOMEM;
+	f->made_exec = ps->made_exec || then->made_exec;
 	f->explained = true;
 	return DROP;
 }
@@ -1791,7 +1933,8 @@ static int path_findings(const struct fp_recon *r,
 			f = add_file(out, FP_F_TRANSIENT, s->key, s->len);
 			if (!f || actor_fill(r, &f->created_by, &ps->created) ||
 			    actor_fill(r, &f->removed_by, &ps->removed) ||
-			    actor_fill(r, &f->by, &ps->last))
+			    actor_fill(r, &f->by, &ps->last) ||
+			    ran_fill(r, f, ps, false))
 				return -ENOMEM;
 			f->explained = true;
 			continue;
@@ -1804,7 +1947,8 @@ static int path_findings(const struct fp_recon *r,
 		if (ret == DROP)
 			continue;
 		f = add_file(out, FP_F_OUTSIDE, s->key, s->len);
-		if (!f || actor_fill(r, &f->by, &ps->last))
+		if (!f || actor_fill(r, &f->by, &ps->last) ||
+		    ran_fill(r, f, ps, true))
 			return -ENOMEM;
 		f->changes = ps->ops;
 		f->explained = true;
@@ -1950,7 +2094,8 @@ static int compare_procs(const struct fp_recon *r,
  * outside the run's cgroup that predates the run, or that began during it */
 enum sock_owner { OWNER_RUN, OWNER_OUTSIDE_OLD, OWNER_OUTSIDE_NEW };
 
-static enum sock_owner sock_owner(const struct fp_recon_input *in, pid_t pid)
+static enum sock_owner sock_owner(const struct fp_recon *r,
+				  const struct fp_recon_input *in, pid_t pid)
 {
 	const struct fp_proc *a, *b;
 
@@ -1958,12 +2103,44 @@ static enum sock_owner sock_owner(const struct fp_recon_input *in, pid_t pid)
 	    is_leftover(in, pid))
 		return OWNER_RUN;
 	a = fp_proc_find(in->proc_after, pid);
-	if (!a || in_run_cgroup(in, a))
+	/*
+	 * An owner the process snapshot (taken just before the sockets')
+	 * does not hold began after it: the run's if an event of the run
+	 * named it, else another's (a concurrent run's listener).
+	 */
+	if (!a)
+		return proc_of(r, pid) ? OWNER_RUN : OWNER_OUTSIDE_NEW;
+	if (in_run_cgroup(in, a))
 		return OWNER_RUN;
 	b = fp_proc_find(in->proc_before, pid);
 	if (b && fp_proc_same(a, b))
 		return OWNER_OUTSIDE_OLD;
 	return a->kernel_thread ? OWNER_RUN : OWNER_OUTSIDE_NEW;
+}
+
+/* the owner of a listener: as the run's events know it, else as the
+ * process snapshot shows it (an outside process), else by pid alone */
+static int sock_owner_actor(const struct fp_recon *r,
+			    const struct fp_recon_input *in, pid_t pid,
+			    enum sock_owner owner, struct fp_actor *a)
+{
+	const struct fp_proc *p = pid > 0 && in->proc_after ?
+					  fp_proc_find(in->proc_after, pid) :
+					  NULL;
+	struct who w;
+
+	memset(a, 0, sizeof(*a));
+	if (pid <= 0)
+		return 0;
+	w = who_now(r, pid);
+	if (owner == OWNER_RUN && w.exec >= 0)
+		return actor_fill(r, a, &w);
+	a->pid = pid;
+	if (!p)
+		return 0;
+	a->ppid = p->ppid;
+	return fp_actor_own(a, p->exe.data, p->exe.len, p->argv.data,
+			    p->argv.len);
 }
 
 static int compare_net(const struct fp_recon *r,
@@ -1982,6 +2159,9 @@ static int compare_net(const struct fp_recon *r,
 			return -ENOMEM;
 		*n = *b;
 		n->unix_path.data = NULL;
+		memset(&n->by, 0, sizeof(n->by));
+		if (fp_actor_copy(&n->by, &b->by))
+			return -ENOMEM;
 		if (b->unix_path.data &&
 		    fp_bytes_dup(&n->unix_path, b->unix_path.data,
 				 b->unix_path.len))
@@ -1996,11 +2176,15 @@ static int compare_net(const struct fp_recon *r,
 		n = fp_vec_push(&out->net[FP_N_LISTENING], sizeof(*n));
 		if (!n)
 			return -ENOMEM;
-		owner = sock_owner(in, s->pid);
+		owner = sock_owner(r, in, s->pid);
 		n->outside_run = owner == OWNER_OUTSIDE_OLD;
 		n->new_outside = owner == OWNER_OUTSIDE_NEW;
+		if (sock_owner_actor(r, in, s->pid, owner, &n->by))
+			return -ENOMEM;
 		n->pid = s->pid;
-		n->step = n->outside_run ? 0 : who_now(r, s->pid).group;
+		n->step = n->outside_run || n->new_outside ?
+				  0 :
+				  who_now(r, s->pid).group;
 		n->family = s->family;
 		n->protocol = s->protocol;
 		n->port = s->port;
@@ -2130,8 +2314,9 @@ static int name_step(const struct fp_recon *r, const struct group_rec *g,
 		st->named = FP_STEP_NAMED_ACTION;
 		return fp_bytes_dup(&st->name, g->name.data, g->name.len);
 	}
-	m = g && g->mark ? &((const struct fp_bytes *)r->marks.v)[g->mark - 1] :
-			   NULL;
+	m = g && g->mark && g->mark <= r->marks.n ?
+		    &((const struct fp_bytes *)r->marks.v)[g->mark - 1] :
+		    NULL;
 	if (m && m->len) {
 		st->named = FP_STEP_NAMED_MARK;
 		return fp_bytes_dup(&st->name, m->data, m->len);
@@ -2185,7 +2370,8 @@ static int resolve_steps(const struct fp_recon *r,
 		struct fp_hslot *s;
 
 		g2s[i] = 0;
-		if (!root)
+		/* `sidecar mark` names steps; it is not one */
+		if (!root || g->own)
 			continue;
 		s = fp_hashmap_slot(&roots, &root, sizeof(root));
 		if (!s)
@@ -2240,6 +2426,8 @@ static void name_findings_steps(struct fp_findings *out, const uint32_t *g2s,
 		}
 	for (i = 0; i < out->tamper.n; i++)
 		step_of(&FP_TAMPER(out)[i].by, g2s, n);
+	for (i = 0; i < out->privileged.n; i++)
+		step_of(&FP_PRIVILEGED(out)[i].p, g2s, n);
 	fp_netflow_steps(out, g2s, n);
 	for (i = 0; i < out->reads.n; i++)
 		step_of(&FP_READS(out)[i].by, g2s, n);
@@ -2331,6 +2519,26 @@ static int procop_findings(const struct fp_recon *r,
 	return 0;
 }
 
+/* What footprint's own processes did is not the job's (own.h). */
+static int drop_own(const struct fp_recon *r, struct fp_findings *out)
+{
+	const struct exec_rec *e = r->execs.v;
+	struct fp_cmdline **own = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < r->execs.n; i++)
+		n += e[i].own;
+	if (n && !(own = malloc(n * sizeof(*own))))
+		return -ENOMEM;
+	for (i = 0, n = 0; i < r->execs.n; i++)
+		if (e[i].own)
+			own[n++] = e[i].cmd;
+	fp_own_sort(own, n);
+	fp_findings_drop_own(out, own, n);
+	free(own);
+	return 0;
+}
+
 int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		 struct fp_findings *out)
 {
@@ -2357,6 +2565,8 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		ret = procop_findings(r, in, out);
 	if (!ret)
 		ret = steps(r, in, out);
+	if (!ret)
+		ret = drop_own(r, out);
 	if (ret) {
 		fp_findings_free(out);
 		return ret;
@@ -2370,5 +2580,171 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		if (out->procs[l].n)
 			qsort(out->procs[l].v, out->procs[l].n,
 			      sizeof(struct fp_proc_finding), proc_cmp);
+	return 0;
+}
+
+/* ---- what a generated script did ---- */
+
+/* a chmod that sets an x bit, or a file created with one */
+static void note_made_exec(struct path_state *ps, const struct fp_event *ev)
+{
+	enum fp_file_op op = fp_file_op(ev);
+
+	if ((op == FP_FOP_CHMOD || (op == FP_FOP_OPEN && ev->file.created)) &&
+	    (ev->file.mode & 0111))
+		ps->made_exec = true;
+}
+
+static void mark_ran(struct fp_recon *r, const char *p, size_t len, pid_t pid)
+{
+	struct path_state *ps = fp_hashmap_get(&r->paths, p, len);
+
+	if (ps && !ps->ran) {
+		ps->ran = true;
+		ps->runner = who_now(r, pid);
+	}
+}
+
+/*
+ * An exec runs a file the run wrote: its executable (a binary), or the
+ * file it was given (a #! script, whose exe is the interpreter). Only
+ * paths the run changed have a state, so this is one lookup per exec. A
+ * script given by a relative name ("./payload") is found when the
+ * interpreter opens it: the kernel passes that name in its argv.
+ */
+static void note_ran(struct fp_recon *r, const struct fp_event *ev)
+{
+	const struct fp_bytes *fn = &ev->exec.filename;
+	struct proc_state *p = proc_of(r, ev->pid);
+	const char *a = ev->exec.argv.data, *end = a + ev->exec.argv.len;
+	uint8_t k;
+
+	mark_ran(r, ev->exec.exe.data, ev->exec.exe.len, ev->pid);
+	if (fn->len && fn->data[0] == '/')
+		mark_ran(r, fn->data, fn->len, ev->pid);
+	if (!p || !fn->len || fn->data[0] == '/' || !a)
+		return;
+	p->script_opens = 0;
+	/* argv[1] (#!/bin/sh) or argv[2] (#!/bin/sh -e, #!/usr/bin/env sh) */
+	for (k = 0; a < end && k < 3; k++) {
+		size_t n = strnlen(a, end - a);
+
+		if (k && n == fn->len && !memcmp(a, fn->data, n)) {
+			p->script_opens = 64;
+			p->script_arg = k;
+			return;
+		}
+		a += n + 1;
+	}
+}
+
+/* does path end in "/" + arg (arg without its leading "./")? */
+static bool names_arg(const struct fp_bytes *path, const char *arg, size_t alen)
+{
+	while (alen >= 2 && arg[0] == '.' && arg[1] == '/') {
+		arg += 2;
+		alen -= 2;
+	}
+	return alen && alen < path->len && path->data[0] == '/' &&
+	       path->data[path->len - alen - 1] == '/' &&
+	       !memcmp(path->data + path->len - alen, arg, alen);
+}
+
+/* an open by a process that exec'd a relative name: the script, when it
+ * names one of the first arguments its interpreter was given */
+static void note_script_open(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct proc_state *p = proc_of(r, ev->pid);
+	const struct exec_rec *e;
+	const char *a, *end;
+	int k;
+
+	if (!p || !p->script_opens || ev->file.ret < 0 || !ev->file.npaths ||
+	    p->exec_idx < 0 || (size_t)p->exec_idx >= r->execs.n)
+		return;
+	p->script_opens--;
+	e = exec_at(r, p->exec_idx);
+	a = e->cmd->argv.data;
+	end = a + e->cmd->argv.len;
+	for (k = 0; a && a < end && k <= p->script_arg; k++) {
+		size_t n = strnlen(a, end - a);
+
+		if (k == p->script_arg &&
+		    names_arg(&ev->file.path[0].path, a, n) &&
+		    fp_hashmap_get(&r->paths, ev->file.path[0].path.data,
+				   ev->file.path[0].path.len)) {
+			mark_ran(r, ev->file.path[0].path.data,
+				 ev->file.path[0].path.len, ev->pid);
+			p->script_opens = 0;
+			return;
+		}
+		a += n + 1;
+	}
+}
+
+/* what the finding of ps says of it: made executable, run, and (creator)
+ * who created it when another process touched it last */
+static int ran_fill(const struct fp_recon *r, struct fp_file_finding *f,
+		    const struct path_state *ps, bool creator)
+{
+	f->made_exec = ps->made_exec;
+	f->ran = ps->ran;
+	if (ps->ran && actor_fill(r, &f->ran_by, &ps->runner))
+		return -ENOMEM;
+	if (creator && ps->born && !f->created_by.pid &&
+	    (ps->created.pid != ps->last.pid ||
+	     ps->created.exec != ps->last.exec))
+		return actor_fill(r, &f->created_by, &ps->created);
+	return 0;
+}
+
+/* ---- writers outside the run ---- */
+
+/*
+ * A process outside the run held e open for writing at the after
+ * snapshot: it may have made the change an open of the run explains
+ * (a logger appending to the file the run opened). *a: that process as
+ * the process snapshot shows it; pid 0 if none. 0 or -ENOMEM.
+ */
+static int held_outside(const struct fp_recon_input *in,
+			const struct fp_fentry *e, struct fp_actor *a)
+{
+	const struct fp_holder *h =
+		fp_holder_find(in->holders, e->path.data, e->path.len);
+	const struct fp_proc *p;
+
+	memset(a, 0, sizeof(*a));
+	if (!h)
+		return 0;
+	p = in->proc_after ? fp_proc_find(in->proc_after, h->pid) : NULL;
+	a->pid = h->pid;
+	if (!p)
+		return fp_actor_own(a, "", 0, "", 0) ? -ENOMEM : 0;
+	a->ppid = p->ppid;
+	return fp_actor_own(a, p->exe.data, p->exe.len, p->argv.data,
+			    p->argv.len) ?
+		       -ENOMEM :
+		       0;
+}
+
+int fp_recon_opened_only(const struct fp_recon *r,
+			 int (*cb)(void *ctx, const char *path, size_t len),
+			 void *ctx)
+{
+	unsigned int sure = FP_OP_CREATED | FP_OP_RENAMED_TO | FP_OP_REMOVED;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < r->paths.cap; i++) {
+		const struct fp_hslot *s = &r->paths.slots[i];
+		const struct path_state *ps = s->val;
+
+		if (!s->key || !s->len || s->key[0] != '/' ||
+		    !(ps->ops & FP_OP_WRITTEN) || (ps->ops & sure) || ps->wrote)
+			continue;
+		ret = cb(ctx, s->key, s->len);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }

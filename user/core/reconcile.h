@@ -16,6 +16,7 @@
 #include "event.h"
 #include "findings.h"
 #include "snapshot_fs.h"
+#include "snapshot_holders.h"
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
 
@@ -54,6 +55,8 @@ uint64_t fp_recon_unfolded(const struct fp_recon *r);
 uint64_t fp_recon_used(const struct fp_recon *r);
 /* why the trace is incomplete because of the budget, or NULL */
 const char *fp_recon_budget_why(const struct fp_recon *r);
+/* why io_uring left the trace incomplete (uring_seen.h), or NULL */
+const char *fp_recon_uring_why(const struct fp_recon *r);
 /* steps started during the trace so far (sidecar status) */
 size_t fp_recon_steps_so_far(const struct fp_recon *r);
 /* Was pid forked or exec'd during the run, and has it not exited? (the
@@ -76,9 +79,22 @@ struct fp_recon_input {
 	/* the sidecar's state directory: a change under it by a traced
 	 * process is tamper evidence; NULL or "" for none */
 	const char *state_dir;
+	/* processes outside the run holding changed files open for writing
+	 * at the after snapshot; NULL: not looked for */
+	const struct fp_holder_table *holders;
 };
 
 int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 		 struct fp_findings *out);
+
+/*
+ * Each path the run only opened for writing (no create, truncate, rename
+ * or removal): the changes an outside writer could have made instead
+ * (snapshot_holders.h). cb's non-zero return stops the walk and is
+ * returned.
+ */
+int fp_recon_opened_only(const struct fp_recon *r,
+			 int (*cb)(void *ctx, const char *path, size_t len),
+			 void *ctx);
 
 #endif

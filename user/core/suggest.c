@@ -40,6 +40,7 @@ struct cand {
 
 struct fp_suggester {
 	unsigned int nruns, run;
+	bool relative; /* fp_suggester_relative() */
 	struct fp_vec roots; /* struct fp_bytes */
 	struct fp_hashmap created; /* this run: path -> 1, or 2 a directory */
 	struct fp_vec needs; /* this run: struct need */
@@ -144,6 +145,11 @@ void fp_suggester_free(struct fp_suggester *s)
 	free(s->cands.v);
 	fp_hashmap_free(&s->index, NULL);
 	free(s);
+}
+
+void fp_suggester_relative(struct fp_suggester *s)
+{
+	s->relative = true;
 }
 
 int fp_suggester_root(struct fp_suggester *s, const char *root, size_t len)
@@ -421,9 +427,11 @@ static bool in_temp_dir(const char *path, size_t dirlen)
 
 /*
  * A bare name of Python's tempfile (mkstemp, mkdtemp, NamedTemporaryFile):
- * eight of [a-z0-9_]. Elsewhere it needs a digit or '_', so that a word is
- * never taken for one; right in the temp directory, where tempfile puts
- * them, eight letters are one too (a sixteenth of its names).
+ * eight of [a-z0-9_]. Elsewhere it needs a digit or a '_' after its start,
+ * so that a word is never taken for one, nor a word that starts with '_'
+ * as private names do (npm's ~/.npm/_cacache); right in the temp
+ * directory, where tempfile puts them, eight letters are one too (a
+ * sixteenth of its names).
  */
 static bool python_temp_name(const char *t, size_t n, bool temp_dir)
 {
@@ -436,7 +444,7 @@ static bool python_temp_name(const char *t, size_t n, bool temp_dir)
 		if (!((t[i] >= 'a' && t[i] <= 'z') ||
 		      (t[i] >= '0' && t[i] <= '9') || t[i] == '_'))
 			return false;
-		odd |= t[i] < 'a';
+		odd |= t[i] < 'a' && (t[i] != '_' || i);
 	}
 	return odd;
 }
@@ -769,7 +777,46 @@ static int by_count(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static char *line_of(const struct cand *c)
+/*
+ * The part of a path pattern below the one watched root, when the run
+ * had exactly one (besides "/"): "allow node_modules/" reads better than
+ * the absolute path and means the same for that run, as a relative
+ * pattern is taken relative to each root. Several roots would widen it
+ * (it would match under each), so then it stays absolute. NULL: keep
+ * the pattern as it is.
+ */
+static const char *below_root(const struct fp_suggester *s,
+			      const struct cand *c, const char *pat,
+			      size_t *len)
+{
+	const struct fp_bytes *r = s->roots.v, *first = r;
+	struct buf b = { 0 };
+	size_t i;
+	const char *out = NULL;
+
+	if (!s->relative || !s->roots.n ||
+	    (c->target != FP_T_PATH && c->target != FP_T_READ))
+		return NULL;
+	for (i = 1; i < s->roots.n; i++)
+		if (fp_bytes_cmp(r[i].data, r[i].len, first->data, first->len))
+			return NULL;
+	if (first->len < 2 || first->data[0] != '/')
+		return NULL;
+	/* a glob's root part is escaped as the matcher wants it */
+	if (c->literal)
+		put(&b, first->data, first->len);
+	else
+		put_escaped(&b, first->data, first->len, specials(c->target));
+	put(&b, "/", 1);
+	if (!b.err && *len > b.len && !memcmp(pat, b.p, b.len)) {
+		out = pat + b.len;
+		*len -= b.len;
+	}
+	free(b.p);
+	return out;
+}
+
+static char *line_of(const struct fp_suggester *s, const struct cand *c)
 {
 	const char *word = c->target == FP_T_PROCESS ? "process " :
 			   c->target == FP_T_BIND    ? "bind " :
@@ -786,10 +833,12 @@ static char *line_of(const struct cand *c)
 		word = fp_policy_procop_word(c->target);
 	/* a literal is quoted as it always was: glob characters escaped; a
 	 * bind's "[::1]" is not a class, so it stays as it is */
-	if (c->literal && c->target != FP_T_BIND && c->target != FP_T_CONNECT)
-		q = fp_policy_quote_dup(c->lit, c->litlen, true);
-	else
-		q = fp_policy_quote_dup(c->pat, c->plen, false);
+	bool lit = c->literal && c->target != FP_T_BIND &&
+		   c->target != FP_T_CONNECT;
+	size_t n = lit ? c->litlen : c->plen;
+	const char *p = lit ? c->lit : c->pat, *rel = below_root(s, c, p, &n);
+
+	q = fp_policy_quote_dup(rel ? rel : p, n, lit);
 	if (q && (line = malloc(strlen(word) + strlen(q) + 7)))
 		sprintf(line, "allow %s%s", word, q);
 	free(q);
@@ -819,7 +868,7 @@ int fp_suggester_finish(struct fp_suggester *s, struct fp_vec *out)
 	for (i = 0; i < n && !ret; i++) {
 		struct fp_sugg *g = fp_vec_push(out, sizeof(*g));
 
-		if (!g || !(g->line = line_of(sorted[i]))) {
+		if (!g || !(g->line = line_of(s, sorted[i]))) {
 			if (g)
 				out->n--;
 			ret = -ENOMEM;

@@ -39,6 +39,10 @@ struct fp_suggester;
 /* nruns: how many runs will be fed (1 for a verdict) */
 struct fp_suggester *fp_suggester_new(unsigned int nruns);
 void fp_suggester_free(struct fp_suggester *s);
+/* Rules for paths under the one watched root (when there is one) are
+ * written relative to it ("allow node_modules/"); by default they are
+ * absolute. */
+void fp_suggester_relative(struct fp_suggester *s);
 /* A watched root of a run fed: no rule may cover it or a parent of it. */
 int fp_suggester_root(struct fp_suggester *s, const char *root, size_t len);
 /* A path the current run created (it did not exist before); dir: known

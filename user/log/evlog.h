@@ -44,6 +44,9 @@ enum fp_rec {
 	FP_REC_SNAP_DONE = 5,
 	FP_REC_EVENT = 6,
 	FP_REC_TRAILER = 7,
+	/* a process outside the run holding a changed file open for
+	 * writing at the after snapshot (snapshot_holders.h) */
+	FP_REC_HOLDER = 16,
 };
 
 enum fp_phase { FP_PHASE_BEFORE = 0, FP_PHASE_AFTER = 1 };

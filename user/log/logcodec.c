@@ -233,8 +233,43 @@ static void dec_tamper(struct fp_dec *d, struct fp_event *ev)
 	ev->tamper.target_pid = fp_dec_u64(d);
 	ev->tamper.arg = fp_dec_i64(d);
 	if (ev->tamper.kind < FP_TAMPER_SIGNAL ||
-	    ev->tamper.kind > FP_TAMPER_HEARTBEAT)
+	    ev->tamper.kind > FP_TAMPER_REPLACED)
 		d->err = -EBADMSG;
+}
+
+static void enc_control(struct fp_enc *e, const struct fp_event *ev)
+{
+	uint32_t i;
+
+	fp_enc_u64(e, ev->control.op);
+	fp_enc_u64(e, ev->control.result);
+	fp_enc_u64(e, ev->control.start_ticks);
+	fp_enc_u64(e, ev->control.step_pid);
+	fp_enc_u64(e, ev->control.nown);
+	for (i = 0; i < ev->control.nown && i < FP_CTL_MAX_OWN; i++)
+		fp_enc_u64(e, ev->control.own[i]);
+	fp_enc_bytes(e, ev->control.name.data, ev->control.name.len);
+}
+
+static void dec_control(struct fp_dec *d, struct fp_event *ev)
+{
+	uint32_t i;
+
+	ev->control.op = fp_dec_u64(d);
+	ev->control.result = fp_dec_u64(d);
+	ev->control.start_ticks = fp_dec_u64(d);
+	ev->control.step_pid = fp_dec_u64(d);
+	ev->control.nown = fp_dec_u64(d);
+	if (ev->control.op < FP_CTL_START || ev->control.op > FP_CTL_STOP ||
+	    ev->control.result > FP_CTL_FOREIGN ||
+	    ev->control.nown > FP_CTL_MAX_OWN) {
+		ev->control.nown = 0;
+		d->err = -EBADMSG;
+		return;
+	}
+	for (i = 0; i < ev->control.nown; i++)
+		ev->control.own[i] = fp_dec_u64(d);
+	fp_dec_bytes(d, &ev->control.name);
 }
 
 static void enc_signal(struct fp_enc *e, const struct fp_event *ev)
@@ -288,7 +323,9 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 {
 	unsigned int i;
 
-	fp_enc_u64(e, ev->type);
+	/* an event that came through io_uring has its FP_VIA_* above the
+	 * type's byte, so that the events of other logs encode as ever */
+	fp_enc_u64(e, ev->type | (uint64_t)ev->via << 8);
 	fp_enc_i64(e, (int64_t)(ev->ts_ns - *prev_ts));
 	*prev_ts = ev->ts_ns;
 	fp_enc_u64(e, ev->pid);
@@ -364,6 +401,14 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 	case FP_EV_PROCOP:
 		enc_procop(e, ev);
 		break;
+	case FP_EV_URING:
+		fp_enc_u64(e, ev->uring.kind);
+		fp_enc_u64(e, ev->uring.opcode);
+		fp_enc_i64(e, ev->uring.arg);
+		break;
+	case FP_EV_CONTROL:
+		enc_control(e, ev);
+		break;
 	}
 }
 
@@ -380,15 +425,31 @@ static void dec_comm(struct fp_dec *d, char *comm)
 	d->pos += n;
 }
 
+/* Only a file, bind or network event can come through io_uring. */
+static bool via_ok(const struct fp_event *ev)
+{
+	if (!ev->via)
+		return true;
+	if (ev->via & ~(FP_VIA_URING | FP_VIA_UNSEEN) ||
+	    !(ev->via & FP_VIA_URING))
+		return false;
+	return ev->type == FP_EV_FILE || ev->type == FP_EV_BIND ||
+	       ev->type == FP_EV_NET;
+}
+
 int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 {
 	unsigned int i;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->type = fp_dec_u64(d);
-	if ((ev->type < FP_EV_EXEC || ev->type > FP_EV_DNS ||
-	     ev->type == FP_EV_ARGV) &&
-	    ev->type != FP_EV_SIGNAL && ev->type != FP_EV_PROCOP) {
+	ev->via = ev->type >> 8;
+	ev->type &= 0xff;
+	if (((ev->type < FP_EV_EXEC || ev->type > FP_EV_DNS ||
+	      ev->type == FP_EV_ARGV) &&
+	     ev->type != FP_EV_SIGNAL && ev->type != FP_EV_URING &&
+	     ev->type != FP_EV_PROCOP && ev->type != FP_EV_CONTROL) ||
+	    !via_ok(ev)) {
 		d->err = -EBADMSG;
 		ev->type = 0;
 		return d->err;
@@ -482,6 +543,18 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		break;
 	case FP_EV_PROCOP:
 		dec_procop(d, ev);
+		break;
+	case FP_EV_URING:
+		ev->uring.kind = fp_dec_u64(d);
+		ev->uring.opcode = fp_dec_u64(d);
+		ev->uring.arg = fp_dec_i64(d);
+		if (ev->uring.kind < FP_URING_UNSUPPORTED ||
+		    ev->uring.kind > FP_URING_UNTRACEABLE ||
+		    ev->uring.opcode > 255)
+			d->err = -EBADMSG;
+		break;
+	case FP_EV_CONTROL:
+		dec_control(d, ev);
 		break;
 	}
 	if (d->err)

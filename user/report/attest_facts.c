@@ -278,16 +278,27 @@ static bool texts(const struct fp_jv *a)
 	return true;
 }
 
+/* a string of provenance's, or NULL; -1 if it is not in-toto text */
+static int prov(const struct fp_jv *p, const char *key, const char **out)
+{
+	*out = fp_jv_str(p, key);
+	if (*out && (fp_jv_get(p, key)->type != FP_JV_STR ||
+		     !fp_ad_text_ok(*out, strlen(*out))))
+		return -1;
+	return 0;
+}
+
 /* the command, the verdict and where it ran */
 static int outline(struct fp_attest_facts *f, char *err, size_t errlen)
 {
 	const struct fp_jv *r = &f->receipt, *cmd = fp_jv_get(r, "command"),
-			   *env = fp_jv_get(r, "environment"), *x;
+			   *p = fp_jv_get(r, "provenance"),
+			   *files = fp_jv_get(r, "files"), *x;
 
 	f->argv = fp_jv_get(cmd, "argv");
 	f->reasons = fp_jv_get(r, "reasons");
 	if (fp_jv_bool(r, "ok") < 0 || !texts(f->argv) || !f->argv->n ||
-	    !texts(f->reasons) || !fp_jv_get(r, "files") ||
+	    !texts(f->reasons) || !files ||
 	    fp_jv_bool(fp_jv_get(r, "trace"), "complete") < 0)
 		return fail(
 			err, errlen, FP_EXIT_USAGE,
@@ -296,15 +307,13 @@ static int outline(struct fp_attest_facts *f, char *err, size_t errlen)
 		return fail(
 			err, errlen, FP_EXIT_VERDICT,
 			"footprint: the command line is not UTF-8, which in-toto's command must be");
-	if (!env || env->type != FP_JV_OBJ)
+	if (fp_jv_get(files, "read") &&
+	    fp_jv_bool(files, "read_before_sha256") != 1)
 		return fail(
 			err, errlen, FP_EXIT_USAGE,
 			"footprint: the receipt is from a footprint older than attest and does not say which files the run read before changing them; attest the run's log (--record) instead");
 	f->ok = fp_jv_bool(r, "ok") == 1;
 	f->complete = fp_jv_bool(fp_jv_get(r, "trace"), "complete") == 1;
-	f->version = fp_jv_str(env, "footprint_version");
-	f->hostname = fp_jv_str(env, "hostname");
-	f->kernel = fp_jv_str(env, "kernel");
 	x = fp_jv_get(cmd, "exit_code");
 	if (x && x->type == FP_JV_NUM) {
 		f->have_rv = true;
@@ -313,12 +322,13 @@ static int outline(struct fp_attest_facts *f, char *err, size_t errlen)
 		f->have_rv = true;
 		f->rv = -fp_jv_as_int(x, 0); /* as Python's returncode says */
 	}
-	if ((f->version && !fp_ad_text_ok(f->version, strlen(f->version))) ||
-	    (f->hostname && !fp_ad_text_ok(f->hostname, strlen(f->hostname))) ||
-	    (f->kernel && !fp_ad_text_ok(f->kernel, strlen(f->kernel))))
+	/* a receipt before provenance says none of it: left out */
+	if (prov(p, "footprint", &f->version) || prov(p, "host", &f->host) ||
+	    prov(p, "kernel", &f->kernel) || prov(p, "started", &f->started) ||
+	    prov(p, "ended", &f->ended))
 		return fail(
 			err, errlen, FP_EXIT_USAGE,
-			"footprint: the receipt's environment is not text; give the file footprint wrote");
+			"footprint: the receipt's provenance is not text; give the file footprint wrote");
 	return 0;
 }
 

@@ -34,7 +34,9 @@ struct fp_attest_facts {
 	bool have_rv;
 	long long rv; /* return-value: the exit code, or -signal */
 	const struct fp_jv *reasons; /* an array of strings */
-	const char *version, *hostname, *kernel; /* the run's */
+	/* the receipt's provenance: the footprint that made the run, where,
+	 * when (RFC 3339); NULL when it does not say */
+	const char *version, *host, *kernel, *started, *ended;
 	struct fp_attest_arts materials, products; /* sorted by name */
 	bool materials_all;
 	/* materials_all: the names made from the before snapshot */

@@ -82,9 +82,10 @@ static struct fp_ad *environment(const struct fp_attest_facts *f)
 {
 	struct fp_ad *o = fp_ad_obj();
 
-	if (!o || put_opt(o, "footprint_version", f->version) ||
-	    put_opt(o, "hostname", f->hostname) ||
-	    put_opt(o, "kernel", f->kernel)) {
+	if (!o || put_opt(o, "footprint", f->version) ||
+	    put_opt(o, "host", f->host) || put_opt(o, "kernel", f->kernel) ||
+	    put_opt(o, "started", f->started) ||
+	    put_opt(o, "ended", f->ended)) {
 		fp_ad_free(o);
 		return NULL;
 	}

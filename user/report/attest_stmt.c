@@ -89,7 +89,7 @@ static struct fp_ad *build_definition(const struct fp_attest_facts *f,
 		"externalParameters",
 		obj(2, "step", fp_ad_cstr(name), "command", strings(f->argv)),
 		"internalParameters",
-		obj(1, f->hostname ? "hostname" : NULL, opt_str(f->hostname)),
+		obj(1, f->host ? "host" : NULL, opt_str(f->host)),
 		"resolvedDependencies", descriptors(&f->materials));
 }
 
@@ -107,10 +107,13 @@ static struct fp_ad *run_details(const struct fp_attest_facts *f)
 		return NULL;
 	}
 	return obj(
-		2, "builder",
+		3, "builder",
 		obj(2, "id", fp_ad_cstr(DOCS "#builder"), "version",
 		    obj(2, f->version ? "footprint" : NULL, opt_str(f->version),
 			f->kernel ? "kernel" : NULL, opt_str(f->kernel))),
+		"metadata",
+		obj(2, f->started ? "startedOn" : NULL, opt_str(f->started),
+		    f->ended ? "finishedOn" : NULL, opt_str(f->ended)),
 		"byproducts", byproducts);
 }
 

@@ -338,6 +338,9 @@ static void write_tamper(struct json_out *j, const struct fp_event *ev)
 		[FP_TAMPER_BPF] = "bpf",
 		[FP_TAMPER_PTRACE] = "ptrace",
 		[FP_TAMPER_HEARTBEAT] = "heartbeat",
+		[FP_TAMPER_CONTROL] = "control",
+		[FP_TAMPER_RESTART] = "restart",
+		[FP_TAMPER_REPLACED] = "replaced",
 	};
 	uint32_t k = ev->tamper.kind;
 	const char *name;
@@ -368,7 +371,45 @@ static void write_tamper(struct json_out *j, const struct fp_event *ev)
 			json_field_str(j, "request_name", name);
 		json_field_u64(j, "target_pid", ev->tamper.target_pid);
 		break;
+	case FP_TAMPER_CONTROL:
+		json_field_str(j, "request",
+			       fp_control_op_name(ev->tamper.arg));
+		break;
+	case FP_TAMPER_RESTART:
+	case FP_TAMPER_REPLACED:
+		/* the daemon before: its pid and start time */
+		json_field_u64(j, "target_pid", ev->tamper.target_pid);
+		json_field_i64(j, "target_start", ev->tamper.arg);
+		break;
 	}
+}
+
+/* A message on the sidecar's control socket (docs/events.md, "control"). */
+static void write_control(struct json_out *j, const struct fp_event *ev)
+{
+	static const char *const results[] = {
+		[FP_CTL_OK] = "ok",
+		[FP_CTL_REFUSED] = "refused",
+		[FP_CTL_TAMPER] = "tamper",
+		[FP_CTL_FOREIGN] = "foreign",
+	};
+	uint32_t i, r = ev->control.result;
+
+	json_field_str(j, "request", fp_control_op_name(ev->control.op));
+	json_field_str(j, "result",
+		       r < sizeof(results) / sizeof(results[0]) ? results[r] :
+								  "unknown");
+	json_field_u64(j, "start_ticks", ev->control.start_ticks);
+	if (ev->control.step_pid)
+		json_field_u64(j, "step_pid", ev->control.step_pid);
+	json_key(j, "own");
+	fputc('[', j->f);
+	for (i = 0; i < ev->control.nown && i < FP_CTL_MAX_OWN; i++)
+		fprintf(j->f, "%s%u", i ? "," : "", ev->control.own[i]);
+	fputc(']', j->f);
+	if (ev->control.name.len || ev->control.op == FP_CTL_MARK)
+		json_field_bytes(j, "name", ev->control.name.data ?: "",
+				 ev->control.name.len);
 }
 
 /* A signal or ptrace aimed outside the run (docs/events.md, "signal"). */
@@ -421,6 +462,25 @@ static void write_procop(struct json_out *j, const struct fp_event *ev)
 				 ev->procop.source.len);
 }
 
+/* an io_uring request footprint does not understand, or a ring whose
+ * requests this kernel does not let it see */
+static void write_uring(struct json_out *j, const struct fp_event *ev)
+{
+	const char *name = fp_uring_op_name(ev->uring.opcode);
+
+	if (ev->uring.kind == FP_URING_UNTRACEABLE) {
+		json_field_str(j, "kind", "untraceable");
+		json_field_i64(j, "fd", ev->uring.arg);
+		return;
+	}
+	json_field_str(j, "kind", "unsupported");
+	json_field_u64(j, "opcode", ev->uring.opcode);
+	if (name)
+		json_field_str(j, "opcode_name", name);
+	if (ev->uring.opcode == 46 /* IORING_OP_URING_CMD */)
+		json_field_i64(j, "cmd_op", ev->uring.arg);
+}
+
 void fp_event_write_json(FILE *f, const struct fp_event *ev)
 {
 	struct json_out j = { .f = f };
@@ -435,6 +495,11 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 	json_field_u64(&j, "gid", ev->gid);
 	json_field_bytes(&j, "comm", ev->comm, strlen(ev->comm));
 	json_field_u64(&j, "cgroup_id", ev->cgroup_id);
+	if (ev->via & FP_VIA_URING) {
+		json_field_str(&j, "via", "io_uring");
+		if (ev->via & FP_VIA_UNSEEN)
+			json_field_bool(&j, "completion_seen", false);
+	}
 
 	switch (ev->type) {
 	case FP_EV_EXEC:
@@ -493,6 +558,12 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 		break;
 	case FP_EV_PROCOP:
 		write_procop(&j, ev);
+		break;
+	case FP_EV_URING:
+		write_uring(&j, ev);
+		break;
+	case FP_EV_CONTROL:
+		write_control(&j, ev);
 		break;
 	}
 	json_end_object(&j);

@@ -366,6 +366,24 @@ static void tamper_event_text(const struct fp_tamper_finding *t,
 	case FP_TAMPER_BPF:
 		fp_sbuf_printf(b, "bpf() command %lld", (long long)t->arg);
 		break;
+	case FP_TAMPER_CONTROL:
+		fp_sbuf_printf(
+			b,
+			"a %s on footprint's control socket from a root process that is not footprint",
+			fp_control_op_name(t->arg));
+		break;
+	case FP_TAMPER_RESTART:
+		fp_sbuf_printf(
+			b,
+			"the sidecar was restarted: its state directory was footprint pid %u's, whose job still runs",
+			t->target_pid);
+		break;
+	case FP_TAMPER_REPLACED:
+		fp_sbuf_printf(
+			b,
+			"the sidecar was replaced: the daemon is not pid %u, the one started for this job",
+			t->target_pid);
+		break;
 	default:
 		fp_sbuf_printf(b, "%s %lld on pid %u", fp_tamper_name(t),
 			       (long long)t->arg, t->target_pid);

@@ -165,6 +165,16 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 	default:
 		break;
 	}
+	/* what a generated script did: who made it (when another touched
+	 * it last), made it executable, ran it */
+	if (x->created_by.pid && l != FP_F_TRANSIENT)
+		write_actor(j, "created_by", &x->created_by);
+	if (x->made_exec)
+		json_field_bool(j, "made_executable", true);
+	if (x->ran)
+		write_actor(j, "ran_by", &x->ran_by);
+	if (x->outside_writer.pid)
+		write_actor(j, "outside_writer", &x->outside_writer);
 	write_step(j, fi, fp_file_finding_step(x));
 	json_end_object(j);
 }
@@ -197,7 +207,7 @@ static void write_proc(struct json_out *j, const struct fp_findings *fi,
 }
 
 static void write_net(struct json_out *j, const struct fp_findings *fi,
-		      const struct fp_net_finding *x)
+		      enum fp_net_list l, const struct fp_net_finding *x)
 {
 	const char *fam = x->family == AF_INET	? "inet" :
 			  x->family == AF_INET6 ? "inet6" :
@@ -217,8 +227,12 @@ static void write_net(struct json_out *j, const struct fp_findings *fi,
 		json_field_str(j, "address", x->address);
 	json_field_u64(j, "port", x->port);
 	json_field_str(j, "protocol", x->family == AF_UNIX ? "unix" : proto);
-	if (x->outside_run)
+	if (x->outside_run || x->new_outside)
 		json_field_bool(j, "owner_outside_run", true);
+	if (x->new_outside)
+		json_field_bool(j, "owner_began_during_run", true);
+	if (x->by.pid)
+		write_actor(j, l == FP_N_BOUND ? "by" : "owner", &x->by);
 	write_judged(j, x->allowed, x->forbidden, x->rule);
 	write_step(j, fi, x->step);
 	json_end_object(j);
@@ -374,22 +388,6 @@ static void write_unit(struct json_out *j, const struct fp_receipt_info *ri)
 	json_end_object(j);
 }
 
-/* which footprint made the run, and where: an attestation's environment
- * (docs/attest.md) */
-static void write_environment(struct json_out *j,
-			      const struct fp_receipt_info *ri)
-{
-	json_key(j, "environment");
-	json_begin_object(j);
-	json_field_bytes(j, "footprint_version", ri->version ?: "",
-			 strlen(ri->version ?: ""));
-	json_field_bytes(j, "hostname", ri->hostname ?: "",
-			 strlen(ri->hostname ?: ""));
-	json_field_bytes(j, "kernel", ri->kernel ?: "",
-			 strlen(ri->kernel ?: ""));
-	json_end_object(j);
-}
-
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v)
 {
@@ -431,6 +429,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	json_end_object(&j);
 
 	write_strv(&j, "roots", ri->roots, ri->nroots);
+	fp_receipt_provenance(&j, ri);
 	if (ri->sidecar)
 		json_field_str(&j, "mode", "sidecar");
 
@@ -482,7 +481,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		for (i = 0; i < fi->net[l].n; i++) {
 			if (i)
 				fputc(',', f);
-			write_net(&j, fi, &FP_NETS(fi, l)[i]);
+			write_net(&j, fi, l, &FP_NETS(fi, l)[i]);
 		}
 		fputc(']', f);
 	}
@@ -519,7 +518,6 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		fprintf(f, "%s%zu", i ? "," : "",
 			((size_t *)v->suggestion_counts.v)[i]);
 	fputc(']', f);
-	write_environment(&j, ri);
 	json_end_object(&j);
 	fputc('\n', f);
 }

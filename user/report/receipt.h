@@ -29,9 +29,11 @@ struct fp_receipt_info {
 	const struct fp_shape_diff *shape_diff; /* NULL: not compared */
 	const struct fp_shape_policy *shape_policy;
 	const char *shape_why; /* why not compared */
-	/* the footprint that made the run, and where (the log's header);
-	 * NULL: not known */
-	const char *version, *hostname, *kernel;
+	/* provenance (receipt_provenance.c), from the log's header and
+	 * trailer; a time of 0 is unknown */
+	const char *version, *host, *kernel, *user;
+	uint32_t uid;
+	int64_t start_ns, end_ns;
 };
 
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
@@ -49,7 +51,8 @@ struct fp_summary_opts {
 };
 
 /*
- * The stderr summary (user/report/summary.c): the verdict, the reasons no
+ * The stderr summary (user/report/summary.c): the verdict (a passing run's
+ * "ok" with what it saw, summary_ok.c), the reasons no
  * finding tells, then per category the count and at most max examples,
  * many files under one directory as one "N under DIR/" line, "and N more
  * (see the receipt)", then at most max policy lines that would allow what
@@ -58,6 +61,12 @@ struct fp_summary_opts {
 void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 			   const struct fp_verdict *v,
 			   const struct fp_summary_opts *o);
+/* The same, given the watched roots: a passing run's line names paths
+ * below the one root relative to it (fp_summary_write_opts: absolute). */
+void fp_summary_write_roots(FILE *f, const struct fp_findings *fi,
+			    const struct fp_verdict *v,
+			    const struct fp_summary_opts *o, char *const *roots,
+			    size_t nroots);
 /* with FP_SUMMARY_MAX_DEFAULT */
 void fp_summary_write(FILE *f, const struct fp_findings *fi,
 		      const struct fp_verdict *v, bool color);

@@ -28,5 +28,9 @@ void fp_receipt_signals(struct json_out *j, const struct fp_findings *fi);
  * (receipt_procops.c), each only when not empty */
 void fp_receipt_procops_files(struct json_out *j, const struct fp_findings *fi);
 void fp_receipt_procops_procs(struct json_out *j, const struct fp_findings *fi);
+/* "provenance": version, host, kernel, user, uid, started, ended */
+struct fp_receipt_info;
+void fp_receipt_provenance(struct json_out *j,
+			   const struct fp_receipt_info *ri);
 
 #endif

@@ -85,6 +85,9 @@ void fp_receipt_reads(struct json_out *j, const struct fp_findings *fi)
 	}
 	fputc(']', j->f);
 	json_field_u64(j, "read_omitted", fi->reads_omitted);
+	/* the entries say before_sha256 where it applies: a receipt of an
+	 * older footprint, without it, cannot tell a material (attest) */
+	json_field_bool(j, "read_before_sha256", true);
 }
 
 static void write_signal(struct json_out *j, const struct fp_findings *fi,

@@ -12,6 +12,7 @@
 
 #include "findref.h"
 #include "receipt.h"
+#include "summary_int.h"
 #include "summary_net.h"
 
 /* bytes of a command line in one example */
@@ -21,7 +22,9 @@ struct out {
 	FILE *f;
 	const char *red, *off;
 	size_t max; /* examples per category */
-	size_t more; /* failing findings not shown on a line of their own */
+	/* failing findings no line covers: not shown on a line of their
+	 * own nor counted on an "N under DIR/" line */
+	size_t more;
 };
 
 /* how put_escaped() spells what it escapes */
@@ -104,11 +107,31 @@ static void put_actor(FILE *f, const char *verb, const struct fp_actor *a)
 	put_argv(f, &a->argv);
 }
 
+/* what a generated script did with the file: who made it, when another
+ * touched it last, and whether it was made executable and run */
+static void put_file_more(FILE *f, unsigned int l,
+			  const struct fp_file_finding *x)
+{
+	if (l != FP_F_TRANSIENT && x->created_by.pid && x->by.pid)
+		put_actor(f, "created by", &x->created_by);
+	if (x->outside_writer.pid)
+		put_actor(f, "held open for writing outside the run by",
+			  &x->outside_writer);
+	if (!x->ran)
+		return;
+	fprintf(f, "  %s as pid %d",
+		x->made_exec ? "made executable and run" : "run",
+		(int)x->ran_by.pid);
+	put_argv(f, &x->ran_by.argv);
+}
+
 static void put_file(FILE *f, unsigned int l, const struct fp_file_finding *x)
 {
 	if (l == FP_F_CUT)
 		fputs("...", f);
 	put_escaped(f, x->path.data, x->path.len, ESC_PATH);
+	if (l == FP_F_UNEXPLAINED)
+		put_file_more(f, l, x);
 	if (l == FP_F_UNEXPLAINED || l == FP_F_UNREADABLE)
 		return;
 	if (l == FP_F_TRANSIENT)
@@ -118,6 +141,7 @@ static void put_file(FILE *f, unsigned int l, const struct fp_file_finding *x)
 	else
 		put_actor(f, x->by_open ? "opened for writing by" : "by",
 			  &x->by);
+	put_file_more(f, l, x);
 }
 
 /* one finding, without indent or newline */
@@ -153,7 +177,11 @@ static void put_example(FILE *f, const struct fp_findings *fi,
 
 		fp_net_subject(x, subj, sizeof(subj));
 		put_escaped(f, subj, strlen(subj), ESC_PATH);
-		fprintf(f, "  by pid %d", (int)x->pid);
+		/* with its command line, as a connection's line has */
+		if (x->by.pid)
+			put_actor(f, "by", &x->by);
+		else
+			fprintf(f, "  by pid %d", (int)x->pid);
 	}
 }
 
@@ -338,6 +366,8 @@ static void put_groups(struct out *o, const struct fp_findings *fi,
 			put_count(o->f, g[i].b - g[i].a);
 			fputs(" under ", o->f);
 			put_escaped(o->f, g[i].dir, g[i].dlen, ESC_PATH);
+			/* "N under DIR/" covers them: not "and N more" */
+			o->more -= g[i].b - g[i].a;
 		}
 		fputc('\n', o->f);
 	}
@@ -633,6 +663,14 @@ void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 			   const struct fp_verdict *v,
 			   const struct fp_summary_opts *so)
 {
+	fp_summary_write_roots(f, fi, v, so, NULL, 0);
+}
+
+void fp_summary_write_roots(FILE *f, const struct fp_findings *fi,
+			    const struct fp_verdict *v,
+			    const struct fp_summary_opts *so,
+			    char *const *roots, size_t nroots)
+{
 	bool color = so->color;
 	const char *red = color ? "\033[31m" : "",
 		   *green = color ? "\033[32m" : "",
@@ -641,9 +679,12 @@ void fp_summary_write_opts(FILE *f, const struct fp_findings *fi,
 	struct out o = { f, red, off, so->max ? so->max : 1, 0 };
 	size_t i, n = v->suggestions.n, total = FP_SUMMARY_LINES(o.max), r;
 
-	if (v->ok)
-		fprintf(f, "footprint: %s%sok%s\n", bold, green, off);
-	else
+	if (v->ok) {
+		/* and what it saw, on the same line */
+		fprintf(f, "footprint: %s%sok%s", bold, green, off);
+		fp_summary_ok_line(f, fi, roots, nroots);
+		fputc('\n', f);
+	} else
 		fprintf(f, "footprint: %s%sFAIL%s (%zu failing finding%s)\n",
 			bold, red, off, v->failing, v->failing == 1 ? "" : "s");
 	/* a screen holds a couple of reasons; more take findings' lines */
@@ -681,4 +722,14 @@ void fp_summary_write(FILE *f, const struct fp_findings *fi,
 	struct fp_summary_opts so = { color, FP_SUMMARY_MAX_DEFAULT };
 
 	fp_summary_write_opts(f, fi, v, &so);
+}
+
+void fp_summary_put_path(FILE *f, const char *s, size_t len)
+{
+	put_escaped(f, s, len, ESC_PATH);
+}
+
+void fp_summary_put_count(FILE *f, size_t n)
+{
+	put_count(f, n);
 }

@@ -161,6 +161,21 @@ int fp_log_snapshot(struct fp_log_sink *s, const struct fp_run *run,
 	return ret ?: fp_evlog_flush(&s->w);
 }
 
+int fp_log_holders(struct fp_log_sink *s, const struct fp_run *run)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < run->holders.n; i++) {
+		fp_enc_u64(s->enc, FP_PHASE_AFTER);
+		fp_enc_bytes(s->enc, run->holders.h[i].path.data,
+			     run->holders.h[i].path.len);
+		fp_enc_u64(s->enc, run->holders.h[i].pid);
+		ret = put(s, FP_REC_HOLDER);
+	}
+	return ret;
+}
+
 int fp_log_event(struct fp_log_sink *s, const struct fp_event *ev)
 {
 	fp_enc_event(s->enc, ev, &s->prev_ts);
@@ -601,6 +616,32 @@ static void *grow(void *v, size_t *cap, size_t n, size_t elem)
 	return nv;
 }
 
+/* phase (1), path, pid: a process outside the run that held path open
+ * for writing at the after snapshot (docs/event-log.md) */
+static int read_holder(struct fp_run *run, struct fp_dec *d)
+{
+	struct fp_holder_table *t = &run->holders;
+	struct fp_holder *h;
+	struct fp_bytes p;
+	uint64_t phase = fp_dec_u64(d), pid;
+
+	fp_dec_bytes(d, &p);
+	pid = fp_dec_u64(d);
+	if (d->err || phase != FP_PHASE_AFTER || !p.len || p.data[0] != '/' ||
+	    !pid || pid > INT32_MAX) {
+		free(p.data);
+		return -EBADMSG;
+	}
+	h = realloc(t->h, (t->n + 1) * sizeof(*h));
+	if (!h) {
+		free(p.data);
+		return -ENOMEM;
+	}
+	t->h = h;
+	t->h[t->n++] = (struct fp_holder){ p, (pid_t)pid };
+	return 0;
+}
+
 struct loader {
 	struct fp_run *run;
 	size_t fs_cap[2], proc_cap[2], sock_cap[2];
@@ -689,6 +730,8 @@ static int load_record(struct loader *l, unsigned int type,
 	}
 	case FP_REC_TRAILER:
 		return read_trailer(run, &d);
+	case FP_REC_HOLDER:
+		return read_holder(run, &d);
 	}
 	return 0; /* a record type from a later version */
 }
@@ -721,6 +764,7 @@ static void sort_snapshots(struct fp_run *run)
 			qsort(run->procs[p].procs, run->procs[p].n,
 			      sizeof(struct fp_proc), proc_cmp);
 	}
+	fp_holders_sort(&run->holders);
 }
 
 /* Why a log that stops early is incomplete: where it stops, and why. */

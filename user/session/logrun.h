@@ -54,6 +54,8 @@ int fp_log_snapshot(struct fp_log_sink *s, const struct fp_run *run,
 		    unsigned int phase, bool fs, bool rest);
 int fp_log_event(struct fp_log_sink *s, const struct fp_event *ev);
 int fp_log_trailer(struct fp_log_sink *s, const struct fp_run *run);
+/* the after snapshot's outside writers (run->holders), if any */
+int fp_log_holders(struct fp_log_sink *s, const struct fp_run *run);
 
 /* called for each event as it is read; ev is freed after the call */
 typedef int (*fp_log_event_fn)(void *ctx, const struct fp_event *ev);

@@ -45,6 +45,8 @@ const char *fp_run_incomplete_reason(const struct fp_run *run)
 		return "budget";
 	if (run->lost)
 		return "lost";
+	if (fp_recon_uring_why(run->recon))
+		return "io_uring";
 	if (run->recon_failed)
 		return "memory";
 	if (!run->have_trailer || run->incomplete_why)
@@ -94,6 +96,7 @@ void fp_run_free(struct fp_run *run)
 	free(run->shape_policy);
 	free(run->shape[0].data);
 	free(run->shape[1].data);
+	fp_holder_table_free(&run->holders);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -167,6 +170,9 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 		o->incomplete_why = "the log has no trailer";
 	if (fp_recon_budget_why(run->recon))
 		o->incomplete_why = fp_recon_budget_why(run->recon);
+	/* io_uring requests footprint could not judge: named */
+	if (!o->incomplete_why)
+		o->incomplete_why = fp_recon_uring_why(run->recon);
 	if (!run->have_trailer)
 		o->exit_code = -1;
 	o->roots = run->roots;
@@ -185,6 +191,7 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 	in.own_pid = run->own_pid;
 	in.run_cgroup = run->run_cgroup;
 	in.state_dir = run->state_dir;
+	in.holders = &run->holders;
 	ret = fp_reconcile(run->recon, &in, f);
 	if (!ret)
 		ret = fp_judge(pol, f, o, v);
@@ -215,8 +222,12 @@ void fp_run_receipt(FILE *out, const struct fp_run *run,
 					     FP_PHASE_BEFORE],
 		.unit = run->unit,
 		.version = run->version,
-		.hostname = run->hostname,
+		.host = run->hostname,
 		.kernel = run->kernel,
+		.user = run->user,
+		.uid = run->uid,
+		.start_ns = run->start_ns,
+		.end_ns = run->end_ns,
 	};
 	struct fp_shape_policy sp;
 	struct fp_shape_diff sd;

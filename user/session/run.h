@@ -20,6 +20,7 @@
 #include "sensitive.h"
 #include "shape_diff.h"
 #include "snapshot_fs.h"
+#include "snapshot_holders.h"
 #include "snapshot_net.h"
 #include "snapshot_proc.h"
 
@@ -83,6 +84,9 @@ struct fp_run {
 	 * shape policy's text (run_shape.c) */
 	char *unit, *shape_policy;
 	struct fp_bytes shape[2];
+	/* processes outside the run holding changed files open for writing
+	 * at the after snapshot (holders_live.c; in the log) */
+	struct fp_holder_table holders;
 };
 
 int fp_run_init(struct fp_run *run);

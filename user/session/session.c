@@ -279,8 +279,14 @@ int fp_session_header(struct fp_session *s, char *const *argv,
 	run->boot_id = read_line_file("/proc/sys/kernel/random/boot_id");
 	run->version = strdup(fp_version());
 	run->cwd = strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "");
-	run->uid = getuid();
-	run->gid = getgid();
+	/* the invoking user (SUDO_UID under sudo), as the header says */
+	if (s->o.invoker && s->o.invoker->active) {
+		run->uid = s->o.invoker->uid;
+		run->gid = s->o.invoker->gid;
+	} else {
+		run->uid = getuid();
+		run->gid = getgid();
+	}
 	pw = getpwuid(run->uid);
 	run->user = strdup(pw ? pw->pw_name : "");
 	run->run_cgroup = strdup(run_cgroup);
@@ -514,6 +520,9 @@ int fp_session_after_files(struct fp_session *s)
 		return FP_EXIT_NOTRACE;
 	if (ret && ret != -ETIMEDOUT && ret != -E2BIG)
 		return FP_EXIT_NOTRACE;
+	/* right after the files, while an outside writer still holds its fd */
+	if (!ret && fp_session_holders(s))
+		return FP_EXIT_NOTRACE;
 
 	run->events = s->col->delivered;
 	run->lost = s->st.lost + s->col->malformed + (s->trace_err ? 1 : 0);
@@ -524,6 +533,7 @@ int fp_session_after_files(struct fp_session *s)
 	if (s->logging && !ret &&
 	    (log_failed(s, fp_log_snapshot(&s->log, run, FP_PHASE_AFTER, true,
 					   true)) ||
+	     log_failed(s, fp_log_holders(&s->log, run)) ||
 	     log_failed(s, fp_log_trailer(&s->log, run))))
 		return FP_EXIT_NOTRACE;
 	return 0;
@@ -553,13 +563,19 @@ int fp_session_verdict(struct fp_session *s)
 			"footprint: the memory budget (--memory-budget, %" PRIu64
 			" MiB) ran out; the trace is incomplete and the verdict fails\n",
 			s->o.mem_budget >> 20);
+	/* the summary's reasons say it otherwise: one line either way */
+	if (s->o.quiet && fp_recon_uring_why(run->recon))
+		fprintf(stderr,
+			"footprint: trace incomplete: %s; the verdict fails\n",
+			fp_recon_uring_why(run->recon));
 	if (!s->o.quiet) {
 		struct fp_summary_opts so = {
 			isatty(STDERR_FILENO) && !getenv("NO_COLOR"),
 			s->o.summary_max ?: FP_SUMMARY_MAX_DEFAULT
 		};
 
-		fp_summary_write_opts(stderr, &s->findings, &s->verdict, &so);
+		fp_summary_write_roots(stderr, &s->findings, &s->verdict, &so,
+				       run->roots, run->nroots);
 		fp_session_shape_summary(s);
 	}
 	rc = fp_run_exit_code(run, &s->verdict);

@@ -126,6 +126,9 @@ int fp_session_after_procs(struct fp_session *s);
 void fp_session_drain(struct fp_session *s);
 /* The files, and the log's trailer. 0 or an exit code. */
 int fp_session_after_files(struct fp_session *s);
+/* holders_live.c: the writers outside the run of what only an open of
+ * the run explains, into run->holders (run mode); 0 or -errno */
+int fp_session_holders(struct fp_session *s);
 /* Judge, write the receipt, tell stderr. The verdict's exit code. */
 int fp_session_verdict(struct fp_session *s);
 /*

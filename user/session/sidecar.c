@@ -2,6 +2,7 @@
 /* The sidecar's daemon loop (sidecar.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,10 +71,12 @@ static void reply_status(int fd, struct fp_session *s,
 		return;
 	}
 	len = snprintf(buf, sizeof(buf),
-		       "{\"pid\":%d,\"events\":%" PRIu64 ",\"lost\":%" PRIu64
+		       "{\"pid\":%d,\"daemon\":\"%d:%" PRIu64
+		       "\",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
 		       ",\"steps\":%zu,\"marks\":%u,\"rss_kib\":%lu"
 		       ",\"lost_per_minute\":[",
-		       (int)getpid(), s->col->delivered, lost,
+		       (int)getpid(), (int)getpid(), st->self.start_ticks,
+		       s->col->delivered, lost,
 		       fp_recon_steps_so_far(s->run.recon), st->marks,
 		       rss_hwm_kib());
 	/* oldest first, the current minute last */
@@ -106,12 +109,99 @@ static int take_stop_fds(struct msghdr *m, int fds[STOP_FDS])
 	return 0;
 }
 
+static void close_fds(int fds[STOP_FDS])
+{
+	int i;
+
+	for (i = 0; i < STOP_FDS; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void reply(int conn, const char *msg)
+{
+	/* a client that does not read its answer does not hold us */
+	send(conn, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static bool is_own(const struct fp_sc_peer *p)
+{
+	return p->footprint && p->clean && p->nown;
+}
+
+/* Evidence a traced process left on the control socket, or the daemon's
+ * own (pid 0: it names no process of the job). */
+static void tamper_event(struct fp_session *s, uint32_t kind, pid_t by,
+			 pid_t target, int64_t arg)
+{
+	struct fp_event ev = { .type = FP_EV_TAMPER };
+
+	fp_tracer_consume(s->tracer);
+	ev.ts_ns = mono_ns();
+	ev.pid = ev.tid = by;
+	ev.tamper.kind = kind;
+	ev.tamper.target_pid = target;
+	ev.tamper.arg = arg;
+	fp_session_inject(s, &ev);
+}
+
+static const char *const result_names[] = {
+	[FP_CTL_OK] = "ok",
+	[FP_CTL_REFUSED] = "refused",
+	[FP_CTL_TAMPER] = "tamper",
+	[FP_CTL_FOREIGN] = "foreign",
+};
+
+/*
+ * Every message, done or not, is evidence: in the log (FP_EV_CONTROL,
+ * after what the ring holds, which came first) and in the journal.
+ */
+static void control_event(struct fp_session *s, struct fp_sidecar_state *st,
+			  const struct fp_sc_peer *p, uint32_t op,
+			  uint32_t result, const char *name, size_t len,
+			  pid_t step)
+{
+	struct fp_event ev = { .type = FP_EV_CONTROL };
+	char id[FP_SC_ID_LEN], own[FP_CTL_MAX_OWN * 12 + 1] = "", nm[800];
+	size_t o = 0;
+	unsigned int i;
+
+	fp_tracer_consume(s->tracer);
+	ev.ts_ns = mono_ns();
+	ev.pid = ev.tid = p->pid;
+	ev.ppid = p->ppid;
+	ev.uid = p->uid;
+	ev.control.op = op;
+	ev.control.result = result;
+	ev.control.start_ticks = p->start_ticks;
+	ev.control.step_pid = step;
+	/* only a checked footprint vouches for the processes above it */
+	ev.control.nown = is_own(p) ? p->nown : 0;
+	memcpy(ev.control.own, p->own, sizeof(ev.control.own));
+	ev.control.name.data = (char *)name;
+	ev.control.name.len = len;
+	fp_session_inject(s, &ev);
+
+	for (i = 0; i < ev.control.nown; i++)
+		o += snprintf(own + o, sizeof(own) - o, "%s%u", i ? "," : "",
+			      p->own[i]);
+	fp_sc_id(id, p->pid, p->start_ticks);
+	fp_sc_esc(nm, sizeof(nm), name ? name : "", len);
+	fp_sc_journal_line(
+		&st->journal, op != FP_CTL_STATUS && op != FP_CTL_MARK,
+		"control", "op=%s peer=%s uid=%u result=%s own=%s%s%s",
+		fp_control_op_name(op), id, (unsigned int)p->uid,
+		result_names[result], own, len ? " name=" : "", len ? nm : "");
 }
 
 /* `sidecar mark NAME`: the steps that start from now on are NAME. */
@@ -130,29 +220,51 @@ static void mark_step(struct fp_session *s, struct fp_sidecar_state *st,
 	st->marks++;
 }
 
-static int peer_pid(int conn, pid_t *pid)
+/* stop's flags, and the daemon it expects: another one is tamper */
+static void take_stop_request(struct fp_session *s, struct fp_sidecar_state *st,
+			      const char *buf, ssize_t n)
 {
-	struct ucred uc;
-	socklen_t len = sizeof(uc);
+	const char *sp = n > 3 ? strchr(buf + 3, ' ') : NULL;
+	uint64_t ticks = 0;
+	pid_t pid = 0;
 
-	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &len))
-		return -errno;
-	*pid = uc.pid;
-	return 0;
-}
-
-static bool peer_is_root(int conn)
-{
-	struct ucred uc;
-	socklen_t len = sizeof(uc);
-
-	return !getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &len) &&
-	       uc.uid == 0;
+	st->annotations = n > 1 && buf[1] == 'a';
+	st->quiet = n > 2 && buf[2] == 'q';
+	/* then --summary-max in decimal, if given; root's own */
+	st->summary_max = n > 3 ? strtoul(buf + 3, NULL, 10) : 0;
+	if (st->summary_max > FP_SUMMARY_MAX_LIMIT)
+		st->summary_max = FP_SUMMARY_MAX_LIMIT;
+	if (!sp || fp_sc_id_parse(sp + 1, &pid, &ticks))
+		return;
+	if (pid == getpid() && ticks == st->self.start_ticks)
+		return;
+	tamper_event(s, FP_TAMPER_REPLACED, 0, pid, (int64_t)ticks);
+	fp_sc_journal_line(&st->journal, true, "tamper",
+			   "kind=replaced expected=%d:%llu", (int)pid,
+			   (unsigned long long)ticks);
 }
 
 /*
- * One request on a new connection. Only root may stop the sidecar;
- * 1 when it was a stop, with its fds in fds.
+ * hello and stop: only root's footprint, started for the sidecar (stop's
+ * child, born in the daemon's cgroup), may say them. Another root
+ * process doing so is reaching for the sidecar (to hide from the trace,
+ * to end it): refused, and tamper evidence.
+ */
+static uint32_t root_footprint_only(struct fp_session *s,
+				    struct fp_sidecar_state *st,
+				    const struct fp_sc_peer *p, uint32_t op)
+{
+	if (p->uid != 0 || !p->pid)
+		return FP_CTL_REFUSED;
+	if (is_own(p) && p->in_cgroup)
+		return FP_CTL_OK;
+	tamper_event(s, FP_TAMPER_CONTROL, p->pid, 0, op);
+	return FP_CTL_TAMPER;
+}
+
+/*
+ * One request from a client. 1 when it was a stop (its fds in fds), 0
+ * when answered, -EAGAIN when nothing has come yet.
  */
 static int serve_one(int conn, struct fp_session *s,
 		     struct fp_sidecar_state *st, int fds[STOP_FDS])
@@ -165,47 +277,57 @@ static int serve_one(int conn, struct fp_session *s,
 		.msg_control = ctl,
 		.msg_controllen = sizeof(ctl),
 	};
-	ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC);
-	pid_t pid = 0;
-	int i;
+	ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	struct fp_sc_peer p;
+	uint32_t res;
 
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -EAGAIN;
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
+	fp_sc_peer_identify(conn, &st->self, &p);
 	switch (buf[0]) {
 	case FP_SC_STATUS:
 	case FP_SC_STATUS_TEXT:
+		control_event(s, st, &p, FP_CTL_STATUS,
+			      is_own(&p) ? FP_CTL_OK : FP_CTL_FOREIGN, NULL, 0,
+			      0);
 		reply_status(conn, s, st, buf[0] == FP_SC_STATUS);
 		return 0;
 	case FP_SC_MARK:
-		mark_step(s, st, buf + 1, n - 1);
-		send(conn, "K", 1, MSG_NOSIGNAL);
-		return 0;
-	case FP_SC_HELLO:
-		/* footprint's own stop: what it does is not the job's */
-		if (peer_is_root(conn) && !peer_pid(conn, &pid))
-			fp_tracer_add_self(s->tracer, pid);
-		send(conn, "K", 1, MSG_NOSIGNAL);
-		return 0;
-	case FP_SC_STOP:
-		/* anyone may connect; only root may end the trace */
-		if (take_stop_fds(&m, fds) || !peer_is_root(conn)) {
-			for (i = 0; i < STOP_FDS; i++)
-				if (fds[i] >= 0)
-					close(fds[i]);
-			send(conn, "E refused", 9, MSG_NOSIGNAL);
+		/* the job's user and root; not another user of the box */
+		res = p.pid && (p.uid == 0 || p.uid == st->owner) ?
+			      (is_own(&p) ? FP_CTL_OK : FP_CTL_FOREIGN) :
+			      FP_CTL_REFUSED;
+		control_event(s, st, &p, FP_CTL_MARK, res, buf + 1, n - 1, 0);
+		if (res == FP_CTL_REFUSED) {
+			reply(conn, "E refused");
 			return 0;
 		}
-		peer_pid(conn, &st->stopper);
-		st->annotations = n > 1 && buf[1] == 'a';
-		st->quiet = n > 2 && buf[2] == 'q';
-		/* then --summary-max in decimal, if given; root's own */
-		st->summary_max = n > 3 ? strtoul(buf + 3, NULL, 10) : 0;
-		if (st->summary_max > FP_SUMMARY_MAX_LIMIT)
-			st->summary_max = FP_SUMMARY_MAX_LIMIT;
+		mark_step(s, st, buf + 1, n - 1);
+		reply(conn, "K");
+		return 0;
+	case FP_SC_HELLO:
+		res = root_footprint_only(s, st, &p, FP_CTL_HELLO);
+		control_event(s, st, &p, FP_CTL_HELLO, res, NULL, 0, 0);
+		reply(conn, res == FP_CTL_OK ? "K" : "E refused");
+		return 0;
+	case FP_SC_STOP:
+		res = take_stop_fds(&m, fds) ?
+			      FP_CTL_REFUSED :
+			      root_footprint_only(s, st, &p, FP_CTL_STOP);
+		control_event(s, st, &p, FP_CTL_STOP, res, NULL, 0, 0);
+		if (res != FP_CTL_OK) {
+			close_fds(fds);
+			reply(conn, "E refused");
+			return 0;
+		}
+		st->stopper = p.pid;
+		take_stop_request(s, st, buf, n);
 		return 1;
 	default:
-		send(conn, "E unknown request", 17, MSG_NOSIGNAL);
+		reply(conn, "E unknown request");
 		return 0;
 	}
 }
@@ -238,73 +360,180 @@ static void tick_minute(struct fp_session *s, struct fp_sidecar_state *st)
 	st->lost_per_min[st->minute % 60] = 0;
 }
 
-/* Poll until a stop request; its connection is returned, -errno else. */
-static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
-			    int fds[STOP_FDS])
+/* ---- the clients: none of them may hold the loop ---- */
+
+enum { EP_RING, EP_LISTEN, EP_MINUTE, EP_BEAT, EP_CLIENT };
+#define EP_TAG(kind, i) (((uint64_t)(kind) << 32) | (uint32_t)(i))
+
+static void client_close(struct fp_sidecar_state *st, unsigned int i)
+{
+	if (st->clients[i].fd < 0)
+		return;
+	epoll_ctl(st->epoll_fd, EPOLL_CTL_DEL, st->clients[i].fd, NULL);
+	close(st->clients[i].fd);
+	st->clients[i].fd = -1;
+}
+
+/* A new client, in the first free slot, else in the oldest one's. */
+static void client_add(struct fp_sidecar_state *st, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	unsigned int i, pick = 0;
+
+	for (i = 0; i < FP_SC_MAX_CLIENTS; i++) {
+		if (st->clients[i].fd < 0) {
+			pick = i;
+			break;
+		}
+		if (st->clients[i].deadline_ms < st->clients[pick].deadline_ms)
+			pick = i;
+	}
+	client_close(st, pick);
+	st->clients[pick].fd = fd;
+	st->clients[pick].deadline_ms = fp_now_ms() + FP_SC_CLIENT_MS;
+	ev.data.u64 = EP_TAG(EP_CLIENT, pick);
+	if (epoll_ctl(st->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
+		st->clients[pick].fd = -1;
+	}
+}
+
+static void clients_accept(struct fp_sidecar_state *st)
+{
+	int fd, n;
+
+	/* a bounded batch: the ring is drained between two */
+	for (n = 0; n < FP_SC_MAX_CLIENTS; n++) {
+		fd = accept4(st->listen_fd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		client_add(st, fd);
+	}
+}
+
+static void clients_expire(struct fp_sidecar_state *st)
+{
+	int64_t now = fp_now_ms();
+	unsigned int i;
+
+	for (i = 0; i < FP_SC_MAX_CLIENTS; i++)
+		if (st->clients[i].fd >= 0 && st->clients[i].deadline_ms < now)
+			client_close(st, i);
+}
+
+/* A client spoke: 1 when it asked for the stop (then its fd is taken
+ * out of the table, to get the answer at the very end). */
+static int client_ready(struct fp_session *s, struct fp_sidecar_state *st,
+			unsigned int i, int fds[STOP_FDS])
+{
+	int fd = st->clients[i].fd, ret;
+
+	if (i >= FP_SC_MAX_CLIENTS || fd < 0)
+		return 0;
+	ret = serve_one(fd, s, st, fds);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret == 1) {
+		epoll_ctl(st->epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+		st->clients[i].fd = -1;
+		st->stop_conn = fd;
+		return 1;
+	}
+	/* one request per connection */
+	client_close(st, i);
+	return 0;
+}
+
+static int loop_setup(struct fp_session *s, struct fp_sidecar_state *st,
+		      int tfd, int hfd)
 {
 	struct itimerspec minute = { { 60, 0 }, { 60, 0 } };
 	struct itimerspec beat = { { 2, 0 }, { 2, 0 } };
-	struct epoll_event evs[4], ev = { .events = EPOLLIN };
-	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fl = fcntl(st->listen_fd, F_GETFL);
+	unsigned int i;
+
+	for (i = 0; i < FP_SC_MAX_CLIENTS; i++)
+		st->clients[i].fd = -1;
+	if (st->epoll_fd < 0 || tfd < 0 || hfd < 0 || fl < 0 ||
+	    fcntl(st->listen_fd, F_SETFL, fl | O_NONBLOCK) ||
+	    timerfd_settime(tfd, 0, &minute, NULL) ||
+	    timerfd_settime(hfd, 0, &beat, NULL))
+		return -errno;
+	ev.data.u64 = EP_TAG(EP_RING, 0);
+	if (epoll_ctl(st->epoll_fd, EPOLL_CTL_ADD,
+		      fp_tracer_epoll_fd(s->tracer), &ev))
+		return -errno;
+	ev.data.u64 = EP_TAG(EP_LISTEN, 0);
+	if (epoll_ctl(st->epoll_fd, EPOLL_CTL_ADD, st->listen_fd, &ev))
+		return -errno;
+	ev.data.u64 = EP_TAG(EP_MINUTE, 0);
+	if (epoll_ctl(st->epoll_fd, EPOLL_CTL_ADD, tfd, &ev))
+		return -errno;
+	ev.data.u64 = EP_TAG(EP_BEAT, 0);
+	return epoll_ctl(st->epoll_fd, EPOLL_CTL_ADD, hfd, &ev) ? -errno : 0;
+}
+
+/* One poll: 1 when a stop came, 0 to go on, -errno when it failed. */
+static int poll_once(struct fp_session *s, struct fp_sidecar_state *st, int tfd,
+		     int hfd, int fds[STOP_FDS])
+{
+	struct epoll_event evs[8];
+	uint64_t ticks;
+	int n, i, ret;
+
+	n = epoll_wait(st->epoll_fd, evs, 8, 50);
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		uint32_t kind = evs[i].data.u64 >> 32;
+
+		if (kind == EP_MINUTE && read(tfd, &ticks, sizeof(ticks)) > 0)
+			tick_minute(s, st);
+		else if (kind == EP_BEAT &&
+			 read(hfd, &ticks, sizeof(ticks)) > 0)
+			check_heartbeat(s, st);
+		else if (kind == EP_LISTEN)
+			clients_accept(st);
+		else if (kind == EP_CLIENT &&
+			 client_ready(s, st, (uint32_t)evs[i].data.u64, fds))
+			return 1;
+	}
+	clients_expire(st);
+	ret = fp_tracer_consume(s->tracer);
+	if (ret < 0)
+		return ret;
+	if (s->logging)
+		fp_evlog_tick(&s->log.w);
+	return 0;
+}
+
+/* Poll until a stop request (1: its connection is st->stop_conn), or
+ * -errno. */
+static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
+			    int fds[STOP_FDS])
+{
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	int hfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	int ret = -EINTR, n, i, conn;
-	uint64_t ticks;
+	unsigned int i;
+	int ret;
 
-	if (ep < 0 || tfd < 0 || hfd < 0 ||
-	    timerfd_settime(tfd, 0, &minute, NULL) ||
-	    timerfd_settime(hfd, 0, &beat, NULL)) {
-		ret = -errno;
-		goto cleanup;
-	}
-	fp_tracer_boost_collector();
-	ev.data.fd = fp_tracer_epoll_fd(s->tracer);
-	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	ev.data.fd = st->listen_fd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	ev.data.fd = tfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	ev.data.fd = hfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	for (;;) {
-		n = epoll_wait(ep, evs, 4, 50);
-		if (n < 0 && errno != EINTR) {
-			ret = -errno;
-			break;
-		}
-		for (i = 0; i < n; i++) {
-			if (evs[i].data.fd == tfd &&
-			    read(tfd, &ticks, sizeof(ticks)) > 0)
-				tick_minute(s, st);
-			if (evs[i].data.fd == hfd &&
-			    read(hfd, &ticks, sizeof(ticks)) > 0)
-				check_heartbeat(s, st);
-			if (evs[i].data.fd != st->listen_fd)
-				continue;
-			conn = accept4(st->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-			if (conn < 0)
-				continue;
-			if (serve_one(conn, s, st, fds) == 1) {
-				ret = conn;
-				goto cleanup;
-			}
-			close(conn);
-		}
-		n = fp_tracer_consume(s->tracer);
-		if (n < 0) {
-			ret = n;
-			break;
-		}
-		if (s->logging)
-			fp_evlog_tick(&s->log.w);
-	}
-cleanup:
+	st->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	ret = loop_setup(s, st, tfd, hfd);
+	if (!ret)
+		fp_tracer_boost_collector();
+	while (!ret)
+		ret = poll_once(s, st, tfd, hfd, fds);
+	for (i = 0; i < FP_SC_MAX_CLIENTS; i++)
+		client_close(st, i);
 	if (tfd >= 0)
 		close(tfd);
 	if (hfd >= 0)
 		close(hfd);
-	if (ep >= 0)
-		close(ep);
+	if (st->epoll_fd >= 0)
+		close(st->epoll_fd);
+	st->epoll_fd = -1;
 	return ret;
 }
 
@@ -411,13 +640,64 @@ static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0,
 	return rc;
 }
 
+/* The step that ran `sidecar start`: the child of the step parent that
+ * start descends from (it may be start's own sudo); 0 if none. */
+static pid_t start_step(const struct fp_sidecar_state *st)
+{
+	pid_t pid = st->start_pid, pp;
+	int hops;
+
+	for (hops = 0; st->step_parent && pid > 1 && hops < 64; hops++) {
+		pp = fp_proc_ppid(pid);
+		if (pp == st->step_parent)
+			return pid;
+		pid = pp;
+	}
+	return 0;
+}
+
+void fp_sidecar_started(struct fp_session *s, struct fp_sidecar_state *st)
+{
+	char action[FP_STEP_NAME_MAX] = "", id[FP_SC_ID_LEN], rid[FP_SC_ID_LEN];
+	char name[3 * FP_STEP_NAME_MAX + 1];
+	pid_t step = start_step(st);
+	struct fp_sc_peer p;
+
+	if (fp_sc_pid_identify(st->start_pid, &st->self, &p))
+		p.pid = st->start_pid;
+	/* GITHUB_ACTION of the step, as the runner set it: sudo dropped it
+	 * from start's own environment */
+	if (step &&
+	    fp_proc_getenv(step, "GITHUB_ACTION", action, sizeof(action)))
+		action[0] = '\0';
+	fp_sc_id(id, getpid(), st->self.start_ticks);
+	fp_sc_id(rid, st->restart_of, st->restart_of_ticks);
+	fp_sc_esc(name, sizeof(name), action, strlen(action));
+	fp_sc_journal_line(
+		&st->journal, true, "start",
+		"daemon=%s exe=%llu:%llu uid=%u scope=%s step=%d action=%s restart=%s",
+		id, (unsigned long long)st->self.exe_dev,
+		(unsigned long long)st->self.exe_ino, (unsigned int)st->owner,
+		st->scope, (int)step, name, st->restart_of ? rid : "no");
+	control_event(s, st, &p, FP_CTL_START,
+		      is_own(&p) ? FP_CTL_OK : FP_CTL_FOREIGN, action,
+		      strlen(action), step);
+	if (st->restart_of)
+		tamper_event(s, FP_TAMPER_RESTART, 0, st->restart_of,
+			     (int64_t)st->restart_of_ticks);
+}
+
 int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
 {
 	int fds[STOP_FDS] = { -1, -1, -1, -1 };
 	int64_t t0 = fp_now_ms();
-	int conn, rc, i;
+	char ready[8 + FP_SC_ID_LEN];
+	int conn, rc, i, n;
 
-	if (write(st->ready_fd, "1", 1) != 1)
+	/* tracing is live; who the daemon is, for the action to pin */
+	n = snprintf(ready, sizeof(ready), "1 %d:%llu", (int)getpid(),
+		     (unsigned long long)st->self.start_ticks);
+	if (write(st->ready_fd, ready, n) != n)
 		return FP_EXIT_NOTRACE;
 	close(st->ready_fd);
 	st->ready_fd = -1;
@@ -425,14 +705,22 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
 	if (conn < 0) {
 		/* no one asked for the verdict: the log keeps what was seen */
 		s->trace_err = conn;
+		fp_sc_journal_line(&st->journal, true, "ended", "why=%d", conn);
 		return FP_EXIT_NOTRACE;
 	}
 	s->o.quiet = st->quiet;
 	s->o.summary_max = st->summary_max;
 	rc = finish(s, fds, t0, st->annotations, st->stopper);
 	fp_session_finish(s, &rc, false, 0, 0, NULL);
+	if (st->journal.dropped)
+		fp_sc_journal_line(&st->journal, true, "dropped", "lines=%llu",
+				   (unsigned long long)st->journal.dropped);
+	fp_sc_id(ready, getpid(), st->self.start_ticks);
+	fp_sc_journal_line(
+		&st->journal, true, "stopped", "daemon=%s rc=%d by=%d:%llu",
+		ready, rc, (int)st->stopper,
+		(unsigned long long)fp_proc_start_ticks(st->stopper));
 	/* answered by fp_sidecar_answer once the tracer and cgroup are gone */
-	st->stop_conn = conn;
 	for (i = 1; i < STOP_FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

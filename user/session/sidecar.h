@@ -15,6 +15,8 @@
 #include <sys/types.h>
 
 #include "session.h"
+#include "sidecar_journal.h"
+#include "sidecar_peer.h"
 
 /* files in the state directory */
 #define FP_SIDECAR_CTL "ctl"
@@ -28,12 +30,27 @@ enum fp_sidecar_req {
 	FP_SC_STATUS = 'S', /* reply: one JSON object */
 	FP_SC_STATUS_TEXT = 's', /* reply: a few lines for a person */
 	FP_SC_MARK = 'M', /* followed by the step's name */
-	/* with SCM_RIGHTS: receipt (or -1 as /dev/null), summary, stdout,
-	 * stderr; reply: the exit code as text, once the verdict is out
-	 * and the daemon has stopped tracing and removed its cgroup */
+	/*
+	 * "X", annotations ('a' or '-'), quiet ('q' or '-'), --summary-max
+	 * in decimal, then " PID:TICKS": the daemon stop expects (--daemon,
+	 * or the journal's). With SCM_RIGHTS: receipt (or -1 as /dev/null),
+	 * summary, stdout, stderr; reply: the exit code as text, once the
+	 * verdict is out and the daemon has stopped tracing and removed its
+	 * cgroup. Only root's footprint may ask it.
+	 */
 	FP_SC_STOP = 'X',
-	/* root's stop, before it writes: leave me out of the trace */
+	/* stop's child, before it writes: here is footprint's own */
 	FP_SC_HELLO = 'H',
+};
+
+/* clients served at once; a new one past this closes the oldest */
+#define FP_SC_MAX_CLIENTS 16
+/* a client that says nothing for this long is closed */
+#define FP_SC_CLIENT_MS 5000
+
+struct fp_sc_client {
+	int fd; /* -1: free */
+	int64_t deadline_ms;
 };
 
 struct fp_sidecar_state {
@@ -48,8 +65,26 @@ struct fp_sidecar_state {
 	bool heartbeat_lost; /* reported once */
 	pid_t stopper; /* the stop request's process */
 	int stop_conn; /* the stop request's connection, still unanswered */
+	/* who the daemon is, and who may ask what */
+	struct fp_sc_self self;
+	struct fp_sc_journal journal;
+	uid_t owner; /* the invoking user of start: may mark; root may too */
+	pid_t start_pid; /* the `sidecar start` that made the daemon */
+	pid_t step_parent;
+	/* start took over a state directory whose job still runs */
+	pid_t restart_of;
+	uint64_t restart_of_ticks;
+	/* the journal's scope=: PID:TICKS of the pid trees and step parent */
+	char scope[FP_SC_MAX_SCOPE * FP_SC_ID_LEN];
+	struct fp_sc_client clients[FP_SC_MAX_CLIENTS];
+	int epoll_fd;
 };
 
+/*
+ * After attach: the start's own evidence (FP_EV_CONTROL naming the step
+ * that ran it, and a restart's tamper), in the log and the journal.
+ */
+void fp_sidecar_started(struct fp_session *s, struct fp_sidecar_state *st);
 /* The daemon's loop: from attach to the verdict. The exit code. */
 int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st);
 /* The stop request's answer, rc; sent last, so that stop returning

@@ -277,29 +277,76 @@ cleanup:
 	return ret;
 }
 
+/* the listening sockets, sorted, without repeats; no owners yet */
+static int read_table(struct fp_sock_table *nt)
+{
+	size_t cap = 0, i, j;
+	int ret;
+
+	for (i = 0; i < sizeof(net_files) / sizeof(net_files[0]); i++) {
+		ret = read_net_file(&net_files[i], nt, &cap);
+		if (ret)
+			return ret;
+	}
+	qsort(nt->socks, nt->n, sizeof(*nt->socks), cmp_sock);
+	/* a table that changes under the reader can repeat a line */
+	for (i = j = 0; i < nt->n; i++) {
+		if (j && !cmp_sock(&nt->socks[j - 1], &nt->socks[i]))
+			continue;
+		nt->socks[j++] = nt->socks[i];
+	}
+	nt->n = j;
+	return 0;
+}
+
+/*
+ * A new socket whose owner no fd showed was closed between the table and
+ * the scan of /proc (another process's listener that ended meanwhile), or
+ * is held by no process (in flight in a unix socket's queue). Read the
+ * table again: one that is gone was not listening at the end, and an
+ * unowned one that is still there stays, unowned (the run's, to judging).
+ */
+static int drop_closed(struct fp_sock_table *t,
+		       const struct fp_sock_table *known)
+{
+	struct fp_sock_table again = { 0 };
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < t->n; i++)
+		if (t->socks[i].pid < 0 &&
+		    !(known && fp_sock_find(known, &t->socks[i])))
+			break;
+	if (i == t->n)
+		return 0;
+	ret = read_table(&again);
+	for (i = j = 0; !ret && i < t->n; i++) {
+		if (t->socks[i].pid < 0 &&
+		    !(known && fp_sock_find(known, &t->socks[i])) &&
+		    !fp_sock_find(&again, &t->socks[i]))
+			continue;
+		t->socks[j++] = t->socks[i];
+	}
+	if (!ret)
+		t->n = j;
+	free(again.socks);
+	return ret;
+}
+
 static int snapshot(struct fp_sock_table *t, bool owners,
 		    const struct fp_sock_table *known)
 {
 	struct fp_sock_table nt = { 0 };
-	size_t cap = 0, i, j;
 	int ret = 0;
 
 	t->socks = NULL;
 	t->n = 0;
-	for (i = 0; i < sizeof(net_files) / sizeof(net_files[0]); i++) {
-		ret = read_net_file(&net_files[i], &nt, &cap);
-		if (ret)
-			goto cleanup;
-	}
-	qsort(nt.socks, nt.n, sizeof(*nt.socks), cmp_sock);
-	/* a table that changes under the reader can repeat a line */
-	for (i = j = 0; i < nt.n; i++) {
-		if (j && !cmp_sock(&nt.socks[j - 1], &nt.socks[i]))
-			continue;
-		nt.socks[j++] = nt.socks[i];
-	}
-	nt.n = j;
+	ret = read_table(&nt);
+	if (ret)
+		goto cleanup;
 	ret = owners ? find_owners(&nt, known) : 0;
+	if (!ret && owners)
+		ret = drop_closed(&nt, known);
 	if (ret)
 		goto cleanup;
 	*t = nt;

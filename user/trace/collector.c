@@ -6,11 +6,14 @@
 #include "collector.h"
 #include "decode.h"
 
+static void uring_out(void *ctx, const void *rec, size_t size, uint32_t via);
+
 void fp_collector_init(struct fp_collector *c, fp_sink_fn sink, void *ctx)
 {
 	memset(c, 0, sizeof(*c));
 	c->sink = sink;
 	c->sink_ctx = ctx;
+	fp_uring_pair_init(&c->uring, uring_out, c);
 }
 
 static void deliver(struct fp_collector *c, struct fp_event *ev)
@@ -21,6 +24,20 @@ static void deliver(struct fp_collector *c, struct fp_event *ev)
 		c->sink_error = err;
 	c->delivered++;
 	fp_event_free(ev);
+}
+
+/* An io_uring request made into its syscall's record (uring_pair.h). */
+static void uring_out(void *ctx, const void *rec, size_t size, uint32_t via)
+{
+	struct fp_collector *c = ctx;
+	struct fp_event ev;
+
+	if (fp_decode(rec, size, &ev)) {
+		c->malformed++;
+		return;
+	}
+	ev.via = via;
+	deliver(c, &ev);
 }
 
 static void release_exec(struct fp_collector *c, struct fp_pending_exec *p)
@@ -161,6 +178,12 @@ int fp_collector_feed(void *ctx, void *data, size_t size)
 		c->malformed++;
 		return 0;
 	}
+	if (h->type == FP_EV_URING_REQ || h->type == FP_EV_URING_DONE) {
+		fp_uring_pair_feed(&c->uring, data, size);
+		c->malformed += c->uring.malformed;
+		c->uring.malformed = 0;
+		return 0;
+	}
 	if (h->type == FP_EV_ARGV) {
 		const struct fp_argv *a;
 
@@ -213,4 +236,6 @@ void fp_collector_flush(struct fp_collector *c)
 	for (i = 0; i < FP_COLLECTOR_PENDING_EXECS; i++)
 		if (slot_used(c, i))
 			release_exec(c, &c->execs[i]);
+	fp_uring_pair_flush(&c->uring);
+	fp_uring_pair_free(&c->uring);
 }

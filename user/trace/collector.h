@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "uring_pair.h"
 
 typedef int (*fp_sink_fn)(void *ctx, const struct fp_event *ev);
 
@@ -55,6 +56,8 @@ struct fp_collector {
 	uint64_t argv_incomplete; /* execs whose argv came short */
 	uint64_t duplicate_exits;
 	int sink_error;
+	/* io_uring requests held until their completion (uring_pair.h) */
+	struct fp_uring_pair uring;
 };
 
 void fp_collector_init(struct fp_collector *c, fp_sink_fn sink, void *ctx);

@@ -344,6 +344,19 @@ static int decode_procop(const void *rec, size_t size, struct fp_event *ev)
 	return 0;
 }
 
+static int decode_uring(const void *rec, size_t size, struct fp_event *ev)
+{
+	const struct fp_uring *u = rec;
+
+	if (size < sizeof(*u) || u->kind < FP_URING_UNSUPPORTED ||
+	    u->kind > FP_URING_UNTRACEABLE)
+		return -EINVAL;
+	ev->uring.kind = u->kind;
+	ev->uring.opcode = u->opcode;
+	ev->uring.arg = u->arg;
+	return 0;
+}
+
 int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 {
 	const struct fp_hdr *h = rec;
@@ -392,6 +405,9 @@ int fp_decode(const void *rec, size_t size, struct fp_event *ev)
 		break;
 	case FP_EV_PROCOP:
 		err = decode_procop(rec, size, ev);
+		break;
+	case FP_EV_URING:
+		err = decode_uring(rec, size, ev);
 		break;
 	default:
 		return -ENOTSUP;

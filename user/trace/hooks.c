@@ -62,20 +62,28 @@ static int kernel_facts(bool *has)
 static void choose_uring(struct footprint_bpf *skel, const bool *has,
 			 char *note, size_t notelen)
 {
-	bool req = has[REQ];
-	bool sqe = !req && has[SQE];
-	bool done = has[DONE];
+	/* FOOTPRINT_DEBUG_NO_URING=1 acts as a kernel without the submission
+	 * tracepoint would, so that a test can see it fail closed here */
+	bool absent = getenv("FOOTPRINT_DEBUG_NO_URING");
+	bool req = has[REQ] && !absent;
+	bool sqe = !req && has[SQE] && !absent;
+	bool done = has[DONE] && !absent;
 
 	bpf_program__set_autoload(skel->progs.handle_uring_submit, req);
 	bpf_program__set_autoload(skel->progs.handle_uring_submit_sqe, sqe);
 	bpf_program__set_autoload(skel->progs.handle_uring_complete, done);
+	/* without both, requests are not seen: a ring set up fails the run
+	 * (fp_uring_setup_exit) */
+	skel->rodata->uring_traced = (req || sqe) && done;
 	if (!has[URING] || ((req || sqe) && done))
 		return;
 	skel->rodata->walk_cache_on = false;
 	snprintf(
 		note, notelen,
-		"footprint: note: this kernel has io_uring but not its %s tracepoint; the path cache is off (slower, nothing missed)",
-		done ? "submission" : "completion");
+		"footprint: note: this kernel has io_uring but not its %s tracepoint; the path cache is off, and a command that sets up a ring fails the verdict",
+		done	   ? "submission" :
+		req || sqe ? "completion" :
+			     "submission and completion");
 }
 
 int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
@@ -107,7 +115,10 @@ int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
 
 void fp_hooks_note(const struct footprint_bpf *skel)
 {
-	if (!skel->rodata->walk_cache_on)
+	if (!skel->rodata->walk_cache_on && !skel->rodata->uring_traced)
+		fprintf(stderr,
+			"footprint: note: this kernel has io_uring but not the tracepoints footprint reads its requests from; a command that sets up a ring fails the verdict\n");
+	else if (!skel->rodata->walk_cache_on)
 		fprintf(stderr,
 			"footprint: note: this kernel has io_uring but not all of its tracepoints; the path cache is off (slower, nothing missed)\n");
 }

@@ -77,6 +77,8 @@ const struct fp_syscall_nr fp_native_syscalls[] = {
 	{ SYS_bpf, FP_SYS_BPF },
 	{ SYS_ptrace, FP_SYS_PTRACE },
 	{ SYS_getppid, FP_SYS_HEARTBEAT },
+	/* io_uring_setup: same number on every architecture */
+	{ 425, FP_SYS_URING_SETUP },
 	{ SYS_kill, FP_SYS_KILL },
 	{ SYS_tkill, FP_SYS_TKILL },
 	{ SYS_tgkill, FP_SYS_TGKILL },
@@ -149,6 +151,7 @@ const struct fp_syscall_nr fp_compat_syscalls[] = {
 	{ 452, FP_SYS_FCHMODAT2 },
 	{ 26, FP_SYS_PTRACE },
 	{ 357, FP_SYS_BPF },
+	{ 425, FP_SYS_URING_SETUP },
 	{ 12, FP_SYS_GEN }, /* chdir */
 	/* counted as lost (compat_exit), as the 32-bit file calls are */
 	{ 21, FP_SYS_MOUNT | FP_SYS_GEN },

@@ -25,6 +25,7 @@
 #include "maparray.h"
 #include "ring.h"
 #include "warm.h"
+#include "uring_calib.h"
 
 struct fp_tracer {
 	struct footprint_bpf *skel;
@@ -374,6 +375,8 @@ int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen)
 		fp_tracer_detach(t);
 		return ret;
 	}
+	/* a failure leaves io_uring CONNECT and BIND not understood */
+	fp_uring_calibrate(t->skel);
 	return 0;
 }
 
