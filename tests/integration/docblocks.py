@@ -302,6 +302,110 @@ def _sidecar_check(c):
     return bad
 
 
+# ---- docs/attest.md and README's attestation block ----
+
+def _as_user(c, script, cwd=None):
+    """What an earlier block of the same page did, done as the user would
+    (sh, their PATH and sudo): the blocks after it start from there."""
+    env = {"HOME": c.user.pw_dir, "USER": c.user.pw_name,
+           "LOGNAME": c.user.pw_name, "SHELL": "/bin/sh", "LANG": "C.UTF-8",
+           "PATH": "%s:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" %
+           c.bindir}
+    p = subprocess.run(["/bin/sh", "-ec", script], cwd=cwd or c.work,
+                       env=env, preexec_fn=_drop(c.user),
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=600)
+    if p.returncode:
+        raise OSError("preparing with %r failed: %s" % (
+            script, p.stdout.decode("utf-8", "replace")))
+
+
+def _attest_blocks(c):
+    return [b.text for b in extract(c.top) if b.path == "docs/attest.md"]
+
+
+def _make_project(c):
+    c.write("x.c", "int main(void) { return 0; }\n")
+    c.write("Makefile", "build/x: x.c\n\tmkdir -p build\n"
+            "\tcc -o build/x x.c\n")
+
+
+def _hello(c, upto):
+    """docs/attest.md's end-to-end example done up to its block upto: 2,
+    the keys and the project (and ~/keys/mklayout.py saved from the
+    page's Python block); 3, the layout written, signed, the build traced
+    and verified."""
+    blocks = _attest_blocks(c)
+    _as_user(c, "in-toto-keygen -t ed25519 ~/keys/edbuilder")
+    _as_user(c, blocks[1])
+    with open(os.path.join(c.top, "docs", "attest.md")) as f:
+        py = f.read().split("```python\n", 1)[1].split("```", 1)[0]
+    c.write(os.path.join(c.user.pw_dir, "keys", "mklayout.py"), py)
+    if upto >= 3:
+        _as_user(c, blocks[2], cwd=c.path("hello"))
+
+
+def _statement_subjects(c, path):
+    import base64
+    env = json.loads(c.read(path))
+    st = json.loads(base64.b64decode(env["payload"]))
+    return [s["name"] for s in st["subject"]]
+
+
+def _files(c, rel, suffix):
+    d = c.path(rel)
+    return [f for f in os.listdir(d) if f.endswith(suffix)]
+
+
+def _attest_readme_check(c):
+    bad = []
+    if not json.loads(c.read("/tmp/r.json"))["ok"]:
+        bad.append("/tmp/r.json: the build's verdict failed")
+    st = _files(c, ".", ".intoto.jsonl")
+    if len(st) != 1 or "build/x" not in _statement_subjects(c, st[0]):
+        bad.append("no statement of build/x in the project: %s" % st)
+    if len(_files(c, ".", ".link")) != 1:
+        bad.append("run --attest wrote no link")
+    return bad
+
+
+def _attest_first_check(c):
+    bad = []
+    if "build/x" not in _statement_subjects(c, "/tmp/build.intoto.jsonl"):
+        bad.append("/tmp/build.intoto.jsonl does not name build/x")
+    if len(_files(c, ".", ".link")) != 1:
+        bad.append("run --attest wrote no link")
+    return bad
+
+
+def _attest_hello_check(c):
+    bad = []
+    if not os.path.exists(c.path("hello", "src", "msg.h")):
+        bad.append("hello/src/msg.h was not written")
+    for k in ("owner.pub", "builder.pub"):
+        if not os.path.exists(os.path.join(c.user.pw_dir, "keys", k)):
+            bad.append("~/keys/%s was not made" % k)
+    return bad
+
+
+def _attest_verified(c):
+    bad = []
+    # beside check.link, which in-toto-verify's inspection wrote
+    if len([f for f in _files(c, "hello", ".link")
+            if f.startswith("build.")]) != 1:
+        bad.append("run --attest wrote no link into hello/")
+    added = json.loads(c.read("r.json"))["files"]["added"]
+    if not any(x["path"].endswith("/hello/build/hello") for x in added):
+        bad.append("the receipt has no build/hello")
+    return bad
+
+
+def _dsse_verified(c):
+    if "Signature Verified Successfully" not in c.out:
+        return ["openssl did not verify the envelope: %r" % c.out[-500:]]
+    return []
+
+
 BENCH = ("a benchmark: minutes of both CPUs, and figures that are noise on "
          "a machine others share; scripts/test runs each bench once "
          "(--quick) and judges only that it runs")
@@ -441,6 +545,26 @@ BLOCKS = {
     "/tmp/run$i.fplog -- ./ci-job.sh; done": Run(
         # the runs fail: there is no policy yet, that is the point
         prepare=_learn_prepare, check=_learn_check, rc={1: {1}}),
+    "README.md: mkdir -p ~/keys && in-toto-keygen -t ed25519 "
+    "~/keys/edbuilder": Run(prepare=_make_project,
+                            check=_attest_readme_check),
+    "docs/attest.md: mkdir -p ~/keys && in-toto-keygen -t ed25519 "
+    "~/keys/edbuilder": Run(prepare=_make_project,
+                            check=_attest_first_check),
+    "docs/attest.md: mkdir -p ~/keys && in-toto-keygen -b 3072 ~/keys/owner "
+    "&& in-toto-keygen -b 3072 ~/keys/builder": Run(
+        check=_attest_hello_check),
+    "docs/attest.md: /usr/bin/python3 ~/keys/mklayout.py ~/keys": Run(
+        prepare=lambda c: _hello(c, 2), check=_attest_verified,
+        cwd="hello"),
+    "docs/attest.md: footprint attest -k ~/keys/builder -n build --format "
+    "statement -o ../build.intoto.jsonl ../r.json": Run(
+        prepare=lambda c: _hello(c, 3), check=_dsse_verified,
+        cwd="hello"),
+    "docs/attest.md: footprint attest -k ~/keys/edbuilder -n build "
+    "--format statement -o ../ed.intoto.jsonl ../r.json": Run(
+        prepare=lambda c: _hello(c, 3), check=_dsse_verified,
+        cwd="hello"),
     "docs/scratch.md: footprint lock --inputs job -o fixture/input.lock": Run(
         prepare=lambda c: _scratch_prepare(c, env_file=True, out_dir=True),
         check=_scratch_check,
@@ -483,6 +607,7 @@ def child(key, user, bindir, top):
     work = "/tmp/fpdoc"
     os.mkdir(work)
     c = Ctx(work, pw, top)
+    c.bindir = bindir
     c.own(work)
     if spec.prepare:
         spec.prepare(c)
@@ -506,7 +631,8 @@ def child(key, user, bindir, top):
             keep.append(piece if i + 1 in spec.only else
                         ": not run here: %s" % piece.splitlines()[0])
         script, n = instrument("\n".join(keep) + "\n")
-    cwd = top if spec.cwd == "top" else os.path.join(work, spec.cwd or "")
+    cwd = top if spec.cwd == "top" else \
+        os.path.join(work, spec.cwd) if spec.cwd else work
     argv = ["/bin/sh", "-c", script]
     if spec.runner:
         argv = ["/usr/bin/python3", "-c", RUNNER] + argv

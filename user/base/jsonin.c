@@ -11,7 +11,7 @@ struct jp {
 	char *err;
 	size_t errlen;
 	int depth;
-	size_t values;
+	size_t values, max_values;
 };
 
 static int fail(struct jp *j, const char *what)
@@ -182,7 +182,7 @@ static int add_item(struct jp *j, struct fp_jv *v, char *key)
 	bool grow;
 
 	/* key is ours from here: stored, or freed on failure */
-	if (++j->values > FP_JSONIN_VALUES) {
+	if (++j->values > j->max_values) {
 		free(key);
 		return fail(j, "too many values");
 	}
@@ -311,7 +311,13 @@ static int parse_value(struct jp *j, struct fp_jv *v)
 int fp_json_parse(const char *in, size_t len, struct fp_jv *v, char *err,
 		  size_t errlen)
 {
-	struct jp j = { in, in + len, in, err, errlen, 0, 0 };
+	return fp_json_parse_max(in, len, v, FP_JSONIN_VALUES, err, errlen);
+}
+
+int fp_json_parse_max(const char *in, size_t len, struct fp_jv *v,
+		      size_t max_values, char *err, size_t errlen)
+{
+	struct jp j = { in, in + len, in, err, errlen, 0, 0, max_values };
 
 	if (err && errlen)
 		err[0] = '\0';

@@ -38,6 +38,10 @@ struct fp_jv {
 /* Parse len bytes into v. 0, or -1 with a message naming the offset. */
 int fp_json_parse(const char *in, size_t len, struct fp_jv *v, char *err,
 		  size_t errlen);
+/* The same with another bound on the values (footprint's own receipts,
+ * whose size the run's budgets bound) */
+int fp_json_parse_max(const char *in, size_t len, struct fp_jv *v,
+		      size_t max_values, char *err, size_t errlen);
 void fp_jv_free(struct fp_jv *v);
 
 /* the value of key in an object, NULL if v is not one or lacks it */

@@ -15,6 +15,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "attest_job.h"
 #include "cgroup.h"
 #include "cli.h"
 #include "creds.h"
@@ -329,6 +330,7 @@ int cmd_run(int argc, char **argv)
 	};
 	struct fp_session s;
 	struct fp_session_opts so = { 0 };
+	struct fp_attest_job att = FP_ATTEST_JOB_INIT;
 	struct fp_creds invoker = { 0 };
 	struct fp_policy pol = { 0 };
 	char *roots[64] = { 0 };
@@ -356,6 +358,9 @@ int cmd_run(int argc, char **argv)
 	if (o.timeout_ms)
 		deadline_ms = fp_now_ms() + o.timeout_ms;
 	rc = run_policy(&o, &invoker, roots, &pol);
+	o.attest.quiet = o.quiet;
+	if (!rc)
+		rc = fp_attest_job_prepare(&att, &o.attest, &invoker);
 	if (!rc && o.inputs_lock)
 		rc = fp_run_inputs_check(&o, roots, &invoker);
 	if (!rc && o.shape_policy)
@@ -406,6 +411,7 @@ int cmd_run(int argc, char **argv)
 		s.run.no_network = o.scratch_dir && o.no_network;
 		if (!rc)
 			rc = run_session(&s, &t, &o, deadline_ms);
+		rc = fp_attest_after_run(&att, &s, rc);
 		/* the outputs go to the invoking user (or, for a root login,
 		 * to --user's) once the run is over */
 		fp_session_finish(&s, &rc, invoker.active || t.id.drop,
@@ -414,6 +420,7 @@ int cmd_run(int argc, char **argv)
 				  invoker.active ? invoker.name : t.id.name);
 	}
 	fp_session_free(&s);
+	fp_attest_job_free(&att);
 	run_target_close(&t, o.leftovers);
 	fp_creds_free(&invoker);
 	fp_policy_free(&pol);

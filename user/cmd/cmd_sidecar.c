@@ -25,6 +25,7 @@ static void sidecar_usage(FILE *f)
 		"       footprint sidecar stop [--state DIR] [--receipt FILE]\n"
 		"                              [--summary FILE.md] [--annotations]\n"
 		"                              [--summary-max N] [--daemon PID:TICKS]\n"
+		"                              [--attest KEY --attest-name STEP]\n"
 		"\n"
 		"Trace a whole CI job: `start` takes the before snapshot, attaches\n"
 		"and leaves a daemon tracing; it returns once tracing is live, so the\n"
@@ -74,6 +75,11 @@ static void sidecar_usage(FILE *f)
 		"                        (default 10)\n"
 		"      --daemon PID:TICKS  the daemon start --json named: stop fails with\n"
 		"                        a tamper finding if it finds another\n"
+		"      --attest KEY      sign an in-toto link of the job with KEY, read\n"
+		"                        with your rights (docs/attest.md); with\n"
+		"      --attest-name STEP  the step's name in the layout; and optionally\n"
+		"      --attest-out FILE, --attest-format link|statement,\n"
+		"      --attest-only-ok  as for `footprint run`\n"
 		"Of mark: the steps that start from now on are called NAME (when the\n"
 		"runner gives them no GITHUB_ACTION); the user who started the sidecar\n"
 		"may mark, anyone may ask status, and neither is a step.\n"
@@ -86,6 +92,7 @@ static void sidecar_usage(FILE *f)
 		"  footprint sidecar status\n"
 		"  footprint sidecar mark integration-tests\n"
 		"  sudo footprint sidecar stop --receipt /tmp/footprint.json\n"
+		"  sudo footprint sidecar stop --attest ci.key --attest-name build\n"
 		"\n"
 		"Exit status: as `footprint run`: 0 ok; 1 the verdict failed (also when\n"
 		"the daemon died or its log has a gap); 2 usage error, or a state\n"
@@ -130,6 +137,7 @@ const struct option fp_sidecar_longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "summary-max", required_argument, NULL, 'X' + 256 },
 	{ "daemon", required_argument, NULL, 'I' + 256 },
+	FP_ATTEST_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -148,6 +156,9 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 					  fp_sidecar_longopts, &at, &pos)) !=
 	       -1) {
 		taken = fp_rule_args_take(&o->rules, "sidecar", c, optarg);
+		if (!taken)
+			taken = fp_attest_args_take(&o->attest, "sidecar", c,
+						    optarg);
 		if (taken < 0)
 			return -taken;
 		if (taken)
@@ -268,7 +279,9 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 	if (pos.n > 1)
 		return fp_usage_error("sidecar", "unexpected argument '%s'",
 				      pos.v[1]);
-	return 0;
+	if (o->attest.given && strcmp(o->verb, "stop"))
+		return fp_usage_error("sidecar", "--attest goes with stop");
+	return fp_attest_args_check(&o->attest, "sidecar");
 }
 
 /* ---- the state directory ---- */

@@ -35,6 +35,7 @@ static const struct cmd cmds[] = {
 	  "fingerprint a running unit, process or cgroup; diff two shapes" },
 	{ "completion", cmd_completion,
 	  "print the bash completion script: completion bash" },
+	{ "attest", cmd_attest, "sign an in-toto link of a recorded run" },
 	{ NULL, NULL, NULL },
 };
 

@@ -251,6 +251,17 @@ void fp_run_usage(FILE *f)
 		"      --unit NAME      take the systemd unit's shape before and after the\n"
 		"                       command; drift fails the verdict (footprint shape)\n"
 		"      --shape-policy FILE  drift --unit allows (footprint shape diff --help)\n"
+		"      --attest KEY     sign an in-toto link of the run with KEY (an\n"
+		"                       in-toto-keygen private key, read with your\n"
+		"                       rights) once it is judged, failed or not\n"
+		"                       (docs/attest.md); with --attest-name STEP\n"
+		"      --attest-name STEP  the step's name in the in-toto layout\n"
+		"      --attest-out FILE  where (default: STEP.KEYID8.link here)\n"
+		"      --attest-format link|statement  statement: a SLSA provenance\n"
+		"                       Statement in a DSSE envelope\n"
+		"      --attest-only-ok sign nothing if the verdict failed\n"
+		"      --attest-materials-all  every file of the before snapshot is\n"
+		"                       a material, not only those the run read\n"
 		"  -h, --help           show this help\n"
 		"\n"
 		"Examples:\n"
@@ -262,6 +273,7 @@ void fp_run_usage(FILE *f)
 		"  sudo footprint run --dns-port 5353 --policy egress.policy -- ./fetch.sh\n"
 		"  sudo footprint run --report-reads --receipt r.json -- make\n"
 		"  sudo footprint run --unit web --shape-policy web.policy -- systemctl restart web\n"
+		"  sudo footprint run --attest builder.key --attest-name build -- make\n"
 		"\n"
 		"Under sudo, outputs and policy files are opened with the invoking\n"
 		"user's rights and never through a symbolic link; an existing output\n"
@@ -335,6 +347,8 @@ const struct option fp_run_longopts[] = {
 	{ "inputs-lock", required_argument, NULL, 'i' + 512 },
 	{ "unit", required_argument, NULL, 'U' + 256 },
 	{ "shape-policy", required_argument, NULL, 'P' + 256 },
+	FP_ATTEST_LONGOPTS,
+	FP_ATTEST_MATERIALS_LONGOPT,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -353,6 +367,9 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	while ((c = next_opt(argc, argv, "+:r:a:f:x:p:o:e:w:u:t:qh",
 			     fp_run_longopts, &at)) != -1) {
 		taken = fp_rule_args_take(&o->rules, "run", c, optarg);
+		if (!taken)
+			taken = fp_attest_args_take(&o->attest, "run", c,
+						    optarg);
 		if (taken < 0)
 			return -taken;
 		if (taken)
@@ -485,6 +502,8 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 	if (o->record_max && !o->record_path)
 		return fp_usage_error(
 			"run", "--record-max cuts the --record FILE; give one");
+	if (fp_attest_args_check(&o->attest, "run"))
+		return FP_EXIT_USAGE;
 	o->argv = argv + optind;
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include <linux/types.h>
 
+#include "attest_args.h"
 #include "footprint.h"
 #include "rule_args.h"
 
@@ -58,6 +59,7 @@ struct run_opts {
 	const char *inputs_lock;
 	const char *unit; /* --unit: shape before and after */
 	const char *shape_policy; /* --shape-policy FILE */
+	struct fp_attest_args attest; /* --attest KEY ... (docs/attest.md) */
 };
 
 enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };

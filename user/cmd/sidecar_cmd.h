@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "attest_job.h"
 #include "cgroup.h"
 #include "creds.h"
 #include "rule_args.h"
@@ -48,6 +49,7 @@ struct sidecar_opts {
 	struct fp_rule_args rules;
 	const char *verb;
 	const char *name; /* mark */
+	struct fp_attest_args attest; /* stop --attest KEY ... */
 };
 
 /* The state directory: made (make) or found; an fd, or -1 after a line. */
@@ -70,5 +72,23 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c);
 int sidecar_status(struct sidecar_opts *o);
 int sidecar_mark(struct sidecar_opts *o);
 int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c);
+
+/* stop --attest (sidecar_attest.c): the receipt goes through a memfd of
+ * stop's, from begin to end, and the link is made of it */
+struct sidecar_attest {
+	struct fp_attest_job job;
+	int mfd; /* -1: not attesting */
+	int fd; /* the receipt's own fd and path, while the memfd stands in */
+	const char *path;
+};
+
+/* Before the verdict: the key, the link's directory, the memfd. 0 or an
+ * exit code after one line. */
+int sidecar_attest_begin(struct sidecar_attest *sa, struct fp_output *receipt,
+			 struct sidecar_opts *o, const struct fp_creds *c);
+/* After it (rc its exit code): the receipt passed on, the link made; the
+ * exit code to go on with. */
+int sidecar_attest_end(struct sidecar_attest *sa, struct fp_output *receipt,
+		       struct sidecar_opts *o, int rc);
 
 #endif

@@ -466,6 +466,7 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	struct fp_output receipt = FP_OUTPUT_INIT("the receipt");
 	struct fp_output summary = FP_OUTPUT_INIT("the job summary");
 	struct stop_ctx x = { 0 };
+	struct sidecar_attest sa = { .mfd = -1 };
 	int statefd, rc, where;
 	bool in_child;
 
@@ -492,7 +493,11 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 		fp_sc_id(x.expect, x.last.daemon, x.last.ticks);
 	rc = prepare_outputs(statefd, &receipt, &summary, o, c);
 	if (!rc)
+		rc = sidecar_attest_begin(&sa, &receipt, o, c);
+	if (!rc) {
 		rc = get_verdict(statefd, &x, &receipt, &summary, o);
+		rc = sidecar_attest_end(&sa, &receipt, o, rc);
+	}
 	close(statefd);
 	if (c->active) {
 		fp_output_hand_over(&receipt, 1, c->uid, c->gid, c->name);

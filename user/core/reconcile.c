@@ -1133,6 +1133,23 @@ static bool pid_in_run(const void *ctx, pid_t pid)
 	return p && !p->exited;
 }
 
+/*
+ * Is what open ev reads the run's own: the file created, truncated or
+ * replaced by the run before it, or by this open? A file the run made and
+ * then read (a linker reopening its output) is a product, not a material
+ * (docs/attest.md).
+ */
+static bool content_made(const struct fp_recon *r, const struct fp_event *ev)
+{
+	const struct fp_bytes *p = &ev->file.path[0].path;
+	const struct path_state *ps;
+
+	if (ev->file.created || (ev->file.flags & O_TRUNC))
+		return true;
+	ps = fp_hashmap_get(&r->paths, p->data, p->len);
+	return ps && (ps->born || ps->wrote);
+}
+
 /* a secret, or a read a rule names, is always kept; the rest up to a
  * bound, and counted past it */
 static int feed_read(struct fp_recon *r, const struct fp_event *ev)
@@ -1165,6 +1182,8 @@ static int feed_read(struct fp_recon *r, const struct fp_event *ev)
 		st = slot->val;
 		r->reads_listed += !secret;
 	}
+	if (ev->file.ret >= 0 && !st->orig_read && !content_made(r, ev))
+		st->orig_read = true;
 	if (!fp_read_state_note(st, ev, secret))
 		return 0;
 	ret = event_group(r, ev, &w.group);
@@ -1244,6 +1263,7 @@ static int read_findings(const struct fp_recon *r,
 		x->secret = st->secret;
 		x->err = st->err;
 		x->opens = st->opens;
+		x->orig_read = st->orig_read;
 		x->before = fp_fs_find(in->fs_before, s->key, s->len);
 		x->after = fp_fs_find(in->fs_after, s->key, s->len);
 		w = (struct who){ st->pid, st->exec, st->group };

@@ -32,6 +32,9 @@ struct fp_read_finding {
 	bool forbidden;
 	bool failing; /* judged */
 	const char *rule;
+	/* a read saw the content it had before the run: it was not read
+	 * only after the run had created, truncated or replaced it */
+	bool orig_read;
 };
 
 struct fp_signal_finding {
@@ -91,6 +94,7 @@ struct fp_read_state {
 	pid_t pid;
 	int32_t exec;
 	uint32_t group;
+	bool orig_read; /* as in fp_read_finding, so far */
 };
 
 /* Fold an open in: true when ev's process is the one to name (the first

@@ -20,6 +20,28 @@ static void write_hash(struct json_out *j, const struct fp_read_finding *x)
 	json_field_str(j, "sha256", h);
 }
 
+/*
+ * The content the file had before the run, when the run read it (an
+ * attestation's material, docs/attest.md): present for a regular file of
+ * the before snapshot that was read before the run made it anew; null
+ * when that content could not be hashed.
+ */
+static void write_before_hash(struct json_out *j,
+			      const struct fp_read_finding *x)
+{
+	char h[65];
+
+	if (!x->orig_read || !x->before || x->before->type != 'f')
+		return;
+	json_key(j, "before_sha256");
+	if (!x->before->hashed || x->before->unstable) {
+		fputs("null", j->f);
+		return;
+	}
+	fp_hex(h, x->before->sha256, 32);
+	json_string(j->f, h, 64);
+}
+
 static void write_err(struct json_out *j, int err)
 {
 	if (err)
@@ -40,6 +62,7 @@ static void write_read(struct json_out *j, const struct fp_findings *fi,
 	write_err(j, x->err);
 	json_field_u64(j, "opens", x->opens);
 	write_hash(j, x);
+	write_before_hash(j, x);
 	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
 	json_field_bool(j, "failing", x->failing);
 	fp_receipt_actor(j, "by", &x->by);
@@ -62,6 +85,9 @@ void fp_receipt_reads(struct json_out *j, const struct fp_findings *fi)
 	}
 	fputc(']', j->f);
 	json_field_u64(j, "read_omitted", fi->reads_omitted);
+	/* the entries say before_sha256 where it applies: a receipt of an
+	 * older footprint, without it, cannot tell a material (attest) */
+	json_field_bool(j, "read_before_sha256", true);
 }
 
 static void write_signal(struct json_out *j, const struct fp_findings *fi,
