@@ -32,5 +32,6 @@ int cmd_lock(int argc, char **argv);
 int cmd_promote(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 
 #endif

@@ -35,6 +35,8 @@ static const struct cmd cmds[] = {
 	  "fingerprint a running unit, process or cgroup; diff two shapes" },
 	{ "completion", cmd_completion,
 	  "print the bash completion script: completion bash" },
+	{ "fleet", cmd_fleet,
+	  "receipts of many runs in ClickHouse; learn, new" },
 	{ NULL, NULL, NULL },
 };
 
