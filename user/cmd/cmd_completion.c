@@ -32,6 +32,7 @@ static const struct completed_cmd completed[] = {
 	{ "shape", fp_shape_longopts, "diff" },
 	{ "shape diff", fp_shape_diff_longopts, NULL },
 	{ "completion", fp_completion_longopts, "bash" },
+	{ "fleet", fp_fleet_longopts, "init push learn new" },
 };
 
 const struct option fp_completion_longopts[] = {

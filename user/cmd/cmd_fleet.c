@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "fleet.h"
+#include "longopts.h"
 #include "run_args.h"
 
 static void fleet_usage(FILE *f)
@@ -109,23 +110,25 @@ static int parse_last(const char *arg, unsigned int *out)
 	return 0;
 }
 
+enum { O_CH = 256, O_CRED, O_CLUSTER, O_EVENTS, O_SPOOL, O_JSON };
+
+const struct option fp_fleet_longopts[] = {
+	{ "clickhouse", required_argument, NULL, O_CH },
+	{ "credentials", required_argument, NULL, O_CRED },
+	{ "cluster", required_argument, NULL, O_CLUSTER },
+	{ "events", no_argument, NULL, O_EVENTS },
+	{ "spool", required_argument, NULL, O_SPOOL },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "job", required_argument, NULL, 'j' },
+	{ "last", required_argument, NULL, 'n' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int fleet_args(int argc, char **argv, struct fleet_args *a)
 {
-	enum { O_CH = 256, O_CRED, O_CLUSTER, O_EVENTS, O_SPOOL, O_JSON };
-	static const struct option longopts[] = {
-		{ "clickhouse", required_argument, NULL, O_CH },
-		{ "credentials", required_argument, NULL, O_CRED },
-		{ "cluster", required_argument, NULL, O_CLUSTER },
-		{ "events", no_argument, NULL, O_EVENTS },
-		{ "spool", required_argument, NULL, O_SPOOL },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "job", required_argument, NULL, 'j' },
-		{ "last", required_argument, NULL, 'n' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct fp_positionals pos;
 	int c, at, ret = 0;
 
@@ -133,7 +136,8 @@ static int fleet_args(int argc, char **argv, struct fleet_args *a)
 	a->last = FP_FLEET_LAST_DEFAULT;
 	fp_opts_start();
 	while (!ret && (c = fp_next_opt_any_order(argc, argv, "-:j:n:o:qh",
-						  longopts, &at, &pos)) != -1) {
+						  fp_fleet_longopts, &at,
+						  &pos)) != -1) {
 		switch (c) {
 		case O_CH:
 			if (a->nurls == 64)
