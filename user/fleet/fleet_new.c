@@ -107,16 +107,23 @@ static int remember(struct fp_fleet *fl, struct seen *s)
 	return err ? err : ret < 0 ? -EBADMSG : 0;
 }
 
-static int learned_policy(const struct fp_vec *rules, struct fp_policy *pol)
+/* the learned rules; one relative to the root is taken against this
+ * run's roots, as `policy check` takes it against each log's */
+static int learned_policy(const struct fp_vec *rules,
+			  const struct fp_fleet_run *run, struct fp_policy *pol)
 {
-	char err[256];
-	size_t i;
+	char *roots[64], err[256];
+	size_t i, n = 0, k, len;
 
+	for (k = 0; run->roots && k < run->roots_len && n < 64; k += len + 1) {
+		len = strlen(run->roots + k);
+		roots[n++] = run->roots + k;
+	}
 	for (i = 0; i < rules->n; i++) {
 		const char *line = ((struct fp_sugg *)rules->v)[i].line;
 
 		/* a line that does not parse covers nothing */
-		fp_policy_parse_line(pol, line, strlen(line), NULL, 0, err,
+		fp_policy_parse_line(pol, line, strlen(line), roots, n, err,
 				     sizeof(err));
 	}
 	return 0;
@@ -269,7 +276,8 @@ static void found_free(struct new_ctx *c)
 
 /* what the last runs had: their keys, and the policy learned of them */
 static int load_seen(struct fp_fleet *fl, const char *job,
-		     struct fp_fleet_past *runs, size_t n, struct seen *s)
+		     struct fp_fleet_past *runs, size_t n,
+		     const struct fp_fleet_run *run, struct seen *s)
 {
 	struct fp_vec rules = { 0 };
 	int rc = fp_fleet_past_findings(fl, job, runs, n);
@@ -282,7 +290,7 @@ static int load_seen(struct fp_fleet *fl, const char *job,
 	if (!rc)
 		rc = fp_fleet_suggest(fl, runs, n, false, &rules);
 	if (!rc)
-		learned_policy(&rules, &s->learned);
+		learned_policy(&rules, run, &s->learned);
 	fp_suggs_free(&rules);
 	return rc;
 }
@@ -334,7 +342,7 @@ int fp_fleet_new(struct fp_fleet *fl, const char *job, unsigned int last,
 		rc = fp_fleet_last_runs(fl, job, last, false, run.id, &runs,
 					&n);
 	if (!rc && n)
-		rc = load_seen(fl, job, runs, n, &s);
+		rc = load_seen(fl, job, runs, n, &run, &s);
 	if (!rc) {
 		rc = fp_fleet_receipt_findings(d.receipt, d.len, &run,
 					       on_finding, &c, err,

@@ -220,6 +220,10 @@ int fp_fleet_suggest(struct fp_fleet *fl, const struct fp_fleet_past *runs,
 	size_t i, k, len;
 	int ret = s ? 0 : -ENOMEM;
 
+	/* as policy learn: relative to the root when the runs had one */
+	if (s)
+		fp_suggester_relative(s);
+
 	for (i = n; i-- > 0 && !ret;) {
 		const struct fp_fleet_past *p = &runs[i];
 
