@@ -303,6 +303,15 @@ class FleetTest(unittest.TestCase):
         binds = self.q("SELECT count() FROM footprint_events WHERE " + run +
                        " AND type = 'bind' AND port > 0")
         self.assertEqual(binds, "1")
+        # a push of events cut short goes on from the last one stored
+        self.server.query("ALTER TABLE footprint_events DELETE WHERE " +
+                          run + " AND seq >= %d" % (len(want) // 2))
+        self.wait_count("SELECT count() FROM footprint_events WHERE " + run,
+                        str(len(want) // 2))
+        self.push("build", "--events", log)
+        self.assertEqual(self.q(
+            "SELECT count(), uniqExact(seq) FROM footprint_events WHERE " +
+            run), "%d\t%d" % (len(want), len(want)))
 
     def wait_count(self, sql, want, bound=30):
         deadline = time.monotonic() + bound

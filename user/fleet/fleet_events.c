@@ -124,30 +124,25 @@ static void event_row(struct ev_ctx *c, const struct fp_event *ev)
 	fp_rb_str(b, prot);
 }
 
-static int flush(struct ev_ctx *c)
-{
-	if (c->rb.err) {
-		snprintf(c->fl->ch.err, sizeof(c->fl->ch.err), "out of memory");
-		c->st = FP_CH_NOMEM;
-	} else if (c->n) {
-		c->st = fp_ch_insert(&c->fl->ch, c->sql, c->rb.p, c->rb.len);
-		if (!c->st)
-			c->pushed += c->n;
-	}
-	fp_rb_reset(&c->rb);
-	c->n = 0;
-	return c->st ? -ECONNABORTED : 0;
-}
-
-/* rows per INSERT: one block (fleet_push.c) */
-#define BATCH_ROWS 262144
+/*
+ * The rows, as the server reads them: events are decoded and encoded
+ * until len bytes are ready (or the log ends), so that footprint encodes
+ * while the server parses, and holds about one buffer of rows.
+ */
+struct ev_stream {
+	struct ev_ctx *c;
+	struct fp_evlog_reader r;
+	uint64_t prev_ts;
+	size_t off; /* of c->rb sent already */
+	bool end;
+	int err; /* -EBADMSG, -ENOMEM: abort */
+};
 
 static int on_event(struct ev_ctx *c, const unsigned char *body, size_t len,
 		    uint64_t *prev_ts)
 {
 	struct fp_dec d = { .p = body, .len = len };
 	struct fp_event ev;
-	int ret = 0;
 
 	if (fp_dec_event(&d, &ev, prev_ts))
 		return -EBADMSG;
@@ -155,42 +150,78 @@ static int on_event(struct ev_ctx *c, const unsigned char *body, size_t len,
 		if (c->seq >= c->from) {
 			event_row(c, &ev);
 			c->n++;
-			if (c->rb.err || c->n >= BATCH_ROWS ||
-			    c->rb.len >= c->fl->batch_bytes)
-				ret = flush(c);
 		}
 		c->seq++;
 	}
 	fp_event_free(&ev);
-	return ret;
+	return c->rb.err ? -ENOMEM : 0;
 }
 
-/* every record of the log at fd; 0, -ECONNABORTED (the server said no
- * or was not reached: c->st), or -EBADMSG */
+/* the next record into the rows; false at the end or on an error */
+static bool more(struct ev_stream *st)
+{
+	const unsigned char *body;
+	unsigned int type;
+	size_t len;
+	int ret = fp_evlog_next(&st->r, &type, &body, &len);
+
+	if (ret <= 0) {
+		/* a log cut short: its events up to the cut, as its receipt
+		 * says */
+		if (ret < 0 && ret != -ENODATA)
+			st->err = ret;
+		st->end = true;
+		return false;
+	}
+	if (type == FP_REC_EVENT)
+		st->err = on_event(st->c, body, len, &st->prev_ts);
+	else if (type == FP_REC_TRAILER)
+		st->r.last = true; /* no segment follows the trailer's */
+	return !st->err;
+}
+
+static size_t fill(void *ctx, char *buf, size_t len)
+{
+	struct ev_stream *st = ctx;
+	struct fp_rb *rb = &st->c->rb;
+	size_t n;
+
+	/* what was sent goes: the rows held stay about one buffer */
+	if (st->off) {
+		memmove(rb->p, rb->p + st->off, rb->len - st->off);
+		rb->len -= st->off;
+		st->off = 0;
+	}
+	while (rb->len - st->off < len && !st->end && more(st))
+		;
+	if (st->err)
+		return FP_CH_FILL_ABORT;
+	n = rb->len - st->off < len ? rb->len - st->off : len;
+	memcpy(buf, rb->p + st->off, n);
+	st->off += n;
+	return n;
+}
+
+/* every event of the log at fd, streamed; 0, -ECONNABORTED (the server
+ * said no or was not reached: c->st), or -EBADMSG / -ENOMEM */
 static int read_log(struct ev_ctx *c, int fd, int dirfd, const char *base,
 		    const char *log)
 {
-	struct fp_evlog_reader r;
-	const unsigned char *body;
-	unsigned int type;
-	uint64_t prev_ts = 0;
-	size_t len;
+	struct ev_stream st = { .c = c };
 	int ret;
 
-	ret = fp_evlog_reader_open_fd(&r, fd, dirfd, base, log);
-	while (!ret && (ret = fp_evlog_next(&r, &type, &body, &len)) > 0) {
-		ret = 0;
-		if (type == FP_REC_EVENT)
-			ret = on_event(c, body, len, &prev_ts);
-		else if (type == FP_REC_TRAILER)
-			r.last = true; /* no segment follows the trailer's */
+	ret = fp_evlog_reader_open_fd(&st.r, fd, dirfd, base, log);
+	if (!ret) {
+		c->st = fp_ch_insert_stream(&c->fl->ch, c->sql, fill, &st);
+		ret = st.err ? st.err : c->st ? -ECONNABORTED : 0;
+		if (!ret)
+			c->pushed = c->n;
 	}
-	if (ret < 0 && ret != -ECONNABORTED && ret != -ENODATA)
+	if (ret < 0 && ret != -ECONNABORTED)
 		fprintf(stderr, "footprint: fleet: %s: %s\n", log,
-			r.err[0] ? r.err : "a damaged record");
-	fp_evlog_reader_close(&r);
-	/* a log cut short: its events up to the cut, as its receipt says */
-	return ret == -ENODATA ? 0 : ret;
+			st.r.err[0] ? st.r.err : strerror(-ret));
+	fp_evlog_reader_close(&st.r);
+	return ret;
 }
 
 enum fp_ch_status fp_fleet_push_events(struct fp_fleet *fl, const char *log,
@@ -218,9 +249,7 @@ enum fp_ch_status fp_fleet_push_events(struct fp_fleet *fl, const char *log,
 	}
 	c.sql = fp_fleet_insert_sql(FP_TABLE_EVENTS);
 	ret = c.sql ? read_log(&c, fd, dir.dirfd, dir.base, log) : -ENOMEM;
-	if (!ret)
-		flush(&c);
-	else if (ret != -ECONNABORTED)
+	if (ret && ret != -ECONNABORTED)
 		c.st = FP_CH_REFUSED;
 	if (ret == -ENOMEM)
 		snprintf(fl->ch.err, sizeof(fl->ch.err), "out of memory");

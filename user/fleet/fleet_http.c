@@ -219,6 +219,68 @@ enum fp_ch_status fp_ch_insert(struct fp_ch *c, const char *sql,
 	return st;
 }
 
+struct stream {
+	fp_ch_fill_fn fill;
+	void *ctx;
+	bool aborted;
+};
+
+static size_t on_read(char *buf, size_t size, size_t n, void *ctx)
+{
+	struct stream *st = ctx;
+	size_t got = st->fill(st->ctx, buf, size * n);
+
+	if (got == FP_CH_FILL_ABORT) {
+		st->aborted = true;
+		return CURL_READFUNC_ABORT;
+	}
+	return got;
+}
+
+enum fp_ch_status fp_ch_insert_stream(struct fp_ch *c, const char *sql,
+				      fp_ch_fill_fn fill, void *ctx)
+{
+	char *u = request_url(c, sql, "&insert_distributed_sync=1");
+	struct stream st = { fill, ctx, false };
+	enum fp_ch_status ret;
+	CURL *h = c->curl;
+	CURLcode rc;
+
+	if (!u)
+		return FP_CH_NOMEM;
+	c->answer_len = 0;
+	c->answer_big = false;
+	c->http = 0;
+	curl_easy_setopt(h, CURLOPT_URL, u);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, NULL);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)-1);
+	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+	curl_easy_setopt(h, CURLOPT_READDATA, &st);
+	curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 512L * 1024);
+	rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->http);
+	/* back to bodies from memory for the next request */
+	curl_easy_setopt(h, CURLOPT_READFUNCTION, NULL);
+	curl_easy_setopt(h, CURLOPT_READDATA, NULL);
+	free(u);
+	if (st.aborted) {
+		/* the rows could not be made: the caller says why */
+		snprintf(c->err, sizeof(c->err), "the rows could not be read");
+		return FP_CH_REFUSED;
+	}
+	if (rc != CURLE_OK) {
+		snprintf(c->err, sizeof(c->err), "cannot reach %s: %s",
+			 c->shown, curl_easy_strerror(rc));
+		return FP_CH_DOWN;
+	}
+	ret = FP_CH_OK;
+	if (c->http != 200) {
+		server_error(c);
+		ret = FP_CH_REFUSED;
+	}
+	return ret;
+}
+
 char *fp_ch_quote(const char *s, size_t len)
 {
 	char *q = malloc(len * 4 + 3), *o = q;

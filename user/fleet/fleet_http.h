@@ -46,6 +46,16 @@ enum fp_ch_status fp_ch_query(struct fp_ch *c, const char *sql);
 /* "INSERT INTO t (cols) FORMAT RowBinary" and its rows */
 enum fp_ch_status fp_ch_insert(struct fp_ch *c, const char *sql,
 			       const void *rows, size_t len);
+/*
+ * An INSERT whose rows fill() makes as the server reads them: one
+ * request, streamed (chunked), so that footprint encodes while the server
+ * parses, in a buffer of a few hundred KiB. fill returns how many bytes
+ * it put in buf (at most len), 0 at the end, or FP_CH_FILL_ABORT.
+ */
+#define FP_CH_FILL_ABORT ((size_t)-1)
+typedef size_t (*fp_ch_fill_fn)(void *ctx, char *buf, size_t len);
+enum fp_ch_status fp_ch_insert_stream(struct fp_ch *c, const char *sql,
+				      fp_ch_fill_fn fill, void *ctx);
 /* a string literal for SQL: quoted, every byte that is not plain ASCII
  * printable as \xHH; malloc'd, NULL on ENOMEM */
 char *fp_ch_quote(const char *s, size_t len);
