@@ -179,6 +179,13 @@ static int read_provenance(struct fp_fleet_run *run, const struct fp_jv *p)
 
 	if (p->type != FP_JV_OBJ)
 		return 0;
+	/* a key given twice: the last one holds, as in fp_json_parse */
+	free(run->version);
+	free(run->host);
+	free(run->kernel);
+	free(run->user);
+	free(run->started);
+	free(run->ended);
 	run->have_provenance = true;
 	if (fp_fleet_jv_bytes(p, "footprint", &run->version, &n) == -ENOMEM ||
 	    fp_fleet_jv_bytes(p, "host", &run->host, &n) == -ENOMEM ||
@@ -204,6 +211,7 @@ static int read_command(struct fp_fleet_run *run, const struct fp_jv *c)
 	run->signal = (int32_t)fp_jv_int(c, "signal", 0);
 	run->timed_out = fp_jv_bool(c, "timed_out") == 1;
 	run->duration_ms = (uint64_t)fp_jv_int(c, "duration_ms", 0);
+	free(run->command);
 	return fp_fleet_jv_strv(c, "argv", &run->command, &run->command_len);
 }
 
