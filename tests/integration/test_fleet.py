@@ -344,6 +344,29 @@ class FleetTest(unittest.TestCase):
         self.assertEqual(self.q("SELECT count() FROM footprint_runs WHERE " +
                                 where), "1")
 
+    def test_events_without_their_table_leave_the_run_in(self):
+        url = self.url + "?database=noevents"
+        self.server.query("CREATE DATABASE IF NOT EXISTS noevents")
+        p = fp("fleet", "init", "--clickhouse", url)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        log = self.pair[0][1]
+        p = fp("fleet", "push", "--clickhouse", url, "--job", "noev",
+               "--events", log)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertIn("is in the store, its events are not", p.stderr)
+        self.assertIn("make the tables with footprint fleet init", p.stderr)
+        self.assertEqual(self.q("SELECT count() FROM noevents.footprint_runs"),
+                         "1")
+        p = fp("fleet", "init", "--clickhouse", url, "--events")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = fp("fleet", "push", "--clickhouse", url, "--job", "noev",
+               "--events", log)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"in the store already; \d+ events "
+                         r"pushed")
+        self.assertGreater(int(self.q(
+            "SELECT count() FROM noevents.footprint_events")), 10)
+
     def test_push_while_the_server_is_down_is_spooled_and_sent_later(self):
         spool = os.path.join(self.tmp, "spool-down")
         env = {"FOOTPRINT_SPOOL": spool}

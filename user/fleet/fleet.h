@@ -43,6 +43,7 @@ struct fp_fleet {
 	size_t batch_bytes; /* rows per INSERT, at most */
 	/* what push did */
 	unsigned int pushed, already, spooled, failed;
+	uint64_t events_pushed; /* of the last document pushed */
 };
 
 /*

@@ -161,16 +161,22 @@ static enum fp_push_result push_one(struct fp_fleet *fl, struct fp_fleet_doc *d,
 		fprintf(stderr, "footprint: fleet: %s: %s\n", d->name, err);
 		return FP_PUSH_BAD;
 	}
+	fl->events_pushed = 0;
 	r = *down ? FP_PUSH_FAILED : fp_fleet_push_doc(fl, d, &run);
+	/* ClickHouse's UNKNOWN_TABLE: say what makes them */
+	if ((r == FP_PUSH_FAILED || r == FP_PUSH_NO_EVENTS) &&
+	    strstr(fl->ch.err, "Code: 60,") &&
+	    strlen(fl->ch.err) + 80 < sizeof(fl->ch.err))
+		strcat(fl->ch.err,
+		       "; make the tables with footprint fleet init (--events for the events)");
 	if (r == FP_PUSHED) {
 		fl->pushed++;
 		say(fl,
-		    "footprint: fleet: %s: run %s pushed (%u findings, %u failing)\n",
+		    "footprint: fleet: %s: run %s pushed (%u findings, %u failing)",
 		    d->name, run.id, run.findings, run.failing);
 	} else if (r == FP_PUSHED_ALREADY) {
 		fl->already++;
-		say(fl,
-		    "footprint: fleet: %s: run %s is in the store already\n",
+		say(fl, "footprint: fleet: %s: run %s is in the store already",
 		    d->name, run.id, 0, 0);
 	} else if (r == FP_PUSH_FAILED) {
 		if (!*down && !fl->ch.http)
@@ -181,6 +187,18 @@ static enum fp_push_result push_one(struct fp_fleet *fl, struct fp_fleet_doc *d,
 				 fl->ch.shown);
 		spool(fl, d, &run, fl->ch.err);
 	}
+	if (r == FP_PUSH_NO_EVENTS) {
+		fprintf(stderr,
+			"footprint: fleet: %s: run %s is in the store, its events are not: %s; then push the log again with --events\n",
+			d->name, run.id, fl->ch.err);
+		fl->failed++;
+		if (!fl->ch.http)
+			*down = true;
+	}
+	if ((r == FP_PUSHED || r == FP_PUSHED_ALREADY) && !fl->quiet)
+		fprintf(stderr,
+			fl->events_pushed ? "; %llu events pushed\n" : "\n",
+			(unsigned long long)fl->events_pushed);
 	fp_fleet_run_free(&run);
 	return r;
 }

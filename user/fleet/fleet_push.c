@@ -320,27 +320,33 @@ enum fp_push_result fp_fleet_push_doc(struct fp_fleet *fl,
 	enum fp_ch_status st = FP_CH_OK;
 	char sql[256];
 	uint64_t n = 0, events = 0;
-	bool bad = false;
+	bool bad = false, events_failed = false;
 
 	if (fp_fleet_meta(fl, d, run, &m)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_PUSH_BAD;
 	}
-	if (fl->events && d->log)
-		st = fp_fleet_push_events(fl, d->log, run->id, &m, &events);
 	snprintf(
 		sql, sizeof(sql),
 		"SELECT count() FROM footprint_runs WHERE run_id = '%s' FORMAT RowBinary",
 		run->id);
-	if (!st)
-		st = query_u64(fl, sql, &n, NULL, 0);
+	st = query_u64(fl, sql, &n, NULL, 0);
 	if (!st && !n)
 		st = push_findings(fl, d, run, &m, &bad);
 	if (!st && !n)
 		st = push_run_row(fl, run, &m);
+	/* the events after the run: a run in the store whose events are
+	 * not is pushed again for them, from where they stopped */
+	if (!st && fl->events && d->log) {
+		st = fp_fleet_push_events(fl, d->log, run->id, &m, &events);
+		events_failed = st != FP_CH_OK;
+	}
+	fl->events_pushed = events;
 	fp_fleet_meta_free(&m);
 	if (bad)
 		return FP_PUSH_BAD;
+	if (events_failed)
+		return FP_PUSH_NO_EVENTS;
 	if (st)
 		return FP_PUSH_FAILED;
 	return n ? FP_PUSHED_ALREADY : FP_PUSHED;

@@ -27,10 +27,12 @@ enum fp_push_result {
 	FP_PUSHED,
 	FP_PUSHED_ALREADY,
 	FP_PUSH_FAILED, /* the server: fl->ch.err says why */
+	FP_PUSH_NO_EVENTS, /* the run is in, its events are not (fl->ch.err) */
 	FP_PUSH_BAD, /* the input: said on stderr */
 };
 
-/* d's run, unless it is there already; with fl->events, its log's events */
+/* d's run, unless it is there already; with fl->events, then its log's
+ * events (from where a push before stopped) */
 enum fp_push_result fp_fleet_push_doc(struct fp_fleet *fl,
 				      struct fp_fleet_doc *d,
 				      struct fp_fleet_run *run);
