@@ -503,12 +503,20 @@ class FleetTest(unittest.TestCase):
         self.assertEqual((st.st_uid, stat.S_IMODE(st.st_mode)),
                          (user.pw.pw_uid, 0o600))
         self.assertEqual(os.stat(spool).st_uid, user.pw.pw_uid)
+        # `sudo footprint fleet` runs as the user, HOME root's or not
+        rc, out = user.sh("cd w && sudo footprint fleet push --clickhouse "
+                          "%s --job sudo-job %s" % (down, self.variant(500)))
+        self.assertEqual(rc, 3, out)
+        self.assertEqual(len(os.listdir(spool)), 2, out)
+        for e in os.listdir(spool):
+            st = os.lstat(os.path.join(spool, e))
+            self.assertEqual(st.st_uid, user.pw.pw_uid)
         rc, out = user.sh("footprint fleet push --clickhouse %s --spool "
                           "~/.local/state/footprint/spool" % self.url)
         self.assertEqual(rc, 0, out)
         self.assertEqual(os.listdir(spool), [])
         self.assertEqual(self.q("SELECT count() FROM footprint_runs WHERE "
-                                "job = 'sudo-job'"), "2")
+                                "job = 'sudo-job'"), "3")
 
     def test_sidecar_stop_push(self):
         from test_sidecar import Job

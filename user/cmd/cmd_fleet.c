@@ -190,7 +190,6 @@ static int fleet_args(int argc, char **argv, struct fleet_args *a)
 	a->files = pos.v + 1;
 	a->nfiles = pos.n - 1;
 	a->o.url = a->nurls ? a->urls[0] : NULL;
-	a->o.url_given = a->nurls > 0;
 	return 0;
 }
 
@@ -198,16 +197,21 @@ static int fleet_args(int argc, char **argv, struct fleet_args *a)
 static int only(const struct fleet_args *a, bool cluster, bool spool,
 		bool output, bool json, bool many_urls)
 {
-	const char *bad = a->cluster && !cluster     ? "--cluster" :
-			  a->spool && !spool	     ? "--spool" :
-			  a->output && !output	     ? "--output" :
-			  a->json && !json	     ? "--json" :
-			  a->nurls > 1 && !many_urls ? "a second --clickhouse" :
-						       NULL;
+	const char *bad = a->cluster && !cluster ? "--cluster" :
+			  a->spool && !spool	 ? "--spool" :
+			  a->output && !output	 ? "--output" :
+			  a->json && !json	 ? "--json" :
+						   NULL;
 
-	return bad ? fp_usage_error("fleet", "%s %s takes no %s", "fleet",
-				    a->sub, bad) :
-		     0;
+	if (bad)
+		return fp_usage_error("fleet", "fleet %s takes no %s", a->sub,
+				      bad);
+	if (a->nurls > 1 && !many_urls)
+		return fp_usage_error(
+			"fleet",
+			"fleet %s takes one --clickhouse (init takes one per node)",
+			a->sub);
+	return 0;
 }
 
 static int fleet_with(struct fleet_args *a)

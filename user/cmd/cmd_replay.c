@@ -124,7 +124,6 @@ int cmd_replay(int argc, char **argv)
 	rc = fp_run_exit_code(&run, &v);
 	if (args.push_url) {
 		struct fp_fleet_opts fo = { .url = args.push_url,
-					    .url_given = true,
 					    .job = args.push_job,
 					    .quiet = args.quiet };
 

@@ -263,7 +263,6 @@ static void run_push(const struct run_opts *o, const struct fp_creds *c,
 		     struct fp_session *s, int *rc)
 {
 	struct fp_fleet_opts fo = { .url = o->push_url,
-				    .url_given = true,
 				    .creds = c,
 				    .job = o->push_job,
 				    .quiet = o->quiet };

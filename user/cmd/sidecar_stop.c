@@ -462,7 +462,6 @@ static int stop_and_push(int statefd, struct stop_ctx *x,
 			 const struct sidecar_opts *o, const struct fp_creds *c)
 {
 	struct fp_fleet_opts fo = { .url = o->push_url,
-				    .url_given = true,
 				    .creds = c,
 				    .job = o->push_job,
 				    .quiet = o->quiet };

@@ -25,8 +25,9 @@
 #define FP_FLEET_LAST_DEFAULT 20
 
 struct fp_fleet_opts {
-	const char *url; /* --clickhouse, --push; NULL: the environment's */
-	bool url_given; /* on the command line: it may hold no credentials */
+	/* --clickhouse, --push: from a command line, so it may hold no
+	 * credentials; NULL: the environment's or the credentials file's */
+	const char *url;
 	const char *credentials; /* --credentials FILE */
 	const struct fp_creds *creds; /* whose files; NULL: this process's */
 	const char *job; /* --job */

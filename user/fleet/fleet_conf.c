@@ -28,8 +28,11 @@ char *fp_fleet_home(const struct fp_creds *c)
 {
 	const char *home = c && c->active ? NULL : getenv("HOME");
 	struct passwd *pw;
+	struct stat st;
 
-	if (home && *home == '/')
+	/* $HOME, when it is this user's: under sudo it may still be root's
+	 * for a command that dropped to the invoking user */
+	if (home && *home == '/' && !stat(home, &st) && st.st_uid == getuid())
 		return strdup(home);
 	pw = getpwuid(c && c->active ? c->uid : getuid());
 	return pw && pw->pw_dir && *pw->pw_dir == '/' ? strdup(pw->pw_dir) :
