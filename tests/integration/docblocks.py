@@ -406,6 +406,81 @@ def _dsse_verified(c):
     return []
 
 
+# the block's own clickhouse-server (docs/fleet.md), stopped by the check
+_FLEET = []
+
+
+def _fleet_prepare(c):
+    """A ClickHouse at localhost:8123 that is this block's alone: in a
+    network namespace of its own (the block's commands are this
+    process's children), with its data in the private /tmp; and the job
+    the docs run, its policy and a key to read."""
+    import ctypes
+    sys.path.insert(0, HERE)
+    import clickhouse_util as chu
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x40000000):  # CLONE_NEWNET
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    server = chu.Server("/tmp/fpdoc-clickhouse", [8123, 9000, 9009])
+    _FLEET.append(server.start())
+    try:
+        server.wait_ready()
+    except AssertionError:
+        _fleet_stop()
+        raise
+    c.write("ci-job.sh", "#!/bin/sh\nset -e\nmkdir -p build\n"
+            "t=$(mktemp)\necho built > \"$t\"\ncp \"$t\" build/out.txt\n"
+            "rm \"$t\"\n", 0o755)
+    c.write("ci.policy", "allow build/\nallow /tmp/tmp.*\n")
+    c.mkdir(os.path.join(c.user.pw_dir, ".ssh"), 0o700)
+    c.write(os.path.join(c.user.pw_dir, ".ssh", "id_ed25519"),
+            "not a real key\n", 0o600)
+
+
+def _fleet_stop():
+    while _FLEET:
+        _FLEET.pop().stop()
+
+
+def _fleet_check(c):
+    bad = []
+    try:
+        server = _FLEET[0]
+        learned = c.read("learned.policy").decode()
+        for rule in ("allow build/", "allow /tmp/tmp.*"):
+            if rule not in learned:
+                bad.append("learned.policy lacks %r:\n%s" % (rule, learned))
+        new = [ln for ln in c.out.splitlines()
+               if ln.startswith(("critical", "high", "medium", "low"))]
+        if len(new) != 1 or not new[0].startswith("critical files.read ") \
+                or "/.ssh/id_ed25519 (ssh_key)" not in new[0]:
+            bad.append("fleet new did not name the key read alone: %r" %
+                       new)
+        runs = server.scalar("SELECT count(), uniqExact(run_id), "
+                             "countIf(ok) FROM footprint_runs WHERE "
+                             "job = 'ci-job'")
+        if runs != "4\t4\t3":
+            bad.append("the store holds %r runs (count, runs, ok), not "
+                       "4, 4, 3" % runs)
+    finally:
+        _fleet_stop()
+    return bad
+
+
+def _fleet_readme_check(c):
+    bad = []
+    try:
+        if b"allow build/" not in c.read("learned.policy"):
+            bad.append("learned.policy does not allow build/")
+        if _FLEET[0].scalar("SELECT count() FROM footprint_runs WHERE "
+                            "job = 'ci-job' AND ok") != "1":
+            bad.append("the run is not in the store")
+    finally:
+        _fleet_stop()
+    return bad
+
+
 BENCH = ("a benchmark: minutes of both CPUs, and figures that are noise on "
          "a machine others share; scripts/test runs each bench once "
          "(--quick) and judges only that it runs")
@@ -541,6 +616,11 @@ BLOCKS = {
         "machine"),
     "docs/BENCHMARKS.md: sudo scripts/bench/overhead --quick    # smoke "
     "test, about half a minute": Skip(BENCH),
+    "docs/fleet.md: export FOOTPRINT_CLICKHOUSE=http://localhost:8123/": Run(
+        # run 4 reads a key: its verdict fails, and fleet new names it
+        prepare=_fleet_prepare, check=_fleet_check, rc={5: {1}, 6: {1}}),
+    "README.md: footprint fleet init --clickhouse http://localhost:8123/":
+    Run(prepare=_fleet_prepare, check=_fleet_readme_check),
     "docs/policy.md: for i in 1 2 3; do sudo footprint run --record "
     "/tmp/run$i.fplog -- ./ci-job.sh; done": Run(
         # the runs fail: there is no policy yet, that is the point

@@ -33,5 +33,6 @@ int cmd_promote(int argc, char **argv);
 int cmd_shape(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 
 #endif

@@ -260,3 +260,52 @@ FILE *fp_outdir_fopen(const char *what, const char *path)
 	fp_outdir_close(&d);
 	return f;
 }
+
+/* mkdir -p of path as the calling thread's user, one component at a
+ * time under the one before, never following a link */
+static int make_dirs(const char *path)
+{
+	char *copy = strdup(path), *comp, *save = NULL;
+	int dirfd, fd, ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	dirfd = open_nolinks(AT_FDCWD, *path == '/' ? "/" : ".",
+			     O_PATH | O_DIRECTORY);
+	for (comp = strtok_r(copy, "/", &save); comp && dirfd >= 0 && !ret;
+	     comp = strtok_r(NULL, "/", &save)) {
+		if (mkdirat(dirfd, comp, 0700) && errno != EEXIST)
+			ret = -errno;
+		fd = ret ? -1 : open_nolinks(dirfd, comp, O_PATH | O_DIRECTORY);
+		if (!ret && fd < 0)
+			ret = fd;
+		close(dirfd);
+		dirfd = fd;
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	else if (!ret)
+		ret = dirfd;
+	free(copy);
+	return ret;
+}
+
+int fp_userdir_open(const struct fp_creds *c, const char *what,
+		    const char *path, bool create, char *err, size_t errlen)
+{
+	int fd, ret = fp_creds_enter(c);
+
+	if (ret) {
+		fd = ret;
+	} else {
+		fd = create ? make_dirs(path) : 0;
+		if (fd >= 0)
+			fd = open_nolinks(AT_FDCWD, path,
+					  O_RDONLY | O_DIRECTORY);
+		fp_creds_leave(c);
+	}
+	if (fd < 0)
+		snprintf(err, errlen, "footprint: cannot %s %s %s: %s",
+			 create ? "make" : "open", what, path, why(-fd));
+	return fd;
+}

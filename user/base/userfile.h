@@ -55,4 +55,13 @@ FILE *fp_outdir_fopen(const char *what, const char *path);
 int fp_input_open(const struct fp_creds *c, const char *what, const char *path,
 		  size_t max, char *err, size_t errlen);
 
+/*
+ * A directory of the user's (a spool): opened as c, never through a
+ * link in any component; with create, it and its missing parents are
+ * made first (mode 0700, as c). Returns an O_DIRECTORY fd, or -errno with
+ * err naming what and what to do.
+ */
+int fp_userdir_open(const struct fp_creds *c, const char *what,
+		    const char *path, bool create, char *err, size_t errlen);
+
 #endif

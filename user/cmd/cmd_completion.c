@@ -33,6 +33,7 @@ static const struct completed_cmd completed[] = {
 	{ "shape diff", fp_shape_diff_longopts, NULL },
 	{ "completion", fp_completion_longopts, "bash" },
 	{ "attest", fp_attest_longopts, NULL },
+	{ "fleet", fp_fleet_longopts, "init push learn new" },
 };
 
 const struct option fp_completion_longopts[] = {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fleet.h"
 #include "logrun.h"
 #include "receipt.h"
 #include "rule_args.h"
@@ -31,6 +32,9 @@ static void replay_usage(FILE *f)
 		"      --ignore PATTERN, -p, --policy FILE, --report-noise\n"
 		"                       as for 'footprint run' (docs/policy.md)\n"
 		"  -o, --receipt FILE   write the JSON receipt (- for stdout)\n"
+		"      --push URL       push the receipt to the ClickHouse at URL\n"
+		"                       (docs/fleet.md; spooled when it cannot be)\n"
+		"      --job NAME       the job's name there\n"
 		"      --memory-budget SIZE  instead of the recorded one (a run that\n"
 		"                       ran out of it can be re-judged with more)\n"
 		"  -q, --quiet          no summary on stderr\n"
@@ -41,6 +45,7 @@ static void replay_usage(FILE *f)
 		"Examples:\n"
 		"  footprint replay job.fplog\n"
 		"  footprint replay --policy today.policy --receipt r.json job.fplog\n"
+		"  footprint replay --push http://localhost:8123/ --job build job.fplog\n"
 		"\n"
 		"Exit status: as for 'footprint run': 0 ok; 1 the verdict failed (also\n"
 		"for a log cut short); 2 usage error, unreadable or damaged log, or a\n"
@@ -117,6 +122,16 @@ int cmd_replay(int argc, char **argv)
 				       run.nroots);
 	}
 	rc = fp_run_exit_code(&run, &v);
+	if (args.push_url) {
+		struct fp_fleet_opts fo = { .url = args.push_url,
+					    .job = args.push_job,
+					    .quiet = args.quiet };
+
+		/* neither pushed nor spooled: an output that failed */
+		if (fp_fleet_push_judged(&fo, &run, &f, &v, &o) &&
+		    rc == FP_EXIT_OK)
+			rc = FP_EXIT_NOTRACE;
+	}
 cleanup:
 	if (out && (fflush(out) || (out != stdout && fclose(out)))) {
 		fprintf(stderr,

@@ -19,6 +19,7 @@
 #include "cgroup.h"
 #include "cli.h"
 #include "creds.h"
+#include "fleet.h"
 #include "identity.h"
 #include "launch.h"
 #include "cmdterm.h"
@@ -257,7 +258,8 @@ static int run_command(struct fp_session *s, struct run_target *t,
 }
 
 static int run_session(struct fp_session *s, struct run_target *t,
-		       const struct run_opts *o, int64_t deadline_ms)
+		       const struct run_opts *o, int64_t deadline_ms,
+		       bool *judged)
 {
 	char err[512];
 	int rc;
@@ -279,7 +281,24 @@ static int run_session(struct fp_session *s, struct run_target *t,
 		rc = run_command(s, t, o);
 	if (!rc)
 		rc = fp_session_after_files(s);
+	*judged = !rc;
 	return rc ? rc : fp_session_verdict(s);
+}
+
+/* --push: the receipt to the store (docs/fleet.md), or to the spool */
+static void run_push(const struct run_opts *o, const struct fp_creds *c,
+		     struct fp_session *s, int *rc)
+{
+	struct fp_fleet_opts fo = { .url = o->push_url,
+				    .creds = c,
+				    .job = o->push_job,
+				    .quiet = o->quiet };
+
+	/* neither pushed nor spooled: an output that failed */
+	if (fp_fleet_push_judged(&fo, &s->run, &s->findings, &s->verdict,
+				 &s->out) &&
+	    *rc == FP_EXIT_OK)
+		*rc = FP_EXIT_NOTRACE;
 }
 
 static void run_target_close(struct run_target *t, int leftovers)
@@ -338,6 +357,7 @@ int cmd_run(int argc, char **argv)
 	char *shape_pol = NULL;
 	char err[512];
 	int64_t deadline_ms = 0;
+	bool judged = false;
 	int rc;
 	size_t i;
 
@@ -410,7 +430,7 @@ int cmd_run(int argc, char **argv)
 						 &s.run.scratch_dir, root_fds);
 		s.run.no_network = o.scratch_dir && o.no_network;
 		if (!rc)
-			rc = run_session(&s, &t, &o, deadline_ms);
+			rc = run_session(&s, &t, &o, deadline_ms, &judged);
 		rc = fp_attest_after_run(&att, &s, rc);
 		/* the outputs go to the invoking user (or, for a root login,
 		 * to --user's) once the run is over */
@@ -418,6 +438,8 @@ int cmd_run(int argc, char **argv)
 				  invoker.active ? invoker.uid : t.id.uid,
 				  invoker.active ? invoker.gid : t.id.gid,
 				  invoker.active ? invoker.name : t.id.name);
+		if (judged && o.push_url)
+			run_push(&o, &invoker, &s, &rc);
 	}
 	fp_session_free(&s);
 	fp_attest_job_free(&att);

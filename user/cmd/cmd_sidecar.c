@@ -26,6 +26,7 @@ static void sidecar_usage(FILE *f)
 		"                              [--summary FILE.md] [--annotations]\n"
 		"                              [--summary-max N] [--daemon PID:TICKS]\n"
 		"                              [--attest KEY --attest-name STEP]\n"
+		"                              [--push URL [--job NAME]]\n"
 		"\n"
 		"Trace a whole CI job: `start` takes the before snapshot, attaches\n"
 		"and leaves a daemon tracing; it returns once tracing is live, so the\n"
@@ -80,6 +81,10 @@ static void sidecar_usage(FILE *f)
 		"      --attest-name STEP  the step's name in the layout; and optionally\n"
 		"      --attest-out FILE, --attest-format link|statement,\n"
 		"      --attest-only-ok  as for `footprint run`\n"
+		"      --push URL        push the receipt to the ClickHouse at URL\n"
+		"                        (docs/fleet.md; spooled when it cannot be)\n"
+		"      --job NAME        the job's name there (default: $FOOTPRINT_JOB,\n"
+		"                        else GitHub's repository/workflow/job)\n"
 		"Of mark: the steps that start from now on are called NAME (when the\n"
 		"runner gives them no GITHUB_ACTION); the user who started the sidecar\n"
 		"may mark, anyone may ask status, and neither is a step.\n"
@@ -138,6 +143,8 @@ const struct option fp_sidecar_longopts[] = {
 	{ "summary-max", required_argument, NULL, 'X' + 256 },
 	{ "daemon", required_argument, NULL, 'I' + 256 },
 	FP_ATTEST_LONGOPTS,
+	{ "push", required_argument, NULL, 'U' + 256 },
+	{ "job", required_argument, NULL, 'j' + 256 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -251,6 +258,12 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 			o->daemon_id = optarg;
 			break;
 		}
+		case 'U' + 256:
+			o->push_url = optarg;
+			break;
+		case 'j' + 256:
+			o->push_job = optarg;
+			break;
 		case 'h':
 			return FP_ARGS_HELP;
 		case ':':
@@ -279,8 +292,12 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 	if (pos.n > 1)
 		return fp_usage_error("sidecar", "unexpected argument '%s'",
 				      pos.v[1]);
-	if (o->attest.given && strcmp(o->verb, "stop"))
-		return fp_usage_error("sidecar", "--attest goes with stop");
+	if ((o->push_url || o->push_job) && strcmp(o->verb, "stop"))
+		return fp_usage_error("sidecar", "--push and --job are stop's");
+	if (o->push_job && !o->push_url)
+		return fp_usage_error(
+			"sidecar",
+			"--job names the job --push sends; add --push URL");
 	return fp_attest_args_check(&o->attest, "sidecar");
 }
 

@@ -36,6 +36,8 @@ static const struct cmd cmds[] = {
 	{ "completion", cmd_completion,
 	  "print the bash completion script: completion bash" },
 	{ "attest", cmd_attest, "sign an in-toto link of a recorded run" },
+	{ "fleet", cmd_fleet,
+	  "receipts of many runs in ClickHouse; learn, new" },
 	{ NULL, NULL, NULL },
 };
 

@@ -188,6 +188,12 @@ void fp_run_usage(FILE *f)
 		"                       relative to each root unless absolute; ./ is the\n"
 		"                       root and everything in it\n"
 		"  -o, --receipt FILE   write the JSON receipt (docs/receipt.schema.json)\n"
+		"      --push URL       push the receipt to the ClickHouse at URL once the\n"
+		"                       verdict is in (docs/fleet.md; spooled when it\n"
+		"                       cannot be); credentials never in URL: from\n"
+		"                       ~/.config/footprint/clickhouse (0600)\n"
+		"      --job NAME       the job's name there (default: $FOOTPRINT_JOB,\n"
+		"                       else the command line)\n"
 		"  -e, --events FILE    write every event as NDJSON to FILE (- for stdout);\n"
 		"                       fields are described in docs/events.md\n"
 		"  -w, --record FILE    record snapshots and events to a compressed log\n"
@@ -349,9 +355,22 @@ const struct option fp_run_longopts[] = {
 	{ "shape-policy", required_argument, NULL, 'P' + 256 },
 	FP_ATTEST_LONGOPTS,
 	FP_ATTEST_MATERIALS_LONGOPT,
+	{ "push", required_argument, NULL, 'p' + 768 },
+	{ "job", required_argument, NULL, 'j' + 768 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --push URL and --job NAME of run and replay (docs/fleet.md) */
+static int push_arg(const char *sub, int c, const char *arg, const char **url,
+		    const char **job)
+{
+	if (!*arg)
+		return fp_usage_error(sub, "%s wants a value",
+				      c == 'p' + 768 ? "--push" : "--job");
+	*(c == 'p' + 768 ? url : job) = arg;
+	return 0;
+}
 
 int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 {
@@ -487,6 +506,12 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			if (fp_scratch_arg(o, c, optarg))
 				return FP_EXIT_USAGE;
 			break;
+		case 'p' + 768:
+		case 'j' + 768:
+			if (push_arg("run", c, optarg, &o->push_url,
+				     &o->push_job))
+				return FP_EXIT_USAGE;
+			break;
 		case ':':
 		default:
 			return fp_bad_option("run", c, argv[at]);
@@ -504,6 +529,10 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			"run", "--record-max cuts the --record FILE; give one");
 	if (fp_attest_args_check(&o->attest, "run"))
 		return FP_EXIT_USAGE;
+	if (o->push_job && !o->push_url)
+		return fp_usage_error(
+			"run",
+			"--job names the job --push sends; add --push URL");
 	o->argv = argv + optind;
 	return 0;
 }
@@ -519,6 +548,8 @@ const struct option fp_replay_longopts[] = {
 	{ "memory-budget", required_argument, NULL, 'B' + 256 },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "summary-max", required_argument, NULL, 'S' + 256 },
+	{ "push", required_argument, NULL, 'p' + 768 },
+	{ "job", required_argument, NULL, 'j' + 768 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -554,6 +585,12 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 						 &o->summary_max))
 				return FP_EXIT_USAGE;
 			break;
+		case 'p' + 768:
+		case 'j' + 768:
+			if (push_arg("replay", c, optarg, &o->push_url,
+				     &o->push_job))
+				return FP_EXIT_USAGE;
+			break;
 		case 'h':
 			return FP_ARGS_HELP;
 		case ':':
@@ -561,6 +598,10 @@ int fp_replay_args_parse(int argc, char **argv, struct fp_replay_opts *o)
 			return fp_bad_option("replay", c, argv[at]);
 		}
 	}
+	if (o->push_job && !o->push_url)
+		return fp_usage_error(
+			"replay",
+			"--job names the job --push sends; add --push URL");
 	if (pos.n != 1)
 		return fp_usage_error("replay", "give exactly one LOG file");
 	o->log = pos.v[0];

@@ -60,6 +60,7 @@ struct run_opts {
 	const char *unit; /* --unit: shape before and after */
 	const char *shape_policy; /* --shape-policy FILE */
 	struct fp_attest_args attest; /* --attest KEY ... (docs/attest.md) */
+	const char *push_url, *push_job; /* --push URL, --job NAME */
 };
 
 enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };
@@ -71,6 +72,7 @@ struct fp_replay_opts {
 	bool quiet;
 	size_t summary_max; /* --summary-max */
 	const char *log;
+	const char *push_url, *push_job; /* --push URL, --job NAME */
 };
 
 struct fp_events_opts {

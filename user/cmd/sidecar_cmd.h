@@ -30,6 +30,7 @@ struct sidecar_opts {
 	uid_t state_uid; /* that UID: the invoking user */
 	char state_buf[64];
 	const char *daemon_id; /* stop --daemon PID:TICKS */
+	const char *push_url, *push_job; /* stop --push URL, --job NAME */
 	const char *roots_arg[64];
 	size_t nroots;
 	const char *record_path;

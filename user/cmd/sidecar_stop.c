@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <linux/sched.h>
 
 #include "cli.h"
+#include "fleet.h"
 #include "sidecar.h"
 #include "sidecar_journal.h"
 #include "sidecar_peer.h"
@@ -435,6 +437,62 @@ static int get_verdict(int statefd, struct stop_ctx *x,
 	return rc;
 }
 
+/* the receipt in mfd (from its start) to out, a file or stdout */
+static int copy_receipt(int mfd, int out)
+{
+	char buf[65536];
+	ssize_t n, w, k;
+
+	if (lseek(mfd, 0, SEEK_SET))
+		return -errno;
+	while ((n = read(mfd, buf, sizeof(buf))) > 0)
+		for (k = 0; k < n; k += w)
+			if ((w = write(out, buf + k, n - k)) < 0)
+				return -errno;
+	return n < 0 ? -errno : 0;
+}
+
+/*
+ * stop --push: the daemon writes the receipt where it can be read back
+ * (a memfd), then it goes to --receipt's file or stdout, and to the
+ * store (or the spool).
+ */
+static int stop_and_push(int statefd, struct stop_ctx *x,
+			 struct fp_output *receipt, struct fp_output *summary,
+			 const struct sidecar_opts *o, const struct fp_creds *c)
+{
+	struct fp_fleet_opts fo = { .url = o->push_url,
+				    .creds = c,
+				    .job = o->push_job,
+				    .quiet = o->quiet };
+	struct sidecar_opts po = *o;
+	int file = receipt->fd, mfd, rc, e = 0;
+
+	mfd = memfd_create("footprint-receipt", MFD_CLOEXEC);
+	if (mfd < 0) {
+		fprintf(stderr,
+			"footprint: no memory for the receipt --push sends: %s\n",
+			strerror(errno));
+		return FP_EXIT_NOTRACE;
+	}
+	po.receipt_path = NULL;
+	receipt->fd = mfd;
+	rc = get_verdict(statefd, x, receipt, summary, &po);
+	receipt->fd = file;
+	if (file >= 0)
+		e = copy_receipt(mfd, file);
+	else if (o->receipt_path)
+		e = copy_receipt(mfd, STDOUT_FILENO);
+	if (e)
+		fprintf(stderr, "footprint: writing the receipt failed: %s\n",
+			strerror(-e));
+	/* neither pushed nor spooled: an output that failed */
+	if (fp_fleet_push_receipt_fd(&fo, mfd, c->active ? c->name : "root") ||
+	    e)
+		rc = rc == FP_EXIT_OK ? FP_EXIT_NOTRACE : rc;
+	return rc;
+}
+
 static int prepare_outputs(int statefd, struct fp_output *receipt,
 			   struct fp_output *summary,
 			   const struct sidecar_opts *o,
@@ -495,7 +553,10 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	if (!rc)
 		rc = sidecar_attest_begin(&sa, &receipt, o, c);
 	if (!rc) {
-		rc = get_verdict(statefd, &x, &receipt, &summary, o);
+		rc = o->push_url ?
+			     stop_and_push(statefd, &x, &receipt, &summary, o,
+					   c) :
+			     get_verdict(statefd, &x, &receipt, &summary, o);
 		rc = sidecar_attest_end(&sa, &receipt, o, rc);
 	}
 	close(statefd);
