@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "finding_rank.h"
 #include "logrun.h"
 #include "run.h"
 #include "run_args.h"
@@ -37,7 +38,9 @@ static void policy_usage(FILE *f)
 		"           which runs needed it and how many findings it covers\n"
 		"  suggest  the same for one run\n"
 		"  check    judge every LOG by POLICY alone: one line per run, then\n"
-		"           why each failing run failed\n"
+		"           why each failing run failed, most severe first (secret\n"
+		"           reads, privileges, tampering; then writes outside the\n"
+		"           roots and egress; then the rest; files in the roots last)\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output FILE    write the policy to FILE (a new file, 0600;\n"
@@ -313,6 +316,8 @@ static int check_logs(const char *policy_file, const struct fp_policy *pol,
 					v.failing, v.failing == 1 ? "" : "s");
 			fputc('\n', out);
 		}
+		/* the worst first: a write to ~/.bashrc before 40 files */
+		fp_reasons_by_rank(v.reasons.v, v.reasons.n);
 		for (k = 0; !v.ok && k < v.reasons.n; k++) {
 			fputs("  ", out);
 			put_name(out, logs[i]);

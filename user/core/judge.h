@@ -37,6 +37,9 @@ struct fp_verdict {
 	struct fp_vec suggestion_counts; /* size_t: findings each covers */
 	struct fp_vec expects; /* struct fp_expect */
 	size_t failing; /* findings that fail */
+	/* once reasons is full: 1 + the least severe rank in it
+	 * (finding_rank.h), 0 before */
+	int reasons_floor;
 };
 
 int fp_judge(const struct fp_policy *p, struct fp_findings *f,
