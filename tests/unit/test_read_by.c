@@ -249,6 +249,16 @@ static const struct fp_read_finding *read_by(const char *path, const char *exe)
 	return NULL;
 }
 
+static bool suggested(const char *line)
+{
+	size_t i;
+
+	for (i = 0; i < V.suggestions.n; i++)
+		if (!strcmp(((char **)V.suggestions.v)[i], line))
+			return true;
+	return false;
+}
+
 Test(reads, each_program_is_its_own_finding)
 {
 	const struct fp_read_finding *x;
@@ -270,6 +280,9 @@ Test(reads, each_program_is_its_own_finding)
 	cr_assert_eq(x->opens, 2);
 	cr_assert(x->failing);
 	cr_assert_eq(V.failing, 1);
+	/* the suggestion names the program, never every process */
+	cr_assert(suggested("allow read /etc/shadow by /usr/bin/cat"));
+	cr_assert_not(suggested("allow read /etc/shadow"));
 }
 
 Test(reads, a_scoped_forbid_keeps_a_plain_read)

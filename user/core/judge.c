@@ -698,6 +698,8 @@ static int suggest(const struct fp_findings *f, const struct fp_outcome *o,
 
 	for (i = 0; !ret && i < o->nroots; i++)
 		ret = fp_suggester_root(s, o->roots[i], strlen(o->roots[i]));
+	for (i = 0; !ret && i < o->nhomes; i++)
+		ret = fp_suggester_home(s, o->homes[i], strlen(o->homes[i]));
 	if (!ret)
 		fp_suggester_relative(s);
 	if (!ret)

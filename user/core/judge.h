@@ -23,6 +23,10 @@ struct fp_outcome {
 	/* the watched trees: no suggested rule covers one or a parent */
 	char *const *roots;
 	size_t nroots;
+	/* home directories (the log's header): suggestions never collapse
+	 * churn into a rule for one */
+	char *const *homes;
+	size_t nhomes;
 };
 
 struct fp_expect {

@@ -177,6 +177,8 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 		o->exit_code = -1;
 	o->roots = run->roots;
 	o->nroots = run->nroots;
+	o->homes = run->homes;
+	o->nhomes = run->nhomes;
 
 	in.fs_before = &run->fs[FP_PHASE_BEFORE];
 	in.fs_after = &run->fs[after];
