@@ -277,6 +277,7 @@ static int add_rule(struct fp_policy *p, enum fp_rule_kind kind,
 	if (by) {
 		memcpy(r->by, by, bylen);
 		r->by[bylen] = '\0';
+		p->nby++;
 	}
 	r->bylen = bylen;
 	r->kind = kind;
@@ -829,6 +830,7 @@ void fp_policy_free(struct fp_policy *p)
 	free(p->rules);
 	p->rules = NULL;
 	p->n = 0;
+	p->nby = 0;
 }
 
 /* a rule scoped "by EXE": does the process's executable match it? */

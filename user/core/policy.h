@@ -49,6 +49,7 @@ struct fp_policy {
 	struct fp_rule *rules;
 	size_t n;
 	bool report_noise; /* do not drop the default noise paths */
+	size_t nby; /* rules scoped "by EXE" */
 };
 
 enum fp_decision { FP_DEC_NONE, FP_DEC_ALLOW, FP_DEC_FORBID, FP_DEC_IGNORE };

@@ -120,8 +120,10 @@ bool fp_read_per_reader(const struct fp_reads_conf *c,
 
 	if (secret)
 		return true;
-	return c->pol &&
-	       fp_policy_names(c->pol, FP_T_READ, p->data, p->len, &by) && by;
+	/* the common case, no scoped rule: no second look at the rules */
+	if (!c->pol || !c->pol->nby)
+		return false;
+	return fp_policy_names(c->pol, FP_T_READ, p->data, p->len, &by) && by;
 }
 
 bool fp_read_state_note(struct fp_read_state *st, const struct fp_event *ev,
