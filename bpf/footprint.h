@@ -300,6 +300,11 @@ struct fp_exec {
 	__u32 argv_chunks; /* FP_EV_ARGV records that follow */
 	/* GITHUB_ACTION of a step's first process, NUL included; 0 if none */
 	__u32 step_len;
+	/* the executable's inode: owner (the kernel's uid, not a user
+	 * namespace's) and i_mode, so that an authentication program is
+	 * known by the file the kernel ran, not by its name alone */
+	__u32 exe_uid;
+	__u32 exe_mode;
 	__u32 _pad;
 	char data[]; /* exe names, filename, step name */
 };

@@ -329,6 +329,8 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	exec_creds(&e->creds, p, bprm);
 	pos = sizeof(*e);
 
+	e->exe_uid = BPF_CORE_READ(bprm, file, f_inode, i_uid.val);
+	e->exe_mode = BPF_CORE_READ(bprm, file, f_inode, i_mode);
 	exe_path = BPF_CORE_READ(bprm, file, f_path);
 	e->exe_len =
 		walk_path(s, &exe_path, pos, pos + FP_PATH_MAX, &e->exe_flags);

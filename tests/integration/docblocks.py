@@ -282,6 +282,9 @@ def _learn_check(c):
     for f in ("ci.policy", "run1.policy"):
         if b"allow build/" not in c.read(f):
             bad.append("%s does not allow build/" % f)
+    # --absolute: the checkout's own path
+    if ("allow %s/build/" % c.work).encode() not in c.read("here.policy"):
+        bad.append("here.policy does not allow %s/build/" % c.work)
     return bad
 
 

@@ -64,7 +64,9 @@ class TestReports(unittest.TestCase):
         self.assertIn("  network.connected tcp/192.0.2.1:9 by pid ", err)
         sugg = [s.split("  #")[0].strip()
                 for s in err.splitlines() if s.startswith("  allow ")]
-        self.assertIn("allow read %s" % key, sugg, err)
+        # scoped to the program that read it (issue 31)
+        self.assertIn("allow read %s by %s" % (key, vu.exe_of("cat")), sugg,
+                      err)
         self.assertIn("allow signal %s" % sleep, sugg, err)
         self.assertIn("allow connect tcp/192.0.2.1:9", sugg, err)
         again = self.run_job(sugg)

@@ -259,7 +259,9 @@ Test(summary_sensitive, suggestions_let_the_run_pass)
 
 	the_run(0);
 	judge();
-	cr_assert(suggested("allow read /home/u/.ssh/id_rsa"));
+	/* scoped to the program that read it, never to every process */
+	cr_assert(suggested("allow read /home/u/.ssh/id_rsa by /bin/cat"));
+	cr_assert_not(suggested("allow read /home/u/.ssh/id_rsa"));
 	cr_assert(suggested("allow signal /usr/bin/sleep"));
 	cr_assert(suggested("allow ptrace /usr/bin/top"));
 	for (i = 0; i < V.suggestions.n; i++) {

@@ -72,6 +72,14 @@ struct fp_event {
 			 * otherwise */
 			struct fp_bytes step_name;
 			struct fp_privs creds;
+			/* the executable's inode as exec found it: owner and
+			 * i_mode; known is false in a log recorded before
+			 * footprint kept them */
+			struct {
+				bool known;
+				uint32_t uid;
+				uint32_t mode;
+			} exe_inode;
 		} exec;
 		struct {
 			uint32_t parent_tid;

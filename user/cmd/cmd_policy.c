@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "finding_rank.h"
 #include "logrun.h"
 #include "run.h"
 #include "run_args.h"
@@ -23,25 +24,35 @@
 static void policy_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: footprint policy learn [-o FILE] LOG...\n"
-		"       footprint policy suggest [-o FILE] LOG\n"
-		"       footprint policy check POLICY LOG...\n"
+		"Usage: footprint policy learn [-o FILE] [--absolute] LOG...\n"
+		"       footprint policy suggest [-o FILE] [--absolute] LOG\n"
+		"       footprint policy check [-q] POLICY LOG...\n"
 		"\n"
 		"Policies from recorded runs ('footprint run --record LOG'), offline:\n"
 		"no root, no BPF; logs and policies are read with your own rights.\n"
 		"\n"
 		"  learn    the smallest policy under which every LOG passes, from\n"
-		"           several runs of the same job: a directory a run created\n"
-		"           is allowed as DIR/, random temp names as a glob\n"
-		"           (/tmp/cc*.s), a bind to port 0 as port 0; each rule says\n"
-		"           which runs needed it and how many findings it covers\n"
+		"           several runs of the same job, in one checkout or several:\n"
+		"           rules are relative to each run's root (allow build/); a\n"
+		"           directory a run created is allowed as DIR/; a package\n"
+		"           cache (~/.npm/_cacache/, ~/.cache/pip/...) as one rule;\n"
+		"           UUID, hash and temp names under a directory as DIR/ (in\n"
+		"           /tmp as a glob: /tmp/cc*.s); numbered names as one glob\n"
+		"           (ol.[0-9]*); a secret read by the program that read it\n"
+		"           (allow read /etc/shadow by /usr/sbin/unix_chkpwd); a bind\n"
+		"           to port 0 as port 0. Each rule says which runs needed it\n"
+		"           and how many findings it covers\n"
 		"  suggest  the same for one run\n"
 		"  check    judge every LOG by POLICY alone: one line per run, then\n"
-		"           why each failing run failed\n"
+		"           why each failing run failed, most severe first (secret\n"
+		"           reads, privileges, tampering; then writes outside the\n"
+		"           roots and egress; then the rest; files in the roots last)\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output FILE    write the policy to FILE (a new file, 0600;\n"
 		"                       default: stdout)\n"
+		"      --absolute       learn, suggest: absolute paths, not relative to\n"
+		"                       the root (the policy fits that checkout only)\n"
 		"  -q, --quiet          check: only the lines of failing runs\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -49,6 +60,7 @@ static void policy_usage(FILE *f)
 		"  footprint policy learn -o ci.policy run1.fplog run2.fplog\n"
 		"  footprint policy check ci.policy run3.fplog\n"
 		"  footprint policy suggest job.fplog -o job.policy\n"
+		"  footprint policy learn --absolute -o here.policy run1.fplog\n"
 		"  footprint replay --policy job.policy job.fplog\n"
 		"\n"
 		"Exit status: learn, suggest: 0 the policy was written and every run\n"
@@ -62,6 +74,7 @@ struct policy_opts {
 	const char *sub;
 	const char *output;
 	bool quiet;
+	bool absolute; /* --absolute: no rule relative to a root */
 	char **args;
 	int nargs;
 };
@@ -69,6 +82,7 @@ struct policy_opts {
 const struct option fp_policy_longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "absolute", no_argument, NULL, 'A' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -89,6 +103,9 @@ static int policy_args(int argc, char **argv, struct policy_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'A':
+			o->absolute = true;
 			break;
 		case 'h':
 			return FP_ARGS_HELP;
@@ -256,16 +273,31 @@ static int write_policy(const char *path, const char *sub,
 	return 0;
 }
 
+/* each log's roots (no rule covers one) and homes (none is churned) */
+static int learn_dirs(struct fp_suggester *s, const struct fp_run *run)
+{
+	size_t r;
+	int ret = 0;
+
+	for (r = 0; !ret && r < run->nroots; r++)
+		ret = fp_suggester_root(s, run->roots[r],
+					strlen(run->roots[r]));
+	for (r = 0; !ret && r < run->nhomes; r++)
+		ret = fp_suggester_home(s, run->homes[r],
+					strlen(run->homes[r]));
+	return ret;
+}
+
 /* The needs of every log, generalised together. */
-static int learn_rules(char **logs, int n, struct fp_vec *rules)
+static int learn_rules(char **logs, int n, bool absolute, struct fp_vec *rules)
 {
 	struct fp_policy none = { 0 };
 	struct fp_suggester *s = fp_suggester_new(n);
 	int i, ret = s ? 0 : FP_EXIT_USAGE;
-	size_t r;
 
-	/* relative to the root when every run had the same one root */
-	if (s)
+	/* relative to each run's root, so that logs of several checkouts
+	 * teach one policy: "allow node_modules/" */
+	if (s && !absolute)
 		fp_suggester_relative(s);
 	for (i = 0; i < n && !ret; i++) {
 		struct fp_run run;
@@ -273,9 +305,8 @@ static int learn_rules(char **logs, int n, struct fp_vec *rules)
 		struct fp_verdict v = { 0 };
 
 		ret = judge_log(logs[i], &none, NULL, &run, &f, &v);
-		for (r = 0; !ret && r < run.nroots; r++)
-			ret = fp_suggester_root(s, run.roots[r],
-						strlen(run.roots[r]));
+		if (!ret && learn_dirs(s, &run))
+			ret = FP_EXIT_USAGE;
 		if (!ret && fp_judge_needs(s, &f))
 			ret = FP_EXIT_USAGE;
 		judged_free(&run, &f, &v);
@@ -313,6 +344,8 @@ static int check_logs(const char *policy_file, const struct fp_policy *pol,
 					v.failing, v.failing == 1 ? "" : "s");
 			fputc('\n', out);
 		}
+		/* the worst first: a write to ~/.bashrc before 40 files */
+		fp_reasons_by_rank(v.reasons.v, v.reasons.n);
 		for (k = 0; !v.ok && k < v.reasons.n; k++) {
 			fputs("  ", out);
 			put_name(out, logs[i]);
@@ -355,7 +388,7 @@ static int policy_learn(const struct policy_opts *o)
 	if (o->nargs < 1)
 		return fp_usage_error("policy", "%s wants at least one LOG",
 				      o->sub);
-	ret = learn_rules(o->args, o->nargs, &rules);
+	ret = learn_rules(o->args, o->nargs, o->absolute, &rules);
 	if (!ret)
 		ret = write_policy(o->output, o->sub, &rules, o->args,
 				   o->nargs);
@@ -382,9 +415,10 @@ int cmd_policy(int argc, char **argv)
 		return fp_usage_error(
 			"policy", "unknown '%s': say learn, suggest or check",
 			o.sub);
-	if (o.output)
+	if (o.output || o.absolute)
 		return fp_usage_error("policy",
-				      "check writes no file; drop -o");
+				      "check writes no rules; drop %s",
+				      o.output ? "-o" : "--absolute");
 	if (o.nargs < 2)
 		return fp_usage_error(
 			"policy", "check wants a POLICY and at least one LOG");

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "finding_rank.h"
 #include "judge.h"
 #include "procops.h"
 #include "judge_net.h"
@@ -159,11 +160,59 @@ static void drop_file(struct fp_vec *v, size_t i)
 	fp_vec_remove(v, i, sizeof(struct fp_file_finding));
 }
 
+/*
+ * A full list of reasons gives the place of its least severe one to a
+ * more severe reason, so that a secret read after 50 files in the roots
+ * is still said: the last of the least severe goes, the first said of a
+ * kind stay. reasons_floor keeps that rank, so that the common case (one
+ * more of what fills the list) costs nothing.
+ */
+static void keep_severe(struct fp_verdict *v, char *reason)
+{
+	enum fp_rank want = fp_reason_rank(reason), worst = FP_RANK_VERDICT;
+	char **slot = NULL;
+	size_t i;
+
+	if (v->reasons_floor && (int)want >= v->reasons_floor - 1) {
+		free(reason);
+		return;
+	}
+	for (i = 0; i < v->reasons.n; i++) {
+		char **r = &((char **)v->reasons.v)[i];
+		enum fp_rank k = fp_reason_rank(*r);
+
+		if (k >= worst) {
+			worst = k;
+			slot = r;
+		}
+	}
+	if (slot && worst > want) {
+		/* out, and the new one at the end: the order they were said
+		 * in stays, for each kind */
+		char **v0 = v->reasons.v, **end = v0 + v->reasons.n - 1;
+
+		free(*slot);
+		memmove(slot, slot + 1, (end - slot) * sizeof(*slot));
+		*end = reason;
+		v->reasons_floor = 0;
+		for (i = 0; i < v->reasons.n; i++) {
+			int k = fp_reason_rank(((char **)v->reasons.v)[i]);
+
+			if (k + 1 > v->reasons_floor)
+				v->reasons_floor = k + 1;
+		}
+		return;
+	}
+	v->reasons_floor = worst + 1;
+	free(reason);
+}
+
 static int fail(struct fp_verdict *v, char *reason)
 {
 	v->failing++;
 	if (v->reasons.n >= MAX_REASONS) {
-		free(reason);
+		if (reason)
+			keep_severe(v, reason);
 		return 0;
 	}
 	return push_str(&v->reasons, reason);
@@ -649,6 +698,8 @@ static int suggest(const struct fp_findings *f, const struct fp_outcome *o,
 
 	for (i = 0; !ret && i < o->nroots; i++)
 		ret = fp_suggester_root(s, o->roots[i], strlen(o->roots[i]));
+	for (i = 0; !ret && i < o->nhomes; i++)
+		ret = fp_suggester_home(s, o->homes[i], strlen(o->homes[i]));
 	if (!ret)
 		fp_suggester_relative(s);
 	if (!ret)

@@ -25,6 +25,10 @@ struct fp_outcome {
 	size_t nroots;
 	/* run --scratch --no-network: a reached host unix socket fails */
 	bool no_network;
+	/* home directories (the log's header): suggestions never collapse
+	 * churn into a rule for one */
+	char *const *homes;
+	size_t nhomes;
 };
 
 struct fp_expect {
@@ -39,6 +43,9 @@ struct fp_verdict {
 	struct fp_vec suggestion_counts; /* size_t: findings each covers */
 	struct fp_vec expects; /* struct fp_expect */
 	size_t failing; /* findings that fail */
+	/* once reasons is full: 1 + the least severe rank in it
+	 * (finding_rank.h), 0 before */
+	int reasons_floor;
 };
 
 int fp_judge(const struct fp_policy *p, struct fp_findings *f,

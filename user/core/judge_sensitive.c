@@ -75,8 +75,10 @@ static int judge_reads(const struct fp_policy *p, struct fp_findings *f,
 	for (i = 0; i < f->reads.n && !ret;) {
 		struct fp_read_finding *x = &FP_READS(f)[i];
 		const struct fp_rule *rule;
-		enum fp_decision d = fp_policy_decide(
-			p, FP_T_READ, x->path.data, x->path.len, &rule);
+		/* a rule "by EXE" decides for that program's reads only */
+		enum fp_decision d = fp_policy_decide_by(
+			p, FP_T_READ, x->path.data, x->path.len,
+			x->by.exe.data ?: "", x->by.exe.len, &rule);
 
 		if (d == FP_DEC_IGNORE) {
 			drop_read(&f->reads, i);

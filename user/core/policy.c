@@ -253,7 +253,7 @@ bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len)
 
 static int add_rule(struct fp_policy *p, enum fp_rule_kind kind,
 		    enum fp_rule_target target, const char *pat, size_t len,
-		    const char *text)
+		    const char *text, const char *by, size_t bylen)
 {
 	struct fp_rule *nr = realloc(p->rules, (p->n + 1) * sizeof(*nr));
 	struct fp_rule *r;
@@ -264,14 +264,22 @@ static int add_rule(struct fp_policy *p, enum fp_rule_kind kind,
 	r = &p->rules[p->n];
 	r->pattern = malloc(len + 1);
 	r->text = strdup(text);
-	if (!r->pattern || !r->text) {
+	r->by = by ? malloc(bylen + 1) : NULL;
+	if (!r->pattern || !r->text || (by && !r->by)) {
 		free(r->pattern);
 		free(r->text);
+		free(r->by);
 		return -ENOMEM;
 	}
 	memcpy(r->pattern, pat, len);
 	r->pattern[len] = '\0';
 	r->len = len;
+	if (by) {
+		memcpy(r->by, by, bylen);
+		r->by[bylen] = '\0';
+		p->nby++;
+	}
+	r->bylen = bylen;
 	r->kind = kind;
 	r->target = target;
 	p->n++;
@@ -353,7 +361,38 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 		  enum fp_rule_target target, const char *pattern, size_t len,
 		  char *const *roots, size_t nroots, char *err, size_t errlen)
 {
-	char quoted[8192], *text = NULL, *norm = NULL;
+	return fp_policy_add_by(p, kind, target, pattern, len, NULL, 0, roots,
+				nroots, err, errlen);
+}
+
+/* "by EXE" scopes a read rule to the processes of that executable */
+static int check_by(enum fp_rule_kind kind, enum fp_rule_target target,
+		    const char *by, size_t bylen, char *err, size_t errlen)
+{
+	if (!by)
+		return 0;
+	if (target != FP_T_READ) {
+		snprintf(
+			err, errlen,
+			"footprint: 'by' names the program of a read rule only: '%s read PATTERN by EXE'",
+			kind_name(kind));
+		return -EINVAL;
+	}
+	if (!bylen || memchr(by, '\0', bylen)) {
+		snprintf(err, errlen,
+			 "footprint: 'by' wants an executable's path pattern");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int fp_policy_add_by(struct fp_policy *p, enum fp_rule_kind kind,
+		     enum fp_rule_target target, const char *pattern,
+		     size_t len, const char *by, size_t bylen,
+		     char *const *roots, size_t nroots, char *err,
+		     size_t errlen)
+{
+	char quoted[8192], qby[8192] = "", *text = NULL, *norm = NULL;
 	bool dir = false;
 	ssize_t nl;
 	size_t i;
@@ -381,9 +420,13 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 			(int)strlen(w) - 1, w);
 		return -EINVAL;
 	}
+	if (check_by(kind, target, by, bylen, err, errlen))
+		return -EINVAL;
 	fp_policy_quote(quoted, sizeof(quoted), pattern, len, false);
-	if (asprintf(&text, "%s %s%s", kind_name(kind), target_name(target),
-		     quoted) < 0)
+	if (by)
+		fp_policy_quote(qby, sizeof(qby), by, bylen, false);
+	if (asprintf(&text, "%s %s%s%s%s", kind_name(kind), target_name(target),
+		     quoted, by ? " by " : "", qby) < 0)
 		return -ENOMEM;
 	/* a relative path pattern: an absolute one is taken as it is */
 	if (pathlike(target) && pattern[0] != '/') {
@@ -412,8 +455,9 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 		}
 	}
 	if (!pathlike(target) || (len && pattern[0] == '/') || nroots == 0) {
-		ret = len ? add_rule(p, kind, target, pattern, len, text) :
-			    add_rule(p, kind, target, "./", 2, text);
+		ret = len ? add_rule(p, kind, target, pattern, len, text, by,
+				     bylen) :
+			    add_rule(p, kind, target, "./", 2, text, by, bylen);
 		goto cleanup;
 	}
 	/* relative: one rule per root */
@@ -436,7 +480,7 @@ int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 		if (!(rl == 1 && roots[i][0] == '/'))
 			abs[al++] = '/';
 		memcpy(abs + al, pattern, len);
-		ret = add_rule(p, kind, target, abs, al + len, text);
+		ret = add_rule(p, kind, target, abs, al + len, text, by, bylen);
 		free(abs);
 		if (ret)
 			break;
@@ -558,6 +602,100 @@ static const char *bare_end(const char *s, const char *e)
 	return t;
 }
 
+/* blanks from s up to e skipped */
+static const char *skip_blanks(const char *s, const char *e)
+{
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* The word "by" at t (before e), a blank before it, and a blank or e
+ * after it? */
+static bool by_at(const char *s, const char *t, const char *e)
+{
+	return t > s && isspace((unsigned char)t[-1]) && e - t >= 2 &&
+	       t[0] == 'b' && t[1] == 'y' &&
+	       (e - t == 2 || isspace((unsigned char)t[2]));
+}
+
+/*
+ * A bare read pattern ends before " by EXE": the end of the pattern in
+ * [s, pe), and *exe where EXE starts (NULL: no "by"). A read pattern
+ * that holds " by " is written quoted.
+ */
+static const char *bare_by(const char *s, const char *pe, const char **exe)
+{
+	const char *t, *b;
+
+	*exe = NULL;
+	for (t = s + 1; t < pe; t++) {
+		if (!by_at(s, t, pe))
+			continue;
+		for (b = t; b > s && isspace((unsigned char)b[-1]); b--)
+			;
+		*exe = skip_blanks(t + 2, pe);
+		return b;
+	}
+	return pe;
+}
+
+/* One token, quoted or bare, into out; then a comment, or for a read
+ * pattern (read) "by" and where EXE starts (*exe). */
+static int token(const char *s, const char *e, char *out, size_t *len,
+		 bool read, const char **exe)
+{
+	const char *end, *t;
+
+	*exe = NULL;
+	if (s < e && *s == '"') {
+		if (unquote(s, e - s, out, len, &end))
+			return -EINVAL;
+		t = skip_blanks(end, e);
+		if (read && by_at(end, t, e)) {
+			*exe = skip_blanks(t + 2, e);
+			return 0;
+		}
+		return only_comment(end, e) ? 0 : -EINVAL;
+	}
+	end = bare_end(s, e);
+	if (read)
+		end = bare_by(s, end, exe);
+	*len = end - s;
+	memcpy(out, s, *len);
+	return 0;
+}
+
+/*
+ * The pattern of a rule from s to e and, for a read rule, the program it
+ * is scoped to ("by EXE", into byout): *by set when there is one.
+ */
+static int parse_pattern(const char *s, const char *e,
+			 enum fp_rule_target target, char *pat, size_t *plen,
+			 char *byout, bool *by, size_t *bylen, char *err,
+			 size_t errlen)
+{
+	const char *exe, *none;
+
+	*by = false;
+	if (token(s, e, pat, plen, target == FP_T_READ, &exe)) {
+		snprintf(err, errlen, "bad quoted pattern %.*s", (int)(e - s),
+			 s);
+		return -EINVAL;
+	}
+	if (!exe)
+		return 0;
+	if (exe >= e || *exe == '#' ||
+	    token(exe, e, byout, bylen, false, &none) || !*bylen) {
+		snprintf(
+			err, errlen,
+			"'by' wants the path of a program: 'read PATTERN by /usr/sbin/unix_chkpwd'");
+		return -EINVAL;
+	}
+	*by = true;
+	return 0;
+}
+
 int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 			 char *const *roots, size_t nroots, char *err,
 			 size_t errlen)
@@ -567,8 +705,9 @@ int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 	enum fp_rule_target target = FP_T_PATH;
 	const char *s = line, *e = line + len, *w;
 	char *pat = NULL;
-	size_t plen, k, wl;
-	int ret = -EINVAL;
+	size_t plen, k, wl, bylen = 0;
+	bool by = false;
+	int ret;
 
 	while (s < e && isspace((unsigned char)*s))
 		s++;
@@ -616,25 +755,15 @@ int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 		snprintf(err, errlen, "rule '%s' has no pattern", kinds[k]);
 		return -EINVAL;
 	}
-	pat = malloc(e - s + 1);
+	pat = malloc(2 * (e - s) + 2);
 	if (!pat)
 		return -ENOMEM;
-	if (*s == '"') {
-		const char *end;
-
-		if (unquote(s, e - s, pat, &plen, &end) ||
-		    !only_comment(end, e)) {
-			snprintf(err, errlen, "bad quoted pattern %.*s",
-				 (int)(e - s), s);
-			goto cleanup;
-		}
-	} else {
-		plen = bare_end(s, e) - s;
-		memcpy(pat, s, plen);
-	}
-	ret = fp_policy_add(p, k, target, pat, plen, roots, nroots, err,
-			    errlen);
-cleanup:
+	ret = parse_pattern(s, e, target, pat, &plen, pat + (e - s) + 1, &by,
+			    &bylen, err, errlen);
+	if (!ret)
+		ret = fp_policy_add_by(p, k, target, pat, plen,
+				       by ? pat + (e - s) + 1 : NULL, bylen,
+				       roots, nroots, err, errlen);
 	free(pat);
 	return ret;
 }
@@ -696,15 +825,57 @@ void fp_policy_free(struct fp_policy *p)
 	for (i = 0; i < p->n; i++) {
 		free(p->rules[i].pattern);
 		free(p->rules[i].text);
+		free(p->rules[i].by);
 	}
 	free(p->rules);
 	p->rules = NULL;
 	p->n = 0;
+	p->nby = 0;
+}
+
+/* a rule scoped "by EXE": does the process's executable match it? */
+static bool by_matches(const struct fp_rule *r, const char *by, size_t bylen)
+{
+	struct fp_rule exe = { .kind = r->kind,
+			       .target = FP_T_PROCESS,
+			       .pattern = r->by,
+			       .len = r->bylen };
+
+	if (!r->by)
+		return true;
+	return by && fp_rule_matches(&exe, by, bylen);
 }
 
 enum fp_decision fp_policy_decide(const struct fp_policy *p,
 				  enum fp_rule_target target, const char *s,
 				  size_t len, const struct fp_rule **rule)
+{
+	return fp_policy_decide_by(p, target, s, len, NULL, 0, rule);
+}
+
+bool fp_policy_names(const struct fp_policy *p, enum fp_rule_target target,
+		     const char *s, size_t len, bool *by)
+{
+	bool named = false;
+	size_t i;
+
+	*by = false;
+	for (i = 0; i < p->n; i++) {
+		const struct fp_rule *r = &p->rules[i];
+
+		if (r->target != target || r->kind == FP_EXPECT ||
+		    !fp_rule_matches(r, s, len))
+			continue;
+		named = true;
+		*by |= r->by != NULL;
+	}
+	return named;
+}
+
+enum fp_decision fp_policy_decide_by(const struct fp_policy *p,
+				     enum fp_rule_target target, const char *s,
+				     size_t len, const char *by, size_t bylen,
+				     const struct fp_rule **rule)
 {
 	const struct fp_rule *allow = NULL, *ignore = NULL;
 	size_t i;
@@ -715,7 +886,7 @@ enum fp_decision fp_policy_decide(const struct fp_policy *p,
 		const struct fp_rule *r = &p->rules[i];
 
 		if (r->target != target || r->kind == FP_EXPECT ||
-		    !fp_rule_matches(r, s, len))
+		    !fp_rule_matches(r, s, len) || !by_matches(r, by, bylen))
 			continue;
 		if (r->kind == FP_FORBID) {
 			if (rule)
@@ -746,7 +917,7 @@ enum fp_decision fp_policy_forbids(const struct fp_policy *p,
 	for (i = 0; i < p->n; i++) {
 		const struct fp_rule *r = &p->rules[i];
 
-		if (r->target == target && r->kind == FP_FORBID &&
+		if (r->target == target && r->kind == FP_FORBID && !r->by &&
 		    fp_rule_matches(r, s, len)) {
 			if (rule)
 				*rule = r;

@@ -6,6 +6,7 @@
  * A path pattern is an exact path, a directory prefix ending in "/", or a
  * glob ("*" and "?" stay within one component, "**" crosses them, "[...]"
  * a class, "\" escapes). Relative patterns are relative to each root.
+ * A read rule may be scoped to a program: "allow read PATH by EXE".
  */
 #ifndef FP_POLICY_H
 #define FP_POLICY_H
@@ -38,12 +39,17 @@ struct fp_rule {
 	char *pattern; /* absolute for paths; may hold any byte but NUL */
 	size_t len;
 	char *text; /* the rule as the user wrote it, for messages */
+	/* read rules: "by EXE", a process pattern the reader's executable
+	 * must match (NULL: any reader) */
+	char *by;
+	size_t bylen;
 };
 
 struct fp_policy {
 	struct fp_rule *rules;
 	size_t n;
 	bool report_noise; /* do not drop the default noise paths */
+	size_t nby; /* rules scoped "by EXE" */
 };
 
 enum fp_decision { FP_DEC_NONE, FP_DEC_ALLOW, FP_DEC_FORBID, FP_DEC_IGNORE };
@@ -52,6 +58,13 @@ enum fp_decision { FP_DEC_NONE, FP_DEC_ALLOW, FP_DEC_FORBID, FP_DEC_IGNORE };
 int fp_policy_add(struct fp_policy *p, enum fp_rule_kind kind,
 		  enum fp_rule_target target, const char *pattern, size_t len,
 		  char *const *roots, size_t nroots, char *err, size_t errlen);
+/* The same, scoped to the readers whose executable matches by (a process
+ * pattern; read rules only, "allow read /etc/shadow by /usr/sbin/x"). */
+int fp_policy_add_by(struct fp_policy *p, enum fp_rule_kind kind,
+		     enum fp_rule_target target, const char *pattern,
+		     size_t len, const char *by, size_t bylen,
+		     char *const *roots, size_t nroots, char *err,
+		     size_t errlen);
 /* One rule per line; see docs/policy.md. */
 struct fp_creds;
 /* largest policy file read */
@@ -72,6 +85,19 @@ bool fp_rule_matches(const struct fp_rule *r, const char *s, size_t len);
 enum fp_decision fp_policy_decide(const struct fp_policy *p,
 				  enum fp_rule_target target, const char *s,
 				  size_t len, const struct fp_rule **rule);
+/*
+ * The same for a subject done by a process of executable by: a rule
+ * scoped "by EXE" decides only where by matches it (fp_policy_decide
+ * leaves such rules out: it knows no process).
+ */
+enum fp_decision fp_policy_decide_by(const struct fp_policy *p,
+				     enum fp_rule_target target, const char *s,
+				     size_t len, const char *by, size_t bylen,
+				     const struct fp_rule **rule);
+/* Does any allow, forbid or ignore rule match s, whoever it is by? *by
+ * set: one of them is scoped to a process. */
+bool fp_policy_names(const struct fp_policy *p, enum fp_rule_target target,
+		     const char *s, size_t len, bool *by);
 /*
  * Only the forbid rules: FP_DEC_FORBID or FP_DEC_NONE. For subjects that
  * no rule may allow or ignore (a cut path, a path through a magic link).

@@ -12,6 +12,7 @@
 #include "reconcile.h"
 #include "netflow.h"
 #include "own.h"
+#include "authprog.h"
 #include "sensitive.h"
 #include "procops.h"
 #include "uring_seen.h"
@@ -25,6 +26,7 @@ struct exec_rec {
 	int32_t base;
 	unsigned int rose; /* FP_PRIV_* */
 	bool own; /* footprint's own (own.h), as FP_EV_CONTROL said */
+	int auth; /* an authentication program (authprog.h), or -1 */
 };
 
 struct proc_state {
@@ -1015,6 +1017,7 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	e->ppid = ev->ppid;
 	e->ts_ns = ev->ts_ns;
 	e->creds = ev->exec.creds;
+	e->auth = fp_auth_program(ev);
 	e->base = base;
 	e->rose = rose;
 	/* only the start of argv: the receipt shows no more */
@@ -1150,32 +1153,64 @@ static bool content_made(const struct fp_recon *r, const struct fp_event *ev)
 	return ps && (ps->born || ps->wrote);
 }
 
-/* a secret, or a read a rule names, is always kept; the rest up to a
- * bound, and counted past it */
-static int feed_read(struct fp_recon *r, const struct fp_event *ev)
+/*
+ * The key of a kept read: its path, and for a secret (or a path a rule
+ * scoped "by EXE" names) a NUL and the reader's executable, so that each
+ * program is a finding of its own; a process that never exec'd in the
+ * trace by its pid. Returns the key's length; the caller frees *key.
+ */
+static size_t read_key(const struct fp_recon *r, const struct fp_event *ev,
+		       int32_t exec, char **key)
 {
 	const struct fp_bytes *p = &ev->file.path[0].path;
+	const struct fp_bytes *exe =
+		exec >= 0 ? &exec_at(r, exec)->cmd->exe : NULL;
+	char pid[24];
+	size_t n;
+
+	snprintf(pid, sizeof(pid), "\001%u", ev->pid);
+	n = exe ? exe->len : strlen(pid);
+	*key = malloc(p->len + 1 + n + 1);
+	if (!*key)
+		return 0;
+	memcpy(*key, p->data, p->len);
+	(*key)[p->len] = '\0';
+	if (n)
+		memcpy(*key + p->len + 1, exe ? exe->data : pid, n);
+	return p->len + 1 + n;
+}
+
+/* an authentication program reading its own configuration: no secret */
+static bool auth_own_read(const struct fp_recon *r, int32_t exec,
+			  const struct fp_event *ev)
+{
+	const struct fp_bytes *p = &ev->file.path[0].path;
+
+	return exec >= 0 &&
+	       fp_auth_own_config(exec_at(r, exec)->auth, p->data, p->len);
+}
+
+static int feed_read_key(struct fp_recon *r, const struct fp_event *ev,
+			 struct who *wp, const char *secret, const char *key,
+			 size_t klen)
+{
 	struct fp_read_state *st;
 	struct fp_hslot *slot;
-	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
-	const char *secret;
+	struct who w = *wp;
 	int ret;
 
-	if (!fp_read_interest(&r->rconf, ev, pid_in_run, r, &secret))
-		return 0;
-	st = fp_hashmap_get(&r->reads, p->data, p->len);
+	st = fp_hashmap_get(&r->reads, key, klen);
 	if (!st) {
 		if (!secret && ev->file.ret >= 0 &&
 		    r->reads_listed >= FP_READS_MAX) {
 			r->reads_omitted++;
 			return 0;
 		}
-		if (charge(r, SLOT_COST + ALLOC(p->len + 1) +
-				      ALLOC(sizeof(*st)) +
+		if (charge(r, SLOT_COST + ALLOC(klen + 1) + ALLOC(sizeof(*st)) +
 				      VEC_COST(sizeof(struct fp_read_finding)) +
-				      ALLOC(p->len + 1)))
+				      ALLOC(klen + 1)))
 			return -EDQUOT;
-		slot = fp_hashmap_slot(&r->reads, p->data, p->len);
+		slot = fp_hashmap_slot(&r->reads, key, klen);
 		if (!slot ||
 		    (!slot->val && !(slot->val = calloc(1, sizeof(*st)))))
 			return -ENOMEM;
@@ -1190,6 +1225,34 @@ static int feed_read(struct fp_recon *r, const struct fp_event *ev)
 	st->pid = w.pid;
 	st->exec = w.exec;
 	st->group = w.group;
+	return ret;
+}
+
+/* a secret, or a read a rule names, is always kept; the rest up to a
+ * bound, and counted past it */
+static int feed_read(struct fp_recon *r, const struct fp_event *ev)
+{
+	const struct fp_bytes *p = &ev->file.path[0].path;
+	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
+	const char *secret;
+	char *key;
+	size_t klen;
+	int ret;
+
+	if (!fp_read_interest(&r->rconf, ev, pid_in_run, r, &secret))
+		return 0;
+	if (secret && auth_own_read(r, w.exec, ev)) {
+		secret = NULL;
+		if (!fp_read_kept_plain(&r->rconf, ev))
+			return 0;
+	}
+	if (!fp_read_per_reader(&r->rconf, ev, secret))
+		return feed_read_key(r, ev, &w, secret, p->data, p->len);
+	klen = read_key(r, ev, w.exec, &key);
+	if (!key)
+		return -ENOMEM;
+	ret = feed_read_key(r, ev, &w, secret, key, klen);
+	free(key);
 	return ret;
 }
 
@@ -1226,9 +1289,18 @@ static int feed_signal(struct fp_recon *r, const struct fp_event *ev)
 static int read_cmp(const void *x, const void *y)
 {
 	const struct fp_read_finding *a = x, *b = y;
+	int c = fp_bytes_cmp(a->path.data, a->path.len, b->path.data,
+			     b->path.len);
 
-	return fp_bytes_cmp(a->path.data, a->path.len, b->path.data,
-			    b->path.len);
+	/* one path read by several programs: then by reader */
+	if (c)
+		return c;
+	if (a->by.pid != b->by.pid)
+		return a->by.pid < b->by.pid ? -1 : 1;
+	if (!a->by.exe.len || !b->by.exe.len)
+		return !!a->by.exe.len - !!b->by.exe.len;
+	return fp_bytes_cmp(a->by.exe.data, a->by.exe.len, b->by.exe.data,
+			    b->by.exe.len);
 }
 
 static int sig_cmp(const void *x, const void *y)
@@ -1254,18 +1326,21 @@ static int read_findings(const struct fp_recon *r,
 		const struct fp_hslot *s = &r->reads.slots[i];
 		const struct fp_read_state *st = s->val;
 		struct who w;
+		size_t len;
 
 		if (!s->key || !st)
 			continue;
+		/* the path, without the reader a secret's key names */
+		len = strnlen(s->key, s->len);
 		x = fp_vec_push(&out->reads, sizeof(*x));
-		if (!x || fp_bytes_dup(&x->path, s->key, s->len))
+		if (!x || fp_bytes_dup(&x->path, s->key, len))
 			return -ENOMEM;
 		x->secret = st->secret;
 		x->err = st->err;
 		x->opens = st->opens;
 		x->orig_read = st->orig_read;
-		x->before = fp_fs_find(in->fs_before, s->key, s->len);
-		x->after = fp_fs_find(in->fs_after, s->key, s->len);
+		x->before = fp_fs_find(in->fs_before, s->key, len);
+		x->after = fp_fs_find(in->fs_after, s->key, len);
 		w = (struct who){ st->pid, st->exec, st->group };
 		if (actor_fill(r, &x->by, &w))
 			return -ENOMEM;

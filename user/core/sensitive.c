@@ -75,7 +75,6 @@ bool fp_read_interest(const struct fp_reads_conf *c, const struct fp_event *ev,
 {
 	const struct fp_event_path *p = &ev->file.path[0];
 	uint64_t fl = ev->file.flags;
-	const struct fp_rule *rule;
 
 	*secret = NULL;
 	if (!ev->file.npaths || p->anonymous || !p->path.data ||
@@ -96,12 +95,35 @@ bool fp_read_interest(const struct fp_reads_conf *c, const struct fp_event *ev,
 		*secret = fp_secret_class_name(ev->file.arg[0]);
 	if (*secret)
 		return true;
-	if (c->pol && fp_policy_decide(c->pol, FP_T_READ, p->path.data,
-				       p->path.len, &rule) != FP_DEC_NONE)
+	return fp_read_kept_plain(c, ev);
+}
+
+bool fp_read_kept_plain(const struct fp_reads_conf *c,
+			const struct fp_event *ev)
+{
+	const struct fp_event_path *p = &ev->file.path[0];
+	bool by;
+
+	if (c->pol &&
+	    fp_policy_names(c->pol, FP_T_READ, p->path.data, p->path.len, &by))
 		return true;
 	if (ev->file.ret < 0)
 		return false;
 	return c->report_all || under_roots(c, &p->path);
+}
+
+bool fp_read_per_reader(const struct fp_reads_conf *c,
+			const struct fp_event *ev, const char *secret)
+{
+	const struct fp_bytes *p = &ev->file.path[0].path;
+	bool by = false;
+
+	if (secret)
+		return true;
+	/* the common case, no scoped rule: no second look at the rules */
+	if (!c->pol || !c->pol->nby)
+		return false;
+	return fp_policy_names(c->pol, FP_T_READ, p->data, p->len, &by) && by;
 }
 
 bool fp_read_state_note(struct fp_read_state *st, const struct fp_event *ev,

@@ -85,6 +85,22 @@ bool fp_read_interest(const struct fp_reads_conf *c, const struct fp_event *ev,
 		      fp_in_run_fn in_run, const void *ctx,
 		      const char **secret);
 
+/*
+ * Is ev, not a secret read (or one excused: an authentication program's
+ * own configuration), a read to keep all the same: a read rule names it,
+ * --report-reads, or a file in a root?
+ */
+bool fp_read_kept_plain(const struct fp_reads_conf *c,
+			const struct fp_event *ev);
+/*
+ * Is a kept read folded per reader's executable rather than per path: a
+ * secret, or a path a rule scoped "by EXE" names? Then each program that
+ * read it is a finding of its own, judged by its own rules, and one
+ * program allowed does not hide another.
+ */
+bool fp_read_per_reader(const struct fp_reads_conf *c,
+			const struct fp_event *ev, const char *secret);
+
 /* A kept path as folded so far; the reader is named by pid and exec. */
 struct fp_read_state {
 	const char *secret;

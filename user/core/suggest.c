@@ -13,88 +13,7 @@
 #define MAX_WIDE 2000
 #define MAX_COMPARED (20UL * 1000 * 1000)
 
-struct need {
-	enum fp_rule_target target;
-	char *s;
-	size_t len;
-	bool created;
-};
-
-/* a candidate rule */
-struct cand {
-	enum fp_rule_target target;
-	char *pat; /* the matcher's pattern; a directory rule ends in '/' */
-	size_t plen;
-	bool literal; /* pat is lit escaped: printed as lit, quoted */
-	char *lit; /* literal: the subject (a directory's with its '/') */
-	size_t litlen;
-	bool wide; /* a directory rule or a glob */
-	char *weak; /* the glob it becomes if a sibling has the same one */
-	size_t weaklen;
-	size_t count;
-	size_t order;
-	unsigned char *runs;
-	struct fp_vec samples; /* struct fp_bytes: subjects it covers */
-	bool gone; /* merged into another */
-};
-
-struct fp_suggester {
-	unsigned int nruns, run;
-	bool relative; /* fp_suggester_relative() */
-	struct fp_vec roots; /* struct fp_bytes */
-	struct fp_hashmap created; /* this run: path -> 1, or 2 a directory */
-	struct fp_vec needs; /* this run: struct need */
-	struct fp_hashmap index; /* target, pattern -> cand index + 1 */
-	struct fp_vec cands; /* struct cand */
-};
-
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool err;
-};
-
-static void put(struct buf *b, const void *s, size_t n)
-{
-	if (b->err)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *p = realloc(b->p, cap);
-
-		if (!p) {
-			b->err = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	/* an empty piece may have no bytes at all (a crafted log's empty
-	 * name): memcpy() is not for a NULL source, even of 0 bytes */
-	if (n)
-		memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-/* s as a pattern matching only itself: the matcher's specials escaped */
-static void put_escaped(struct buf *b, const char *s, size_t n,
-			const char *specials)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (strchr(specials, s[i]) && s[i])
-			put(b, "\\", 1);
-		put(b, &s[i], 1);
-	}
-}
-
-static const char *specials(enum fp_rule_target t)
-{
-	/* "[::1]" in a bind subject is an address: no classes there */
-	return t == FP_T_BIND || t == FP_T_CONNECT ? "*?\\" : "*?[\\";
-}
+#include "suggest_int.h"
 
 struct fp_suggester *fp_suggester_new(unsigned int nruns)
 {
@@ -109,8 +28,10 @@ static void free_needs(struct fp_suggester *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->needs.n; i++)
+	for (i = 0; i < s->needs.n; i++) {
 		free(((struct need *)s->needs.v)[i].s);
+		free(((struct need *)s->needs.v)[i].by);
+	}
 	free(s->needs.v);
 	memset(&s->needs, 0, sizeof(s->needs));
 	fp_hashmap_free(&s->created, NULL);
@@ -125,6 +46,7 @@ static void free_cand(struct cand *c)
 	free(c->lit);
 	free(c->weak);
 	free(c->runs);
+	free(c->by);
 	for (i = 0; i < c->samples.n; i++)
 		free(((struct fp_bytes *)c->samples.v)[i].data);
 	free(c->samples.v);
@@ -144,6 +66,7 @@ void fp_suggester_free(struct fp_suggester *s)
 		free_cand(&((struct cand *)s->cands.v)[i]);
 	free(s->cands.v);
 	fp_hashmap_free(&s->index, NULL);
+	fp_hashmap_free(&s->homes, NULL);
 	free(s);
 }
 
@@ -161,6 +84,16 @@ int fp_suggester_root(struct fp_suggester *s, const char *root, size_t len)
 	return 0;
 }
 
+int fp_suggester_home(struct fp_suggester *s, const char *home, size_t len)
+{
+	struct fp_hslot *slot = fp_hashmap_slot(&s->homes, home, len);
+
+	if (!slot)
+		return -ENOMEM;
+	slot->val = (void *)1;
+	return 0;
+}
+
 int fp_suggester_created(struct fp_suggester *s, const char *path, size_t len,
 			 bool dir)
 {
@@ -174,23 +107,45 @@ int fp_suggester_created(struct fp_suggester *s, const char *path, size_t len,
 	return 0;
 }
 
+static char *dup_bytes(const char *s, size_t len)
+{
+	char *d = malloc(len + 1);
+
+	if (d) {
+		if (len)
+			memcpy(d, s, len);
+		d[len] = '\0';
+	}
+	return d;
+}
+
 int fp_suggester_need(struct fp_suggester *s, enum fp_rule_target target,
 		      const char *subj, size_t len, bool created)
+{
+	return fp_suggester_need_by(s, target, subj, len, created, NULL, 0);
+}
+
+int fp_suggester_need_by(struct fp_suggester *s, enum fp_rule_target target,
+			 const char *subj, size_t len, bool created,
+			 const char *by, size_t bylen)
 {
 	struct need *n = fp_vec_push(&s->needs, sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
-	n->s = malloc(len + 1);
-	if (!n->s) {
+	memset(n, 0, sizeof(*n));
+	n->s = dup_bytes(subj, len);
+	n->by = by ? dup_bytes(by, bylen) : NULL;
+	if (!n->s || (by && !n->by)) {
+		free(n->s);
+		free(n->by);
 		s->needs.n--;
 		return -ENOMEM;
 	}
-	memcpy(n->s, subj, len);
-	n->s[len] = '\0';
 	n->len = len;
 	n->target = target;
 	n->created = created;
+	n->bylen = bylen;
 	return 0;
 }
 
@@ -206,8 +161,8 @@ static bool rule_matches(enum fp_rule_target t, const char *pat, size_t plen,
 }
 
 /* Would a path rule cover a watched root, or a directory above one? */
-static bool covers_root(const struct fp_suggester *s, const char *pat,
-			size_t plen)
+bool fp_sg_covers_root(const struct fp_suggester *s, const char *pat,
+		       size_t plen)
 {
 	size_t i, k;
 
@@ -248,207 +203,6 @@ static size_t topmost_created(const struct fp_suggester *s, const char *p,
 	return v ? len : 0;
 }
 
-static bool word_byte(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_';
-}
-
-static int cclass(unsigned char c)
-{
-	return c >= 'a' && c <= 'z' ? 1 :
-	       c >= 'A' && c <= 'Z' ? 2 :
-	       c >= '0' && c <= '9' ? 3 :
-				      0;
-}
-
-struct shape {
-	size_t lower, upper, digit, trans, lower_run;
-	bool hex;
-};
-
-static void shape_of(const char *t, size_t n, struct shape *sh)
-{
-	size_t i, run = 0;
-	int prev = 0;
-
-	memset(sh, 0, sizeof(*sh));
-	sh->hex = true;
-	for (i = 0; i < n; i++) {
-		unsigned char c = t[i];
-		int k = cclass(c);
-
-		sh->lower += k == 1;
-		sh->upper += k == 2;
-		sh->digit += k == 3;
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-			sh->hex = false;
-		run = k == 1 ? run + 1 : 0;
-		if (run > sh->lower_run)
-			sh->lower_run = run;
-		if (k && prev && k != prev)
-			sh->trans++;
-		if (k)
-			prev = k;
-	}
-}
-
-enum { NOT_RANDOM, WEAK, STRONG };
-
-/*
- * Does a run of letters, digits and '_' look random? STRONG: on its own
- * (mixed case and digits; digits and letters changing often; hex; mixed
- * case without a word's long lowercase run). WEAK: two kinds of
- * characters, which is random only if a sibling name of the same shape
- * differs there too. py: Python's tempfile alphabet, eight long.
- */
-static int randomness(const char *t, size_t n, bool py)
-{
-	struct shape sh;
-	size_t letters;
-
-	if (n < 5 || n > 64)
-		return NOT_RANDOM;
-	shape_of(t, n, &sh);
-	letters = sh.lower + sh.upper;
-	if (n >= 6 && ((sh.lower && sh.upper && sh.digit) ||
-		       (sh.digit >= 2 && letters >= 2 && sh.trans >= 3) ||
-		       (n >= 8 && sh.hex && sh.digit && letters) ||
-		       (sh.lower && sh.upper && sh.lower_run <= 3 && n <= 16)))
-		return STRONG;
-	if (py && n == 8 && !sh.upper)
-		return STRONG;
-	return (!!sh.lower + !!sh.upper + !!sh.digit) >= 2 ? WEAK : NOT_RANDOM;
-}
-
-/*
- * After a temp name's known start (prefix of plen bytes, then n more):
- * mkstemp's [A-Za-z0-9] is random on its own. gcc's is "cc" and exactly
- * six of them, whatever their case (/tmp/cciZvobw.o, /tmp/ccQ1ABCD.s);
- * elsewhere six to ten with two kinds of character, which no word has.
- */
-static bool mkstemp_tail(const char *t, size_t plen, size_t n)
-{
-	struct shape sh;
-
-	if (n < 6 || n > 10)
-		return false;
-	shape_of(t + plen, n, &sh);
-	if (sh.lower + sh.upper + sh.digit != n)
-		return false;
-	if (plen == 2 && !memcmp(t, "cc", 2) && n == 6)
-		return true;
-	return (!!sh.lower + !!sh.upper + !!sh.digit) >= 2;
-}
-
-/*
- * mktemp(1)'s NAME.XXXXXX: the last part, after a dot, six to ten of
- * [A-Za-z0-9] with two capitals, a capital and a digit, one capital that
- * does not start it, or digits inside letters. No extension looks like
- * that: a capitalised word has one capital, first (notes.Backup), and a
- * numbered one its digits at the end (data.backup2). What is left, all
- * lower case and the like, is one name in 50 of mktemp's six and one in
- * 300 of its eight (/tmp/job.FVpubk, /tmp/job.mvitClwp, /tmp/job.q7vobw).
- */
-static bool mktemp_suffix(const char *nm, size_t i, size_t j, size_t n)
-{
-	struct shape sh;
-
-	if (!i || nm[i - 1] != '.' || j != n || n - i < 6 || n - i > 10)
-		return false;
-	shape_of(nm + i, n - i, &sh);
-	if (sh.lower + sh.upper + sh.digit != n - i)
-		return false;
-	return sh.upper >= 2 || (sh.upper && sh.digit) ||
-	       (sh.upper == 1 && cclass(nm[i]) != 2) ||
-	       (sh.lower && sh.digit && sh.trans >= 2);
-}
-
-/* fixed starts of temp names glued to their random part */
-static size_t known_prefix(const char *t, size_t n)
-{
-	static const char *const prefixes[] = { "tmp", "cc", "cmTC_" };
-	size_t i, l;
-
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-		l = strlen(prefixes[i]);
-		if (n >= l + 5 && !memcmp(t, prefixes[i], l))
-			return l;
-	}
-	return 0;
-}
-
-/*
- * The name with each random-looking part (at level or above) made a '*',
- * the rest escaped. Returns the bytes replaced, 0 for none.
- */
-static size_t glob_name(struct buf *b, const char *nm, size_t n, int level,
-			enum fp_rule_target t)
-{
-	/* Python's tempfile: "tmp" or "pip-...-" and eight of [a-z0-9_] */
-	bool py_name = (n >= 4 && !memcmp(nm, "pip-", 4)) ||
-		       (n >= 3 && !memcmp(nm, "tmp", 3));
-	size_t i = 0, j, p, replaced = 0;
-
-	while (i < n) {
-		if (!word_byte(nm[i])) {
-			put_escaped(b, &nm[i], 1, specials(t));
-			i++;
-			continue;
-		}
-		for (j = i; j < n && word_byte(nm[j]); j++)
-			;
-		p = known_prefix(nm + i, j - i);
-		if (randomness(nm + i + p, j - i - p, py_name) >= level ||
-		    (p && mkstemp_tail(nm + i, p, j - i - p)) ||
-		    mktemp_suffix(nm, i, j, n)) {
-			put(b, nm + i, p);
-			put(b, "*", 1);
-			replaced += j - i - p;
-		} else {
-			put_escaped(b, nm + i, j - i, specials(t));
-		}
-		i = j;
-	}
-	return replaced;
-}
-
-/* Is path[0, dirlen) the system's temp directory ("/tmp/" and the like)? */
-static bool in_temp_dir(const char *path, size_t dirlen)
-{
-	static const char *const dirs[] = { "/tmp/", "/var/tmp/", "/dev/shm/" };
-	size_t i;
-
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (dirlen == strlen(dirs[i]) && !memcmp(path, dirs[i], dirlen))
-			return true;
-	return false;
-}
-
-/*
- * A bare name of Python's tempfile (mkstemp, mkdtemp, NamedTemporaryFile):
- * eight of [a-z0-9_]. Elsewhere it needs a digit or a '_' after its start,
- * so that a word is never taken for one, nor a word that starts with '_'
- * as private names do (npm's ~/.npm/_cacache); right in the temp
- * directory, where tempfile puts them, eight letters are one too (a
- * sixteenth of its names).
- */
-static bool python_temp_name(const char *t, size_t n, bool temp_dir)
-{
-	bool odd = temp_dir;
-	size_t i;
-
-	if (n != 8)
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!((t[i] >= 'a' && t[i] <= 'z') ||
-		      (t[i] >= '0' && t[i] <= '9') || t[i] == '_'))
-			return false;
-		odd |= t[i] < 'a' && (t[i] != '_' || i);
-	}
-	return odd;
-}
-
 /*
  * The glob for path[0, len) (a directory rule if dir) with its last
  * component generalised at level; NULL when nothing looks random, the
@@ -462,26 +216,27 @@ static char *glob_path(const struct fp_suggester *s, const char *path,
 
 	while (last > 0 && path[last - 1] != '/')
 		last--;
-	put_escaped(&b, path, last, specials(FP_T_PATH));
-	if (python_temp_name(path + last, len - last,
-			     in_temp_dir(path, last))) {
+	fp_sg_put_escaped(&b, path, last, fp_sg_specials(FP_T_PATH));
+	if (fp_sg_python_temp_name(path + last, len - last,
+				   fp_sg_in_temp_dir(path, last))) {
 		/* no fixed byte to keep: a class per byte keeps it exact */
 		for (replaced = 0; replaced < 8; replaced++)
-			put(&b, "[a-z0-9_]", 9);
+			fp_sg_put(&b, "[a-z0-9_]", 9);
 		if (dir)
-			put(&b, "/", 1);
-		if (b.err || covers_root(s, b.p, b.len)) {
+			fp_sg_put(&b, "/", 1);
+		if (b.err || fp_sg_covers_root(s, b.p, b.len)) {
 			free(b.p);
 			return NULL;
 		}
 		*plen = b.len;
 		return b.p;
 	}
-	replaced = glob_name(&b, path + last, len - last, level, FP_T_PATH);
+	replaced =
+		fp_sg_glob_name(&b, path + last, len - last, level, FP_T_PATH);
 	if (dir)
-		put(&b, "/", 1);
+		fp_sg_put(&b, "/", 1);
 	if (b.err || !replaced || len - last - replaced < 2 ||
-	    covers_root(s, b.p, b.len)) {
+	    fp_sg_covers_root(s, b.p, b.len)) {
 		free(b.p);
 		return NULL;
 	}
@@ -489,15 +244,21 @@ static char *glob_path(const struct fp_suggester *s, const char *path,
 	return b.p;
 }
 
-static int cand_index(struct fp_suggester *s, enum fp_rule_target t,
-		      const char *pat, size_t plen, size_t *idx, bool *fresh)
+int fp_sg_cand_index(struct fp_suggester *s, enum fp_rule_target t,
+		     const char *pat, size_t plen, const char *by, size_t bylen,
+		     size_t *idx, bool *fresh)
 {
 	struct buf key = { 0 };
 	unsigned char tb = (unsigned char)t;
 	struct fp_hslot *slot;
 
-	put(&key, &tb, 1);
-	put(&key, pat, plen);
+	fp_sg_put(&key, &tb, 1);
+	fp_sg_put(&key, pat, plen);
+	/* a pattern holds no NUL: what follows one is the reader */
+	if (by) {
+		fp_sg_put(&key, "", 1);
+		fp_sg_put(&key, by, bylen);
+	}
 	if (key.err)
 		return -ENOMEM;
 	slot = fp_hashmap_slot(&s->index, key.p, key.len);
@@ -537,6 +298,7 @@ struct placed {
 	char *pat, *lit, *weak;
 	size_t plen, litlen, weaklen;
 	bool literal, wide;
+	bool made; /* the run made what it names */
 };
 
 static int place(struct fp_suggester *s, const struct need *n,
@@ -547,11 +309,16 @@ static int place(struct fp_suggester *s, const struct need *n,
 	bool fresh;
 	int ret;
 
-	ret = cand_index(s, n->target, pl->pat, pl->plen, &idx, &fresh);
+	ret = fp_sg_cand_index(s, n->target, pl->pat, pl->plen, n->by, n->bylen,
+			       &idx, &fresh);
 	if (ret)
 		return ret;
 	c = &((struct cand *)s->cands.v)[idx];
+	if (fresh && n->by && !(c->by = dup_bytes(n->by, n->bylen)))
+		return -ENOMEM;
+	c->made |= pl->made;
 	if (fresh) {
+		c->bylen = n->bylen;
 		c->target = n->target;
 		c->pat = pl->pat;
 		c->plen = pl->plen;
@@ -580,8 +347,75 @@ static char *dup_with(const char *s, size_t len, const char *tail)
 	return d;
 }
 
+static bool pathlike(enum fp_rule_target t)
+{
+	return t == FP_T_PATH || t == FP_T_READ || t == FP_T_SETUID ||
+	       t == FP_T_MOUNT;
+}
+
+/*
+ * The current run's one watched root (not "/") when rules are written
+ * relative to the root: "allow node_modules/" means the same under that
+ * root, and under another checkout's. With several roots a relative rule
+ * would match under each, so then rules stay absolute. NULL: absolute.
+ */
+static const struct fp_bytes *rel_root(const struct fp_suggester *s)
+{
+	const struct fp_bytes *r;
+
+	if (!s->relative || s->roots.n != s->run_roots + 1)
+		return NULL;
+	r = &((const struct fp_bytes *)s->roots.v)[s->run_roots];
+	return r->len >= 2 && r->data[0] == '/' ? r : NULL;
+}
+
+/* the bytes of "ROOT/" that p (of len) starts with, strictly below it */
+static size_t below(const struct fp_bytes *root, const char *p, size_t len)
+{
+	return len > root->len + 1 && p[root->len] == '/' &&
+			       !memcmp(p, root->data, root->len) ?
+		       root->len + 1 :
+		       0;
+}
+
+/* strip "ROOT/", escaped as in a pattern, from the start of *p */
+static void strip_root(const struct fp_bytes *root, enum fp_rule_target t,
+		       char **p, size_t *len)
+{
+	struct buf b = { 0 };
+
+	if (!*p)
+		return;
+	fp_sg_put_escaped(&b, root->data, root->len, fp_sg_specials(t));
+	fp_sg_put(&b, "/", 1);
+	if (!b.err && *len > b.len && !memcmp(*p, b.p, b.len)) {
+		memmove(*p, *p + b.len, *len - b.len + 1);
+		*len -= b.len;
+	}
+	free(b.p);
+}
+
+/* pl (for need n) relative to the run's root, when it is below it */
+static void relativize(const struct fp_suggester *s, struct need *n,
+		       struct placed *pl)
+{
+	const struct fp_bytes *root = rel_root(s);
+	size_t k;
+
+	if (!root || !pathlike(n->target) || !(k = below(root, n->s, n->len)))
+		return;
+	if (!below(root, pl->lit, pl->litlen))
+		return; /* the rule is for the root itself or above it */
+	memmove(pl->lit, pl->lit + k, pl->litlen - k + 1);
+	pl->litlen -= k;
+	strip_root(root, n->target, &pl->pat, &pl->plen);
+	strip_root(root, n->target, &pl->weak, &pl->weaklen);
+	memmove(n->s, n->s + k, n->len - k + 1);
+	n->len -= k;
+}
+
 /* One need of the run: the rule that generalises it. */
-static int place_need(struct fp_suggester *s, const struct need *n)
+static int place_need(struct fp_suggester *s, struct need *n)
 {
 	struct placed pl = { 0 };
 	struct buf b = { 0 };
@@ -596,16 +430,16 @@ static int place_need(struct fp_suggester *s, const struct need *n)
 			dir = elig = true;
 		}
 	}
-	put_escaped(&b, n->s, blen, specials(n->target));
+	fp_sg_put_escaped(&b, n->s, blen, fp_sg_specials(n->target));
 	if (dir)
-		put(&b, "/", 1);
+		fp_sg_put(&b, "/", 1);
 	if (b.err)
 		return -ENOMEM;
-	if (dir && covers_root(s, b.p, b.len)) {
+	if (dir && fp_sg_covers_root(s, b.p, b.len)) {
 		/* the run made a directory above a root: name each file */
 		free(b.p);
 		memset(&b, 0, sizeof(b));
-		put_escaped(&b, n->s, n->len, specials(n->target));
+		fp_sg_put_escaped(&b, n->s, n->len, fp_sg_specials(n->target));
 		if (b.err)
 			return -ENOMEM;
 		blen = n->len;
@@ -616,6 +450,7 @@ static int place_need(struct fp_suggester *s, const struct need *n)
 	pl.plen = b.len;
 	pl.literal = true;
 	pl.wide = dir;
+	pl.made = elig;
 	pl.lit = dup_with(n->s, blen, dir ? "/" : "");
 	pl.litlen = blen + dir;
 	if (!pl.lit) {
@@ -635,6 +470,7 @@ static int place_need(struct fp_suggester *s, const struct need *n)
 					    &pl.weaklen);
 		}
 	}
+	relativize(s, n, &pl);
 	ret = place(s, n, &pl);
 	free(pl.pat);
 	free(pl.lit);
@@ -650,6 +486,7 @@ int fp_suggester_end_run(struct fp_suggester *s)
 	for (i = 0; i < s->needs.n && !ret; i++)
 		ret = place_need(s, &((struct need *)s->needs.v)[i]);
 	free_needs(s);
+	s->run_roots = s->roots.n;
 	if (s->run + 1 < s->nruns)
 		s->run++;
 	return ret;
@@ -672,6 +509,16 @@ static int merge(struct cand *into, struct cand *c)
 	into->order = into->order < c->order ? into->order : c->order;
 	c->gone = true;
 	return 0;
+}
+
+int fp_sg_merge(struct fp_suggester *s, struct cand *into, struct cand *c)
+{
+	unsigned int r;
+
+	for (r = 0; r < s->nruns; r++)
+		into->runs[r] |= c->runs[r];
+	into->made |= c->made;
+	return merge(into, c);
 }
 
 /*
@@ -724,7 +571,7 @@ static bool covers_all(const struct cand *w, const struct cand *c)
 {
 	size_t i;
 
-	if (w->target != c->target || !c->samples.n)
+	if (w->target != c->target || !c->samples.n || w->by || c->by)
 		return false;
 	for (i = 0; i < c->samples.n; i++) {
 		const struct fp_bytes *b =
@@ -777,46 +624,7 @@ static int by_count(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/*
- * The part of a path pattern below the one watched root, when the run
- * had exactly one (besides "/"): "allow node_modules/" reads better than
- * the absolute path and means the same for that run, as a relative
- * pattern is taken relative to each root. Several roots would widen it
- * (it would match under each), so then it stays absolute. NULL: keep
- * the pattern as it is.
- */
-static const char *below_root(const struct fp_suggester *s,
-			      const struct cand *c, const char *pat,
-			      size_t *len)
-{
-	const struct fp_bytes *r = s->roots.v, *first = r;
-	struct buf b = { 0 };
-	size_t i;
-	const char *out = NULL;
-
-	if (!s->relative || !s->roots.n ||
-	    (c->target != FP_T_PATH && c->target != FP_T_READ))
-		return NULL;
-	for (i = 1; i < s->roots.n; i++)
-		if (fp_bytes_cmp(r[i].data, r[i].len, first->data, first->len))
-			return NULL;
-	if (first->len < 2 || first->data[0] != '/')
-		return NULL;
-	/* a glob's root part is escaped as the matcher wants it */
-	if (c->literal)
-		put(&b, first->data, first->len);
-	else
-		put_escaped(&b, first->data, first->len, specials(c->target));
-	put(&b, "/", 1);
-	if (!b.err && *len > b.len && !memcmp(pat, b.p, b.len)) {
-		out = pat + b.len;
-		*len -= b.len;
-	}
-	free(b.p);
-	return out;
-}
-
-static char *line_of(const struct fp_suggester *s, const struct cand *c)
+static char *line_of(const struct cand *c)
 {
 	const char *word = c->target == FP_T_PROCESS ? "process " :
 			   c->target == FP_T_BIND    ? "bind " :
@@ -836,12 +644,17 @@ static char *line_of(const struct fp_suggester *s, const struct cand *c)
 	bool lit = c->literal && c->target != FP_T_BIND &&
 		   c->target != FP_T_CONNECT;
 	size_t n = lit ? c->litlen : c->plen;
-	const char *p = lit ? c->lit : c->pat, *rel = below_root(s, c, p, &n);
+	const char *p = lit ? c->lit : c->pat;
+	char *qb = c->by ? fp_policy_quote_dup(c->by, c->bylen, false) : NULL;
 
-	q = fp_policy_quote_dup(rel ? rel : p, n, lit);
-	if (q && (line = malloc(strlen(word) + strlen(q) + 7)))
-		sprintf(line, "allow %s%s", word, q);
+	q = fp_policy_quote_dup(p, n, lit);
+	if (q && (!c->by || qb) &&
+	    (line = malloc(strlen(word) + strlen(q) + (qb ? strlen(qb) : 0) +
+			   11)))
+		sprintf(line, "allow %s%s%s%s", word, q, qb ? " by " : "",
+			qb ? qb : "");
 	free(q);
+	free(qb);
 	return line;
 }
 
@@ -854,6 +667,8 @@ int fp_suggester_finish(struct fp_suggester *s, struct fp_vec *out)
 	if (s->needs.n && (ret = fp_suggester_end_run(s)))
 		return ret;
 	ret = group_siblings(s, s->nruns);
+	if (!ret)
+		ret = fp_sg_collapse_churn(s);
 	if (!ret)
 		ret = subsume(s, s->nruns);
 	if (ret)
@@ -868,7 +683,7 @@ int fp_suggester_finish(struct fp_suggester *s, struct fp_vec *out)
 	for (i = 0; i < n && !ret; i++) {
 		struct fp_sugg *g = fp_vec_push(out, sizeof(*g));
 
-		if (!g || !(g->line = line_of(s, sorted[i]))) {
+		if (!g || !(g->line = line_of(sorted[i]))) {
 			if (g)
 				out->n--;
 			ret = -ENOMEM;

@@ -12,7 +12,13 @@
  *    sibling names of one shape that differ in a run of letters and
  *    digits of one length count as random too;
  *  - a bind that asked for port 0 is allowed as port 0 (any port the
- *    kernel picks).
+ *    kernel picks);
+ *  - churn under a directory the run did not make is one rule: a package
+ *    cache's, the directory above UUID and hash names, one glob for
+ *    numbered names (suggest_churn.c);
+ *  - a secret read is allowed for the program that read it ("by EXE");
+ *  - with fp_suggester_relative(), a path below a run's one root is
+ *    written relative to it, whichever root each run had.
  *
  * No rule covers a watched root, "/" or a directory above a root; a glob
  * keeps at least two fixed bytes of the name it replaces. Each
@@ -39,12 +45,15 @@ struct fp_suggester;
 /* nruns: how many runs will be fed (1 for a verdict) */
 struct fp_suggester *fp_suggester_new(unsigned int nruns);
 void fp_suggester_free(struct fp_suggester *s);
-/* Rules for paths under the one watched root (when there is one) are
- * written relative to it ("allow node_modules/"); by default they are
- * absolute. */
+/* Rules for paths under a run's one watched root (when it has one) are
+ * written relative to it ("allow node_modules/"), whatever the root of
+ * each run fed; by default they are absolute. */
 void fp_suggester_relative(struct fp_suggester *s);
 /* A watched root of a run fed: no rule may cover it or a parent of it. */
 int fp_suggester_root(struct fp_suggester *s, const char *root, size_t len);
+/* A home directory (of the log's header): no rule covers it, nor a
+ * directory right in it, when churn is collapsed. */
+int fp_suggester_home(struct fp_suggester *s, const char *home, size_t len);
 /* A path the current run created (it did not exist before); dir: known
  * to be a directory. Failing or not. */
 int fp_suggester_created(struct fp_suggester *s, const char *path, size_t len,
@@ -54,6 +63,10 @@ int fp_suggester_created(struct fp_suggester *s, const char *path, size_t len,
  * run made. */
 int fp_suggester_need(struct fp_suggester *s, enum fp_rule_target target,
 		      const char *subj, size_t len, bool created);
+/* The same for a read by a program: "allow read PATH by EXE". */
+int fp_suggester_need_by(struct fp_suggester *s, enum fp_rule_target target,
+			 const char *subj, size_t len, bool created,
+			 const char *by, size_t bylen);
 /* The current run is complete: its needs become candidate rules. */
 int fp_suggester_end_run(struct fp_suggester *s);
 /* The rules (struct fp_sugg), most findings first. */

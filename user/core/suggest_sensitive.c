@@ -32,12 +32,15 @@ int fp_sensitive_needs(struct fp_suggester *s, const struct fp_findings *f)
 	size_t i;
 	int ret = 0;
 
+	/* scoped to the program that read it: a secret is never allowed
+	 * to every process; a reader of no known executable gets none */
 	for (i = 0; i < f->reads.n && !ret; i++) {
 		const struct fp_read_finding *x = &FP_READS(f)[i];
 
-		if (x->failing && !x->forbidden)
-			ret = fp_suggester_need(s, FP_T_READ, x->path.data,
-						x->path.len, false);
+		if (x->failing && !x->forbidden && x->by.exe.len)
+			ret = fp_suggester_need_by(
+				s, FP_T_READ, x->path.data, x->path.len, false,
+				x->by.exe.data, x->by.exe.len);
 	}
 	if (!ret)
 		ret = signal_needs(s, &f->signalled, FP_T_SIGNAL);

@@ -218,6 +218,42 @@ static void dec_creds(struct fp_dec *d, struct fp_privs *c)
 	c->known = !d->err;
 }
 
+/*
+ * After the credentials, appended as they were: a flag (0: unknown,
+ * 1: known), then the executable's owner and mode. An older exec has no
+ * bytes left: unknown, and no program is trusted by its file.
+ */
+static void enc_exe_inode(struct fp_enc *e, const struct fp_event *ev)
+{
+	fp_enc_u64(e, ev->exec.exe_inode.known);
+	if (!ev->exec.exe_inode.known)
+		return;
+	fp_enc_u64(e, ev->exec.exe_inode.uid);
+	fp_enc_u64(e, ev->exec.exe_inode.mode);
+}
+
+static void dec_exe_inode(struct fp_dec *d, struct fp_event *ev)
+{
+	uint64_t known, uid, mode;
+
+	if (d->pos >= d->len || d->err)
+		return;
+	known = fp_dec_u64(d);
+	if (known > 1) {
+		d->err = -EBADMSG;
+		return;
+	}
+	if (!known)
+		return;
+	uid = fp_dec_u64(d);
+	mode = fp_dec_u64(d);
+	if (uid > UINT32_MAX || mode > 0xffff)
+		d->err = -EBADMSG;
+	ev->exec.exe_inode.uid = uid;
+	ev->exec.exe_inode.mode = mode;
+	ev->exec.exe_inode.known = !d->err;
+}
+
 static void enc_tamper(struct fp_enc *e, const struct fp_event *ev)
 {
 	fp_enc_u64(e, ev->tamper.kind);
@@ -346,6 +382,7 @@ void fp_enc_event(struct fp_enc *e, const struct fp_event *ev,
 		fp_enc_u64(e, ev->exec.old_pid);
 		enc_step_name(e, ev);
 		enc_creds(e, &ev->exec.creds);
+		enc_exe_inode(e, ev);
 		break;
 	case FP_EV_FORK:
 		fp_enc_u64(e, ev->fork.parent_tid);
@@ -474,6 +511,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		ev->exec.old_pid = fp_dec_u64(d);
 		dec_step_name(d, ev);
 		dec_creds(d, &ev->exec.creds);
+		dec_exe_inode(d, ev);
 		break;
 	case FP_EV_FORK:
 		ev->fork.parent_tid = fp_dec_u64(d);

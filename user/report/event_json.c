@@ -520,6 +520,11 @@ void fp_event_write_json(FILE *f, const struct fp_event *ev)
 					 ev->exec.step_name.data,
 					 ev->exec.step_name.len);
 		fp_json_privs(&j, "creds", &ev->exec.creds);
+		if (ev->exec.exe_inode.known) {
+			json_field_u64(&j, "exe_uid", ev->exec.exe_inode.uid);
+			json_field_mode(&j, "exe_mode",
+					ev->exec.exe_inode.mode);
+		}
 		break;
 	case FP_EV_FORK:
 		json_field_u64(&j, "parent_tid", ev->fork.parent_tid);

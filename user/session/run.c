@@ -178,6 +178,8 @@ int fp_run_judge(const struct fp_run *run, const struct fp_policy *pol,
 	o->roots = run->roots;
 	o->nroots = run->nroots;
 	o->no_network = run->no_network;
+	o->homes = run->homes;
+	o->nhomes = run->nhomes;
 
 	in.fs_before = &run->fs[FP_PHASE_BEFORE];
 	in.fs_after = &run->fs[after];

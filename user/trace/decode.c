@@ -69,7 +69,9 @@ static bool is_open(uint32_t sys)
 /* The file an open reached has a usable name (not a pipe, not lost). */
 static bool opened_known(const struct fp_event_path *o, uint32_t kflags)
 {
-	if (kflags & FP_PATH_ANON)
+	/* and what it reached is a path from the root: a record that says
+	 * otherwise is damaged, and its name stays as given */
+	if ((kflags & FP_PATH_ANON) || !o->path.len || o->path.data[0] != '/')
 		return false;
 	/* a walk that found no name at all did not reach a real path */
 	return !(kflags & (FP_PATH_BASE_UNKNOWN | FP_PATH_BASE_DETACHED)) ||
@@ -184,6 +186,9 @@ static int decode_exec(const void *rec, size_t size, struct fp_event *ev)
 		.cap_prm = e->creds.cap_prm,
 		.userns_level = e->creds.userns_level,
 	};
+	ev->exec.exe_inode.known = true;
+	ev->exec.exe_inode.uid = e->exe_uid;
+	ev->exec.exe_inode.mode = e->exe_mode;
 	/* a file on no mount (a memfd): its own name, "memfd:NAME" */
 	if ((e->exe_flags & FP_PATH_ANON) && e->exe_len && data[0] &&
 	    !memchr(data, '/', strnlen(data, e->exe_len)))
