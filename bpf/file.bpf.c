@@ -564,14 +564,14 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 	if (e->npaths == 2)
 		fp_put_path(1);
 	/* the file an open returned, after its name: see opened_file() */
-	else if (sys <= FP_SYS_CREAT && ret >= 0 && opened_file(s, e, pa, ret))
+	else if (fp_sys_is_name_open(sys) && ret >= 0 &&
+		 opened_file(s, e, pa, ret))
 		fp_put_path(1);
 	if (ret >= 0 && follows_link(sys, e->flags))
 		fd_link(s, e, pa);
-	if (ret >= 0 && secret_ids_on &&
-	    (sys <= FP_SYS_CREAT || sys == FP_SYS_OPEN_BY_HANDLE_AT))
+	if (ret >= 0 && secret_ids_on && fp_sys_is_open(sys))
 		secret_opened(e, pa, sys, ret);
-	if (e->npaths == 2 && sys <= FP_SYS_CREAT)
+	if (e->npaths == 2 && fp_sys_is_name_open(sys))
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;
 	e->hdr.size = size;
@@ -745,17 +745,18 @@ static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys,
 	if (csys == FP_SYS_URING_SETUP)
 		return traced() ? fp_uring_setup_exit(ret) : 0;
 	/* network calls are decoded (net.bpf.c); reads only for DNS */
-	if (csys >= FP_SYS_RECVFROM && csys <= FP_SYS_READ && !dns_active)
+	if (fp_sys_is_recv(csys) && !dns_active)
 		return 0;
-	if (csys == FP_SYS_BIND ||
-	    (csys >= FP_SYS_CONNECT && csys <= FP_SYS_SOCKETCALL)) {
+	if (fp_sys_is_net(csys)) {
 		if (!traced())
 			return 0;
 		fp_open_flush();
 		return fp_compat_net_exit(csys, ret);
 	}
-	/* the cross-process, handle, mount and namespace calls are lost too */
-	if ((csys >= FP_SYS_BPF && csys < FP_SYS_PIDFD_GETFD) || !traced())
+	/* file, cross-process, handle, mount, namespace calls: lost, counted */
+	if (!(fp_sys_is_file(csys) || fp_sys_is_ptrace_access(csys) ||
+	      fp_sys_is_procop(csys)) ||
+	    !traced())
 		return 0;
 	st = stats_cpu();
 	if (st)
@@ -782,7 +783,7 @@ static __always_inline int signal_exit(__u32 sys, __u64 *a, long ret)
 	} else if (sys == FP_SYS_PTRACE) {
 		given = a[1];
 		what = a[0];
-	} else if (sys >= FP_SYS_PIDFD_GETFD) {
+	} else if (fp_sys_is_ptrace_access(sys)) {
 		/* pidfd_getfd: the fd taken; process_vm_*: nothing more */
 		what = sys == FP_SYS_PIDFD_GETFD ? a[1] : 0;
 	}
@@ -898,25 +899,25 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		fp_tamper_enter(sys, a[0], a[1]);
 	if (sys == FP_SYS_BPF || !traced())
 		return 0;
-	if (sys == FP_SYS_PTRACE ||
-	    (sys >= FP_SYS_KILL && sys <= FP_SYS_PIDFD_SEND_SIGNAL))
-		return signal_exit(sys, a, ret);
-	if (sys >= FP_SYS_PIDFD_GETFD && sys <= FP_SYS_PROCESS_VM_WRITEV) {
-		fp_crossproc_tamper(sys, a[0]);
-		return signal_exit(sys, a, ret);
-	}
-	if (sys == FP_SYS_OPEN_BY_HANDLE_AT) {
+	/* nearly all of the traffic: first */
+	if (fp_sys_is_file(sys)) {
 		a[FP_ARG_OWN_GEN] = own_gen;
 		return fp_file_exit(sys, ret);
 	}
-	if (sys >= FP_SYS_MOUNT)
+	if (sys == FP_SYS_PTRACE || fp_sys_is_signal(sys))
+		return signal_exit(sys, a, ret);
+	if (fp_sys_is_ptrace_access(sys)) {
+		fp_crossproc_tamper(sys, a[0]);
+		return signal_exit(sys, a, ret);
+	}
+	if (fp_sys_is_procop(sys))
 		return procop_exit(sys, a, ret);
 	if (sys == FP_SYS_BIND) {
 		/* a held open of this task goes out first */
 		fp_open_flush();
 		return fp_bind_exit(ret, a[0], a[1], a[2]);
 	}
-	if (sys >= FP_SYS_CONNECT) {
+	if (fp_sys_is_net(sys)) {
 		/*
 		 * A held open of this task goes out first. sendto() and
 		 * sendmsg() flush it themselves once their flow cache missed:
@@ -926,10 +927,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		if (sys != FP_SYS_SENDTO && sys != FP_SYS_SENDMSG)
 			fp_open_flush();
 		net_exit(sys, ret, a);
-		return 0;
 	}
-	a[FP_ARG_OWN_GEN] = own_gen;
-	return fp_file_exit(sys, ret);
+	return 0;
 }
 
 /* Exec and exit (process.bpf.c): the task's held open goes out first. */
@@ -989,7 +988,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	if (!sys)
 		return 0;
 	/* reads matter only for DNS answers: most runs never pay for them */
-	if (sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ && !dns_active)
+	if (fp_sys_is_recv(sys) && !dns_active)
 		return 0;
 	return sys_exit(regs, sys, ret, own_gen);
 }
