@@ -145,7 +145,7 @@ enum fp_sys {
 	FP_SYS_URING_SETUP,
 	/*
 	 * Appended to the network calls after io_uring_setup (net.bpf.c):
-	 * below 64, so that handle_sys_exit() gives them to net_exit().
+	 * inside fp_sys_is_net()'s range, which gives them to net_exit().
 	 * sendmmsg: each message's destination, and its DNS queries.
 	 */
 	FP_SYS_SENDMMSG,
@@ -183,7 +183,8 @@ _Static_assert(FP_SYS_SOCKETCALL < FP_SYS_PIDFD_GETFD,
 
 /*
  * The families of enum fp_sys. Code asks these, never compares numbers,
- * so that the order of the enum is relied on here only.
+ * so that the order of the enum is relied on here only: a value added
+ * to a family goes inside its range, or the predicate names it.
  */
 
 /* open, openat, openat2, creat: an open of a name */
