@@ -130,7 +130,7 @@ static __noinline bool held_same(const __u64 *a, const __u64 *b, __u32 n)
 /* A successful read-only open that names one file and came not via /proc */
 static __always_inline bool holdable(struct fp_file *e, __u32 sys, long ret)
 {
-	return !every_open && sys <= FP_SYS_OPENAT2 && ret >= 0 &&
+	return !every_open && fp_sys_is_name_open(sys) && ret >= 0 &&
 	       e->npaths == 1 && (e->flags & 03) == 0 &&
 	       !(e->flags & (0100 | 01000)); /* O_CREAT, O_TRUNC */
 }

@@ -111,6 +111,31 @@ struct walk_key {
 	__u64 ino;
 };
 
+/* Are k's mount and task root those of o: its walk goes up the same way */
+static __always_inline bool walk_key_same_tree(const struct walk_key *k,
+					       const struct walk_key *o)
+{
+	return k->mnt == o->mnt && k->root_dentry == o->root_dentry &&
+	       k->root_mnt == o->root_mnt;
+}
+
+/* Is k's directory d, with inode at ino (the dentry may have been reused) */
+static __always_inline bool walk_key_dir_is(const struct walk_key *k,
+					    const struct dentry *d,
+					    const struct inode *inode,
+					    __u64 ino)
+{
+	return k->dentry == d && k->inode == inode && k->ino == ino;
+}
+
+/* Do k and o key the same walk: all six fields */
+static __always_inline bool walk_key_eq(const struct walk_key *k,
+					const struct walk_key *o)
+{
+	return walk_key_dir_is(k, o->dentry, o->inode, o->ino) &&
+	       walk_key_same_tree(k, o);
+}
+
 /* An extended walk, and its cut to its room (walk_cache.bpf.h) */
 struct trim_state {
 	struct walk_key key; /* of the directory walked (fp_dir_key) */

@@ -22,10 +22,12 @@
 #define FMODE_CREATED 0x100000
 
 /* five arguments, then the generation of the syscall's own rmdir */
-#define FP_EXIT_ARGS 7
+#define FP_EXIT_ARGS 8
 #define FP_ARG_OWN_GEN 5
 /* then the bytes of the name fp_open_again() already read */
 #define FP_ARG_NAME_READ 6
+/* and a 0, for the arguments a syscall does not have (struct file_args) */
+#define FP_ARG_ZERO 7
 
 /*
  * Append one path argument at *pos: the raw user string (already there
@@ -373,14 +375,156 @@ secret_opened(struct fp_file *e, struct path_args *pa, __u32 sys, long ret)
 	e->path[1].flags |= FP_PATH_SECRET_ID;
 }
 
+/*
+ * Where a file syscall's arguments are, by enum fp_sys: the dirfd (d0)
+ * and the path (p0) of path[0], those of path[1] (d1, p1: two paths if
+ * p1 is given), the flags, the mode, arg[0] and arg[1]. An is saved
+ * argument n, NO none: a dirfd then is AT_FDCWD, a path the file of the
+ * dirfd itself, anything else 0 (slot FP_ARG_ZERO, which (NO - 1) & 7
+ * reaches without a branch).
+ */
+#define NO 0
+#define A0 1
+#define A1 2
+#define A2 3
+#define A3 4
+#define A4 5
+
+/* What the argument columns do not say */
+#define FA_FILE 0x01 /* an FP_EV_FILE syscall: the others have no entry */
+#define FA_NAME_READ 0x02 /* fp_open_again() may have read path[0] */
+#define FA_OWN_GEN 0x04 /* it may be an rmdir: its own path_gen bump */
+#define FA_TARGET 0x08 /* path[1] is a symlink's target: no directory */
+#define FA_CREAT 0x10 /* creat(): flags are O_WRONLY|O_CREAT|O_TRUNC */
+#define FA_HOW 0x20 /* openat2(): flags, mode, resolve in A2's open_how */
+#define FA_RET_FD 0x40 /* open_by_handle_at(): path[0] is the fd returned */
+
+struct file_args {
+	__u8 dirfd, path; /* path[0] */
+	__u8 dirfd2, path2; /* path[1] */
+	__u8 flags, mode, arg0, arg1;
+	__u8 how; /* FA_* */
+};
+
+/* clang-format off */
+#define FA(sys, sp, d0, p0, d1, p1, fl, md, a0, a1) \
+	[FP_SYS_##sys] = { .dirfd = d0, .path = p0, .dirfd2 = d1, .path2 = p1, \
+			   .flags = fl, .mode = md, .arg0 = a0, .arg1 = a1, \
+			   .how = FA_FILE | (sp) }
+
+static const struct file_args file_args[FP_SYS_MAX] = {
+	/* syscall            special       d0  p0  d1  p1  fl  md  a0  a1 */
+	FA(OPEN,              FA_NAME_READ, NO, A0, NO, NO, A1, A2, NO, NO),
+	FA(CREAT,             FA_CREAT,     NO, A0, NO, NO, NO, A1, NO, NO),
+	FA(OPENAT,            FA_NAME_READ, A0, A1, NO, NO, A2, A3, NO, NO),
+	FA(OPENAT2,           FA_HOW,       A0, A1, NO, NO, NO, NO, NO, NO),
+	FA(OPEN_BY_HANDLE_AT, FA_RET_FD,    NO, NO, NO, NO, A2, NO, NO, NO),
+	FA(UNLINK,            0,            NO, A0, NO, NO, NO, NO, NO, NO),
+	FA(UNLINKAT,          FA_OWN_GEN,   A0, A1, NO, NO, A2, NO, NO, NO),
+	FA(RENAME,            0,            NO, A0, NO, A1, NO, NO, NO, NO),
+	FA(RENAMEAT,          0,            A0, A1, A2, A3, NO, NO, NO, NO),
+	FA(RENAMEAT2,         0,            A0, A1, A2, A3, A4, NO, NO, NO),
+	FA(MKDIR,             0,            NO, A0, NO, NO, NO, A1, NO, NO),
+	FA(MKDIRAT,           0,            A0, A1, NO, NO, NO, A2, NO, NO),
+	FA(RMDIR,             FA_OWN_GEN,   NO, A0, NO, NO, NO, NO, NO, NO),
+	FA(MKNOD,             0,            NO, A0, NO, NO, NO, A1, A2, NO),
+	FA(MKNODAT,           0,            A0, A1, NO, NO, NO, A2, A3, NO),
+	FA(SYMLINK,           FA_TARGET,    NO, A1, NO, A0, NO, NO, NO, NO),
+	FA(SYMLINKAT,         FA_TARGET,    A1, A2, NO, A0, NO, NO, NO, NO),
+	FA(LINK,              0,            NO, A0, NO, A1, NO, NO, NO, NO),
+	FA(LINKAT,            0,            A0, A1, A2, A3, A4, NO, NO, NO),
+	FA(CHMOD,             0,            NO, A0, NO, NO, NO, A1, NO, NO),
+	FA(FCHMOD,            0,            A0, NO, NO, NO, NO, A1, NO, NO),
+	FA(FCHMODAT,          0,            A0, A1, NO, NO, NO, A2, NO, NO),
+	FA(FCHMODAT2,         0,            A0, A1, NO, NO, A3, A2, NO, NO),
+	FA(CHOWN,             0,            NO, A0, NO, NO, NO, NO, A1, A2),
+	FA(LCHOWN,            0,            NO, A0, NO, NO, NO, NO, A1, A2),
+	FA(FCHOWN,            0,            A0, NO, NO, NO, NO, NO, A1, A2),
+	FA(FCHOWNAT,          0,            A0, A1, NO, NO, A4, NO, A2, A3),
+	FA(TRUNCATE,          0,            NO, A0, NO, NO, NO, NO, A1, NO),
+	FA(FTRUNCATE,         0,            A0, NO, NO, NO, NO, NO, A1, NO),
+};
+/* clang-format on */
+#undef FA
+#undef NO
+#undef A0
+#undef A1
+#undef A2
+#undef A3
+#undef A4
+
+/* The table's entry of sys; the check and the index in one register */
+static __always_inline const struct file_args *file_args_of(__u32 sys)
+{
+	__u64 i = sys;
+
+	barrier_var(i);
+	if (i >= FP_SYS_MAX)
+		return NULL;
+	barrier_var(i);
+	return &file_args[i];
+}
+
+/* Saved argument i of struct file_args: 0 (none) reads FP_ARG_ZERO */
+static __always_inline __u64 slot(const __u64 *a, __u8 i)
+{
+	return a[(i - 1) & (FP_EXIT_ARGS - 1)];
+}
+
+static __always_inline int dirfd_of(const __u64 *a, __u8 i)
+{
+	return i ? (int)slot(a, i) : AT_FDCWD;
+}
+
+/*
+ * The arguments of file syscall sys into the record e and the path
+ * arguments pa, as the table says.
+ */
+static __always_inline void copy_args(struct fp_file *e, struct path_args *pa,
+				      const struct file_args *t, const __u64 *a,
+				      long ret)
+{
+	pa->dirfd[0] = dirfd_of(a, t->dirfd);
+	pa->upath[0] = slot(a, t->path);
+	e->flags = slot(a, t->flags);
+	e->mode = slot(a, t->mode);
+	e->arg[0] = slot(a, t->arg0);
+	e->arg[1] = slot(a, t->arg1);
+	if (t->path2) {
+		e->npaths = 2;
+		pa->dirfd[1] = t->how & FA_TARGET ? FP_DIRFD_NONE :
+						    dirfd_of(a, t->dirfd2);
+		pa->upath[1] = slot(a, t->path2);
+	}
+	if (t->how & FA_NAME_READ)
+		pa->name_read = a[FP_ARG_NAME_READ];
+	if (t->how & FA_OWN_GEN)
+		pa->own_gen = a[FP_ARG_OWN_GEN];
+	if (t->how & FA_CREAT)
+		e->flags = 01 | 0100 | 01000; /* O_WRONLY|O_CREAT|O_TRUNC */
+	if (t->how & FA_RET_FD)
+		pa->dirfd[0] = ret;
+	if (t->how & FA_HOW) {
+		struct open_how how = {};
+
+		bpf_probe_read_user(&how, sizeof(how), (void *)a[2]);
+		e->flags = how.flags;
+		e->mode = how.mode;
+		e->resolve = how.resolve;
+	}
+}
+
 static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 {
 	struct scratch *s = scratch_get();
+	const struct file_args *t;
 	struct path_args *pa;
 	struct fp_file *e;
 	__u32 size;
 
-	if (!s)
+	t = file_args_of(sys);
+	if (!s || !t || !(t->how & FA_FILE) ||
+	    ((t->how & FA_RET_FD) && ret < 0))
 		return;
 	e = (struct fp_file *)s->buf;
 	pa = &s->paths;
@@ -390,188 +534,28 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 	e->npaths = 1;
 	e->created = 0;
 	e->count = 1;
-	e->flags = 0;
-	e->mode = 0;
 	e->resolve = 0;
-	e->arg[0] = 0;
-	e->arg[1] = 0;
 	__builtin_memset(&e->path[1], 0, sizeof(e->path[1]));
-	pa->dirfd[0] = AT_FDCWD;
 	pa->dirfd[1] = AT_FDCWD;
 	pa->own_gen = 0;
 	pa->name_read = 0;
 	s->fdinfo.file = NULL;
+	copy_args(e, pa, t, a, ret);
 
-	switch (sys) {
-	case FP_SYS_OPEN: /* path, flags, mode */
-		pa->name_read = a[FP_ARG_NAME_READ];
-		pa->upath[0] = a[0];
-		e->flags = a[1];
-		e->mode = a[2];
-		break;
-	case FP_SYS_CREAT: /* path, mode */
-		pa->upath[0] = a[0];
-		e->flags = 01 | 0100 | 01000; /* O_WRONLY|O_CREAT|O_TRUNC */
-		e->mode = a[1];
-		break;
-	case FP_SYS_OPENAT: /* dirfd, path, flags, mode */
-		pa->name_read = a[FP_ARG_NAME_READ];
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = a[1];
-		e->flags = a[2];
-		e->mode = a[3];
-		break;
-	case FP_SYS_OPENAT2: { /* dirfd, path, how, size */
-		struct open_how how = {};
-
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = a[1];
-		bpf_probe_read_user(&how, sizeof(how), (void *)a[2]);
-		e->flags = how.flags;
-		e->mode = how.mode;
-		e->resolve = how.resolve;
-		break;
-	}
-	case FP_SYS_OPEN_BY_HANDLE_AT: /* mount_fd, handle, flags */
-		/* no name: the file is the one behind the fd it returned */
-		if (ret < 0)
-			return;
-		pa->dirfd[0] = ret;
-		pa->upath[0] = 0;
-		e->flags = a[2];
-		break;
-	case FP_SYS_UNLINK: /* path */
-		pa->upath[0] = a[0];
-		break;
-	case FP_SYS_UNLINKAT: /* dirfd, path, flags */
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = a[1];
-		e->flags = a[2];
-		pa->own_gen = a[FP_ARG_OWN_GEN];
-		break;
-	case FP_SYS_RENAME: /* old, new */
-		e->npaths = 2;
-		pa->upath[0] = a[0];
-		pa->upath[1] = a[1];
-		break;
-	case FP_SYS_RENAMEAT: /* olddirfd, old, newdirfd, new[, flags] */
-	case FP_SYS_RENAMEAT2:
-		e->npaths = 2;
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = a[1];
-		pa->dirfd[1] = a[2];
-		pa->upath[1] = a[3];
-		if (sys == FP_SYS_RENAMEAT2)
-			e->flags = a[4];
-		break;
-	case FP_SYS_MKDIR: /* path, mode */
-	case FP_SYS_CHMOD:
-		pa->upath[0] = a[0];
-		e->mode = a[1];
-		break;
-	case FP_SYS_MKDIRAT: /* dirfd, path, mode */
-	case FP_SYS_FCHMODAT:
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = a[1];
-		e->mode = a[2];
-		break;
-	case FP_SYS_FCHMODAT2: /* dirfd, path, mode, flags */
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = a[1];
-		e->mode = a[2];
-		e->flags = a[3];
-		break;
-	case FP_SYS_RMDIR: /* path */
-		pa->upath[0] = a[0];
-		pa->own_gen = a[FP_ARG_OWN_GEN];
-		break;
-	case FP_SYS_MKNOD: /* path, mode, dev */
-		pa->upath[0] = a[0];
-		e->mode = a[1];
-		e->arg[0] = a[2];
-		break;
-	case FP_SYS_MKNODAT: /* dirfd, path, mode, dev */
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = a[1];
-		e->mode = a[2];
-		e->arg[0] = a[3];
-		break;
-	case FP_SYS_SYMLINK: /* target, linkpath */
-		e->npaths = 2;
-		pa->upath[0] = a[1];
-		pa->dirfd[1] = FP_DIRFD_NONE;
-		pa->upath[1] = a[0];
-		break;
-	case FP_SYS_SYMLINKAT: /* target, newdirfd, linkpath */
-		e->npaths = 2;
-		pa->dirfd[0] = a[1];
-		pa->upath[0] = a[2];
-		pa->dirfd[1] = FP_DIRFD_NONE;
-		pa->upath[1] = a[0];
-		break;
-	case FP_SYS_LINK: /* old, new */
-		e->npaths = 2;
-		pa->upath[0] = a[0];
-		pa->upath[1] = a[1];
-		break;
-	case FP_SYS_LINKAT: /* olddirfd, old, newdirfd, new, flags */
-		e->npaths = 2;
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = a[1];
-		pa->dirfd[1] = a[2];
-		pa->upath[1] = a[3];
-		e->flags = a[4];
-		break;
-	case FP_SYS_FCHMOD: /* fd, mode */
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = 0;
-		e->mode = a[1];
-		break;
-	case FP_SYS_CHOWN: /* path, uid, gid */
-	case FP_SYS_LCHOWN:
-		pa->upath[0] = a[0];
-		e->arg[0] = a[1];
-		e->arg[1] = a[2];
-		break;
-	case FP_SYS_FCHOWN: /* fd, uid, gid */
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = 0;
-		e->arg[0] = a[1];
-		e->arg[1] = a[2];
-		break;
-	case FP_SYS_FCHOWNAT: /* dirfd, path, uid, gid, flags */
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = a[1];
-		e->arg[0] = a[2];
-		e->arg[1] = a[3];
-		e->flags = a[4];
-		break;
-	case FP_SYS_TRUNCATE: /* path, length */
-		pa->upath[0] = a[0];
-		e->arg[0] = a[1];
-		break;
-	case FP_SYS_FTRUNCATE: /* fd, length */
-		pa->dirfd[0] = a[0];
-		pa->upath[0] = 0;
-		e->arg[0] = a[1];
-		break;
-	default:
-		return;
-	}
 	pa->pos = sizeof(*e);
 	pa->fd_leader = 0;
 	fp_put_path(0);
 	if (e->npaths == 2)
 		fp_put_path(1);
 	/* the file an open returned, after its name: see opened_file() */
-	else if (sys <= FP_SYS_CREAT && ret >= 0 && opened_file(s, e, pa, ret))
+	else if (fp_sys_is_name_open(sys) && ret >= 0 &&
+		 opened_file(s, e, pa, ret))
 		fp_put_path(1);
 	if (ret >= 0 && follows_link(sys, e->flags))
 		fd_link(s, e, pa);
-	if (ret >= 0 && secret_ids_on &&
-	    (sys <= FP_SYS_CREAT || sys == FP_SYS_OPEN_BY_HANDLE_AT))
+	if (ret >= 0 && secret_ids_on && fp_sys_is_open(sys))
 		secret_opened(e, pa, sys, ret);
-	if (e->npaths == 2 && sys <= FP_SYS_CREAT)
+	if (e->npaths == 2 && fp_sys_is_name_open(sys))
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;
 	e->hdr.size = size;
@@ -611,8 +595,10 @@ __noinline int fp_file_exit(__u32 sys, long ret)
 	__u32 zero = 0;
 	__u64 *a = bpf_map_lookup_elem(&exit_args, &zero);
 
-	if (a)
+	if (a) {
+		a[FP_ARG_ZERO] = 0;
 		file_event(sys, a, ret);
+	}
 	return 0;
 }
 
@@ -745,17 +731,18 @@ static __always_inline int compat_exit(struct pt_regs *regs, __u32 csys,
 	if (csys == FP_SYS_URING_SETUP)
 		return traced() ? fp_uring_setup_exit(ret) : 0;
 	/* network calls are decoded (net.bpf.c); reads only for DNS */
-	if (csys >= FP_SYS_RECVFROM && csys <= FP_SYS_READ && !dns_active)
+	if (fp_sys_is_recv(csys) && !dns_active)
 		return 0;
-	if (csys == FP_SYS_BIND ||
-	    (csys >= FP_SYS_CONNECT && csys <= FP_SYS_SOCKETCALL)) {
+	if (fp_sys_is_net(csys)) {
 		if (!traced())
 			return 0;
 		fp_open_flush();
 		return fp_compat_net_exit(csys, ret);
 	}
-	/* the cross-process, handle, mount and namespace calls are lost too */
-	if ((csys >= FP_SYS_BPF && csys < FP_SYS_PIDFD_GETFD) || !traced())
+	/* file, cross-process, handle, mount, namespace calls: lost, counted */
+	if (!(fp_sys_is_file(csys) || fp_sys_is_ptrace_access(csys) ||
+	      fp_sys_is_procop(csys)) ||
+	    !traced())
 		return 0;
 	st = stats_cpu();
 	if (st)
@@ -782,7 +769,7 @@ static __always_inline int signal_exit(__u32 sys, __u64 *a, long ret)
 	} else if (sys == FP_SYS_PTRACE) {
 		given = a[1];
 		what = a[0];
-	} else if (sys >= FP_SYS_PIDFD_GETFD) {
+	} else if (fp_sys_is_ptrace_access(sys)) {
 		/* pidfd_getfd: the fd taken; process_vm_*: nothing more */
 		what = sys == FP_SYS_PIDFD_GETFD ? a[1] : 0;
 	}
@@ -898,25 +885,25 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		fp_tamper_enter(sys, a[0], a[1]);
 	if (sys == FP_SYS_BPF || !traced())
 		return 0;
-	if (sys == FP_SYS_PTRACE ||
-	    (sys >= FP_SYS_KILL && sys <= FP_SYS_PIDFD_SEND_SIGNAL))
-		return signal_exit(sys, a, ret);
-	if (sys >= FP_SYS_PIDFD_GETFD && sys <= FP_SYS_PROCESS_VM_WRITEV) {
-		fp_crossproc_tamper(sys, a[0]);
-		return signal_exit(sys, a, ret);
-	}
-	if (sys == FP_SYS_OPEN_BY_HANDLE_AT) {
+	/* nearly all of the traffic: first */
+	if (fp_sys_is_file(sys)) {
 		a[FP_ARG_OWN_GEN] = own_gen;
 		return fp_file_exit(sys, ret);
 	}
-	if (sys >= FP_SYS_MOUNT)
+	if (sys == FP_SYS_PTRACE || fp_sys_is_signal(sys))
+		return signal_exit(sys, a, ret);
+	if (fp_sys_is_ptrace_access(sys)) {
+		fp_crossproc_tamper(sys, a[0]);
+		return signal_exit(sys, a, ret);
+	}
+	if (fp_sys_is_procop(sys))
 		return procop_exit(sys, a, ret);
 	if (sys == FP_SYS_BIND) {
 		/* a held open of this task goes out first */
 		fp_open_flush();
 		return fp_bind_exit(ret, a[0], a[1], a[2]);
 	}
-	if (sys >= FP_SYS_CONNECT) {
+	if (fp_sys_is_net(sys)) {
 		/*
 		 * A held open of this task goes out first. sendto() and
 		 * sendmsg() flush it themselves once their flow cache missed:
@@ -926,10 +913,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 		if (sys != FP_SYS_SENDTO && sys != FP_SYS_SENDMSG)
 			fp_open_flush();
 		net_exit(sys, ret, a);
-		return 0;
 	}
-	a[FP_ARG_OWN_GEN] = own_gen;
-	return fp_file_exit(sys, ret);
+	return 0;
 }
 
 /* Exec and exit (process.bpf.c): the task's held open goes out first. */
@@ -989,7 +974,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	if (!sys)
 		return 0;
 	/* reads matter only for DNS answers: most runs never pay for them */
-	if (sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ && !dns_active)
+	if (fp_sys_is_recv(sys) && !dns_active)
 		return 0;
 	return sys_exit(regs, sys, ret, own_gen);
 }

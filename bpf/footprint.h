@@ -145,7 +145,7 @@ enum fp_sys {
 	FP_SYS_URING_SETUP,
 	/*
 	 * Appended to the network calls after io_uring_setup (net.bpf.c):
-	 * below 64, so that handle_sys_exit() gives them to net_exit().
+	 * inside fp_sys_is_net()'s range, which gives them to net_exit().
 	 * sendmmsg: each message's destination, and its DNS queries.
 	 */
 	FP_SYS_SENDMMSG,
@@ -176,6 +176,79 @@ enum fp_sys {
 
 _Static_assert(FP_SYS_SOCKETCALL < FP_SYS_PIDFD_GETFD,
 	       "the network calls must stay below the cross-process ones");
+
+#ifndef __bpf__
+#include <stdbool.h>
+#endif
+
+/*
+ * The families of enum fp_sys. Code asks these, never compares numbers,
+ * so that the order of the enum is relied on here only: a value added
+ * to a family goes inside its range, or the predicate names it.
+ */
+
+/* open, openat, openat2, creat: an open of a name */
+static inline bool fp_sys_is_name_open(__u32 sys)
+{
+	return sys >= FP_SYS_OPEN && sys <= FP_SYS_CREAT;
+}
+
+/* an open of a name, or open_by_handle_at (path[0] its fd's) */
+static inline bool fp_sys_is_open(__u32 sys)
+{
+	return fp_sys_is_name_open(sys) || sys == FP_SYS_OPEN_BY_HANDLE_AT;
+}
+
+/* an FP_EV_FILE syscall: bind, numbered among them, is a network call */
+static inline bool fp_sys_is_file(__u32 sys)
+{
+	return (sys >= FP_SYS_OPEN && sys <= FP_SYS_FTRUNCATE &&
+		sys != FP_SYS_BIND) ||
+	       sys == FP_SYS_OPEN_BY_HANDLE_AT;
+}
+
+/* kill, tkill, tgkill, pidfd_send_signal: an FP_EV_SIGNAL's signal */
+static inline bool fp_sys_is_signal(__u32 sys)
+{
+	return sys >= FP_SYS_KILL && sys <= FP_SYS_PIDFD_SEND_SIGNAL;
+}
+
+/*
+ * pidfd_getfd, process_vm_readv, process_vm_writev: the calls that need
+ * ptrace's access to another process (FP_EV_SIGNAL records, as ptrace)
+ */
+static inline bool fp_sys_is_ptrace_access(__u32 sys)
+{
+	return sys >= FP_SYS_PIDFD_GETFD && sys <= FP_SYS_PROCESS_VM_WRITEV;
+}
+
+/*
+ * The calls net.bpf.c decodes: bind, connect ... sendmmsg, socketcall,
+ * and io_uring_setup, numbered among them and passed on from there
+ */
+static inline bool fp_sys_is_net(__u32 sys)
+{
+	return sys == FP_SYS_BIND ||
+	       (sys >= FP_SYS_CONNECT && sys <= FP_SYS_SOCKETCALL);
+}
+
+/* recvfrom, recvmsg, read: traced only while a DNS socket is open */
+static inline bool fp_sys_is_recv(__u32 sys)
+{
+	return sys >= FP_SYS_RECVFROM && sys <= FP_SYS_READ;
+}
+
+/* a mount or namespace call: an FP_EV_PROCOP record */
+static inline bool fp_sys_is_procop(__u32 sys)
+{
+	return sys >= FP_SYS_MOUNT && sys <= FP_SYS_CLONE3;
+}
+
+/* a mount-family call of FP_EV_PROCOP (else a namespace one) */
+static inline bool fp_sys_is_mount(__u32 sys)
+{
+	return sys >= FP_SYS_MOUNT && sys <= FP_SYS_PIVOT_ROOT;
+}
 
 /*
  * Syscall numbers are per architecture, so userspace fills the table that

@@ -234,7 +234,7 @@ __noinline int fp_signal_exit(long ret, __u32 sys, __u64 given, __u64 what,
 	e.sys = sys;
 	e.target = (__s32)given;
 	e.target_tgid = (__u32)target;
-	if (sys >= FP_SYS_KILL && sys <= FP_SYS_PIDFD_SEND_SIGNAL)
+	if (fp_sys_is_signal(sys))
 		e.sig = (__s32)what;
 	else
 		e.request = (__s64)what;

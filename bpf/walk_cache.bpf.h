@@ -111,10 +111,7 @@ static __always_inline __u64 gen_bump(void)
 static __always_inline bool
 walk_hit(struct walk_entry *e, const struct walk_key *k, __u32 avail, __u64 gen)
 {
-	if (!e->valid || e->gen != gen || e->key.dentry != k->dentry ||
-	    e->key.mnt != k->mnt || e->key.inode != k->inode ||
-	    e->key.ino != k->ino || e->key.root_dentry != k->root_dentry ||
-	    e->key.root_mnt != k->root_mnt)
+	if (!e->valid || e->gen != gen || !walk_key_eq(&e->key, k))
 		return false;
 	/* a cut walk is the same walk only with the same room */
 	if (e->avail == avail)
@@ -170,10 +167,8 @@ static __always_inline long walk_hit_cut(struct scratch *s,
 	struct trim_state *t = &s->trim;
 	__u32 len;
 
-	if (!e->valid || e->gen != gen || e->key.dentry != k->dentry ||
-	    e->key.mnt != k->mnt || e->key.inode != k->inode ||
-	    e->key.ino != k->ino || e->key.root_dentry != k->root_dentry ||
-	    e->key.root_mnt != k->root_mnt || avail >= e->avail)
+	if (!e->valid || e->gen != gen || !walk_key_eq(&e->key, k) ||
+	    avail >= e->avail)
 		return -1;
 	len = e->len;
 	barrier_var(len);
@@ -223,9 +218,7 @@ __noinline long fp_walk_extend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	d = k->dentry;
 	mnt = k->mnt;
 
-	if (!e->valid || e->gen != gen || e->key.mnt != k->mnt ||
-	    e->key.root_dentry != k->root_dentry ||
-	    e->key.root_mnt != k->root_mnt ||
+	if (!e->valid || e->gen != gen || !walk_key_same_tree(&e->key, k) ||
 	    (e->flags & ~FP_PATH_BASE_TRUNC) || d == k->root_dentry ||
 	    d == BPF_CORE_READ(mnt, mnt_root))
 		return -1;
@@ -411,11 +404,10 @@ __noinline long fp_walk_ascend(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	if (!s || !e)
 		return -1;
 	k = &s->trim.key;
+	/* k is the directory above the entry's */
 	if (!e->valid || e->gen != gen || !e->parent ||
-	    e->parent != k->dentry || e->parent_inode != k->inode ||
-	    e->parent_ino != k->ino || e->key.mnt != k->mnt ||
-	    e->key.root_dentry != k->root_dentry ||
-	    e->key.root_mnt != k->root_mnt ||
+	    !walk_key_dir_is(k, e->parent, e->parent_inode, e->parent_ino) ||
+	    !walk_key_same_tree(&e->key, k) ||
 	    (e->flags & ~FP_PATH_BASE_TRUNC) || !e->first ||
 	    e->first > e->len || e->steps == 0 || e->steps > FP_WALK_MAX ||
 	    ((e->flags & FP_PATH_BASE_TRUNC) && !e->cont_dentry))
@@ -516,10 +508,9 @@ __noinline long fp_walk_sibling(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
 	d = k->dentry;
 	mnt = k->mnt;
 	if (!e->valid || e->gen != gen || !e->parent || e->flags ||
-	    e->key.dentry == d || e->key.mnt != k->mnt ||
-	    e->key.root_dentry != k->root_dentry ||
-	    e->key.root_mnt != k->root_mnt || !e->first || e->first > e->len ||
-	    e->steps == 0 || e->steps >= FP_WALK_MAX || d == k->root_dentry ||
+	    e->key.dentry == d || !walk_key_same_tree(&e->key, k) ||
+	    !e->first || e->first > e->len || e->steps == 0 ||
+	    e->steps >= FP_WALK_MAX || d == k->root_dentry ||
 	    d == BPF_CORE_READ(mnt, mnt_root))
 		return -1;
 	up = BPF_CORE_READ(d, d_parent);

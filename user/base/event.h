@@ -192,14 +192,13 @@ struct fp_event {
  * pidfd_getfd, process_vm_readv, process_vm_writev (processes.ptraced) */
 static inline bool fp_sys_crossproc(uint32_t sys)
 {
-	return sys == FP_SYS_PTRACE ||
-	       (sys >= FP_SYS_PIDFD_GETFD && sys <= FP_SYS_PROCESS_VM_WRITEV);
+	return sys == FP_SYS_PTRACE || fp_sys_is_ptrace_access(sys);
 }
 
 /* a mount-family call of FP_EV_PROCOP (else a namespace one) */
 static inline bool fp_sys_mountlike(uint32_t sys)
 {
-	return sys >= FP_SYS_MOUNT && sys <= FP_SYS_PIVOT_ROOT;
+	return fp_sys_is_mount(sys);
 }
 
 /*

@@ -327,8 +327,7 @@ static void dec_signal(struct fp_dec *d, struct fp_event *ev)
 	ev->signal.target_tgid = fp_dec_u64(d);
 	ev->signal.request = fp_dec_i64(d);
 	if (!fp_sys_crossproc(ev->signal.sys) &&
-	    (ev->signal.sys < FP_SYS_KILL ||
-	     ev->signal.sys > FP_SYS_PIDFD_SEND_SIGNAL))
+	    !fp_sys_is_signal(ev->signal.sys))
 		d->err = -EBADMSG;
 }
 
@@ -350,7 +349,7 @@ static void dec_procop(struct fp_dec *d, struct fp_event *ev)
 	ev->procop.arg = fp_dec_i64(d);
 	fp_dec_bytes(d, &ev->procop.target);
 	fp_dec_bytes(d, &ev->procop.source);
-	if (ev->procop.sys < FP_SYS_MOUNT || ev->procop.sys > FP_SYS_CLONE3)
+	if (!fp_sys_is_procop(ev->procop.sys))
 		d->err = -EBADMSG;
 }
 

@@ -62,8 +62,7 @@ static int decode_path(struct fp_event_path *out, const struct fp_path *in,
 
 static bool is_open(uint32_t sys)
 {
-	return (sys >= FP_SYS_OPEN && sys <= FP_SYS_CREAT) ||
-	       sys == FP_SYS_OPEN_BY_HANDLE_AT;
+	return fp_sys_is_open(sys);
 }
 
 /* The file an open reached has a usable name (not a pipe, not lost). */
@@ -300,8 +299,7 @@ static int decode_signal(const void *rec, size_t size, struct fp_event *ev)
 	const struct fp_signal *x = rec;
 
 	if (size < sizeof(*x) ||
-	    (!fp_sys_crossproc(x->sys) &&
-	     (x->sys < FP_SYS_KILL || x->sys > FP_SYS_PIDFD_SEND_SIGNAL)))
+	    (!fp_sys_crossproc(x->sys) && !fp_sys_is_signal(x->sys)))
 		return -EINVAL;
 	ev->signal.sys = x->sys;
 	ev->signal.sig = x->sig;
@@ -335,8 +333,7 @@ static int decode_procop(const void *rec, size_t size, struct fp_event *ev)
 	const char *p = x->data;
 
 	if (size < fixed || x->names_len > size - fixed ||
-	    x->names_len > sizeof(x->data) || x->sys < FP_SYS_MOUNT ||
-	    x->sys > FP_SYS_CLONE3)
+	    x->names_len > sizeof(x->data) || !fp_sys_is_procop(x->sys))
 		return -EINVAL;
 	ev->procop.sys = x->sys;
 	ev->procop.ret = x->ret;

@@ -156,7 +156,7 @@ static void *with_opened(const struct fp_file *f, size_t size,
 
 static bool is_open(uint32_t sys)
 {
-	return sys >= FP_SYS_OPEN && sys <= FP_SYS_CREAT;
+	return fp_sys_is_name_open(sys);
 }
 
 /* What the completion adds to a file record: result, file opened. */
