@@ -74,22 +74,4 @@ int sidecar_status(struct sidecar_opts *o);
 int sidecar_mark(struct sidecar_opts *o);
 int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c);
 
-/* stop --attest (sidecar_attest.c): the receipt goes through a memfd of
- * stop's, from begin to end, and the link is made of it */
-struct sidecar_attest {
-	struct fp_attest_job job;
-	int mfd; /* -1: not attesting */
-	int fd; /* the receipt's own fd and path, while the memfd stands in */
-	const char *path;
-};
-
-/* Before the verdict: the key, the link's directory, the memfd. 0 or an
- * exit code after one line. */
-int sidecar_attest_begin(struct sidecar_attest *sa, struct fp_output *receipt,
-			 struct sidecar_opts *o, const struct fp_creds *c);
-/* After it (rc its exit code): the receipt passed on, the link made; the
- * exit code to go on with. */
-int sidecar_attest_end(struct sidecar_attest *sa, struct fp_output *receipt,
-		       struct sidecar_opts *o, int rc);
-
 #endif

@@ -14,12 +14,11 @@
 #include <linux/sched.h>
 
 #include "cli.h"
-#include "fleet.h"
 #include "sidecar.h"
 #include "sidecar_journal.h"
 #include "sidecar_peer.h"
-#include "summary_md.h"
 
+#include "report_hooks.h"
 #include "sidecar_cmd.h"
 
 /*
@@ -237,7 +236,6 @@ static int dead_log_fd(int statefd, int *dirfd, char **name)
 static int judge_dead(int statefd, FILE *receipt, int summary_fd,
 		      const char *why, const struct sidecar_opts *o)
 {
-	FILE *md;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
 	struct fp_findings f = { 0 };
@@ -281,21 +279,16 @@ static int judge_dead(int statefd, FILE *receipt, int summary_fd,
 	if ((!ret || ret == -ENODATA) &&
 	    !fp_run_policy(&run, &pol, err, sizeof(err)) &&
 	    !fp_run_judge(&run, &pol, &f, &v, &out)) {
-		if (receipt)
-			fp_run_receipt(receipt, &run, &f, &v, &out);
-		md = summary_fd >= 0 ? fdopen(dup(summary_fd), "w") : NULL;
-		if (md) {
-			fp_summary_md_write(md, &f, &v, FP_MD_SUMMARY_MAX);
-			fclose(md);
-		}
-		if (o->annotations)
-			fp_annotations_write(stdout, &f, &v,
-					     FP_ANNOTATIONS_MAX);
-		if (!o->quiet) {
-			struct fp_summary_opts so = { false, o->summary_max };
+		struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
 
-			fp_summary_write_opts(stderr, &f, &v, &so);
-		}
+		ro.receipt = receipt;
+		ro.markdown_fd = summary_fd;
+		ro.annotations = o->annotations;
+		ro.quiet = o->quiet;
+		ro.summary_max = o->summary_max;
+		fp_report_judged(
+			&(struct fp_judged){ &run, &f, &v, &out, NULL }, &ro,
+			rc);
 	}
 	fp_verdict_free(&v);
 	fp_findings_free(&f);
@@ -407,89 +400,78 @@ static void journal_dead(int statefd, const struct stop_ctx *x)
 	fp_sc_journal_close(&j);
 }
 
-/* The verdict: the daemon's, or (fail closed) what its log says. */
-static int get_verdict(int statefd, struct stop_ctx *x,
-		       struct fp_output *receipt, struct fp_output *summary,
-		       const struct sidecar_opts *o)
+/* The verdict: the daemon's, or (fail closed) what its log says. The
+ * receipt goes to receipt_fd (stdout's for "-"; -1: nowhere). */
+static int get_verdict(int statefd, struct stop_ctx *x, int receipt_fd,
+		       int summary_fd, const struct sidecar_opts *o)
 {
 	int conn = sidecar_connect(statefd, o->state), rc = -1;
 	FILE *rf = NULL;
 
 	if (conn >= 0 && daemon_is_footprint(conn, x))
-		rc = ask_stop(conn,
-			      o->receipt_path && !strcmp(o->receipt_path, "-") ?
-				      STDOUT_FILENO :
-				      receipt->fd,
-			      summary->fd, o, x->expect[0] ? x->expect : NULL);
+		rc = ask_stop(conn, receipt_fd, summary_fd, o,
+			      x->expect[0] ? x->expect : NULL);
 	if (conn >= 0)
 		close(conn);
 	if (rc >= 0)
 		return rc;
 	why_no_daemon(x, conn, rc);
-	if (receipt->fd >= 0)
-		rf = fdopen(dup(receipt->fd), "w");
-	else if (o->receipt_path)
+	/* stdout itself: the receipt before the annotations, as ever */
+	if (receipt_fd == STDOUT_FILENO)
 		rf = stdout;
-	rc = judge_dead(statefd, rf, summary->fd, x->why, o);
+	else if (receipt_fd >= 0)
+		rf = fdopen(dup(receipt_fd), "w");
+	rc = judge_dead(statefd, rf, summary_fd, x->why, o);
 	if (rf && rf != stdout)
 		fclose(rf);
 	journal_dead(statefd, x);
 	return rc;
 }
 
-/* the receipt in mfd (from its start) to out, a file or stdout */
-static int copy_receipt(int mfd, int out)
+/* The receipt's own stream, as stop was asked for it (NULL: none). */
+static FILE *receipt_stream(const struct fp_output *receipt,
+			    const struct sidecar_opts *o)
 {
-	char buf[65536];
-	ssize_t n, w, k;
-
-	if (lseek(mfd, 0, SEEK_SET))
-		return -errno;
-	while ((n = read(mfd, buf, sizeof(buf))) > 0)
-		for (k = 0; k < n; k += w)
-			if ((w = write(out, buf + k, n - k)) < 0)
-				return -errno;
-	return n < 0 ? -errno : 0;
+	if (receipt->fd >= 0)
+		return fdopen(dup(receipt->fd), "w");
+	return o->receipt_path ? stdout : NULL;
 }
 
 /*
- * stop --push: the daemon writes the receipt where it can be read back
- * (a memfd), then it goes to --receipt's file or stdout, and to the
- * store (or the spool).
+ * The verdict, and the outputs made of its receipt (--attest, --push):
+ * for them the receipt is written into a memfd of stop's, and goes on
+ * from there by the report path's tail (report_path.h), where it was
+ * asked for first.
  */
-static int stop_and_push(int statefd, struct stop_ctx *x,
-			 struct fp_output *receipt, struct fp_output *summary,
-			 const struct sidecar_opts *o, const struct fp_creds *c)
+static int stop_verdict(int statefd, struct stop_ctx *x,
+			struct fp_output *receipt, struct fp_output *summary,
+			const struct sidecar_opts *o,
+			struct fp_report_outputs *ro)
 {
-	struct fp_fleet_opts fo = { .url = o->push_url,
-				    .creds = c,
-				    .job = o->push_job,
-				    .quiet = o->quiet };
-	struct sidecar_opts po = *o;
-	int file = receipt->fd, mfd, rc, e = 0;
+	bool to_stdout = o->receipt_path && !strcmp(o->receipt_path, "-");
+	int mfd, rc;
 
+	if (!fp_report_has_hooks(ro))
+		return get_verdict(statefd, x,
+				   to_stdout ? STDOUT_FILENO : receipt->fd,
+				   summary->fd, o);
 	mfd = memfd_create("footprint-receipt", MFD_CLOEXEC);
 	if (mfd < 0) {
-		fprintf(stderr,
-			"footprint: no memory for the receipt --push sends: %s\n",
+		fprintf(stderr, "footprint: no memory for the receipt: %s\n",
 			strerror(errno));
 		return FP_EXIT_NOTRACE;
 	}
-	po.receipt_path = NULL;
-	receipt->fd = mfd;
-	rc = get_verdict(statefd, x, receipt, summary, &po);
-	receipt->fd = file;
-	if (file >= 0)
-		e = copy_receipt(mfd, file);
-	else if (o->receipt_path)
-		e = copy_receipt(mfd, STDOUT_FILENO);
-	if (e)
-		fprintf(stderr, "footprint: writing the receipt failed: %s\n",
-			strerror(-e));
-	/* neither pushed nor spooled: an output that failed */
-	if (fp_fleet_push_receipt_fd(&fo, mfd, c->active ? c->name : "root") ||
-	    e)
-		rc = rc == FP_EXIT_OK ? FP_EXIT_NOTRACE : rc;
+	rc = get_verdict(statefd, x, mfd, summary->fd, o);
+	ro->receipt = receipt_stream(receipt, o);
+	rc = fp_report_receipt_fd(mfd, NULL, ro, rc);
+	close(mfd);
+	if (ro->receipt && (fflush(ro->receipt) ||
+			    (ro->receipt != stdout && fclose(ro->receipt)))) {
+		fprintf(stderr,
+			"footprint: writing the receipt to %s failed: %s\n",
+			o->receipt_path, strerror(errno));
+		rc = rc ? rc : FP_EXIT_NOTRACE;
+	}
 	return rc;
 }
 
@@ -524,7 +506,15 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	struct fp_output receipt = FP_OUTPUT_INIT("the receipt");
 	struct fp_output summary = FP_OUTPUT_INIT("the job summary");
 	struct stop_ctx x = { 0 };
-	struct sidecar_attest sa = { .mfd = -1 };
+	struct fp_attest_job att = FP_ATTEST_JOB_INIT;
+	struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
+	struct fp_report_push push = {
+		.fo = { .url = o->push_url,
+			.creds = c,
+			.job = o->push_job,
+			.quiet = o->quiet },
+		.user = c->active ? c->name : "root",
+	};
 	int statefd, rc, where;
 	bool in_child;
 
@@ -550,15 +540,15 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	else if (x.last.any)
 		fp_sc_id(x.expect, x.last.daemon, x.last.ticks);
 	rc = prepare_outputs(statefd, &receipt, &summary, o, c);
-	if (!rc)
-		rc = sidecar_attest_begin(&sa, &receipt, o, c);
+	o->attest.quiet = o->quiet;
+	if (!rc && o->attest.key)
+		rc = fp_attest_job_prepare(&att, &o->attest, c);
 	if (!rc) {
-		rc = o->push_url ?
-			     stop_and_push(statefd, &x, &receipt, &summary, o,
-					   c) :
-			     get_verdict(statefd, &x, &receipt, &summary, o);
-		rc = sidecar_attest_end(&sa, &receipt, o, rc);
+		fp_report_hook_attest(&ro, &att);
+		fp_report_hook_push(&ro, &push);
+		rc = stop_verdict(statefd, &x, &receipt, &summary, o, &ro);
 	}
+	fp_attest_job_free(&att);
 	close(statefd);
 	if (c->active) {
 		fp_output_hand_over(&receipt, 1, c->uid, c->gid, c->name);

@@ -16,7 +16,6 @@
 #include "cli.h"
 #include "reconcile.h"
 #include "sidecar.h"
-#include "summary_md.h"
 
 #define STOP_FDS 4
 
@@ -597,24 +596,6 @@ static void find_leftovers(struct fp_session *s, pid_t stopper)
 		closedir(d);
 }
 
-/* The markdown job summary (where asked), and annotations on stdout. */
-static void write_reports(struct fp_session *s, int summary_fd,
-			  bool annotations)
-{
-	FILE *f = summary_fd >= 0 ? fdopen(dup(summary_fd), "w") : NULL;
-
-	if (f) {
-		fp_summary_md_write(f, &s->findings, &s->verdict,
-				    FP_MD_SUMMARY_MAX);
-		fclose(f);
-	}
-	if (annotations) {
-		fp_annotations_write(stdout, &s->findings, &s->verdict,
-				     FP_ANNOTATIONS_MAX);
-		fflush(stdout);
-	}
-}
-
 /* The verdict, written where the stop request asked for it. */
 static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0,
 		  bool annotations, pid_t stopper)
@@ -626,6 +607,8 @@ static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0,
 	dup2(fds[3], STDERR_FILENO);
 	if (fds[0] >= 0)
 		s->receipt = fdopen(fds[0], "w");
+	s->report.markdown_fd = fds[1];
+	s->report.annotations = annotations;
 	s->run.duration_ms = fp_now_ms() - t0;
 	find_leftovers(s, stopper);
 	rc = fp_session_after_procs(s);
@@ -633,10 +616,8 @@ static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0,
 		fp_session_drain(s);
 		rc = fp_session_after_files(s);
 	}
-	if (!rc) {
+	if (!rc)
 		rc = fp_session_verdict(s);
-		write_reports(s, fds[1], annotations);
-	}
 	return rc;
 }
 
