@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "cgroup_move.h"
 #include "cli.h"
 #include "json.h"
 #include "sidecar.h"
@@ -119,36 +120,28 @@ static int daemon_scope(struct fp_session *s, const struct sidecar_opts *o)
  * among start's ancestors (sudo does not keep GITHUB_ACTIONS, so the
  * process tree is asked, not the environment). 0 when there is none.
  */
-static pid_t find_runner_worker(void)
+static long is_runner_worker(void *ctx, pid_t pid, pid_t ppid)
 {
-	char path[64], comm[64], stat[512];
-	pid_t pid = getppid();
-	int hops, ppid;
+	char path[64], comm[64];
 	FILE *f;
 
-	for (hops = 0; pid > 1 && hops < 64; hops++) {
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-		f = fopen(path, "re");
-		if (!f)
-			return 0;
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
-		if (!strcmp(comm, "Runner.Worker\n"))
-			return pid;
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		f = fopen(path, "re");
-		if (!f)
-			return 0;
-		if (!fgets(stat, sizeof(stat), f) || !strrchr(stat, ')') ||
-		    sscanf(strrchr(stat, ')') + 2, "%*c %d", &ppid) != 1) {
-			fclose(f);
-			return 0;
-		}
-		fclose(f);
-		pid = ppid;
-	}
-	return 0;
+	(void)ctx;
+	(void)ppid;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strcmp(comm, "Runner.Worker\n") ? 0 : pid;
+}
+
+static pid_t find_runner_worker(void)
+{
+	long pid = fp_proc_walk_up(getppid(), is_runner_worker, NULL);
+
+	return pid > 0 ? (pid_t)pid : 0;
 }
 
 /* A sidecar's run: its step parent, and its state directory, a write
@@ -170,18 +163,17 @@ static int sidecar_header(struct fp_session *s, const struct sidecar_opts *o,
 /* The daemon never traces itself: it lives in a cgroup of its own. */
 static int daemon_cgroup(struct fp_cgroup *cg)
 {
-	char err[512], procs[sizeof(cg->path) + 16];
-	FILE *f;
+	char err[512];
+	int ret;
 
 	if (fp_cgroup_create(cg, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return FP_EXIT_NOTRACE;
 	}
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg->path);
-	f = fopen(procs, "we");
-	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
+	ret = fp_cgroup_move(cg->fd, getpid());
+	if (ret) {
 		fprintf(stderr, "footprint: cannot move into %s: %s\n",
-			cg->path, strerror(errno));
+			cg->path, strerror(-ret));
 		return FP_EXIT_NOTRACE;
 	}
 	return 0;
@@ -191,20 +183,15 @@ static int daemon_cgroup(struct fp_cgroup *cg)
  * its own outputs are not the job's */
 static void leave_cgroup(const struct fp_cgroup *cg)
 {
-	char procs[sizeof(cg->path) + 16];
+	char parent[sizeof(cg->path)];
 	char *slash;
-	FILE *f;
 
-	snprintf(procs, sizeof(procs), "%s", cg->path);
-	slash = strrchr(procs, '/');
+	snprintf(parent, sizeof(parent), "%s", cg->path);
+	slash = strrchr(parent, '/');
 	if (!slash)
 		return;
-	strcpy(slash, "/cgroup.procs");
-	f = fopen(procs, "we");
-	if (f) {
-		fprintf(f, "%d\n", (int)getpid());
-		fclose(f);
-	}
+	*slash = '\0';
+	fp_cgroup_move_path(parent, getpid());
 }
 
 /* Bounded: a stop that hangs must not keep the daemon forever. */

@@ -536,30 +536,16 @@ static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
 	return ret;
 }
 
-static pid_t parent_of(pid_t pid)
+static long is_pid(void *ctx, pid_t pid, pid_t ppid)
 {
-	char path[64], stat[512], *rp;
-	int ppid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(stat, sizeof(stat), f) && (rp = strrchr(stat, ')')))
-		sscanf(rp + 2, "%*c %d", &ppid);
-	fclose(f);
-	return ppid;
+	(void)ppid;
+	return pid == *(pid_t *)ctx;
 }
 
+/* pid is of, or one of its ancestors */
 static bool is_ancestor(pid_t pid, pid_t of)
 {
-	int hops;
-
-	for (hops = 0; of > 1 && hops < 64; hops++, of = parent_of(of))
-		if (of == pid)
-			return true;
-	return false;
+	return fp_proc_walk_up(of, is_pid, &pid) != 0;
 }
 
 /*
@@ -621,20 +607,20 @@ static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0,
 	return rc;
 }
 
+static long child_of(void *ctx, pid_t pid, pid_t ppid)
+{
+	return ppid == *(const pid_t *)ctx ? pid : 0;
+}
+
 /* The step that ran `sidecar start`: the child of the step parent that
  * start descends from (it may be start's own sudo); 0 if none. */
 static pid_t start_step(const struct fp_sidecar_state *st)
 {
-	pid_t pid = st->start_pid, pp;
-	int hops;
+	pid_t parent = st->step_parent;
 
-	for (hops = 0; st->step_parent && pid > 1 && hops < 64; hops++) {
-		pp = fp_proc_ppid(pid);
-		if (pp == st->step_parent)
-			return pid;
-		pid = pp;
-	}
-	return 0;
+	return parent ? (pid_t)fp_proc_walk_up(st->start_pid, child_of,
+					       &parent) :
+			0;
 }
 
 void fp_sidecar_started(struct fp_session *s, struct fp_sidecar_state *st)
