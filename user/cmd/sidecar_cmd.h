@@ -62,9 +62,11 @@ bool sidecar_state_empty(int statefd);
 int sidecar_connect(int statefd, const char *state);
 bool sidecar_alive(int statefd);
 int sidecar_listen(int statefd);
-void sidecar_write_log_id(int statefd, struct fp_session *s);
-void sidecar_write_pidfile(int statefd, const struct fp_cgroup *cg);
-void sidecar_write_roots(int statefd, char *const *roots, size_t n);
+/* The daemon's files for stop (one writer, one policy): 0, or -errno
+ * after one line, and the daemon does not start. */
+int sidecar_write_log_id(int statefd, struct fp_session *s);
+int sidecar_write_pidfile(int statefd, const struct fp_cgroup *cg);
+int sidecar_write_roots(int statefd, char *const *roots, size_t n);
 size_t sidecar_read_roots(int statefd, char *buf, size_t len, char **roots,
 			  size_t max);
 

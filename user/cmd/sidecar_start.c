@@ -59,8 +59,8 @@ static int daemon_session(struct fp_session *s, struct sidecar_opts *o,
 	rc = fp_session_prepare(s);
 	if (!rc)
 		rc = fp_session_outputs(s);
-	if (!rc && o->record_path)
-		sidecar_write_log_id(statefd, s);
+	if (!rc && o->record_path && sidecar_write_log_id(statefd, s))
+		rc = FP_EXIT_NOTRACE;
 	return rc;
 }
 
@@ -283,9 +283,10 @@ static int run_daemon(struct sidecar_opts *o, int statefd,
 			rc = FP_EXIT_NOTRACE;
 		}
 	}
+	if (!rc && (sidecar_write_pidfile(statefd, &cg) ||
+		    sidecar_write_roots(statefd, roots, o->nroots)))
+		rc = FP_EXIT_NOTRACE;
 	if (!rc) {
-		sidecar_write_pidfile(statefd, &cg);
-		sidecar_write_roots(statefd, roots, o->nroots);
 		fp_sidecar_started(&s, &st);
 		detach_stdio();
 		rc = fp_sidecar_serve(&s, &st);
