@@ -58,10 +58,6 @@ int sidecar_open_state(const struct sidecar_opts *o, const struct fp_creds *c,
 		       bool make);
 /* none of a daemon's files is there (only, maybe, its journal) */
 bool sidecar_state_empty(int statefd);
-/* The daemon's control socket: a connected fd, or -errno. */
-int sidecar_connect(int statefd, const char *state);
-bool sidecar_alive(int statefd);
-int sidecar_listen(int statefd);
 /* The daemon's files for stop (one writer, one policy): 0, or -errno
  * after one line, and the daemon does not start. */
 int sidecar_write_log_id(int statefd, struct fp_session *s);

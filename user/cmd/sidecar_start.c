@@ -275,7 +275,7 @@ static int run_daemon(struct sidecar_opts *o, int statefd,
 		rc = FP_EXIT_NOTRACE;
 	}
 	if (!rc) {
-		st.listen_fd = sidecar_listen(statefd);
+		st.listen_fd = fp_sc_listen(statefd);
 		if (st.listen_fd < 0) {
 			fprintf(stderr,
 				"footprint: cannot listen in the state directory: %s\n",
@@ -473,7 +473,7 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 		goto cleanup;
 	/* held by the daemon (it keeps statefd) for as long as it lives:
 	 * two starts at once cannot both take the directory */
-	if (flock(statefd, LOCK_EX | LOCK_NB) || sidecar_alive(statefd)) {
+	if (flock(statefd, LOCK_EX | LOCK_NB) || fp_sc_alive(statefd)) {
 		fprintf(stderr,
 			"footprint: a sidecar already runs with state %s; stop it first (sudo footprint sidecar stop)\n",
 			o->state);

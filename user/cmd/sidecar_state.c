@@ -152,57 +152,6 @@ bool sidecar_state_empty(int statefd)
 	return true;
 }
 
-int sidecar_connect(int statefd, const char *state)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	/* a short path through our own fd: the state dir may be deep */
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s",
-		 statefd, FP_SIDECAR_CTL);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = errno;
-
-		close(fd);
-		(void)state;
-		return -e;
-	}
-	return fd;
-}
-
-/* A daemon of an earlier start, still alive? */
-bool sidecar_alive(int statefd)
-{
-	int fd = sidecar_connect(statefd, NULL);
-
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
-
-/* ---- start: the daemon ---- */
-
-int sidecar_listen(int statefd)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s",
-		 statefd, FP_SIDECAR_CTL);
-	unlinkat(statefd, FP_SIDECAR_CTL, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    fchmodat(statefd, FP_SIDECAR_CTL, 0666, 0) || listen(fd, 8)) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
  * The one writer of the daemon's files in the state directory: name made
  * anew (root's, 0600, never through a link) and written whole. 0, or

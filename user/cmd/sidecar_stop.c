@@ -94,27 +94,15 @@ static int leave_the_job(int statefd, int *code)
 	return 0;
 }
 
-/* A client that waits for an answer waits this long at most (status,
- * mark, hello): a daemon that does not answer is not worth a hung job. */
-static void answer_within(int fd, int seconds)
-{
-	struct timeval tv = { seconds, 0 };
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
 /* Before stop writes anything: the daemon knows it for footprint's own. */
 static void say_hello(int statefd)
 {
 	char req = FP_SC_HELLO, ack;
-	int fd = sidecar_connect(statefd, NULL);
+	int fd = fp_sc_connect(statefd);
 
 	if (fd < 0)
 		return;
-	answer_within(fd, 30);
-	if (send(fd, &req, 1, MSG_NOSIGNAL) == 1 && recv(fd, &ack, 1, 0) == 1)
-		(void)ack;
+	fp_sc_ask(fd, &req, 1, &ack, 1, 30);
 	close(fd);
 }
 
@@ -128,9 +116,7 @@ int sidecar_status(struct sidecar_opts *o)
 
 	if (statefd < 0)
 		return FP_EXIT_USAGE;
-	fd = sidecar_connect(statefd, o->state);
-	if (fd >= 0)
-		answer_within(fd, 30);
+	fd = fp_sc_connect(statefd);
 	close(statefd);
 	if (fd < 0) {
 		fprintf(stderr,
@@ -138,7 +124,7 @@ int sidecar_status(struct sidecar_opts *o)
 			o->state, strerror(-fd));
 		return FP_EXIT_VERDICT;
 	}
-	n = (send(fd, &req, 1, 0) == 1) ? recv(fd, buf, sizeof(buf), 0) : -1;
+	n = fp_sc_ask(fd, &req, 1, buf, sizeof(buf), 30);
 	close(fd);
 	if (n <= 0) {
 		fprintf(stderr, "footprint: the sidecar did not answer\n");
@@ -159,9 +145,7 @@ int sidecar_mark(struct sidecar_opts *o)
 
 	if (statefd < 0)
 		return FP_EXIT_USAGE;
-	fd = sidecar_connect(statefd, o->state);
-	if (fd >= 0)
-		answer_within(fd, 30);
+	fd = fp_sc_connect(statefd);
 	close(statefd);
 	if (fd < 0) {
 		fprintf(stderr, "footprint: no sidecar answers in %s (%s)\n",
@@ -170,8 +154,7 @@ int sidecar_mark(struct sidecar_opts *o)
 	}
 	req[0] = FP_SC_MARK;
 	memcpy(req + 1, o->name, len);
-	if (send(fd, req, len + 1, MSG_NOSIGNAL) != (ssize_t)len + 1 ||
-	    recv(fd, &ack, 1, 0) != 1 || ack != 'K') {
+	if (fp_sc_ask(fd, req, len + 1, &ack, 1, 30) != 1 || ack != 'K') {
 		fprintf(stderr,
 			"footprint: the sidecar did not take the mark\n");
 		close(fd);
@@ -297,44 +280,27 @@ static int judge_dead(int statefd, FILE *receipt, int summary_fd,
 	return rc;
 }
 
-/* Ask the daemon for the verdict: "R <code>", or -1 if it died. expect:
- * the daemon's identity this stop expects, or NULL. */
+/* Ask the daemon for the verdict: its exit code, or -1 if it died.
+ * expect: the daemon's identity this stop expects, or NULL. */
 static int ask_stop(int conn, int receipt_fd, int summary_fd,
 		    const struct sidecar_opts *o, const char *expect)
 {
-	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	int fds[4] = { receipt_fd >= 0 ? receipt_fd : devnull,
-		       summary_fd >= 0 ? summary_fd : devnull, STDOUT_FILENO,
-		       STDERR_FILENO };
-	char req[32 + FP_SC_ID_LEN] = { FP_SC_STOP, o->annotations ? 'a' : '-',
-					o->quiet ? 'q' : '-' };
-	char ctl[CMSG_SPACE(sizeof(fds))], buf[64];
-	/* "X", annotations, quiet, --summary-max in decimal, the daemon */
-	struct iovec iov = { req,
-			     3 + snprintf(req + 3, sizeof(req) - 3, "%zu%s%s",
-					  o->summary_max, expect ? " " : "",
-					  expect ? expect : "") };
-	struct msghdr m = { .msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = ctl,
-			    .msg_controllen = sizeof(ctl) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	ssize_t n;
-	int rc = -1;
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC), rc;
+	int fds[FP_SC_STOP_FDS] = {
+		[FP_SC_FD_RECEIPT] = receipt_fd >= 0 ? receipt_fd : devnull,
+		[FP_SC_FD_SUMMARY] = summary_fd >= 0 ? summary_fd : devnull,
+		[FP_SC_FD_STDOUT] = STDOUT_FILENO,
+		[FP_SC_FD_STDERR] = STDERR_FILENO,
+	};
+	struct fp_sc_stop_req r = { .annotations = o->annotations,
+				    .quiet = o->quiet,
+				    .summary_max = o->summary_max };
 
 	if (devnull < 0)
 		return -1;
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	if (sendmsg(conn, &m, MSG_NOSIGNAL) == (ssize_t)iov.iov_len) {
-		n = recv(conn, buf, sizeof(buf) - 1, 0);
-		if (n > 2 && buf[0] == 'R') {
-			buf[n] = '\0';
-			rc = atoi(buf + 2);
-		}
-	}
+	if (expect)
+		snprintf(r.expect, sizeof(r.expect), "%s", expect);
+	rc = fp_sc_ask_stop(conn, &r, fds);
 	close(devnull);
 	return rc;
 }
@@ -405,7 +371,7 @@ static void journal_dead(int statefd, const struct stop_ctx *x)
 static int get_verdict(int statefd, struct stop_ctx *x, int receipt_fd,
 		       int summary_fd, const struct sidecar_opts *o)
 {
-	int conn = sidecar_connect(statefd, o->state), rc = -1;
+	int conn = fp_sc_connect(statefd), rc = -1;
 	FILE *rf = NULL;
 
 	if (conn >= 0 && daemon_is_footprint(conn, x))

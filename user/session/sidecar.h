@@ -17,6 +17,7 @@
 #include "session.h"
 #include "sidecar_journal.h"
 #include "sidecar_peer.h"
+#include "sidecar_proto.h"
 
 /* files in the state directory */
 #define FP_SIDECAR_CTL "ctl"
@@ -24,24 +25,6 @@
 #define FP_SIDECAR_LOG "trace.fplog"
 #define FP_SIDECAR_LOG_ID "log-id" /* where --record put the log */
 #define FP_SIDECAR_ROOTS "roots" /* the watched roots, NUL-separated */
-
-/* the requests, first byte of a datagram on the control socket */
-enum fp_sidecar_req {
-	FP_SC_STATUS = 'S', /* reply: one JSON object */
-	FP_SC_STATUS_TEXT = 's', /* reply: a few lines for a person */
-	FP_SC_MARK = 'M', /* followed by the step's name */
-	/*
-	 * "X", annotations ('a' or '-'), quiet ('q' or '-'), --summary-max
-	 * in decimal, then " PID:TICKS": the daemon stop expects (--daemon,
-	 * or the journal's). With SCM_RIGHTS: receipt (or -1 as /dev/null),
-	 * summary, stdout, stderr; reply: the exit code as text, once the
-	 * verdict is out and the daemon has stopped tracing and removed its
-	 * cgroup. Only root's footprint may ask it.
-	 */
-	FP_SC_STOP = 'X',
-	/* stop's child, before it writes: here is footprint's own */
-	FP_SC_HELLO = 'H',
-};
 
 /* clients served at once; a new one past this closes the oldest */
 #define FP_SC_MAX_CLIENTS 16
