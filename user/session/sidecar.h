@@ -74,4 +74,41 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st);
  * means the sidecar is gone. */
 void fp_sidecar_answer(struct fp_sidecar_state *st, int rc);
 
+/* ---- sidecar stop's end of it (sidecar_end.c) ---- */
+
+/*
+ * What stop asks, and knows: the outputs the daemon is asked for and the
+ * daemon it expects (req: --daemon's, else the journal's last start).
+ * The one found answers for itself (a genuine daemon that is someone
+ * else adds a tamper finding), but only once stop knows it is footprint
+ * at all: a control socket served by anything else gets nothing.
+ */
+struct fp_sidecar_stop {
+	int statefd;
+	struct fp_sc_stop_req req;
+	struct fp_sc_last last; /* the journal's last start */
+	char why[256]; /* why there is no daemon's verdict */
+};
+
+/*
+ * stop is footprint's own, not the job's: it goes on in a child born in
+ * the daemon's cgroup (clone3 CLONE_INTO_CGROUP), so that nothing it
+ * writes is traced. Returns 1 in that child; 0 in the caller once the
+ * child is done, with its exit code in *code; -1 when it must go on
+ * where it is.
+ */
+int fp_sidecar_leave_job(int statefd, int *code);
+/* Say hello (before stop writes anything), read the journal's last
+ * start, and name the daemon expected (daemon_id, or NULL). x->req's
+ * outputs are the caller's to fill. */
+void fp_sidecar_stop_init(struct fp_sidecar_stop *x, int statefd,
+			  const char *daemon_id);
+/*
+ * The verdict: the daemon's, or (fail closed) what its log says, by the
+ * report path. The receipt goes to receipt_fd (STDOUT_FILENO: stdout;
+ * -1: nowhere), the markdown summary to summary_fd. The exit code.
+ */
+int fp_sidecar_stop_verdict(struct fp_sidecar_stop *x, int receipt_fd,
+			    int summary_fd);
+
 #endif
