@@ -56,16 +56,6 @@ struct sidecar_opts {
 /* The state directory: made (make) or found; an fd, or -1 after a line. */
 int sidecar_open_state(const struct sidecar_opts *o, const struct fp_creds *c,
 		       bool make);
-/* none of a daemon's files is there (only, maybe, its journal) */
-bool sidecar_state_empty(int statefd);
-/* The daemon's files for stop (one writer, one policy): 0, or -errno
- * after one line, and the daemon does not start. */
-int sidecar_write_log_id(int statefd, struct fp_session *s);
-int sidecar_write_pidfile(int statefd, const struct fp_cgroup *cg);
-int sidecar_write_roots(int statefd, char *const *roots, size_t n);
-size_t sidecar_read_roots(int statefd, char *buf, size_t len, char **roots,
-			  size_t max);
-
 /* The verbs; each returns the exit code. */
 int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c);
 int sidecar_status(struct sidecar_opts *o);

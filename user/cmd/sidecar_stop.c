@@ -129,8 +129,8 @@ static int prepare_outputs(int statefd, struct fp_output *receipt,
 	int rc;
 
 	receipt->path = o->receipt_path;
-	nroots = sidecar_read_roots(statefd, rootbuf, sizeof(rootbuf), roots,
-				    64);
+	nroots = fp_sidecar_read_roots(statefd, rootbuf, sizeof(rootbuf), roots,
+				       64);
 	summary->path = o->summary_path;
 	rc = fp_output_prepare(receipt, c, roots, nroots);
 	if (!rc)

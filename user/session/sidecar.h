@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "session.h"
 #include "sidecar_journal.h"
 #include "sidecar_peer.h"
@@ -73,6 +74,48 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st);
 /* The stop request's answer, rc; sent last, so that stop returning
  * means the sidecar is gone. */
 void fp_sidecar_answer(struct fp_sidecar_state *st, int rc);
+
+/* What the daemon traces: sidecar start's options, as the session takes
+ * them. */
+struct fp_sidecar_opts {
+	int statefd; /* the state directory, root's */
+	char *const *roots; /* absolute, canonical */
+	size_t nroots;
+	const struct fp_policy *pol;
+	const struct fp_creds *invoker;
+	const char *record_path; /* --record, or NULL: the state directory's */
+	uint64_t record_max;
+	uint64_t mem_budget;
+	size_t ring_bytes;
+	bool every_open, report_reads;
+	const char *const *cgroups; /* --cgroup: below the mount, or not */
+	size_t ncgroups;
+	const pid_t *pid_trees;
+	size_t npid_trees;
+	pid_t step_parent;
+};
+
+/*
+ * The daemon (sidecar_daemon.c), a grandchild of start in a session of
+ * its own: from its cgroup to the answer of the stop that ended it.
+ * start: what start planned (scope, owner, restart); its ready_fd says
+ * "1 PID:TICKS" once tracing is live. The exit code.
+ */
+int fp_sidecar_daemon(const struct fp_sidecar_opts *o,
+		      struct fp_sidecar_state *start);
+
+/* ---- the daemon's files in the state directory (sidecar_files.c) ---- */
+
+/* none of a daemon's files is there (only, maybe, its journal) */
+bool fp_sidecar_state_empty(int statefd);
+/* One writer, one policy: 0, or -errno after one line, and the daemon
+ * does not start (a stop that cannot find them cannot fail closed). */
+int fp_sidecar_write_log_id(int statefd, struct fp_session *s);
+int fp_sidecar_write_pidfile(int statefd, const struct fp_cgroup *cg);
+int fp_sidecar_write_roots(int statefd, char *const *roots, size_t n);
+/* the roots the daemon watches, into buf (NUL-separated): how many */
+size_t fp_sidecar_read_roots(int statefd, char *buf, size_t len, char **roots,
+			     size_t max);
 
 /* ---- sidecar stop's end of it (sidecar_end.c) ---- */
 
