@@ -257,8 +257,11 @@ int fp_sidecar_daemon(const struct fp_sidecar_opts *o,
 		}
 	}
 	if (!rc && (fp_sidecar_write_pidfile(statefd, &cg) ||
-		    fp_sidecar_write_roots(statefd, o->roots, o->nroots)))
+		    fp_sidecar_write_roots(statefd, o->roots, o->nroots))) {
+		/* no daemon's pid for one that never served */
+		unlinkat(statefd, FP_SIDECAR_PID, 0);
 		rc = FP_EXIT_NOTRACE;
+	}
 	if (!rc) {
 		fp_sidecar_started(&s, &st);
 		detach_stdio();
