@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "fleet.h"
 #include "logrun.h"
 #include "receipt.h"
+#include "report_hooks.h"
 #include "rule_args.h"
 #include "userfile.h"
 #include "run.h"
@@ -53,15 +53,43 @@ static void replay_usage(FILE *f)
 		"was not executable / not found.\n");
 }
 
+/* The log's run, judged by pol: every output replay was asked for. */
+static int replay_report(const struct fp_replay_opts *args, struct fp_run *run,
+			 const struct fp_policy *pol, FILE *out)
+{
+	struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
+	struct fp_report_push push = {
+		.fo = { .url = args->push_url,
+			.job = args->push_job,
+			.quiet = args->quiet },
+	};
+	struct fp_findings f = { 0 };
+	struct fp_verdict v = { 0 };
+	struct fp_outcome o;
+	int rc = FP_EXIT_NOTRACE;
+
+	if (fp_run_judge(run, pol, &f, &v, &o)) {
+		fprintf(stderr, "footprint: out of memory while reconciling\n");
+	} else {
+		ro.receipt = out;
+		ro.quiet = args->quiet;
+		ro.summary_max = args->summary_max;
+		fp_report_hook_push(&ro, &push);
+		rc = fp_report_judged(
+			&(struct fp_judged){ run, &f, &v, &o, NULL }, &ro,
+			fp_run_exit_code(run, &v));
+	}
+	fp_verdict_free(&v);
+	fp_findings_free(&f);
+	return rc;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct fp_replay_opts args = { 0 };
 	const char *receipt_path, *log;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
-	struct fp_findings f = { 0 };
-	struct fp_verdict v = { 0 };
-	struct fp_outcome o;
 	FILE *out = NULL;
 	char err[600];
 	int ret, rc = FP_EXIT_USAGE;
@@ -106,32 +134,7 @@ int cmd_replay(int argc, char **argv)
 		if (!out)
 			goto cleanup;
 	}
-	if (fp_run_judge(&run, &pol, &f, &v, &o)) {
-		fprintf(stderr, "footprint: out of memory while reconciling\n");
-		rc = FP_EXIT_NOTRACE;
-		goto cleanup;
-	}
-	if (out)
-		fp_run_receipt(out, &run, &f, &v, &o);
-	if (!args.quiet) {
-		struct fp_summary_opts so = { isatty(STDERR_FILENO) &&
-						      !getenv("NO_COLOR"),
-					      args.summary_max };
-
-		fp_summary_write_roots(stderr, &f, &v, &so, run.roots,
-				       run.nroots);
-	}
-	rc = fp_run_exit_code(&run, &v);
-	if (args.push_url) {
-		struct fp_fleet_opts fo = { .url = args.push_url,
-					    .job = args.push_job,
-					    .quiet = args.quiet };
-
-		/* neither pushed nor spooled: an output that failed */
-		if (fp_fleet_push_judged(&fo, &run, &f, &v, &o) &&
-		    rc == FP_EXIT_OK)
-			rc = FP_EXIT_NOTRACE;
-	}
+	rc = replay_report(&args, &run, &pol, out);
 cleanup:
 	if (out && (fflush(out) || (out != stdout && fclose(out)))) {
 		fprintf(stderr,
@@ -139,8 +142,6 @@ cleanup:
 			receipt_path, strerror(errno));
 		rc = FP_EXIT_USAGE;
 	}
-	fp_verdict_free(&v);
-	fp_findings_free(&f);
 	fp_policy_free(&pol);
 	fp_run_free(&run);
 	return rc;

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "creds.h"
 #include "fleet.h"
+#include "report_hooks.h"
 #include "identity.h"
 #include "launch.h"
 #include "cmdterm.h"
@@ -285,22 +286,6 @@ static int run_session(struct fp_session *s, struct run_target *t,
 	return rc ? rc : fp_session_verdict(s);
 }
 
-/* --push: the receipt to the store (docs/fleet.md), or to the spool */
-static void run_push(const struct run_opts *o, const struct fp_creds *c,
-		     struct fp_session *s, int *rc)
-{
-	struct fp_fleet_opts fo = { .url = o->push_url,
-				    .creds = c,
-				    .job = o->push_job,
-				    .quiet = o->quiet };
-
-	/* neither pushed nor spooled: an output that failed */
-	if (fp_fleet_push_judged(&fo, &s->run, &s->findings, &s->verdict,
-				 &s->out) &&
-	    *rc == FP_EXIT_OK)
-		*rc = FP_EXIT_NOTRACE;
-}
-
 static void run_target_close(struct run_target *t, int leftovers)
 {
 	/* the caller's terminal as it was, whatever went wrong */
@@ -350,6 +335,7 @@ int cmd_run(int argc, char **argv)
 	struct fp_session s;
 	struct fp_session_opts so = { 0 };
 	struct fp_attest_job att = FP_ATTEST_JOB_INIT;
+	struct fp_report_push push = { 0 };
 	struct fp_creds invoker = { 0 };
 	struct fp_policy pol = { 0 };
 	char *roots[64] = { 0 };
@@ -420,7 +406,13 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "footprint: out of memory\n");
 		rc = FP_EXIT_NOTRACE;
 	}
+	push.fo = (struct fp_fleet_opts){ .url = o.push_url,
+					  .creds = &invoker,
+					  .job = o.push_job,
+					  .quiet = o.quiet };
 	if (!rc) {
+		fp_report_hook_attest(&s.report, &att);
+		fp_report_hook_push(&s.report, &push);
 		/* every output's directory is checked before anything runs */
 		rc = fp_session_prepare(&s);
 		if (!rc)
@@ -431,15 +423,15 @@ int cmd_run(int argc, char **argv)
 		s.run.no_network = o.scratch_dir && o.no_network;
 		if (!rc)
 			rc = run_session(&s, &t, &o, deadline_ms, &judged);
-		rc = fp_attest_after_run(&att, &s, rc);
+		/* judged: attested in the verdict, with the other outputs */
+		if (!judged)
+			rc = fp_attest_after_run(&att, &s, rc);
 		/* the outputs go to the invoking user (or, for a root login,
 		 * to --user's) once the run is over */
 		fp_session_finish(&s, &rc, invoker.active || t.id.drop,
 				  invoker.active ? invoker.uid : t.id.uid,
 				  invoker.active ? invoker.gid : t.id.gid,
 				  invoker.active ? invoker.name : t.id.name);
-		if (judged && o.push_url)
-			run_push(&o, &invoker, &s, &rc);
 	}
 	fp_session_free(&s);
 	fp_attest_job_free(&att);

@@ -56,40 +56,10 @@ struct sidecar_opts {
 /* The state directory: made (make) or found; an fd, or -1 after a line. */
 int sidecar_open_state(const struct sidecar_opts *o, const struct fp_creds *c,
 		       bool make);
-/* none of a daemon's files is there (only, maybe, its journal) */
-bool sidecar_state_empty(int statefd);
-/* The daemon's control socket: a connected fd, or -errno. */
-int sidecar_connect(int statefd, const char *state);
-bool sidecar_alive(int statefd);
-int sidecar_listen(int statefd);
-void sidecar_write_log_id(int statefd, struct fp_session *s);
-void sidecar_write_pidfile(int statefd, const struct fp_cgroup *cg);
-void sidecar_write_roots(int statefd, char *const *roots, size_t n);
-size_t sidecar_read_roots(int statefd, char *buf, size_t len, char **roots,
-			  size_t max);
-
 /* The verbs; each returns the exit code. */
 int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c);
 int sidecar_status(struct sidecar_opts *o);
 int sidecar_mark(struct sidecar_opts *o);
 int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c);
-
-/* stop --attest (sidecar_attest.c): the receipt goes through a memfd of
- * stop's, from begin to end, and the link is made of it */
-struct sidecar_attest {
-	struct fp_attest_job job;
-	int mfd; /* -1: not attesting */
-	int fd; /* the receipt's own fd and path, while the memfd stands in */
-	const char *path;
-};
-
-/* Before the verdict: the key, the link's directory, the memfd. 0 or an
- * exit code after one line. */
-int sidecar_attest_begin(struct sidecar_attest *sa, struct fp_output *receipt,
-			 struct sidecar_opts *o, const struct fp_creds *c);
-/* After it (rc its exit code): the receipt passed on, the link made; the
- * exit code to go on with. */
-int sidecar_attest_end(struct sidecar_attest *sa, struct fp_output *receipt,
-		       struct sidecar_opts *o, int rc);
 
 #endif

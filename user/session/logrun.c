@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -611,15 +612,27 @@ static int read_trailer(struct fp_run *run, struct fp_dec *d)
 	return 0;
 }
 
-static void *grow(void *v, size_t *cap, size_t n, size_t elem)
+/*
+ * Room for one more of elem bytes at *v, which holds n (doubling *cap).
+ * On failure *v and *cap are left as they were: what is there is still
+ * the run's, to be freed with it.
+ */
+static int grow(void **v, size_t *cap, size_t n, size_t elem)
 {
+	size_t ncap;
 	void *nv;
 
 	if (n < *cap)
-		return v;
-	*cap = *cap ? *cap * 2 : 256;
-	nv = realloc(v, *cap * elem);
-	return nv;
+		return 0;
+	ncap = *cap ? *cap * 2 : 256;
+	if (ncap < *cap || ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	nv = realloc(*v, ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
 }
 
 /* phase (1), path, pid: a process outside the run that held path open
@@ -679,10 +692,12 @@ static int load_record(struct loader *l, unsigned int type,
 
 		if (fp_dec_fentry(&d, &phase, &f))
 			return -EBADMSG;
-		run->fs[phase].e = grow(run->fs[phase].e, &l->fs_cap[phase],
-					run->fs[phase].n, sizeof(f));
-		if (!run->fs[phase].e)
+		if (grow((void **)&run->fs[phase].e, &l->fs_cap[phase],
+			 run->fs[phase].n, sizeof(f))) {
+			free(f.path.data);
+			free(f.target.data);
 			return -ENOMEM;
+		}
 		run->fs[phase].e[run->fs[phase].n++] = f;
 		return 0;
 	}
@@ -691,11 +706,14 @@ static int load_record(struct loader *l, unsigned int type,
 
 		if (fp_dec_proc(&d, &phase, &p))
 			return -EBADMSG;
-		run->procs[phase].procs =
-			grow(run->procs[phase].procs, &l->proc_cap[phase],
-			     run->procs[phase].n, sizeof(p));
-		if (!run->procs[phase].procs)
+		if (grow((void **)&run->procs[phase].procs, &l->proc_cap[phase],
+			 run->procs[phase].n, sizeof(p))) {
+			free(p.exe.data);
+			free(p.cwd.data);
+			free(p.argv.data);
+			free(p.cgroup.data);
 			return -ENOMEM;
+		}
 		run->procs[phase].procs[run->procs[phase].n++] = p;
 		return 0;
 	}
@@ -704,10 +722,8 @@ static int load_record(struct loader *l, unsigned int type,
 
 		if (fp_dec_sock(&d, &phase, &s))
 			return -EBADMSG;
-		run->socks[phase].socks =
-			grow(run->socks[phase].socks, &l->sock_cap[phase],
-			     run->socks[phase].n, sizeof(s));
-		if (!run->socks[phase].socks)
+		if (grow((void **)&run->socks[phase].socks, &l->sock_cap[phase],
+			 run->socks[phase].n, sizeof(s)))
 			return -ENOMEM;
 		run->socks[phase].socks[run->socks[phase].n++] = s;
 		return 0;

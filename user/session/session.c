@@ -149,6 +149,7 @@ int fp_session_init(struct fp_session *s, const struct fp_session_opts *o)
 	s->outs[FP_OUT_RECEIPT].path = o->receipt_path;
 	s->log.w.fd = -1;
 	s->log.enc = &s->enc;
+	s->report.markdown_fd = -1;
 	s->fo.cross_mounts = o->cross_mounts;
 	s->fo.rehash_all = o->rehash_all;
 	s->fo.creds = o->invoker;
@@ -421,8 +422,15 @@ int fp_session_before(struct fp_session *s)
 		    s->receipt &&
 		    !fp_run_judge(&s->run, s->o.pol, &s->findings, &s->verdict,
 				  &s->out)) {
-			fp_run_receipt(s->receipt, &s->run, &s->findings,
-				       &s->verdict, &s->out);
+			struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
+
+			ro.receipt = s->receipt;
+			ro.quiet = true;
+			fp_report_judged(&(struct fp_judged){ &s->run,
+							      &s->findings,
+							      &s->verdict,
+							      &s->out, NULL },
+					 &ro, FP_EXIT_TIMEOUT);
 			s->receipt_written = true;
 		}
 		return FP_EXIT_TIMEOUT;
@@ -540,72 +548,33 @@ int fp_session_after_files(struct fp_session *s)
 	return 0;
 }
 
-/*
- * Why the trace is incomplete, one line a cause: a ring too small is
- * the only one a larger --ring-size helps.
- */
-static void lost_lines(const struct fp_session *s, uint64_t lost)
+static void shape_summary(void *ctx)
 {
-	uint64_t compat = s->st.lost_compat, net = s->st.lost_net;
-	uint64_t rest = lost > compat + net ? lost - compat - net : 0;
-
-	if (compat)
-		fprintf(stderr,
-			"footprint: %" PRIu64
-			" 32-bit (int $0x80) file syscalls could not be decoded; the trace is incomplete (trace a 64-bit build of the program)\n",
-			compat);
-	if (net)
-		fprintf(stderr,
-			"footprint: %" PRIu64
-			" sends named a destination the kernel did not route, and the sender's memory no longer held it (rewritten during the call); the trace is incomplete and the verdict fails\n",
-			net);
-	if (rest)
-		fprintf(stderr,
-			"footprint: %" PRIu64
-			" events were lost; the trace is incomplete (try a larger --ring-size)\n",
-			rest);
+	fp_session_shape_summary(ctx);
 }
 
 int fp_session_verdict(struct fp_session *s)
 {
-	struct fp_run *run = &s->run;
+	struct fp_report_outputs ro = s->report;
+	struct fp_judged j = { &s->run, &s->findings, &s->verdict, &s->out,
+			       &s->st };
 	int rc;
 
-	if (fp_run_judge(run, s->o.pol, &s->findings, &s->verdict, &s->out)) {
+	if (fp_run_judge(&s->run, s->o.pol, &s->findings, &s->verdict,
+			 &s->out)) {
 		fprintf(stderr, "footprint: out of memory while reconciling\n");
 		return FP_EXIT_NOTRACE;
 	}
-	if (s->receipt) {
-		fp_run_receipt(s->receipt, run, &s->findings, &s->verdict,
-			       &s->out);
-		s->receipt_written = true;
-	}
-	if (run->lost)
-		lost_lines(s, run->lost);
-	if (fp_recon_unfolded(run->recon))
-		fprintf(stderr,
-			"footprint: the memory budget (--memory-budget, %" PRIu64
-			" MiB) ran out; the trace is incomplete and the verdict fails\n",
-			s->o.mem_budget >> 20);
-	/* the summary's reasons say it otherwise: one line either way */
-	if (s->o.quiet && fp_recon_uring_why(run->recon))
-		fprintf(stderr,
-			"footprint: trace incomplete: %s; the verdict fails\n",
-			fp_recon_uring_why(run->recon));
-	if (!s->o.quiet) {
-		struct fp_summary_opts so = {
-			isatty(STDERR_FILENO) && !getenv("NO_COLOR"),
-			s->o.summary_max ?: FP_SUMMARY_MAX_DEFAULT
-		};
-
-		fp_summary_write_roots(stderr, &s->findings, &s->verdict, &so,
-				       run->roots, run->nroots);
-		fp_session_shape_summary(s);
-	}
-	rc = fp_run_exit_code(run, &s->verdict);
+	ro.receipt = s->receipt;
+	ro.quiet = s->o.quiet;
+	ro.summary_max = s->o.summary_max;
+	ro.summary_more = shape_summary;
+	ro.summary_more_ctx = s;
+	rc = fp_run_exit_code(&s->run, &s->verdict);
 	if (s->snap_ret == -ETIMEDOUT)
 		rc = FP_EXIT_TIMEOUT;
-	return rc;
+	s->receipt_written = s->receipt != NULL;
+	return fp_report_judged(&j, &ro, rc);
 }
 
 /* a stream's last bytes, and its close: an output that failed turns an

@@ -29,6 +29,7 @@
 #include "outputs.h"
 #include "policy.h"
 #include "receipt.h"
+#include "report_path.h"
 #include "run.h"
 #include "snapshot_fs.h"
 #include "tracer.h"
@@ -86,6 +87,9 @@ struct fp_session {
 	struct fp_outcome out;
 	int snap_ret; /* of the last snapshot: 0, -ETIMEDOUT, -E2BIG, ... */
 	int trace_err; /* the driver's loop failed: the trace is incomplete */
+	/* the verdict's outputs beyond the receipt: the driver's hooks
+	 * (attest, push, ...), the daemon's markdown and annotations */
+	struct fp_report_outputs report;
 };
 
 /* 0 or -ENOMEM */
@@ -129,7 +133,8 @@ int fp_session_after_files(struct fp_session *s);
 /* holders_live.c: the writers outside the run of what only an open of
  * the run explains, into run->holders (run mode); 0 or -errno */
 int fp_session_holders(struct fp_session *s);
-/* Judge, write the receipt, tell stderr. The verdict's exit code. */
+/* Judge, and every output of the report path (report_path.h): the
+ * receipt, s->report's, stderr. The exit code. */
 int fp_session_verdict(struct fp_session *s);
 /*
  * Hand the outputs to uid:gid (when hand is set), drop the empty ones,

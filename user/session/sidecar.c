@@ -16,9 +16,6 @@
 #include "cli.h"
 #include "reconcile.h"
 #include "sidecar.h"
-#include "summary_md.h"
-
-#define STOP_FDS 4
 
 /* the largest resident set so far, from /proc: what status reports */
 static unsigned long rss_hwm_kib(void)
@@ -89,49 +86,12 @@ static void reply_status(int fd, struct fp_session *s,
 	send(fd, buf, len, MSG_NOSIGNAL);
 }
 
-/* A stop request: its flags say which of receipt and summary follow. */
-static int take_stop_fds(struct msghdr *m, int fds[STOP_FDS])
-{
-	struct cmsghdr *c = CMSG_FIRSTHDR(m);
-	unsigned int i, n;
-
-	for (i = 0; i < STOP_FDS; i++)
-		fds[i] = -1;
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-		return -EPROTO;
-	n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-	if (n != STOP_FDS) {
-		memcpy(fds, CMSG_DATA(c),
-		       (n < STOP_FDS ? n : STOP_FDS) * sizeof(int));
-		return -EPROTO;
-	}
-	memcpy(fds, CMSG_DATA(c), sizeof(int) * STOP_FDS);
-	return 0;
-}
-
-static void close_fds(int fds[STOP_FDS])
-{
-	int i;
-
-	for (i = 0; i < STOP_FDS; i++) {
-		if (fds[i] >= 0)
-			close(fds[i]);
-		fds[i] = -1;
-	}
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void reply(int conn, const char *msg)
-{
-	/* a client that does not read its answer does not hold us */
-	send(conn, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 static bool is_own(const struct fp_sc_peer *p)
@@ -222,19 +182,17 @@ static void mark_step(struct fp_session *s, struct fp_sidecar_state *st,
 
 /* stop's flags, and the daemon it expects: another one is tamper */
 static void take_stop_request(struct fp_session *s, struct fp_sidecar_state *st,
-			      const char *buf, ssize_t n)
+			      const struct fp_sc_msg *m)
 {
-	const char *sp = n > 3 ? strchr(buf + 3, ' ') : NULL;
+	struct fp_sc_stop_req r;
 	uint64_t ticks = 0;
 	pid_t pid = 0;
 
-	st->annotations = n > 1 && buf[1] == 'a';
-	st->quiet = n > 2 && buf[2] == 'q';
-	/* then --summary-max in decimal, if given; root's own */
-	st->summary_max = n > 3 ? strtoul(buf + 3, NULL, 10) : 0;
-	if (st->summary_max > FP_SUMMARY_MAX_LIMIT)
-		st->summary_max = FP_SUMMARY_MAX_LIMIT;
-	if (!sp || fp_sc_id_parse(sp + 1, &pid, &ticks))
+	fp_sc_stop_decode(m, &r);
+	st->annotations = r.annotations;
+	st->quiet = r.quiet;
+	st->summary_max = r.summary_max;
+	if (!r.expect[0] || fp_sc_id_parse(r.expect, &pid, &ticks))
 		return;
 	if (pid == getpid() && ticks == st->self.start_ticks)
 		return;
@@ -262,72 +220,76 @@ static uint32_t root_footprint_only(struct fp_session *s,
 	return FP_CTL_TAMPER;
 }
 
+/* `sidecar mark NAME`: the job's user and root; not another user of
+ * the box */
+static int serve_mark(int conn, struct fp_session *s,
+		      struct fp_sidecar_state *st, const struct fp_sc_peer *p,
+		      struct fp_sc_msg *m)
+{
+	uint32_t res = p->pid && (p->uid == 0 || p->uid == st->owner) ?
+			       (is_own(p) ? FP_CTL_OK : FP_CTL_FOREIGN) :
+			       FP_CTL_REFUSED;
+
+	control_event(s, st, p, FP_CTL_MARK, res, m->buf + 1, m->len - 1, 0);
+	if (res == FP_CTL_REFUSED) {
+		fp_sc_reply(conn, "E refused");
+		return 0;
+	}
+	mark_step(s, st, m->buf + 1, m->len - 1);
+	fp_sc_reply(conn, "K");
+	return 0;
+}
+
 /*
  * One request from a client. 1 when it was a stop (its fds in fds), 0
  * when answered, -EAGAIN when nothing has come yet.
  */
 static int serve_one(int conn, struct fp_session *s,
-		     struct fp_sidecar_state *st, int fds[STOP_FDS])
+		     struct fp_sidecar_state *st, int fds[FP_SC_STOP_FDS])
 {
-	char buf[512], ctl[CMSG_SPACE(sizeof(int) * STOP_FDS)];
-	struct iovec iov = { buf, sizeof(buf) - 1 };
-	struct msghdr m = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl,
-		.msg_controllen = sizeof(ctl),
-	};
-	ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	struct fp_sc_msg m;
+	ssize_t n = fp_sc_recv(conn, &m);
 	struct fp_sc_peer p;
 	uint32_t res;
 
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	if (n == -EAGAIN)
 		return -EAGAIN;
 	if (n <= 0)
 		return 0;
-	buf[n] = '\0';
+	/* only a stop's fds are the daemon's to keep */
+	if (m.buf[0] != FP_SC_STOP)
+		fp_sc_msg_close_fds(&m);
 	fp_sc_peer_identify(conn, &st->self, &p);
-	switch (buf[0]) {
+	switch (m.buf[0]) {
 	case FP_SC_STATUS:
 	case FP_SC_STATUS_TEXT:
 		control_event(s, st, &p, FP_CTL_STATUS,
 			      is_own(&p) ? FP_CTL_OK : FP_CTL_FOREIGN, NULL, 0,
 			      0);
-		reply_status(conn, s, st, buf[0] == FP_SC_STATUS);
+		reply_status(conn, s, st, m.buf[0] == FP_SC_STATUS);
 		return 0;
 	case FP_SC_MARK:
-		/* the job's user and root; not another user of the box */
-		res = p.pid && (p.uid == 0 || p.uid == st->owner) ?
-			      (is_own(&p) ? FP_CTL_OK : FP_CTL_FOREIGN) :
-			      FP_CTL_REFUSED;
-		control_event(s, st, &p, FP_CTL_MARK, res, buf + 1, n - 1, 0);
-		if (res == FP_CTL_REFUSED) {
-			reply(conn, "E refused");
-			return 0;
-		}
-		mark_step(s, st, buf + 1, n - 1);
-		reply(conn, "K");
-		return 0;
+		return serve_mark(conn, s, st, &p, &m);
 	case FP_SC_HELLO:
 		res = root_footprint_only(s, st, &p, FP_CTL_HELLO);
 		control_event(s, st, &p, FP_CTL_HELLO, res, NULL, 0, 0);
-		reply(conn, res == FP_CTL_OK ? "K" : "E refused");
+		fp_sc_reply(conn, res == FP_CTL_OK ? "K" : "E refused");
 		return 0;
 	case FP_SC_STOP:
-		res = take_stop_fds(&m, fds) ?
-			      FP_CTL_REFUSED :
-			      root_footprint_only(s, st, &p, FP_CTL_STOP);
+		res = m.fds_ok ? root_footprint_only(s, st, &p, FP_CTL_STOP) :
+				 FP_CTL_REFUSED;
 		control_event(s, st, &p, FP_CTL_STOP, res, NULL, 0, 0);
 		if (res != FP_CTL_OK) {
-			close_fds(fds);
-			reply(conn, "E refused");
+			fp_sc_msg_close_fds(&m);
+			fp_sc_reply(conn, "E refused");
 			return 0;
 		}
+		memcpy(fds, m.fds, sizeof(m.fds));
 		st->stopper = p.pid;
-		take_stop_request(s, st, buf, n);
+		take_stop_request(s, st, &m);
 		return 1;
 	default:
-		reply(conn, "E unknown request");
+		fp_sc_reply(conn, "E unknown request");
 		return 0;
 	}
 }
@@ -425,7 +387,7 @@ static void clients_expire(struct fp_sidecar_state *st)
 /* A client spoke: 1 when it asked for the stop (then its fd is taken
  * out of the table, to get the answer at the very end). */
 static int client_ready(struct fp_session *s, struct fp_sidecar_state *st,
-			unsigned int i, int fds[STOP_FDS])
+			unsigned int i, int fds[FP_SC_STOP_FDS])
 {
 	int fd = st->clients[i].fd, ret;
 
@@ -477,7 +439,7 @@ static int loop_setup(struct fp_session *s, struct fp_sidecar_state *st,
 
 /* One poll: 1 when a stop came, 0 to go on, -errno when it failed. */
 static int poll_once(struct fp_session *s, struct fp_sidecar_state *st, int tfd,
-		     int hfd, int fds[STOP_FDS])
+		     int hfd, int fds[FP_SC_STOP_FDS])
 {
 	struct epoll_event evs[8];
 	uint64_t ticks;
@@ -512,7 +474,7 @@ static int poll_once(struct fp_session *s, struct fp_sidecar_state *st, int tfd,
 /* Poll until a stop request (1: its connection is st->stop_conn), or
  * -errno. */
 static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
-			    int fds[STOP_FDS])
+			    int fds[FP_SC_STOP_FDS])
 {
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	int hfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -537,30 +499,16 @@ static int trace_until_stop(struct fp_session *s, struct fp_sidecar_state *st,
 	return ret;
 }
 
-static pid_t parent_of(pid_t pid)
+static long is_pid(void *ctx, pid_t pid, pid_t ppid)
 {
-	char path[64], stat[512], *rp;
-	int ppid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(stat, sizeof(stat), f) && (rp = strrchr(stat, ')')))
-		sscanf(rp + 2, "%*c %d", &ppid);
-	fclose(f);
-	return ppid;
+	(void)ppid;
+	return pid == *(pid_t *)ctx;
 }
 
+/* pid is of, or one of its ancestors */
 static bool is_ancestor(pid_t pid, pid_t of)
 {
-	int hops;
-
-	for (hops = 0; of > 1 && hops < 64; hops++, of = parent_of(of))
-		if (of == pid)
-			return true;
-	return false;
+	return fp_proc_walk_up(of, is_pid, &pid) != 0;
 }
 
 /*
@@ -597,26 +545,8 @@ static void find_leftovers(struct fp_session *s, pid_t stopper)
 		closedir(d);
 }
 
-/* The markdown job summary (where asked), and annotations on stdout. */
-static void write_reports(struct fp_session *s, int summary_fd,
-			  bool annotations)
-{
-	FILE *f = summary_fd >= 0 ? fdopen(dup(summary_fd), "w") : NULL;
-
-	if (f) {
-		fp_summary_md_write(f, &s->findings, &s->verdict,
-				    FP_MD_SUMMARY_MAX);
-		fclose(f);
-	}
-	if (annotations) {
-		fp_annotations_write(stdout, &s->findings, &s->verdict,
-				     FP_ANNOTATIONS_MAX);
-		fflush(stdout);
-	}
-}
-
 /* The verdict, written where the stop request asked for it. */
-static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0,
+static int finish(struct fp_session *s, int fds[FP_SC_STOP_FDS], int64_t t0,
 		  bool annotations, pid_t stopper)
 {
 	int rc;
@@ -626,6 +556,8 @@ static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0,
 	dup2(fds[3], STDERR_FILENO);
 	if (fds[0] >= 0)
 		s->receipt = fdopen(fds[0], "w");
+	s->report.markdown_fd = fds[1];
+	s->report.annotations = annotations;
 	s->run.duration_ms = fp_now_ms() - t0;
 	find_leftovers(s, stopper);
 	rc = fp_session_after_procs(s);
@@ -633,27 +565,25 @@ static int finish(struct fp_session *s, int fds[STOP_FDS], int64_t t0,
 		fp_session_drain(s);
 		rc = fp_session_after_files(s);
 	}
-	if (!rc) {
+	if (!rc)
 		rc = fp_session_verdict(s);
-		write_reports(s, fds[1], annotations);
-	}
 	return rc;
+}
+
+static long child_of(void *ctx, pid_t pid, pid_t ppid)
+{
+	return ppid == *(const pid_t *)ctx ? pid : 0;
 }
 
 /* The step that ran `sidecar start`: the child of the step parent that
  * start descends from (it may be start's own sudo); 0 if none. */
 static pid_t start_step(const struct fp_sidecar_state *st)
 {
-	pid_t pid = st->start_pid, pp;
-	int hops;
+	pid_t parent = st->step_parent;
 
-	for (hops = 0; st->step_parent && pid > 1 && hops < 64; hops++) {
-		pp = fp_proc_ppid(pid);
-		if (pp == st->step_parent)
-			return pid;
-		pid = pp;
-	}
-	return 0;
+	return parent ? (pid_t)fp_proc_walk_up(st->start_pid, child_of,
+					       &parent) :
+			0;
 }
 
 void fp_sidecar_started(struct fp_session *s, struct fp_sidecar_state *st)
@@ -689,7 +619,7 @@ void fp_sidecar_started(struct fp_session *s, struct fp_sidecar_state *st)
 
 int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
 {
-	int fds[STOP_FDS] = { -1, -1, -1, -1 };
+	int fds[FP_SC_STOP_FDS] = { -1, -1, -1, -1 };
 	int64_t t0 = fp_now_ms();
 	char ready[8 + FP_SC_ID_LEN];
 	int conn, rc, i, n;
@@ -721,7 +651,7 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
 		ready, rc, (int)st->stopper,
 		(unsigned long long)fp_proc_start_ticks(st->stopper));
 	/* answered by fp_sidecar_answer once the tracer and cgroup are gone */
-	for (i = 1; i < STOP_FDS; i++)
+	for (i = 1; i < FP_SC_STOP_FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	return rc;
@@ -729,12 +659,9 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st)
 
 void fp_sidecar_answer(struct fp_sidecar_state *st, int rc)
 {
-	char reply[32];
-
 	if (st->stop_conn < 0)
 		return;
-	snprintf(reply, sizeof(reply), "R %d", rc);
-	send(st->stop_conn, reply, strlen(reply), MSG_NOSIGNAL);
+	fp_sc_reply_code(st->stop_conn, rc);
 	close(st->stop_conn);
 	st->stop_conn = -1;
 }

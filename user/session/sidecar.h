@@ -14,9 +14,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "session.h"
 #include "sidecar_journal.h"
 #include "sidecar_peer.h"
+#include "sidecar_proto.h"
 
 /* files in the state directory */
 #define FP_SIDECAR_CTL "ctl"
@@ -24,24 +26,6 @@
 #define FP_SIDECAR_LOG "trace.fplog"
 #define FP_SIDECAR_LOG_ID "log-id" /* where --record put the log */
 #define FP_SIDECAR_ROOTS "roots" /* the watched roots, NUL-separated */
-
-/* the requests, first byte of a datagram on the control socket */
-enum fp_sidecar_req {
-	FP_SC_STATUS = 'S', /* reply: one JSON object */
-	FP_SC_STATUS_TEXT = 's', /* reply: a few lines for a person */
-	FP_SC_MARK = 'M', /* followed by the step's name */
-	/*
-	 * "X", annotations ('a' or '-'), quiet ('q' or '-'), --summary-max
-	 * in decimal, then " PID:TICKS": the daemon stop expects (--daemon,
-	 * or the journal's). With SCM_RIGHTS: receipt (or -1 as /dev/null),
-	 * summary, stdout, stderr; reply: the exit code as text, once the
-	 * verdict is out and the daemon has stopped tracing and removed its
-	 * cgroup. Only root's footprint may ask it.
-	 */
-	FP_SC_STOP = 'X',
-	/* stop's child, before it writes: here is footprint's own */
-	FP_SC_HELLO = 'H',
-};
 
 /* clients served at once; a new one past this closes the oldest */
 #define FP_SC_MAX_CLIENTS 16
@@ -90,5 +74,84 @@ int fp_sidecar_serve(struct fp_session *s, struct fp_sidecar_state *st);
 /* The stop request's answer, rc; sent last, so that stop returning
  * means the sidecar is gone. */
 void fp_sidecar_answer(struct fp_sidecar_state *st, int rc);
+
+/* What the daemon traces: sidecar start's options, as the session takes
+ * them. */
+struct fp_sidecar_opts {
+	int statefd; /* the state directory, root's */
+	char *const *roots; /* absolute, canonical */
+	size_t nroots;
+	const struct fp_policy *pol;
+	const struct fp_creds *invoker;
+	const char *record_path; /* --record, or NULL: the state directory's */
+	uint64_t record_max;
+	uint64_t mem_budget;
+	size_t ring_bytes;
+	bool every_open, report_reads;
+	const char *const *cgroups; /* --cgroup: below the mount, or not */
+	size_t ncgroups;
+	const pid_t *pid_trees;
+	size_t npid_trees;
+	pid_t step_parent;
+};
+
+/*
+ * The daemon (sidecar_daemon.c), a grandchild of start in a session of
+ * its own: from its cgroup to the answer of the stop that ended it.
+ * start: what start planned (scope, owner, restart); its ready_fd says
+ * "1 PID:TICKS" once tracing is live. The exit code.
+ */
+int fp_sidecar_daemon(const struct fp_sidecar_opts *o,
+		      struct fp_sidecar_state *start);
+
+/* ---- the daemon's files in the state directory (sidecar_files.c) ---- */
+
+/* none of a daemon's files is there (only, maybe, its journal) */
+bool fp_sidecar_state_empty(int statefd);
+/* One writer, one policy: 0, or -errno after one line, and the daemon
+ * does not start (a stop that cannot find them cannot fail closed). */
+int fp_sidecar_write_log_id(int statefd, struct fp_session *s);
+int fp_sidecar_write_pidfile(int statefd, const struct fp_cgroup *cg);
+int fp_sidecar_write_roots(int statefd, char *const *roots, size_t n);
+/* the roots the daemon watches, into buf (NUL-separated): how many */
+size_t fp_sidecar_read_roots(int statefd, char *buf, size_t len, char **roots,
+			     size_t max);
+
+/* ---- sidecar stop's end of it (sidecar_end.c) ---- */
+
+/*
+ * What stop asks, and knows: the outputs the daemon is asked for and the
+ * daemon it expects (req: --daemon's, else the journal's last start).
+ * The one found answers for itself (a genuine daemon that is someone
+ * else adds a tamper finding), but only once stop knows it is footprint
+ * at all: a control socket served by anything else gets nothing.
+ */
+struct fp_sidecar_stop {
+	int statefd;
+	struct fp_sc_stop_req req;
+	struct fp_sc_last last; /* the journal's last start */
+	char why[256]; /* why there is no daemon's verdict */
+};
+
+/*
+ * stop is footprint's own, not the job's: it goes on in a child born in
+ * the daemon's cgroup (clone3 CLONE_INTO_CGROUP), so that nothing it
+ * writes is traced. Returns 1 in that child; 0 in the caller once the
+ * child is done, with its exit code in *code; -1 when it must go on
+ * where it is.
+ */
+int fp_sidecar_leave_job(int statefd, int *code);
+/* Say hello (before stop writes anything), read the journal's last
+ * start, and name the daemon expected (daemon_id, or NULL). x->req's
+ * outputs are the caller's to fill. */
+void fp_sidecar_stop_init(struct fp_sidecar_stop *x, int statefd,
+			  const char *daemon_id);
+/*
+ * The verdict: the daemon's, or (fail closed) what its log says, by the
+ * report path. The receipt goes to receipt_fd (STDOUT_FILENO: stdout;
+ * -1: nowhere), the markdown summary to summary_fd. The exit code.
+ */
+int fp_sidecar_stop_verdict(struct fp_sidecar_stop *x, int receipt_fd,
+			    int summary_fd);
 
 #endif

@@ -24,57 +24,6 @@
  * practice, but a hostile one may pad; past this it is not clean */
 #define ENV_MAX (256 * 1024)
 
-/* fields of /proc/PID/stat after the comm: 0-based from the state */
-#define STAT_PPID 1
-#define STAT_STARTTIME 19
-
-static int stat_fields(pid_t pid, pid_t *ppid, uint64_t *ticks)
-{
-	char path[64], buf[1024], *p;
-	int fd, i;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	/* the comm may hold anything but the last ')' */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -EINVAL;
-	p += 2;
-	for (i = 0; *p && i <= STAT_STARTTIME; i++) {
-		if (i == STAT_PPID && ppid)
-			*ppid = strtol(p, NULL, 10);
-		if (i == STAT_STARTTIME && ticks)
-			*ticks = strtoull(p, NULL, 10);
-		p = strchr(p, ' ');
-		if (!p)
-			break;
-		p++;
-	}
-	return i > STAT_STARTTIME ? 0 : -EINVAL;
-}
-
-uint64_t fp_proc_start_ticks(pid_t pid)
-{
-	uint64_t t = 0;
-
-	return stat_fields(pid, NULL, &t) ? 0 : t;
-}
-
-pid_t fp_proc_ppid(pid_t pid)
-{
-	pid_t p = 0;
-
-	return stat_fields(pid, &p, NULL) ? 0 : p;
-}
-
 void fp_sc_id(char *buf, pid_t pid, uint64_t ticks)
 {
 	snprintf(buf, FP_SC_ID_LEN, "%d:%" PRIu64, (int)pid, ticks);
@@ -300,7 +249,7 @@ static void own_ancestors(struct fp_sc_peer *p, const struct fp_sc_self *self)
 static int identify(int pidfd, const struct fp_sc_self *self,
 		    struct fp_sc_peer *p)
 {
-	if (stat_fields(p->pid, &p->ppid, &p->start_ticks))
+	if (fp_proc_stat(p->pid, &p->ppid, &p->start_ticks))
 		return -ESRCH;
 	p->footprint = exe_kind(p->pid, self) == 1;
 	p->clean = p->footprint && !traced_by_someone(p->pid) &&

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "footprint.h"
+#include "proc_walk.h"
 
 /* The daemon's own identity, and the sudo it knows. */
 struct fp_sc_self {
@@ -61,10 +62,6 @@ void fp_sc_peer_identify(int conn, const struct fp_sc_self *self,
  */
 int fp_sc_pid_identify(pid_t pid, const struct fp_sc_self *self,
 		       struct fp_sc_peer *p);
-/* Start time of pid in clock ticks since boot (/proc/PID/stat), 0 if gone */
-uint64_t fp_proc_start_ticks(pid_t pid);
-/* Its parent, 0 if gone */
-pid_t fp_proc_ppid(pid_t pid);
 /*
  * The process's environment variable name (NAME=value) into buf (NUL-
  * terminated), read from /proc/PID/environ: 0, or -ENOENT, -errno.

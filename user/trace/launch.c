@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmdterm.h"
+#include "cgroup_move.h"
 #include "launch.h"
 #include "launch_int.h"
 #include "scratch.h"
@@ -68,23 +69,18 @@ static pid_t fork_then_move(int cgroup_fd, int errfd, char *const argv[],
 			    const struct fp_scratch *sc,
 			    const struct fp_pty *pty)
 {
-	int procs = openat(cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-	pid_t pid;
+	pid_t pid = fork();
 
-	if (procs < 0)
-		return -1;
-	pid = fork();
 	if (pid == 0) {
-		if (write(procs, "0", 1) != 1) {
-			int e = -errno;
+		int e = fp_cgroup_move(cgroup_fd, 0);
 
+		if (e) {
 			if (write(errfd, &e, sizeof(e)) < 0)
 				_exit(125);
 			_exit(125);
 		}
 		child_exec(errfd, argv, mask, id, sc, pty);
 	}
-	close(procs);
 	if (pid > 0)
 		*pidfd = syscall(SYS_pidfd_open, pid, 0);
 	return pid;

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The report path's hooks of the commands (report_path.h): the outputs
+ * made of the receipt's bytes that live above the session, each plugged
+ * in once for run, replay and sidecar stop.
+ */
+#ifndef FP_REPORT_HOOKS_H
+#define FP_REPORT_HOOKS_H
+
+#include "attest_job.h"
+#include "fleet.h"
+#include "report_path.h"
+
+/* --push: the receipt to the store, or its spool */
+struct fp_report_push {
+	struct fp_fleet_opts fo;
+	/* whose push it is, for a receipt judged elsewhere (sidecar stop) */
+	const char *user;
+};
+
+/* j (prepared) to o's attestation; nothing without j->key */
+void fp_report_hook_attest(struct fp_report_outputs *o,
+			   struct fp_attest_job *j);
+/* p to o's push; nothing without p->fo.url */
+void fp_report_hook_push(struct fp_report_outputs *o, struct fp_report_push *p);
+
+#endif
