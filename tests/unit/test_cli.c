@@ -164,16 +164,16 @@ Test(run_args, fills_the_options)
 	cr_assert_eq(run_parse(ARGC(argv), argv, &o, &s), 0);
 	cr_assert_eq(s.len, 0, "%s", s.text);
 	free(s.text);
-	cr_assert_eq(o.nroots, 2);
-	cr_assert_str_eq(o.roots_arg[1], "/b");
-	cr_assert_eq(o.rules.nrules, 2);
-	cr_assert_eq(o.rules.rules[1].kind, FP_FORBID);
-	cr_assert_str_eq(o.receipt_path, "r.json");
+	cr_assert_eq(o.args.nroots, 2);
+	cr_assert_str_eq(o.args.roots_arg[1], "/b");
+	cr_assert_eq(o.args.rules.nrules, 2);
+	cr_assert_eq(o.args.rules.rules[1].kind, FP_FORBID);
+	cr_assert_str_eq(o.args.so.receipt_path, "r.json");
 	cr_assert_eq(o.timeout_ms, 5 * 60 * 1000);
 	cr_assert_eq(o.leftovers, LEFTOVERS_KILL);
-	cr_assert_eq(o.ring_bytes, 65536);
-	cr_assert_eq(o.max_argv_bytes, 1 << 20, "the default");
-	cr_assert(o.quiet);
+	cr_assert_eq(o.args.so.tracer.ring_bytes, 65536);
+	cr_assert_eq(o.args.so.tracer.max_argv_bytes, 1 << 20, "the default");
+	cr_assert(o.args.so.quiet);
 	cr_assert_str_eq(o.argv[0], "make");
 	cr_assert_str_eq(o.argv[1], "-q", "COMMAND's own options are its own");
 }
@@ -254,7 +254,7 @@ Test(run_args, a_parse_starts_afresh)
 	cr_assert_eq(run_parse(ARGC(second), second, &o, &s), 0);
 	cr_assert_eq(s.len, 0, "%s", s.text);
 	free(s.text);
-	cr_assert_not(o.quiet, "-q of the previous argv");
+	cr_assert_not(o.args.so.quiet, "-q of the previous argv");
 	cr_assert_str_eq(o.argv[0], "true");
 }
 
@@ -269,8 +269,9 @@ Test(run_args, replay)
 
 	cr_assert_eq(fp_replay_args_parse(ARGC(ok), ok, &o), 0);
 	cr_assert_str_eq(o.log, "job.fplog");
-	cr_assert_str_eq(o.receipt_path, "-");
-	cr_assert(o.quiet && o.rules.given && o.rules.nrules == 1);
+	cr_assert_str_eq(o.args.so.receipt_path, "-");
+	cr_assert(o.args.so.quiet && o.args.rules.given &&
+		  o.args.rules.nrules == 1);
 	memset(&o, 0, sizeof(o));
 	catch_stderr(&s);
 	cr_assert_eq(fp_replay_args_parse(ARGC(two), two, &o), FP_EXIT_USAGE);
@@ -336,14 +337,14 @@ Test(option_order, replay_options_after_the_log)
 	cr_assert_eq(replay_parse(ARGC(after), after, &o, &s), 0);
 	assert_silent(&s);
 	cr_assert_str_eq(o.log, "job.fplog");
-	cr_assert_str_eq(o.receipt_path, "r.json");
-	cr_assert(o.quiet);
+	cr_assert_str_eq(o.args.so.receipt_path, "r.json");
+	cr_assert(o.args.so.quiet);
 	cr_assert_eq(replay_parse(ARGC(between), between, &o, &s), 0);
 	assert_silent(&s);
 	cr_assert_str_eq(o.log, "job.fplog");
-	cr_assert_eq(o.rules.nrules, 2);
-	cr_assert_eq(o.rules.rules[0].kind, FP_ALLOW);
-	cr_assert_str_eq(o.rules.rules[1].pattern, "/etc/");
+	cr_assert_eq(o.args.rules.nrules, 2);
+	cr_assert_eq(o.args.rules.rules[0].kind, FP_ALLOW);
+	cr_assert_str_eq(o.args.rules.rules[1].pattern, "/etc/");
 	cr_assert_str_eq(after[1], "job.fplog", "argv is not reordered");
 }
 
@@ -360,12 +361,12 @@ Test(option_order, replay_double_dash)
 	cr_assert_eq(replay_parse(ARGC(dashed), dashed, &o, &s), 0);
 	assert_silent(&s);
 	cr_assert_str_eq(o.log, "-weird-name.fplog");
-	cr_assert_str_eq(o.receipt_path, "r.json");
+	cr_assert_str_eq(o.args.so.receipt_path, "r.json");
 	cr_assert_eq(replay_parse(ARGC(bare), bare, &o, &s), FP_EXIT_USAGE);
 	assert_one_line(&s, "replay", "unknown option '-weird-name.fplog'");
 	cr_assert_eq(replay_parse(ARGC(two), two, &o, &s), FP_EXIT_USAGE);
 	assert_one_line(&s, "replay", "exactly one LOG");
-	cr_assert_not(o.quiet, "-q after -- is a file name");
+	cr_assert_not(o.args.so.quiet, "-q after -- is a file name");
 }
 
 Test(option_order, replay_errors_after_the_log)
@@ -421,7 +422,7 @@ Test(option_order, posixly_correct_changes_nothing)
 	cr_assert_eq(ret, 0);
 	assert_silent(&s);
 	cr_assert_str_eq(o.log, "job.fplog");
-	cr_assert_str_eq(o.receipt_path, "r.json");
+	cr_assert_str_eq(o.args.so.receipt_path, "r.json");
 }
 
 Test(option_order, run_stops_at_the_command)
@@ -441,15 +442,16 @@ Test(option_order, run_stops_at_the_command)
 	cr_assert_null(o.argv[2]);
 	cr_assert_eq(run_parse(ARGC(later), later, &o, &s), 0);
 	assert_silent(&s);
-	cr_assert(o.quiet);
-	cr_assert_eq(o.nroots, 0, "--root after the command is the command's");
-	cr_assert_null(o.receipt_path);
+	cr_assert(o.args.so.quiet);
+	cr_assert_eq(o.args.nroots, 0,
+		     "--root after the command is the command's");
+	cr_assert_null(o.args.so.receipt_path);
 	cr_assert_str_eq(o.argv[0], "make");
 	cr_assert_str_eq(o.argv[1], "--root");
 	cr_assert_str_eq(o.argv[4], "y");
 	cr_assert_eq(run_parse(ARGC(dashed), dashed, &o, &s), 0);
 	assert_silent(&s);
-	cr_assert_not(o.quiet);
+	cr_assert_not(o.args.so.quiet);
 	cr_assert_str_eq(o.argv[0], "-weird");
 	cr_assert_str_eq(o.argv[1], "-q");
 }
@@ -465,14 +467,14 @@ Test(option_order, modes_do_not_leak_between_parses)
 
 	cr_assert_eq(replay_parse(ARGC(replay), replay, &ro, &s), 0);
 	assert_silent(&s);
-	cr_assert(ro.quiet);
+	cr_assert(ro.args.so.quiet);
 	cr_assert_eq(run_parse(ARGC(run), run, &o, &s), 0);
 	assert_silent(&s);
-	cr_assert_not(o.quiet);
+	cr_assert_not(o.args.so.quiet);
 	cr_assert_str_eq(o.argv[1], "-q");
 	cr_assert_eq(replay_parse(ARGC(replay), replay, &ro, &s), 0);
 	assert_silent(&s);
-	cr_assert(ro.quiet);
+	cr_assert(ro.args.so.quiet);
 }
 
 /* the helper the sidecar subcommands reuse: positionals kept in order */

@@ -73,14 +73,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ret)
 		return ret;
-	receipt_path = args.receipt_path;
+	receipt_path = args.args.so.receipt_path;
 	log = args.log;
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
 	}
-	if (args.mem_budget) {
-		run.mem_budget = args.mem_budget;
+	if (args.args.mem_budget_given) {
+		run.mem_budget = args.args.so.mem_budget;
 		run.mem_budget_given = true;
 	}
 	ret = fp_log_load(log, &run, NULL, NULL, err, sizeof(err));
@@ -92,8 +92,8 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "footprint: %s: %s; the verdict fails\n", log,
 			run.incomplete_why);
 	/* any rule option replaces the recorded policy as a whole */
-	if (args.rules.given) {
-		if (fp_rule_args_policy(&args.rules, &pol, NULL, run.roots,
+	if (args.args.rules.given) {
+		if (fp_rule_args_policy(&args.args.rules, &pol, NULL, run.roots,
 					run.nroots))
 			goto cleanup;
 	} else if (fp_run_policy(&run, &pol, err, sizeof(err))) {
@@ -113,19 +113,19 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (out)
 		fp_run_receipt(out, &run, &f, &v, &o);
-	if (!args.quiet) {
+	if (!args.args.so.quiet) {
 		struct fp_summary_opts so = { isatty(STDERR_FILENO) &&
 						      !getenv("NO_COLOR"),
-					      args.summary_max };
+					      args.args.so.summary_max };
 
 		fp_summary_write_roots(stderr, &f, &v, &so, run.roots,
 				       run.nroots);
 	}
 	rc = fp_run_exit_code(&run, &v);
-	if (args.push_url) {
-		struct fp_fleet_opts fo = { .url = args.push_url,
-					    .job = args.push_job,
-					    .quiet = args.quiet };
+	if (args.args.push_url) {
+		struct fp_fleet_opts fo = { .url = args.args.push_url,
+					    .job = args.args.push_job,
+					    .quiet = args.args.so.quiet };
 
 		/* neither pushed nor spooled: an output that failed */
 		if (fp_fleet_push_judged(&fo, &run, &f, &v, &o) &&

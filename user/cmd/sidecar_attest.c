@@ -27,7 +27,7 @@ int sidecar_attest_begin(struct sidecar_attest *sa, struct fp_output *receipt,
 	sa->job = (struct fp_attest_job)FP_ATTEST_JOB_INIT;
 	if (!o->attest.key)
 		return 0;
-	o->attest.quiet = o->quiet;
+	o->attest.quiet = o->args.so.quiet;
 	rc = fp_attest_job_prepare(&sa->job, &o->attest, c);
 	if (!rc) {
 		sa->mfd = memfd_create("footprint-receipt", MFD_CLOEXEC);
@@ -42,9 +42,9 @@ int sidecar_attest_begin(struct sidecar_attest *sa, struct fp_output *receipt,
 		return rc;
 	}
 	sa->fd = receipt->fd;
-	sa->path = o->receipt_path;
+	sa->path = o->args.so.receipt_path;
 	receipt->fd = sa->mfd;
-	o->receipt_path = to_memfd;
+	o->args.so.receipt_path = to_memfd;
 	return 0;
 }
 
@@ -80,7 +80,7 @@ int sidecar_attest_end(struct sidecar_attest *sa, struct fp_output *receipt,
 	if (sa->mfd < 0)
 		goto out;
 	receipt->fd = sa->fd;
-	o->receipt_path = sa->path;
+	o->args.so.receipt_path = sa->path;
 	if (fstat(sa->mfd, &st) || !st.st_size || !(buf = malloc(st.st_size)) ||
 	    pread(sa->mfd, buf, st.st_size, 0) != st.st_size) {
 		fprintf(stderr,

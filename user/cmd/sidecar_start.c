@@ -20,26 +20,21 @@ static int daemon_session(struct fp_session *s, struct sidecar_opts *o,
 			  int statefd, char **roots, struct fp_policy *pol,
 			  const struct fp_creds *c)
 {
-	struct fp_session_opts so = {
-		.roots = roots,
-		.nroots = o->nroots,
-		.pol = pol,
-		.invoker = c,
-		.record_path = o->record_path ? o->record_path : FP_SIDECAR_LOG,
-		.record_max = o->record_max,
-		.log_fd = -1,
-		.log_dirfd = statefd,
-		.force = true,
-		.quiet = true,
-		.mem_budget = o->mem_budget,
-		.ring_bytes = o->ring_bytes,
-		.every_open = o->every_open,
-		.report_reads = o->report_reads,
-		.max_argv_bytes = 1 << 20,
-	};
+	struct fp_session_opts so = o->args.so;
 	int rc;
 
-	if (!o->record_path) {
+	/* the daemon's session writes the log; stop writes the rest */
+	so.roots = roots;
+	so.nroots = o->args.nroots;
+	so.pol = pol;
+	so.invoker = c;
+	so.receipt_path = NULL;
+	so.record_path = so.record_path ? so.record_path : FP_SIDECAR_LOG;
+	so.log_dirfd = statefd;
+	so.force = true;
+	so.quiet = true;
+
+	if (!o->args.so.record_path) {
 		so.log_fd = openat(statefd, FP_SIDECAR_LOG,
 				   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 					   O_CLOEXEC,
@@ -58,7 +53,7 @@ static int daemon_session(struct fp_session *s, struct sidecar_opts *o,
 	rc = fp_session_prepare(s);
 	if (!rc)
 		rc = fp_session_outputs(s);
-	if (!rc && o->record_path)
+	if (!rc && o->args.so.record_path)
 		sidecar_write_log_id(statefd, s);
 	return rc;
 }
@@ -298,7 +293,7 @@ static int run_daemon(struct sidecar_opts *o, int statefd,
 	}
 	if (!rc) {
 		sidecar_write_pidfile(statefd, &cg);
-		sidecar_write_roots(statefd, roots, o->nroots);
+		sidecar_write_roots(statefd, roots, o->args.nroots);
 		fp_sidecar_started(&s, &st);
 		detach_stdio();
 		rc = fp_sidecar_serve(&s, &st);
@@ -472,11 +467,12 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 	rc = plan_daemon(o, c, &st);
 	if (rc)
 		return rc;
-	if (!o->nroots)
-		o->roots_arg[o->nroots++] = ".";
-	rc = fp_resolve_roots(o->roots_arg, o->nroots, c, roots);
+	if (!o->args.nroots)
+		o->args.roots_arg[o->args.nroots++] = ".";
+	rc = fp_resolve_roots(o->args.roots_arg, o->args.nroots, c, roots);
 	if (!rc)
-		rc = fp_rule_args_policy(&o->rules, &pol, c, roots, o->nroots);
+		rc = fp_rule_args_policy(&o->args.rules, &pol, c, roots,
+					 o->args.nroots);
 	if (rc)
 		goto cleanup;
 	rc = FP_EXIT_USAGE;

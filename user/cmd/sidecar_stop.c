@@ -291,8 +291,9 @@ static int judge_dead(int statefd, FILE *receipt, int summary_fd,
 		if (o->annotations)
 			fp_annotations_write(stdout, &f, &v,
 					     FP_ANNOTATIONS_MAX);
-		if (!o->quiet) {
-			struct fp_summary_opts so = { false, o->summary_max };
+		if (!o->args.so.quiet) {
+			struct fp_summary_opts so = { false,
+						      o->args.so.summary_max };
 
 			fp_summary_write_opts(stderr, &f, &v, &so);
 		}
@@ -314,13 +315,14 @@ static int ask_stop(int conn, int receipt_fd, int summary_fd,
 		       summary_fd >= 0 ? summary_fd : devnull, STDOUT_FILENO,
 		       STDERR_FILENO };
 	char req[32 + FP_SC_ID_LEN] = { FP_SC_STOP, o->annotations ? 'a' : '-',
-					o->quiet ? 'q' : '-' };
+					o->args.so.quiet ? 'q' : '-' };
 	char ctl[CMSG_SPACE(sizeof(fds))], buf[64];
 	/* "X", annotations, quiet, --summary-max in decimal, the daemon */
-	struct iovec iov = { req,
-			     3 + snprintf(req + 3, sizeof(req) - 3, "%zu%s%s",
-					  o->summary_max, expect ? " " : "",
-					  expect ? expect : "") };
+	struct iovec iov = {
+		req, 3 + snprintf(req + 3, sizeof(req) - 3, "%zu%s%s",
+				  o->args.so.summary_max, expect ? " " : "",
+				  expect ? expect : "")
+	};
 	struct msghdr m = { .msg_iov = &iov,
 			    .msg_iovlen = 1,
 			    .msg_control = ctl,
@@ -416,11 +418,13 @@ static int get_verdict(int statefd, struct stop_ctx *x,
 	FILE *rf = NULL;
 
 	if (conn >= 0 && daemon_is_footprint(conn, x))
-		rc = ask_stop(conn,
-			      o->receipt_path && !strcmp(o->receipt_path, "-") ?
-				      STDOUT_FILENO :
-				      receipt->fd,
-			      summary->fd, o, x->expect[0] ? x->expect : NULL);
+		rc = ask_stop(
+			conn,
+			o->args.so.receipt_path &&
+					!strcmp(o->args.so.receipt_path, "-") ?
+				STDOUT_FILENO :
+				receipt->fd,
+			summary->fd, o, x->expect[0] ? x->expect : NULL);
 	if (conn >= 0)
 		close(conn);
 	if (rc >= 0)
@@ -428,7 +432,7 @@ static int get_verdict(int statefd, struct stop_ctx *x,
 	why_no_daemon(x, conn, rc);
 	if (receipt->fd >= 0)
 		rf = fdopen(dup(receipt->fd), "w");
-	else if (o->receipt_path)
+	else if (o->args.so.receipt_path)
 		rf = stdout;
 	rc = judge_dead(statefd, rf, summary->fd, x->why, o);
 	if (rf && rf != stdout)
@@ -461,10 +465,10 @@ static int stop_and_push(int statefd, struct stop_ctx *x,
 			 struct fp_output *receipt, struct fp_output *summary,
 			 const struct sidecar_opts *o, const struct fp_creds *c)
 {
-	struct fp_fleet_opts fo = { .url = o->push_url,
+	struct fp_fleet_opts fo = { .url = o->args.push_url,
 				    .creds = c,
-				    .job = o->push_job,
-				    .quiet = o->quiet };
+				    .job = o->args.push_job,
+				    .quiet = o->args.so.quiet };
 	struct sidecar_opts po = *o;
 	int file = receipt->fd, mfd, rc, e = 0;
 
@@ -475,13 +479,13 @@ static int stop_and_push(int statefd, struct stop_ctx *x,
 			strerror(errno));
 		return FP_EXIT_NOTRACE;
 	}
-	po.receipt_path = NULL;
+	po.args.so.receipt_path = NULL;
 	receipt->fd = mfd;
 	rc = get_verdict(statefd, x, receipt, summary, &po);
 	receipt->fd = file;
 	if (file >= 0)
 		e = copy_receipt(mfd, file);
-	else if (o->receipt_path)
+	else if (o->args.so.receipt_path)
 		e = copy_receipt(mfd, STDOUT_FILENO);
 	if (e)
 		fprintf(stderr, "footprint: writing the receipt failed: %s\n",
@@ -503,14 +507,15 @@ static int prepare_outputs(int statefd, struct fp_output *receipt,
 	size_t nroots;
 	int rc;
 
-	receipt->path = o->receipt_path;
+	receipt->path = o->args.so.receipt_path;
 	nroots = sidecar_read_roots(statefd, rootbuf, sizeof(rootbuf), roots,
 				    64);
 	summary->path = o->summary_path;
 	rc = fp_output_prepare(receipt, c, roots, nroots);
 	if (!rc)
 		rc = fp_output_prepare(summary, c, roots, nroots);
-	if (!rc && o->receipt_path && strcmp(o->receipt_path, "-") &&
+	if (!rc && o->args.so.receipt_path &&
+	    strcmp(o->args.so.receipt_path, "-") &&
 	    fp_output_create(receipt, c, true) < 0)
 		rc = FP_EXIT_USAGE;
 	if (!rc && o->summary_path && strcmp(o->summary_path, "-") &&
@@ -553,7 +558,7 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	if (!rc)
 		rc = sidecar_attest_begin(&sa, &receipt, o, c);
 	if (!rc) {
-		rc = o->push_url ?
+		rc = o->args.push_url ?
 			     stop_and_push(statefd, &x, &receipt, &summary, o,
 					   c) :
 			     get_verdict(statefd, &x, &receipt, &summary, o);
