@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "findings.h"
 #include "promote.h"
 
 /* bytes malloc has handed out and not had back, mmapped chunks included */
@@ -169,4 +170,16 @@ Test(promote_pset, a_state_reads_a_long_target)
 	close(fd);
 	rmdir(dir);
 	free(t);
+}
+
+/*
+ * promote's ops and the findings' op flags in one file: promote.h named
+ * its removal FP_OP_REMOVED, which findings.h defines as a flag, so the
+ * two headers could not be included together.
+ */
+Test(pset, promote_ops_are_not_the_findings_flags)
+{
+	cr_assert_neq(FP_PROMOTE_REMOVED, FP_PROMOTE_ADDED);
+	cr_assert_neq(FP_PROMOTE_REMOVED, FP_PROMOTE_CHANGED);
+	cr_assert_eq(FP_OP_REMOVED & FP_OP_CREATED, 0);
 }
