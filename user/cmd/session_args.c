@@ -56,6 +56,8 @@ const struct option *fp_longopts_build(struct option *out, unsigned int sub,
 {
 	size_t i, n = 0;
 
+	_Static_assert(sizeof(shared) / sizeof(shared[0]) < FP_LONGOPTS_MAX / 2,
+		       "room for the subcommands' own options");
 	for (i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
 		if (shared[i].subs & sub)
 			out[n++] = shared[i].o;
