@@ -61,16 +61,17 @@ static int parse(int sub, int argc, char **argv)
 		if (!ret) {
 			check(run.argv && run.argv[0], "run without a command");
 			check(!run.user || *run.user, "run --user ''");
-			check(run.nroots <= 64 && run.rules.nrules <= 256,
+			check(run.args.nroots <= 64 &&
+				      run.args.rules.nrules <= 256,
 			      "run: too many roots or rules");
-			build_policy(&run.rules);
+			build_policy(&run.args.rules);
 		}
 		return ret;
 	case 1:
 		ret = fp_replay_args_parse(argc, argv, &replay);
 		if (!ret) {
 			check(replay.log != NULL, "replay without a log");
-			build_policy(&replay.rules);
+			build_policy(&replay.args.rules);
 		}
 		return ret;
 	default:

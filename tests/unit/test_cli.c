@@ -9,7 +9,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "longopts.h"
 #include "run_args.h"
+#include "receipt.h"
+#include "reconcile.h"
+#include "session_args.h"
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aULL
 
@@ -164,16 +168,16 @@ Test(run_args, fills_the_options)
 	cr_assert_eq(run_parse(ARGC(argv), argv, &o, &s), 0);
 	cr_assert_eq(s.len, 0, "%s", s.text);
 	free(s.text);
-	cr_assert_eq(o.nroots, 2);
-	cr_assert_str_eq(o.roots_arg[1], "/b");
-	cr_assert_eq(o.rules.nrules, 2);
-	cr_assert_eq(o.rules.rules[1].kind, FP_FORBID);
-	cr_assert_str_eq(o.receipt_path, "r.json");
+	cr_assert_eq(o.args.nroots, 2);
+	cr_assert_str_eq(o.args.roots_arg[1], "/b");
+	cr_assert_eq(o.args.rules.nrules, 2);
+	cr_assert_eq(o.args.rules.rules[1].kind, FP_FORBID);
+	cr_assert_str_eq(o.args.so.receipt_path, "r.json");
 	cr_assert_eq(o.timeout_ms, 5 * 60 * 1000);
 	cr_assert_eq(o.leftovers, LEFTOVERS_KILL);
-	cr_assert_eq(o.ring_bytes, 65536);
-	cr_assert_eq(o.max_argv_bytes, 1 << 20, "the default");
-	cr_assert(o.quiet);
+	cr_assert_eq(o.args.so.tracer.ring_bytes, 65536);
+	cr_assert_eq(o.args.so.tracer.max_argv_bytes, 1 << 20, "the default");
+	cr_assert(o.args.so.quiet);
 	cr_assert_str_eq(o.argv[0], "make");
 	cr_assert_str_eq(o.argv[1], "-q", "COMMAND's own options are its own");
 }
@@ -254,7 +258,7 @@ Test(run_args, a_parse_starts_afresh)
 	cr_assert_eq(run_parse(ARGC(second), second, &o, &s), 0);
 	cr_assert_eq(s.len, 0, "%s", s.text);
 	free(s.text);
-	cr_assert_not(o.quiet, "-q of the previous argv");
+	cr_assert_not(o.args.so.quiet, "-q of the previous argv");
 	cr_assert_str_eq(o.argv[0], "true");
 }
 
@@ -269,8 +273,9 @@ Test(run_args, replay)
 
 	cr_assert_eq(fp_replay_args_parse(ARGC(ok), ok, &o), 0);
 	cr_assert_str_eq(o.log, "job.fplog");
-	cr_assert_str_eq(o.receipt_path, "-");
-	cr_assert(o.quiet && o.rules.given && o.rules.nrules == 1);
+	cr_assert_str_eq(o.args.so.receipt_path, "-");
+	cr_assert(o.args.so.quiet && o.args.rules.given &&
+		  o.args.rules.nrules == 1);
 	memset(&o, 0, sizeof(o));
 	catch_stderr(&s);
 	cr_assert_eq(fp_replay_args_parse(ARGC(two), two, &o), FP_EXIT_USAGE);
@@ -336,14 +341,14 @@ Test(option_order, replay_options_after_the_log)
 	cr_assert_eq(replay_parse(ARGC(after), after, &o, &s), 0);
 	assert_silent(&s);
 	cr_assert_str_eq(o.log, "job.fplog");
-	cr_assert_str_eq(o.receipt_path, "r.json");
-	cr_assert(o.quiet);
+	cr_assert_str_eq(o.args.so.receipt_path, "r.json");
+	cr_assert(o.args.so.quiet);
 	cr_assert_eq(replay_parse(ARGC(between), between, &o, &s), 0);
 	assert_silent(&s);
 	cr_assert_str_eq(o.log, "job.fplog");
-	cr_assert_eq(o.rules.nrules, 2);
-	cr_assert_eq(o.rules.rules[0].kind, FP_ALLOW);
-	cr_assert_str_eq(o.rules.rules[1].pattern, "/etc/");
+	cr_assert_eq(o.args.rules.nrules, 2);
+	cr_assert_eq(o.args.rules.rules[0].kind, FP_ALLOW);
+	cr_assert_str_eq(o.args.rules.rules[1].pattern, "/etc/");
 	cr_assert_str_eq(after[1], "job.fplog", "argv is not reordered");
 }
 
@@ -360,12 +365,12 @@ Test(option_order, replay_double_dash)
 	cr_assert_eq(replay_parse(ARGC(dashed), dashed, &o, &s), 0);
 	assert_silent(&s);
 	cr_assert_str_eq(o.log, "-weird-name.fplog");
-	cr_assert_str_eq(o.receipt_path, "r.json");
+	cr_assert_str_eq(o.args.so.receipt_path, "r.json");
 	cr_assert_eq(replay_parse(ARGC(bare), bare, &o, &s), FP_EXIT_USAGE);
 	assert_one_line(&s, "replay", "unknown option '-weird-name.fplog'");
 	cr_assert_eq(replay_parse(ARGC(two), two, &o, &s), FP_EXIT_USAGE);
 	assert_one_line(&s, "replay", "exactly one LOG");
-	cr_assert_not(o.quiet, "-q after -- is a file name");
+	cr_assert_not(o.args.so.quiet, "-q after -- is a file name");
 }
 
 Test(option_order, replay_errors_after_the_log)
@@ -421,7 +426,7 @@ Test(option_order, posixly_correct_changes_nothing)
 	cr_assert_eq(ret, 0);
 	assert_silent(&s);
 	cr_assert_str_eq(o.log, "job.fplog");
-	cr_assert_str_eq(o.receipt_path, "r.json");
+	cr_assert_str_eq(o.args.so.receipt_path, "r.json");
 }
 
 Test(option_order, run_stops_at_the_command)
@@ -441,15 +446,16 @@ Test(option_order, run_stops_at_the_command)
 	cr_assert_null(o.argv[2]);
 	cr_assert_eq(run_parse(ARGC(later), later, &o, &s), 0);
 	assert_silent(&s);
-	cr_assert(o.quiet);
-	cr_assert_eq(o.nroots, 0, "--root after the command is the command's");
-	cr_assert_null(o.receipt_path);
+	cr_assert(o.args.so.quiet);
+	cr_assert_eq(o.args.nroots, 0,
+		     "--root after the command is the command's");
+	cr_assert_null(o.args.so.receipt_path);
 	cr_assert_str_eq(o.argv[0], "make");
 	cr_assert_str_eq(o.argv[1], "--root");
 	cr_assert_str_eq(o.argv[4], "y");
 	cr_assert_eq(run_parse(ARGC(dashed), dashed, &o, &s), 0);
 	assert_silent(&s);
-	cr_assert_not(o.quiet);
+	cr_assert_not(o.args.so.quiet);
 	cr_assert_str_eq(o.argv[0], "-weird");
 	cr_assert_str_eq(o.argv[1], "-q");
 }
@@ -465,14 +471,14 @@ Test(option_order, modes_do_not_leak_between_parses)
 
 	cr_assert_eq(replay_parse(ARGC(replay), replay, &ro, &s), 0);
 	assert_silent(&s);
-	cr_assert(ro.quiet);
+	cr_assert(ro.args.so.quiet);
 	cr_assert_eq(run_parse(ARGC(run), run, &o, &s), 0);
 	assert_silent(&s);
-	cr_assert_not(o.quiet);
+	cr_assert_not(o.args.so.quiet);
 	cr_assert_str_eq(o.argv[1], "-q");
 	cr_assert_eq(replay_parse(ARGC(replay), replay, &ro, &s), 0);
 	assert_silent(&s);
-	cr_assert(ro.quiet);
+	cr_assert(ro.args.so.quiet);
 }
 
 /* the helper the sidecar subcommands reuse: positionals kept in order */
@@ -510,4 +516,173 @@ Test(option_order, helper_keeps_positionals_in_order_and_bounded)
 	while (fp_next_opt_any_order(i, many, "-:", longopts, &at, &pos) != -1)
 		cr_assert_fail("no option was given");
 	cr_assert_eq(pos.n, 2 * FP_POSITIONALS_MAX, "all are counted");
+}
+
+/* ---- the options run, sidecar and replay share (session_args.c) ---- */
+
+static const struct option *opt_named(const struct option *t, const char *n)
+{
+	for (; t->name; t++)
+		if (!strcmp(t->name, n))
+			return t;
+	return NULL;
+}
+
+/* no name twice and no id twice in one subcommand's table */
+static void assert_unique(const struct option *t, const char *sub)
+{
+	const struct option *a, *b;
+
+	for (a = t; a->name; a++)
+		for (b = a + 1; b->name; b++) {
+			cr_assert(strcmp(a->name, b->name), "%s: --%s twice",
+				  sub, a->name);
+			cr_assert_neq(a->val, b->val, "%s: --%s and --%s", sub,
+				      a->name, b->name);
+		}
+}
+
+/* --ring-size had one id in run and another in sidecar */
+Test(session_args, one_id_per_option_in_every_subcommand)
+{
+	static const char *const shared[] = {
+		"root",	      "allow",	       "forbid",       "expect",
+		"ignore",     "policy",	       "report-noise", "receipt",
+		"record",     "record-max",    "report-reads", "ring-size",
+		"every-open", "memory-budget", "quiet",	       "summary-max",
+		"push",	      "job",	       "help",
+	};
+	struct option run[FP_LONGOPTS_MAX], sc[FP_LONGOPTS_MAX],
+		rp[FP_LONGOPTS_MAX];
+	const struct option *tables[] = { run, sc, rp }, *o, *first;
+	size_t i, k;
+
+	fp_longopts_build(run, FP_SUB_RUN, fp_run_longopts);
+	fp_longopts_build(sc, FP_SUB_SIDECAR, fp_sidecar_longopts);
+	fp_longopts_build(rp, FP_SUB_REPLAY, fp_replay_longopts);
+	assert_unique(run, "run");
+	assert_unique(sc, "sidecar");
+	assert_unique(rp, "replay");
+	for (i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+		first = NULL;
+		for (k = 0; k < 3; k++) {
+			o = opt_named(tables[k], shared[i]);
+			if (!o)
+				continue;
+			if (!first)
+				first = o;
+			cr_assert_eq(o->val, first->val, "--%s", shared[i]);
+			cr_assert_eq(o->has_arg, first->has_arg, "--%s",
+				     shared[i]);
+		}
+		cr_assert_not_null(first, "--%s is nobody's", shared[i]);
+	}
+	cr_assert_eq(opt_named(run, "ring-size")->val, FP_OPT_RING_SIZE);
+	cr_assert_null(opt_named(rp, "ring-size"), "replay traces nothing");
+	cr_assert_null(opt_named(sc, "events"), "sidecar has no --events");
+}
+
+/* the parser writes the session's and the tracer's options themselves */
+Test(session_args, run_fills_the_session_options)
+{
+	char *argv[] = { "run",
+			 "--ring-size",
+			 "64K",
+			 "--cold",
+			 "--every-open",
+			 "--dns-port",
+			 "5353",
+			 "--max-argv",
+			 "4K",
+			 "-w",
+			 "r.log",
+			 "--record-max",
+			 "2M",
+			 "--memory-budget",
+			 "8M",
+			 "-e",
+			 "e.ndjson",
+			 "--force",
+			 "--cross-mounts",
+			 "--rehash-all",
+			 "--report-reads",
+			 "--summary-max",
+			 "3",
+			 "--unit",
+			 "web",
+			 "--",
+			 "true",
+			 NULL };
+	char *bare[] = { "run", "true", NULL };
+	struct run_opts o;
+	struct fp_session_opts *so = &o.args.so;
+	struct said s;
+
+	cr_assert_eq(run_parse(ARGC(argv), argv, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert_eq(so->tracer.ring_bytes, 65536);
+	cr_assert_not(so->tracer.warm, "--cold");
+	cr_assert(so->tracer.every_open);
+	cr_assert_eq(so->tracer.dns_ports[0], 53);
+	cr_assert_eq(so->tracer.dns_ports[1], 5353);
+	cr_assert_eq(so->tracer.max_argv_bytes, 4096);
+	cr_assert_str_eq(so->record_path, "r.log");
+	cr_assert_eq(so->record_max, 2 << 20);
+	cr_assert_eq(so->mem_budget, 8 << 20);
+	cr_assert_str_eq(so->events_path, "e.ndjson");
+	cr_assert(so->force && so->cross_mounts && so->rehash_all &&
+		  so->report_reads);
+	cr_assert_eq(so->summary_max, 3);
+	cr_assert_str_eq(so->unit, "web");
+	cr_assert_eq(so->log_fd, -1);
+
+	cr_assert_eq(run_parse(ARGC(bare), bare, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert(so->tracer.warm, "run keeps its programs loaded by default");
+	cr_assert_eq(so->tracer.ring_bytes, 16 << 20);
+	cr_assert_eq(so->tracer.max_argv_bytes, 1 << 20);
+	cr_assert_eq(so->mem_budget, FP_RECON_BUDGET_DEFAULT);
+	cr_assert_eq(so->summary_max, FP_SUMMARY_MAX_DEFAULT);
+}
+
+/* replay's budget is the recorded one unless --memory-budget says */
+Test(session_args, replay_budget)
+{
+	char *plain[] = { "replay", "job.fplog", NULL };
+	char *more[] = { "replay", "job.fplog", "--memory-budget", "2M", NULL };
+	struct fp_replay_opts o;
+	struct said s;
+
+	cr_assert_eq(replay_parse(ARGC(plain), plain, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert_eq(o.args.so.mem_budget, 0);
+	cr_assert_not(o.args.mem_budget_given);
+	cr_assert_eq(replay_parse(ARGC(more), more, &o, &s), 0);
+	assert_silent(&s);
+	cr_assert(o.args.mem_budget_given);
+	cr_assert_eq(o.args.so.mem_budget, 2 << 20);
+}
+
+/* one parser, its messages in the name of the subcommand that asked */
+Test(session_args, errors_name_the_subcommand)
+{
+	struct fp_session_args a;
+	struct said s;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	fp_session_args_init(&a, FP_SUB_SIDECAR);
+	cr_assert_not(a.so.tracer.warm, "the sidecar keeps nothing loaded");
+	catch_stderr(&s);
+	ret = fp_session_args_take(&a, "sidecar", FP_OPT_RING_SIZE, "3K");
+	release_stderr(&s);
+	cr_assert_eq(ret, -FP_EXIT_USAGE);
+	assert_one_line(&s, "sidecar", "--ring-size wants a power of two");
+	catch_stderr(&s);
+	ret = fp_session_args_take(&a, "sidecar", FP_OPT_PUSH, "");
+	release_stderr(&s);
+	cr_assert_eq(ret, -FP_EXIT_USAGE);
+	assert_one_line(&s, "sidecar", "--push wants a value");
+	cr_assert_eq(fp_session_args_take(&a, "sidecar", FP_OPT_STATE, "/x"), 0,
+		     "not a shared option");
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "findings.h"
 #include "promote.h"
 
 /* bytes malloc has handed out and not had back, mmapped chunks included */
@@ -57,7 +58,8 @@ Test(promote_pset, a_symlink_costs_its_target_not_path_max)
 
 	for (i = 0; i < n; i++) {
 		snprintf(rel, sizeof(rel), "d/link%zu", i);
-		cr_assert_eq(fp_pset_add(&s, rel, FP_OP_ADDED, &now, NULL), 0);
+		cr_assert_eq(fp_pset_add(&s, rel, FP_PROMOTE_ADDED, &now, NULL),
+			     0);
 	}
 	/* array slot 216, rel 32, target 112: well under 1 KiB, where two
 	 * inline PATH_MAX targets were 8 KiB */
@@ -80,12 +82,13 @@ Test(promote_pset, the_set_keeps_its_own_copies)
 	char t[] = "../target", b[] = "old", rel[] = "a/link";
 	struct fp_pstate now = link_to(t), was = link_to(b);
 
-	cr_assert_eq(fp_pset_add(&s, rel, FP_OP_CHANGED, &now, &was), 0);
+	cr_assert_eq(fp_pset_add(&s, rel, FP_PROMOTE_CHANGED, &now, &was), 0);
 	t[0] = b[0] = rel[0] = 'X';
 	cr_assert_str_eq(s.v[0].rel, "a/link");
 	cr_assert_str_eq(fp_ptarget(&s.v[0].now), "../target");
 	cr_assert_str_eq(fp_ptarget(&s.v[0].before), "old");
-	cr_assert_eq(fp_pset_add(&s, "gone", FP_OP_REMOVED, NULL, &was), 0);
+	cr_assert_eq(fp_pset_add(&s, "gone", FP_PROMOTE_REMOVED, NULL, &was),
+		     0);
 	cr_assert_null(s.v[1].now.target);
 	cr_assert_str_eq(fp_ptarget(&s.v[1].now), "");
 	fp_pset_free(&s);
@@ -102,7 +105,7 @@ static size_t fill(struct fp_pset *s, char *rel, struct fp_pstate *st)
 	for (i = 0; !e; i++) {
 		snprintf(rel, 32, "%zu", i);
 		rel[strlen(rel)] = '/';
-		e = fp_pset_add(s, rel, FP_OP_CHANGED, st, st);
+		e = fp_pset_add(s, rel, FP_PROMOTE_CHANGED, st, st);
 	}
 	cr_assert_eq(e, -E2BIG);
 	return i - 1;
@@ -121,9 +124,10 @@ Test(promote_pset, long_targets_meet_the_byte_bound)
 	cr_assert_leq(in_use() - base, FP_PSET_MAX_BYTES / 100 * 102,
 		      "%zu MiB held", (in_use() - base) >> 20);
 	/* the bound is shared: a second set is refused too */
-	cr_assert_eq(fp_pset_add(&b, rel, FP_OP_CHANGED, &st, &st), -E2BIG);
+	cr_assert_eq(fp_pset_add(&b, rel, FP_PROMOTE_CHANGED, &st, &st),
+		     -E2BIG);
 	fp_pset_free(&a);
-	cr_assert_eq(fp_pset_add(&b, rel, FP_OP_CHANGED, &st, &st), 0);
+	cr_assert_eq(fp_pset_add(&b, rel, FP_PROMOTE_CHANGED, &st, &st), 0);
 	fp_pset_free(&b);
 	cr_assert_eq(fp_pset_held(), 0);
 	free(rel);
@@ -138,7 +142,7 @@ Test(promote_pset, short_changes_meet_the_entry_bound)
 	int e = 0;
 
 	for (i = 0; !e; i++)
-		e = fp_pset_add(&s, "f", FP_OP_ADDED, &st, NULL);
+		e = fp_pset_add(&s, "f", FP_PROMOTE_ADDED, &st, NULL);
 	cr_assert_eq(e, -E2BIG);
 	cr_assert_eq(s.n, FP_PSET_MAX_ENTRIES);
 	fp_pset_free(&s);
@@ -166,4 +170,16 @@ Test(promote_pset, a_state_reads_a_long_target)
 	close(fd);
 	rmdir(dir);
 	free(t);
+}
+
+/*
+ * promote's ops and the findings' op flags in one file: promote.h named
+ * its removal FP_OP_REMOVED, which findings.h defines as a flag, so the
+ * two headers could not be included together.
+ */
+Test(pset, promote_ops_are_not_the_findings_flags)
+{
+	cr_assert_neq(FP_PROMOTE_REMOVED, FP_PROMOTE_ADDED);
+	cr_assert_neq(FP_PROMOTE_REMOVED, FP_PROMOTE_CHANGED);
+	cr_assert_eq(FP_OP_REMOVED & FP_OP_CREATED, 0);
 }

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "run_args.h"
+#include "session_args.h"
 #include "version.h"
 #include "longopts.h"
 
@@ -18,22 +19,24 @@ struct completed_cmd {
 	const char *name; /* "shape diff": a verb with options of its own */
 	const struct option *opts;
 	const char *verbs; /* its first positional argument, or NULL */
+	unsigned int shared; /* FP_SUB_*: it takes session_args.c's too */
 };
 
 /* every subcommand of main.c, in its order */
 static const struct completed_cmd completed[] = {
-	{ "run", fp_run_longopts, NULL },
-	{ "replay", fp_replay_longopts, NULL },
-	{ "events", fp_events_longopts, NULL },
-	{ "sidecar", fp_sidecar_longopts, "start status mark stop" },
-	{ "policy", fp_policy_longopts, "learn suggest check" },
-	{ "lock", fp_lock_longopts, NULL },
-	{ "promote", fp_promote_longopts, NULL },
-	{ "shape", fp_shape_longopts, "diff" },
-	{ "shape diff", fp_shape_diff_longopts, NULL },
-	{ "completion", fp_completion_longopts, "bash" },
-	{ "attest", fp_attest_longopts, NULL },
-	{ "fleet", fp_fleet_longopts, "init push learn new" },
+	{ "run", fp_run_longopts, NULL, FP_SUB_RUN },
+	{ "replay", fp_replay_longopts, NULL, FP_SUB_REPLAY },
+	{ "events", fp_events_longopts, NULL, 0 },
+	{ "sidecar", fp_sidecar_longopts, "start status mark stop",
+	  FP_SUB_SIDECAR },
+	{ "policy", fp_policy_longopts, "learn suggest check", 0 },
+	{ "lock", fp_lock_longopts, NULL, 0 },
+	{ "promote", fp_promote_longopts, NULL, 0 },
+	{ "shape", fp_shape_longopts, "diff", 0 },
+	{ "shape diff", fp_shape_diff_longopts, NULL, 0 },
+	{ "completion", fp_completion_longopts, "bash", 0 },
+	{ "attest", fp_attest_longopts, NULL, 0 },
+	{ "fleet", fp_fleet_longopts, "init push learn new", 0 },
 };
 
 const struct option fp_completion_longopts[] = {
@@ -73,11 +76,12 @@ static void put_var(FILE *f, const char *name, const char *what)
 /* The options of one table; with_arg: only those that take a value. */
 static void put_opts(FILE *f, const struct completed_cmd *c, bool with_arg)
 {
+	struct option all[FP_LONGOPTS_MAX];
 	const struct option *o;
 
 	put_var(f, c->name, with_arg ? "args" : "opts");
 	fputs("=' ", f);
-	for (o = c->opts; o->name; o++)
+	for (o = fp_longopts_build(all, c->shared, c->opts); o->name; o++)
 		if (!with_arg || o->has_arg != no_argument)
 			fprintf(f, "--%s ", o->name);
 	fputs("'\n", f);

@@ -109,36 +109,31 @@ static void write_files(struct json_out *j, const struct fp_fs_snapshot *s,
 			const char *root)
 {
 	size_t rlen = strlen(root), skip = rlen + (rlen > 1), i;
-	bool first = true;
 	char hex[65], m[8], t[2] = { 0 };
 
-	json_key(j, "files");
-	fputc('[', j->f);
+	json_field_array(j, "files");
 	for (i = 0; i < s->n; i++) {
 		const struct fp_fentry *e = &s->e[i];
-		struct json_out k = { .f = j->f };
 
 		if (e->path.len == rlen)
 			continue;
-		fputs(first ? "" : ",", j->f);
-		first = false;
-		json_begin_object(&k);
-		json_field_bytes(&k, "path", e->path.data + skip,
+		json_begin_object(j);
+		json_field_bytes(j, "path", e->path.data + skip,
 				 e->path.len - skip);
 		t[0] = e->type;
-		json_field_str(&k, "type", t);
+		json_field_str(j, "type", t);
 		fp_lock_mode_str(m, e->mode);
-		json_field_str(&k, "mode", m);
+		json_field_str(j, "mode", m);
 		if (e->type == 'f') {
 			fp_lock_hex(hex, e->sha256);
-			json_field_str(&k, "sha256", hex);
+			json_field_str(j, "sha256", hex);
 		}
 		if (e->type == 'l')
-			json_field_bytes(&k, "target", e->target.data,
+			json_field_bytes(j, "target", e->target.data,
 					 e->target.len);
-		json_end_object(&k);
+		json_end_object(j);
 	}
-	fputc(']', j->f);
+	json_end_array(j);
 }
 
 static int lock_inputs(const struct lock_opts *o)

@@ -59,9 +59,9 @@ static int replay_report(const struct fp_replay_opts *args, struct fp_run *run,
 {
 	struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
 	struct fp_report_push push = {
-		.fo = { .url = args->push_url,
-			.job = args->push_job,
-			.quiet = args->quiet },
+		.fo = { .url = args->args.push_url,
+			.job = args->args.push_job,
+			.quiet = args->args.so.quiet },
 	};
 	struct fp_findings f = { 0 };
 	struct fp_verdict v = { 0 };
@@ -72,8 +72,8 @@ static int replay_report(const struct fp_replay_opts *args, struct fp_run *run,
 		fprintf(stderr, "footprint: out of memory while reconciling\n");
 	} else {
 		ro.receipt = out;
-		ro.quiet = args->quiet;
-		ro.summary_max = args->summary_max;
+		ro.quiet = args->args.so.quiet;
+		ro.summary_max = args->args.so.summary_max;
 		fp_report_hook_push(&ro, &push);
 		rc = fp_report_judged(
 			&(struct fp_judged){ run, &f, &v, &o, NULL }, &ro,
@@ -101,14 +101,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ret)
 		return ret;
-	receipt_path = args.receipt_path;
+	receipt_path = args.args.so.receipt_path;
 	log = args.log;
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
 	}
-	if (args.mem_budget) {
-		run.mem_budget = args.mem_budget;
+	if (args.args.mem_budget_given) {
+		run.mem_budget = args.args.so.mem_budget;
 		run.mem_budget_given = true;
 	}
 	ret = fp_log_load(log, &run, NULL, NULL, err, sizeof(err));
@@ -120,8 +120,8 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "footprint: %s: %s; the verdict fails\n", log,
 			run.incomplete_why);
 	/* any rule option replaces the recorded policy as a whole */
-	if (args.rules.given) {
-		if (fp_rule_args_policy(&args.rules, &pol, NULL, run.roots,
+	if (args.args.rules.given) {
+		if (fp_rule_args_policy(&args.args.rules, &pol, NULL, run.roots,
 					run.nroots))
 			goto cleanup;
 	} else if (fp_run_policy(&run, &pol, err, sizeof(err))) {

@@ -117,164 +117,90 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+/* sidecar's own options; the shared ones are session_args.c's */
 const struct option fp_sidecar_longopts[] = {
-	{ "state", required_argument, NULL, 'S' + 256 },
-	{ "root", required_argument, NULL, 'r' },
-	{ "allow", required_argument, NULL, 'a' },
-	{ "forbid", required_argument, NULL, 'f' },
-	{ "expect", required_argument, NULL, 'x' },
-	{ "ignore", required_argument, NULL, FP_OPT_IGNORE },
-	{ "policy", required_argument, NULL, 'p' },
-	{ "report-noise", no_argument, NULL, FP_OPT_REPORT_NOISE },
-	{ "record", required_argument, NULL, 'w' },
-	{ "record-max", required_argument, NULL, 'W' + 256 },
-	{ "cgroup", required_argument, NULL, 'C' + 256 },
-	{ "pid-tree", required_argument, NULL, 'T' + 256 },
-	{ "step-parent", required_argument, NULL, 'P' + 256 },
-	{ "receipt", required_argument, NULL, 'o' },
-	{ "json", no_argument, NULL, 'J' + 256 },
-	{ "summary", required_argument, NULL, 'M' + 256 },
-	{ "annotations", no_argument, NULL, 'N' + 256 },
-	{ "ring-size", required_argument, NULL, 'R' + 256 },
-	{ "every-open", no_argument, NULL, 'O' + 256 },
-	{ "report-reads", no_argument, NULL, 'D' + 256 },
-	{ "memory-budget", required_argument, NULL, 'B' + 256 },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "summary-max", required_argument, NULL, 'X' + 256 },
-	{ "daemon", required_argument, NULL, 'I' + 256 },
+	{ "state", required_argument, NULL, FP_OPT_STATE },
+	{ "cgroup", required_argument, NULL, FP_OPT_CGROUP },
+	{ "pid-tree", required_argument, NULL, FP_OPT_PID_TREE },
+	{ "step-parent", required_argument, NULL, FP_OPT_STEP_PARENT },
+	{ "json", no_argument, NULL, FP_OPT_JSON },
+	{ "summary", required_argument, NULL, FP_OPT_SUMMARY },
+	{ "annotations", no_argument, NULL, FP_OPT_ANNOTATIONS },
+	{ "daemon", required_argument, NULL, FP_OPT_DAEMON },
 	FP_ATTEST_LONGOPTS,
-	{ "push", required_argument, NULL, 'U' + 256 },
-	{ "job", required_argument, NULL, 'j' + 256 },
-	{ "help", no_argument, NULL, 'h' },
+	{ "help", no_argument, NULL, FP_OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
+/* the scope of start: --cgroup, --pid-tree, --step-parent */
+static int scope_arg(struct sidecar_opts *o, int c, const char *arg)
 {
-	struct fp_positionals pos = { 0 };
-	int c, taken, at;
-
-	o->ring_bytes = 16 << 20;
-	o->mem_budget = FP_RECON_BUDGET_DEFAULT;
-	o->summary_max = FP_SUMMARY_MAX_DEFAULT;
-	/* options may come before or after the verb */
-	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:r:a:f:x:p:w:o:qh",
-					  fp_sidecar_longopts, &at, &pos)) !=
-	       -1) {
-		taken = fp_rule_args_take(&o->rules, "sidecar", c, optarg);
-		if (!taken)
-			taken = fp_attest_args_take(&o->attest, "sidecar", c,
-						    optarg);
-		if (taken < 0)
-			return -taken;
-		if (taken)
-			continue;
-		switch (c) {
-		case 'S' + 256:
-			o->state = optarg;
-			break;
-		case 'r':
-			if (o->nroots == 64)
-				return fp_usage_error("sidecar",
-						      "too many --root");
-			o->roots_arg[o->nroots++] = optarg;
-			break;
-		case 'w':
-			o->record_path = optarg;
-			break;
-		case 'W' + 256:
-			if (fp_parse_record_max("sidecar", optarg,
-						&o->record_max))
-				return FP_EXIT_USAGE;
-			break;
-		case 'C' + 256:
-			if (o->ncgroups == MAX_CGROUPS)
-				return fp_usage_error("sidecar",
-						      "at most 8 --cgroup");
-			o->cgroups[o->ncgroups++] = optarg;
-			break;
-		case 'T' + 256:
-			if (o->npid_trees == FP_TRACER_MAX_PID_TREES)
-				return fp_usage_error("sidecar",
-						      "at most 16 --pid-tree");
-			if (parse_pid(optarg, &o->pid_trees[o->npid_trees++]))
-				return fp_usage_error(
-					"sidecar",
-					"--pid-tree wants a process id, got '%s'",
-					optarg);
-			break;
-		case 'P' + 256:
-			if (parse_pid(optarg, &o->step_parent))
-				return fp_usage_error(
-					"sidecar",
-					"--step-parent wants a process id, got '%s'",
-					optarg);
-			break;
-		case 'o':
-			o->receipt_path = optarg;
-			break;
-		case 'J' + 256:
-			o->json = true;
-			break;
-		case 'M' + 256:
-			o->summary_path = optarg;
-			break;
-		case 'N' + 256:
-			o->annotations = true;
-			break;
-		case 'R' + 256:
-			if (fp_parse_ring_size("sidecar", optarg,
-					       &o->ring_bytes))
-				return FP_EXIT_USAGE;
-			break;
-		case 'O' + 256:
-			o->every_open = true;
-			break;
-		case 'D' + 256:
-			o->report_reads = true;
-			break;
-		case 'B' + 256:
-			if (fp_parse_budget("sidecar", optarg, &o->mem_budget))
-				return FP_EXIT_USAGE;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'X' + 256:
-			if (fp_parse_summary_max("sidecar", optarg,
-						 &o->summary_max))
-				return FP_EXIT_USAGE;
-			break;
-		case 'I' + 256: {
-			uint64_t ticks;
-			pid_t pid;
-
-			if (fp_sc_id_parse(optarg, &pid, &ticks))
-				return fp_usage_error(
-					"sidecar",
-					"--daemon wants PID:TICKS as start --json printed it, got '%s'",
-					optarg);
-			o->daemon_id = optarg;
-			break;
-		}
-		case 'U' + 256:
-			o->push_url = optarg;
-			break;
-		case 'j' + 256:
-			o->push_job = optarg;
-			break;
-		case 'h':
-			return FP_ARGS_HELP;
-		case ':':
-		default:
-			return fp_bad_option("sidecar", c, argv[at]);
-		}
+	if (c == FP_OPT_CGROUP) {
+		if (o->ncgroups == MAX_CGROUPS)
+			return fp_usage_error("sidecar", "at most 8 --cgroup");
+		o->cgroups[o->ncgroups++] = arg;
+	} else if (c == FP_OPT_PID_TREE) {
+		if (o->npid_trees == FP_TRACER_MAX_PID_TREES)
+			return fp_usage_error("sidecar",
+					      "at most 16 --pid-tree");
+		if (parse_pid(arg, &o->pid_trees[o->npid_trees++]))
+			return fp_usage_error(
+				"sidecar",
+				"--pid-tree wants a process id, got '%s'", arg);
+	} else if (parse_pid(arg, &o->step_parent)) {
+		return fp_usage_error(
+			"sidecar", "--step-parent wants a process id, got '%s'",
+			arg);
 	}
-	if (pos.n < 1)
+	return 0;
+}
+
+/* sidecar's own options: 0, FP_ARGS_HELP or FP_EXIT_USAGE */
+static int sidecar_arg(struct sidecar_opts *o, int c, const char *arg,
+		       char **argv, int at)
+{
+	uint64_t ticks;
+	pid_t pid;
+
+	switch (c) {
+	case FP_OPT_STATE:
+		o->state = arg;
+		return 0;
+	case FP_OPT_CGROUP:
+	case FP_OPT_PID_TREE:
+	case FP_OPT_STEP_PARENT:
+		return scope_arg(o, c, arg);
+	case FP_OPT_JSON:
+		o->json = true;
+		return 0;
+	case FP_OPT_SUMMARY:
+		o->summary_path = arg;
+		return 0;
+	case FP_OPT_ANNOTATIONS:
+		o->annotations = true;
+		return 0;
+	case FP_OPT_DAEMON:
+		if (fp_sc_id_parse(arg, &pid, &ticks))
+			return fp_usage_error(
+				"sidecar",
+				"--daemon wants PID:TICKS as start --json printed it, got '%s'",
+				arg);
+		o->daemon_id = arg;
+		return 0;
+	case FP_OPT_HELP:
+		return FP_ARGS_HELP;
+	default:
+		return fp_bad_option("sidecar", c, argv[at]);
+	}
+}
+
+/* the verb and its arguments, once every option is read */
+static int sidecar_verb(struct sidecar_opts *o, struct fp_positionals *pos)
+{
+	if (pos->n < 1)
 		return fp_usage_error("sidecar",
 				      "say start, status or stop (see --help)");
-	o->verb = pos.v[0];
+	o->verb = pos->v[0];
 	if (strcmp(o->verb, "start") && strcmp(o->verb, "status") &&
 	    strcmp(o->verb, "stop") && strcmp(o->verb, "mark"))
 		return fp_usage_error(
@@ -282,23 +208,45 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 			"unknown verb '%s'; say start, status, mark or stop",
 			o->verb);
 	if (!strcmp(o->verb, "mark")) {
-		if (pos.n != 2 || !*pos.v[1] || strlen(pos.v[1]) > 255)
+		if (pos->n != 2 || !*pos->v[1] || strlen(pos->v[1]) > 255)
 			return fp_usage_error(
 				"sidecar",
 				"mark wants one step name of 1 to 255 bytes");
-		o->name = pos.v[1];
+		o->name = pos->v[1];
 		return 0;
 	}
-	if (pos.n > 1)
+	if (pos->n > 1)
 		return fp_usage_error("sidecar", "unexpected argument '%s'",
-				      pos.v[1]);
-	if ((o->push_url || o->push_job) && strcmp(o->verb, "stop"))
+				      pos->v[1]);
+	if ((o->args.push_url || o->args.push_job) && strcmp(o->verb, "stop"))
 		return fp_usage_error("sidecar", "--push and --job are stop's");
-	if (o->push_job && !o->push_url)
-		return fp_usage_error(
-			"sidecar",
-			"--job names the job --push sends; add --push URL");
+	if (fp_session_args_check(&o->args, "sidecar"))
+		return FP_EXIT_USAGE;
 	return fp_attest_args_check(&o->attest, "sidecar");
+}
+
+static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
+{
+	static struct option longopts[FP_LONGOPTS_MAX];
+	struct fp_positionals pos = { 0 };
+	int c, taken, at;
+
+	fp_session_args_init(&o->args, FP_SUB_SIDECAR);
+	fp_longopts_build(longopts, FP_SUB_SIDECAR, fp_sidecar_longopts);
+	/* options may come before or after the verb */
+	fp_opts_start();
+	while ((c = fp_next_opt_any_order(argc, argv, "-:r:a:f:x:p:w:o:qh",
+					  longopts, &at, &pos)) != -1) {
+		taken = fp_session_args_take(&o->args, "sidecar", c, optarg);
+		if (!taken)
+			taken = fp_attest_args_take(&o->attest, "sidecar", c,
+						    optarg);
+		if (taken < 0)
+			return -taken;
+		if (!taken && (taken = sidecar_arg(o, c, optarg, argv, at)))
+			return taken;
+	}
+	return sidecar_verb(o, &pos);
 }
 
 /* ---- the state directory ---- */

@@ -10,17 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "longopts.h"
 #include "policy.h"
-
-/* getopt values of the options, for the subcommands' option tables */
-enum {
-	FP_OPT_ALLOW = 'a',
-	FP_OPT_FORBID = 'f',
-	FP_OPT_EXPECT = 'x',
-	FP_OPT_POLICY = 'p',
-	FP_OPT_IGNORE = 256,
-	FP_OPT_REPORT_NOISE,
-};
 
 struct fp_rule_args {
 	struct {

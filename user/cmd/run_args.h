@@ -18,61 +18,29 @@
 #include "attest_args.h"
 #include "footprint.h"
 #include "rule_args.h"
+#include "run_scratch.h"
+#include "run_target.h"
+#include "session_args.h"
 
 /* returned for -h/--help: the caller prints the usage and exits 0 */
 #define FP_ARGS_HELP (-1)
-/* --hide and --scratch-also, each */
-#define FP_SCRATCH_MAX 32
 
 struct run_opts {
-	const char *events_path;
-	const char *receipt_path;
-	const char *record_path;
-	uint64_t record_max; /* --record-max; 0: one file */
-	bool force;
+	/* the session's options and those shared with sidecar and replay */
+	struct fp_session_args args;
 	const char *user;
 	bool as_root;
 	int64_t timeout_ms;
 	int leftovers; /* LEFTOVERS_* */
-	size_t ring_bytes;
-	bool every_open; /* --every-open */
-	bool cold; /* --cold */
-	uint64_t max_argv_bytes;
-	uint64_t mem_budget;
-	uint16_t dns_ports[FP_MAX_DNS_PORTS]; /* 53 first; 0 ends */
-	bool quiet;
-	size_t summary_max; /* --summary-max */
-	bool cross_mounts;
-	bool rehash_all;
-	bool report_reads;
 	char **argv;
-	const char *roots_arg[64];
-	size_t nroots;
-	struct fp_rule_args rules;
-	/* docs/scratch.md */
-	const char *scratch_dir;
-	const char *hide[FP_SCRATCH_MAX];
-	size_t nhide;
-	const char *also[FP_SCRATCH_MAX];
-	size_t nalso;
-	bool no_network;
-	const char *inputs_lock;
-	const char *unit; /* --unit: shape before and after */
+	struct fp_box_opts box; /* --scratch ... (docs/scratch.md) */
 	const char *shape_policy; /* --shape-policy FILE */
 	struct fp_attest_args attest; /* --attest KEY ... (docs/attest.md) */
-	const char *push_url, *push_job; /* --push URL, --job NAME */
 };
 
-enum { LEFTOVERS_FAIL, LEFTOVERS_KILL, LEFTOVERS_ALLOW };
-
 struct fp_replay_opts {
-	struct fp_rule_args rules;
-	const char *receipt_path;
-	uint64_t mem_budget; /* 0: the recorded one */
-	bool quiet;
-	size_t summary_max; /* --summary-max */
+	struct fp_session_args args; /* rules, receipt, budget, summary */
 	const char *log;
-	const char *push_url, *push_job; /* --push URL, --job NAME */
 };
 
 struct fp_events_opts {
@@ -104,6 +72,9 @@ struct option;
  * run does not use it: its options end at the command.
  */
 void fp_opts_start(void);
+/* getopt_long, with *at set to the index of the argument it works on */
+int fp_next_opt(int argc, char **argv, const char *optstring,
+		const struct option *longopts, int *at);
 /* getopt's ':' (a value missing) or anything else unknown, as one usage
  * line about arg; FP_EXIT_USAGE */
 int fp_bad_option(const char *sub, int c, const char *arg);

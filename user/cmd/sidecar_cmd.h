@@ -16,8 +16,8 @@
 #include "attest_job.h"
 #include "cgroup.h"
 #include "creds.h"
-#include "rule_args.h"
 #include "session.h"
+#include "session_args.h"
 #include "tracer.h"
 
 /* the default --state, per invoking user: /run/footprint/sidecar-UID */
@@ -25,29 +25,21 @@
 #define MAX_CGROUPS 8
 
 struct sidecar_opts {
+	/* the session's options and those shared with run and replay:
+	 * roots, rules, --record, --receipt, --quiet, --push ... */
+	struct fp_session_args args;
 	const char *state;
 	bool default_state; /* no --state: state is /run/footprint/sidecar-UID */
 	uid_t state_uid; /* that UID: the invoking user */
 	char state_buf[64];
 	const char *daemon_id; /* stop --daemon PID:TICKS */
-	const char *push_url, *push_job; /* stop --push URL, --job NAME */
-	const char *roots_arg[64];
-	size_t nroots;
-	const char *record_path;
-	uint64_t record_max;
 	const char *cgroups[MAX_CGROUPS];
 	size_t ncgroups;
 	pid_t pid_trees[FP_TRACER_MAX_PID_TREES];
 	size_t npid_trees;
 	pid_t step_parent;
-	const char *receipt_path, *summary_path;
-	bool annotations, json, quiet;
-	size_t summary_max;
-	uint64_t mem_budget;
-	size_t ring_bytes;
-	bool every_open; /* --every-open */
-	bool report_reads; /* --report-reads */
-	struct fp_rule_args rules;
+	const char *summary_path;
+	bool annotations, json;
 	const char *verb;
 	const char *name; /* mark */
 	struct fp_attest_args attest; /* stop --attest KEY ... */

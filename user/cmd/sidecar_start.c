@@ -50,16 +50,7 @@ static int run_daemon(const struct sidecar_opts *o, int statefd,
 {
 	struct fp_sidecar_opts d = {
 		.statefd = statefd,
-		.roots = roots,
-		.nroots = o->nroots,
-		.pol = pol,
-		.invoker = c,
-		.record_path = o->record_path,
-		.record_max = o->record_max,
-		.mem_budget = o->mem_budget,
-		.ring_bytes = o->ring_bytes,
-		.every_open = o->every_open,
-		.report_reads = o->report_reads,
+		.so = o->args.so,
 		.cgroups = o->cgroups,
 		.ncgroups = o->ncgroups,
 		.pid_trees = o->pid_trees,
@@ -67,6 +58,10 @@ static int run_daemon(const struct sidecar_opts *o, int statefd,
 		.step_parent = o->step_parent,
 	};
 
+	d.so.roots = roots;
+	d.so.nroots = o->args.nroots;
+	d.so.pol = pol;
+	d.so.invoker = c;
 	return fp_sidecar_daemon(&d, st);
 }
 
@@ -222,11 +217,12 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 	rc = plan_daemon(o, c, &st);
 	if (rc)
 		return rc;
-	if (!o->nroots)
-		o->roots_arg[o->nroots++] = ".";
-	rc = fp_resolve_roots(o->roots_arg, o->nroots, c, roots);
+	if (!o->args.nroots)
+		o->args.roots_arg[o->args.nroots++] = ".";
+	rc = fp_resolve_roots(o->args.roots_arg, o->args.nroots, c, roots);
 	if (!rc)
-		rc = fp_rule_args_policy(&o->rules, &pol, c, roots, o->nroots);
+		rc = fp_rule_args_policy(&o->args.rules, &pol, c, roots,
+					 o->args.nroots);
 	if (rc)
 		goto cleanup;
 	rc = FP_EXIT_USAGE;

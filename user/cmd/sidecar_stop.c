@@ -78,7 +78,7 @@ static FILE *receipt_stream(const struct fp_output *receipt,
 {
 	if (receipt->fd >= 0)
 		return fdopen(dup(receipt->fd), "w");
-	return o->receipt_path ? stdout : NULL;
+	return o->args.so.receipt_path ? stdout : NULL;
 }
 
 /*
@@ -91,7 +91,8 @@ static int stop_verdict(struct fp_sidecar_stop *x, struct fp_output *receipt,
 			struct fp_output *summary, const struct sidecar_opts *o,
 			struct fp_report_outputs *ro)
 {
-	bool to_stdout = o->receipt_path && !strcmp(o->receipt_path, "-");
+	bool to_stdout = o->args.so.receipt_path &&
+			 !strcmp(o->args.so.receipt_path, "-");
 	int mfd, rc;
 
 	if (!fp_report_has_hooks(ro))
@@ -112,7 +113,7 @@ static int stop_verdict(struct fp_sidecar_stop *x, struct fp_output *receipt,
 			    (ro->receipt != stdout && fclose(ro->receipt)))) {
 		fprintf(stderr,
 			"footprint: writing the receipt to %s failed: %s\n",
-			o->receipt_path, strerror(errno));
+			o->args.so.receipt_path, strerror(errno));
 		rc = rc ? rc : FP_EXIT_NOTRACE;
 	}
 	return rc;
@@ -128,14 +129,15 @@ static int prepare_outputs(int statefd, struct fp_output *receipt,
 	size_t nroots;
 	int rc;
 
-	receipt->path = o->receipt_path;
+	receipt->path = o->args.so.receipt_path;
 	nroots = fp_sidecar_read_roots(statefd, rootbuf, sizeof(rootbuf), roots,
 				       64);
 	summary->path = o->summary_path;
 	rc = fp_output_prepare(receipt, c, roots, nroots);
 	if (!rc)
 		rc = fp_output_prepare(summary, c, roots, nroots);
-	if (!rc && o->receipt_path && strcmp(o->receipt_path, "-") &&
+	if (!rc && o->args.so.receipt_path &&
+	    strcmp(o->args.so.receipt_path, "-") &&
 	    fp_output_create(receipt, c, true) < 0)
 		rc = FP_EXIT_USAGE;
 	if (!rc && o->summary_path && strcmp(o->summary_path, "-") &&
@@ -152,10 +154,10 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	struct fp_attest_job att = FP_ATTEST_JOB_INIT;
 	struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
 	struct fp_report_push push = {
-		.fo = { .url = o->push_url,
+		.fo = { .url = o->args.push_url,
 			.creds = c,
-			.job = o->push_job,
-			.quiet = o->quiet },
+			.job = o->args.push_job,
+			.quiet = o->args.so.quiet },
 		.user = c->active ? c->name : "root",
 	};
 	int statefd, rc, where;
@@ -177,10 +179,10 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	in_child = where == 1;
 	fp_sidecar_stop_init(&x, statefd, o->daemon_id);
 	x.req.annotations = o->annotations;
-	x.req.quiet = o->quiet;
-	x.req.summary_max = o->summary_max;
+	x.req.quiet = o->args.so.quiet;
+	x.req.summary_max = o->args.so.summary_max;
 	rc = prepare_outputs(statefd, &receipt, &summary, o, c);
-	o->attest.quiet = o->quiet;
+	o->attest.quiet = o->args.so.quiet;
 	if (!rc && o->attest.key)
 		rc = fp_attest_job_prepare(&att, &o->attest, c);
 	if (!rc) {

@@ -220,22 +220,13 @@ int fp_session_outputs(struct fp_session *s)
 
 int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen)
 {
-	struct fp_tracer_opts topts = {
-		.ring_bytes = s->o.ring_bytes,
-		.every_open = s->o.every_open,
-		.warm = s->o.warm,
-		.max_argv_bytes = s->o.max_argv_bytes,
-	};
-
-	memcpy(topts.dns_ports, s->o.dns_ports, sizeof(topts.dns_ports));
-
 	s->col = calloc(1, sizeof(*s->col));
 	if (!s->col) {
 		snprintf(err, errlen, "footprint: out of memory");
 		return -ENOMEM;
 	}
 	fp_collector_init(s->col, sink_event, s);
-	return fp_tracer_open(&s->tracer, &topts, s->col, err, errlen);
+	return fp_tracer_open(&s->tracer, &s->o.tracer, s->col, err, errlen);
 }
 
 static char *read_line_file(const char *path)

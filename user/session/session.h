@@ -50,11 +50,9 @@ struct fp_session_opts {
 	bool report_reads; /* list every file read, not only secrets */
 	size_t summary_max; /* examples per category; 0: the default */
 	uint64_t mem_budget;
-	size_t ring_bytes;
-	bool every_open; /* no collapsed read-only opens */
-	bool warm; /* the tracer may be kept loaded between runs (warm.h) */
-	uint64_t max_argv_bytes;
-	uint16_t dns_ports[FP_MAX_DNS_PORTS]; /* all 0: port 53 */
+	/* the ring, collapsed opens, warm (warm.h), argv bytes, DNS ports;
+	 * what it traces is the driver's to add once it is open */
+	struct fp_tracer_opts tracer;
 	int64_t deadline_ms; /* CLOCK_MONOTONIC; 0: none */
 	int64_t timeout_ms; /* what deadline_ms came from, for the grace */
 	/* run --scratch: the roots are read through these overlays */

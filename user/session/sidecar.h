@@ -79,15 +79,9 @@ void fp_sidecar_answer(struct fp_sidecar_state *st, int rc);
  * them. */
 struct fp_sidecar_opts {
 	int statefd; /* the state directory, root's */
-	char *const *roots; /* absolute, canonical */
-	size_t nroots;
-	const struct fp_policy *pol;
-	const struct fp_creds *invoker;
-	const char *record_path; /* --record, or NULL: the state directory's */
-	uint64_t record_max;
-	uint64_t mem_budget;
-	size_t ring_bytes;
-	bool every_open, report_reads;
+	/* as start's parser wrote them (roots, rules, --record, the ring
+	 * ...): the daemon's session starts from these */
+	struct fp_session_opts so;
 	const char *const *cgroups; /* --cgroup: below the mount, or not */
 	size_t ncgroups;
 	const pid_t *pid_trees;

@@ -24,26 +24,17 @@
 static int daemon_session(struct fp_session *s, const struct fp_sidecar_opts *o)
 {
 	int statefd = o->statefd;
-	struct fp_session_opts so = {
-		.roots = o->roots,
-		.nroots = o->nroots,
-		.pol = o->pol,
-		.invoker = o->invoker,
-		.record_path = o->record_path ? o->record_path : FP_SIDECAR_LOG,
-		.record_max = o->record_max,
-		.log_fd = -1,
-		.log_dirfd = statefd,
-		.force = true,
-		.quiet = true,
-		.mem_budget = o->mem_budget,
-		.ring_bytes = o->ring_bytes,
-		.every_open = o->every_open,
-		.report_reads = o->report_reads,
-		.max_argv_bytes = 1 << 20,
-	};
+	struct fp_session_opts so = o->so;
 	int rc;
 
-	if (!o->record_path) {
+	/* the daemon writes the log; stop writes the receipt */
+	so.receipt_path = NULL;
+	so.record_path = so.record_path ? so.record_path : FP_SIDECAR_LOG;
+	so.log_fd = -1;
+	so.log_dirfd = statefd;
+	so.force = true;
+	so.quiet = true;
+	if (!o->so.record_path) {
 		so.log_fd = openat(statefd, FP_SIDECAR_LOG,
 				   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 					   O_CLOEXEC,
@@ -62,7 +53,7 @@ static int daemon_session(struct fp_session *s, const struct fp_sidecar_opts *o)
 	rc = fp_session_prepare(s);
 	if (!rc)
 		rc = fp_session_outputs(s);
-	if (!rc && o->record_path && fp_sidecar_write_log_id(statefd, s))
+	if (!rc && o->so.record_path && fp_sidecar_write_log_id(statefd, s))
 		rc = FP_EXIT_NOTRACE;
 	return rc;
 }
@@ -256,8 +247,9 @@ int fp_sidecar_daemon(const struct fp_sidecar_opts *o,
 			rc = FP_EXIT_NOTRACE;
 		}
 	}
-	if (!rc && (fp_sidecar_write_pidfile(statefd, &cg) ||
-		    fp_sidecar_write_roots(statefd, o->roots, o->nroots))) {
+	if (!rc &&
+	    (fp_sidecar_write_pidfile(statefd, &cg) ||
+	     fp_sidecar_write_roots(statefd, o->so.roots, o->so.nroots))) {
 		/* no daemon's pid for one that never served */
 		unlinkat(statefd, FP_SIDECAR_PID, 0);
 		rc = FP_EXIT_NOTRACE;

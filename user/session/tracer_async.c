@@ -27,15 +27,8 @@ static void *load(void *arg)
 {
 	struct fp_loader *l = arg;
 	struct fp_session *s = l->s;
-	struct fp_tracer_opts topts = {
-		.ring_bytes = s->o.ring_bytes,
-		.every_open = s->o.every_open,
-		.warm = s->o.warm,
-		.max_argv_bytes = s->o.max_argv_bytes,
-	};
 
-	memcpy(topts.dns_ports, s->o.dns_ports, sizeof(topts.dns_ports));
-	l->ret = fp_tracer_open(&l->tracer, &topts, s->col, l->err,
+	l->ret = fp_tracer_open(&l->tracer, &s->o.tracer, s->col, l->err,
 				sizeof(l->err));
 	return NULL;
 }

@@ -57,9 +57,9 @@ static int state_of(const struct fp_jv *o, struct fp_pstate *st)
 static int op_of(const char *op)
 {
 	return !op		      ? -1 :
-	       !strcmp(op, "added")   ? FP_OP_ADDED :
-	       !strcmp(op, "changed") ? FP_OP_CHANGED :
-	       !strcmp(op, "removed") ? FP_OP_REMOVED :
+	       !strcmp(op, "added")   ? FP_PROMOTE_ADDED :
+	       !strcmp(op, "changed") ? FP_PROMOTE_CHANGED :
+	       !strcmp(op, "removed") ? FP_PROMOTE_REMOVED :
 					-1;
 }
 
@@ -88,7 +88,7 @@ static int load_one(struct fp_proot *r, const struct fp_jv *c)
 		free(p);
 		return 0;
 	}
-	e = op == FP_OP_REMOVED ? 0 : state_of(c, &now);
+	e = op == FP_PROMOTE_REMOVED ? 0 : state_of(c, &now);
 	if (!e)
 		e = state_of(fp_jv_get(c, "before"), &before);
 	if (!e)
@@ -239,7 +239,7 @@ static int hash_miss(struct fp_proot *r)
 		const struct fp_pchange *l = &r->locked.v[i];
 		const struct fp_pchange *s = find(&r->scratch, l->rel);
 
-		if (l->op == FP_OP_REMOVED)
+		if (l->op == FP_PROMOTE_REMOVED)
 			continue;
 		if (same(&l->now, &s->now)) {
 			/* apply copies this very file, or nothing */

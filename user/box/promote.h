@@ -13,7 +13,8 @@
 
 #include "jsonin.h"
 
-enum { FP_OP_ADDED, FP_OP_CHANGED, FP_OP_REMOVED };
+/* a change's op; not findings.h's FP_OP_* flags */
+enum fp_promote_op { FP_PROMOTE_ADDED, FP_PROMOTE_CHANGED, FP_PROMOTE_REMOVED };
 
 /*
  * what a path holds: type 0 when nothing. A symlink's target is on the

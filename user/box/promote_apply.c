@@ -217,22 +217,22 @@ static int do_step(struct fp_proot *r, struct fp_pstep *s, unsigned int n)
 		return -errno;
 	snprintf(s->bak, sizeof(s->bak), ".footprint-bak.%d.%u", getpid(), n);
 	snprintf(tmp, sizeof(tmp), ".footprint-new.%d.%u", getpid(), n);
-	if (c->op == FP_OP_REMOVED) {
+	if (c->op == FP_PROMOTE_REMOVED) {
 		e = renameat(dirfd, base, dirfd, s->bak) ? -errno : 0;
 		s->backup = !e;
-	} else if (c->op == FP_OP_CHANGED && c->now.type == 'd') {
+	} else if (c->op == FP_PROMOTE_CHANGED && c->now.type == 'd') {
 		/* a directory's mode: the only change one can have */
 		e = fchmodat(dirfd, base, c->now.mode, 0) ? -errno : 0;
 		s->made = !e;
 	} else {
 		e = make_new(r, c, dirfd, tmp);
-		if (!e && c->op == FP_OP_CHANGED) {
+		if (!e && c->op == FP_PROMOTE_CHANGED) {
 			e = linkat(dirfd, base, dirfd, s->bak, 0) ? -errno : 0;
 			s->backup = !e;
 		}
 		if (!e &&
 		    renameat2(dirfd, tmp, dirfd, base,
-			      c->op == FP_OP_ADDED ? RENAME_NOREPLACE : 0))
+			      c->op == FP_PROMOTE_ADDED ? RENAME_NOREPLACE : 0))
 			e = -errno;
 		if (e)
 			unlinkat(dirfd, tmp,
@@ -259,7 +259,7 @@ static int undo(struct fp_proot *r, struct fp_pstep *s)
 		/* a link to the inode already there is left by rename */
 		if (!e)
 			unlinkat(dirfd, s->bak, 0);
-	} else if (s->made && c->op == FP_OP_CHANGED)
+	} else if (s->made && c->op == FP_PROMOTE_CHANGED)
 		e = fchmodat(dirfd, base, c->before.mode, 0);
 	else if (s->made)
 		e = unlinkat(dirfd, base,
@@ -327,10 +327,10 @@ static struct fp_pstep *plan(struct fp_pset *l)
 	size_t i, k = 0;
 
 	for (i = 0; st && i < l->n; i++)
-		if (l->v[i].op != FP_OP_REMOVED)
+		if (l->v[i].op != FP_PROMOTE_REMOVED)
 			st[k++].c = &l->v[i];
 	for (i = l->n; st && i-- > 0;)
-		if (l->v[i].op == FP_OP_REMOVED)
+		if (l->v[i].op == FP_PROMOTE_REMOVED)
 			st[k++].c = &l->v[i];
 	return st;
 }

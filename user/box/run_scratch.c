@@ -71,7 +71,7 @@ static char *dir_before(const char *dir, const struct fp_creds *c)
 	return out;
 }
 
-static int resolve_also(const struct run_opts *o, const struct fp_creds *c,
+static int resolve_also(const struct fp_box_opts *o, const struct fp_creds *c,
 			char **out, size_t base)
 {
 	size_t i;
@@ -94,15 +94,16 @@ static int resolve_also(const struct run_opts *o, const struct fp_creds *c,
 	return 0;
 }
 
-int fp_run_scratch_open(struct fp_scratch *sc, const struct run_opts *o,
-			char *const *roots, const struct fp_creds *c,
-			char **dir_real, int *root_fds)
+int fp_run_scratch_open(struct fp_scratch *sc, const struct fp_box_opts *o,
+			char *const *roots, size_t nroots,
+			const struct fp_creds *c, char **dir_real,
+			int *root_fds)
 {
 	char *paths[FP_SCRATCH_LAYERS] = { 0 };
 	struct fp_scratch_args a = {
 		.dir = o->scratch_dir,
 		.paths = paths,
-		.npaths = o->nroots + o->nalso,
+		.npaths = nroots + o->nalso,
 		.hide = o->hide,
 		.nhide = o->nhide,
 		.no_network = o->no_network,
@@ -113,9 +114,9 @@ int fp_run_scratch_open(struct fp_scratch *sc, const struct run_opts *o,
 
 	memset(sc, 0, sizeof(*sc));
 	sc->dirfd = -1;
-	for (i = 0; i < o->nroots; i++)
+	for (i = 0; i < nroots; i++)
 		paths[i] = roots[i];
-	rc = resolve_also(o, c, paths, o->nroots);
+	rc = resolve_also(o, c, paths, nroots);
 	if (!rc) {
 		char *guess = dir_before(o->scratch_dir, c);
 
@@ -130,10 +131,10 @@ int fp_run_scratch_open(struct fp_scratch *sc, const struct run_opts *o,
 		rc = FP_EXIT_NOTRACE;
 	if (!rc)
 		rc = check_apart(*dir_real, paths, a.npaths);
-	for (i = 0; !rc && i < o->nroots; i++)
+	for (i = 0; !rc && i < nroots; i++)
 		root_fds[i] = sc->layer[i].mnt;
 	/* the layers keep their own copies of the paths they mount on */
-	for (i = o->nroots; i < a.npaths; i++)
+	for (i = nroots; i < a.npaths; i++)
 		if (!rc)
 			sc->layer[i].path = paths[i];
 		else
@@ -141,14 +142,12 @@ int fp_run_scratch_open(struct fp_scratch *sc, const struct run_opts *o,
 	return rc;
 }
 
-int fp_run_inputs_check(const struct run_opts *o, char *const *roots,
-			const struct fp_creds *c)
+int fp_run_inputs_check(const struct fp_box_opts *o, const struct fp_creds *c)
 {
 	struct fp_jv il;
 	const char *root;
 	int rc = fp_lockfile_read(c, "the input lock", o->inputs_lock, &il);
 
-	(void)roots;
 	if (rc)
 		return rc;
 	rc = fp_lockfile_kind(&il, "inputs", o->inputs_lock);

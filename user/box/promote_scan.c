@@ -179,7 +179,7 @@ static int removed_tree(struct fp_proot *r, const char *rel, int depth)
 	if (real.type == 'd' && depth < SCAN_MAX_DEPTH)
 		e = each_child(r, r->rootfd, rel, depth + 1, false,
 			       removed_tree);
-	e = e ?: fp_pset_add(&r->scratch, rel, FP_OP_REMOVED, NULL, &real);
+	e = e ?: fp_pset_add(&r->scratch, rel, FP_PROMOTE_REMOVED, NULL, &real);
 	fp_pstate_free(&real);
 	return e;
 }
@@ -224,20 +224,21 @@ static int scan_change(struct fp_proot *r, const char *rel, int depth,
 		if (opaque && real->type == 'd')
 			e = opaque_removals(r, rel, depth);
 		if (!e && !real->type)
-			e = fp_pset_add(&r->scratch, rel, FP_OP_ADDED, up,
+			e = fp_pset_add(&r->scratch, rel, FP_PROMOTE_ADDED, up,
 					NULL);
 		else if (!e && (real->type != 'd' || real->mode != up->mode))
-			e = fp_pset_add(&r->scratch, rel, FP_OP_CHANGED, up,
-					real);
+			e = fp_pset_add(&r->scratch, rel, FP_PROMOTE_CHANGED,
+					up, real);
 		return e ?: scan_dir(r, rel, depth + 1);
 	}
 	if (!real->type)
-		return fp_pset_add(&r->scratch, rel, FP_OP_ADDED, up, NULL);
+		return fp_pset_add(&r->scratch, rel, FP_PROMOTE_ADDED, up,
+				   NULL);
 	/* a file over a directory: what the directory held went first */
 	if (real->type == 'd')
 		e = opaque_removals(r, rel, depth);
 	if (!e && !same_state(up, real))
-		e = fp_pset_add(&r->scratch, rel, FP_OP_CHANGED, up, real);
+		e = fp_pset_add(&r->scratch, rel, FP_PROMOTE_CHANGED, up, real);
 	return e;
 }
 

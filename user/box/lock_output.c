@@ -104,54 +104,45 @@ static void write_state(struct json_out *j, const struct fp_jv *s)
 		write_bytes(j, "target", s);
 }
 
-/* one proposed change into the lock */
-static void write_change(struct json_out *j, const struct fp_jv *c, int op,
-			 bool *first)
+/* one proposed change into the lock: an element of "changes" */
+static void write_change(struct json_out *j, const struct fp_jv *c, int op)
 {
 	const struct fp_jv *b = fp_jv_get(c, "before");
-	struct json_out k = { .f = j->f };
 
-	fputs(*first ? "" : ",", j->f);
-	*first = false;
-	json_begin_object(&k);
-	write_bytes(&k, "path", c);
-	json_field_str(&k, "op", ops[op]);
+	json_begin_object(j);
+	write_bytes(j, "path", c);
+	json_field_str(j, "op", ops[op]);
 	if (op != REMOVED)
-		write_state(&k, c);
-	json_key(&k, "before");
+		write_state(j, c);
 	if (b && b->type == FP_JV_OBJ) {
-		json_begin_object(&k);
-		write_state(&k, b);
-		json_end_object(&k);
+		json_field_object(j, "before");
+		write_state(j, b);
+		json_end_object(j);
 	} else {
-		fputs("null", k.f);
+		json_field_null(j, "before");
 	}
-	json_end_object(&k);
+	json_end_object(j);
 }
 
 static void write_roots(struct json_out *j, const struct fp_jv *layers)
 {
 	size_t i;
 
-	json_key(j, "roots");
-	fputc('[', j->f);
+	json_field_array(j, "roots");
 	for (i = 0; layers && i < layers->n; i++) {
 		const struct fp_jv *l = &layers->items[i];
 		const char *h = fp_jv_str(l, "input_sha256");
-		struct json_out k = { .f = j->f };
 
-		fputs(i ? "," : "", j->f);
-		json_begin_object(&k);
-		json_field_str(&k, "root", fp_jv_str(l, "root") ?: "");
-		json_field_str(&k, "upper", fp_jv_str(l, "upper") ?: "");
-		json_key(&k, "input_sha256");
+		json_begin_object(j);
+		json_field_str(j, "root", fp_jv_str(l, "root") ?: "");
+		json_field_str(j, "upper", fp_jv_str(l, "upper") ?: "");
 		if (h)
-			json_string(k.f, h, strlen(h));
+			json_field_str(j, "input_sha256", h);
 		else
-			fputs("null", k.f);
-		json_end_object(&k);
+			json_field_null(j, "input_sha256");
+		json_end_object(j);
 	}
-	fputc(']', j->f);
+	json_end_array(j);
 }
 
 /* the changes (skipped ones left out), then the skipped paths */
@@ -159,12 +150,11 @@ static int write_body(struct json_out *j, const struct fp_jv *prop,
 		      const struct fp_lock_walk *w)
 {
 	struct fp_sbuf sk = { 0 };
-	bool first = true, failed;
+	bool failed;
 	size_t op, i, n;
 	char *p;
 
-	json_key(j, "changes");
-	fputc('[', j->f);
+	json_field_array(j, "changes");
 	for (op = 0; op < 3; op++) {
 		const struct fp_jv *l = fp_jv_get(prop, ops[op]);
 
@@ -174,11 +164,11 @@ static int write_body(struct json_out *j, const struct fp_jv *prop,
 			if (skipped(w, &l->items[i], op, p, n))
 				fp_sbuf_add(&sk, p, n + 1);
 			else
-				write_change(j, &l->items[i], op, &first);
+				write_change(j, &l->items[i], op);
 			free(p);
 		}
 	}
-	fputc(']', j->f);
+	json_end_array(j);
 	json_field_strv(j, "skipped", sk.p ?: "", sk.len);
 	failed = sk.err;
 	fp_sbuf_free(&sk);

@@ -12,8 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* findref.h; not included here: its findings.h defines FP_OP_REMOVED,
- * which promote.h names otherwise */
+/* findref.h's */
 struct fp_sbuf;
 
 void fp_say_bytes(FILE *f, const char *s, size_t len);

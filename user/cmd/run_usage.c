@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/* footprint run --help */
+#include <stdio.h>
+
+#include "run_args.h"
+
+/* what run does and traces */
+static void run_usage_what(FILE *f)
+{
+	fputs("Usage: footprint run [OPTIONS] -- COMMAND [ARG...]\n"
+	      "\n"
+	      "Snapshot the watched trees, the process table and the listening\n"
+	      "sockets; run COMMAND in a new cgroup and trace, in the kernel, what\n"
+	      "it and its descendants do; snapshot again; reconcile, and judge the\n"
+	      "result against a policy. By default everything unexpected fails.\n"
+	      "COMMAND's stdin, stdout and stderr pass through untouched.\n"
+	      "\n"
+	      "Traced (docs/events.md):\n"
+	      "  processes  exec (with its credentials), fork, exit\n"
+	      "  files      open, creat, unlink, rename, mkdir, rmdir, mknod, symlink,\n"
+	      "             link, chmod, chown, truncate (and their *at/f* forms)\n"
+	      "  network    bind, connect, sendto/sendmsg with a destination, accept,\n"
+	      "             DNS queries and answers (they name the connections)\n"
+	      "  others     kill/tkill/tgkill/pidfd_send_signal and ptrace aimed\n"
+	      "             outside the run, reads of secrets (~/.ssh, /etc/shadow...)\n"
+	      "Not traced: writes through an fd opened before the run, mmap; what\n"
+	      "they change shows as unexplained.\n"
+	      "\n",
+	      f);
+}
+
+/* the rules, the outputs and the command's identity */
+static void run_usage_options(FILE *f)
+{
+	fputs("Options:\n"
+	      "  -r, --root DIR       watch DIR (repeatable; default: the current directory)\n"
+	      "  -a, --allow PATTERN  a change to PATTERN is expected and fine\n"
+	      "  -f, --forbid PATTERN a change to PATTERN always fails (wins over allow)\n"
+	      "  -x, --expect PATTERN PATTERN must change, or the run fails\n"
+	      "      --ignore PATTERN do not even report changes to PATTERN\n"
+	      "  -p, --policy FILE    read rules from FILE (docs/policy.md)\n"
+	      "                       PATTERN: exact path, DIR/ prefix, or glob (* ? ** [..]),\n"
+	      "                       relative to each root unless absolute; ./ is the\n"
+	      "                       root and everything in it\n"
+	      "  -o, --receipt FILE   write the JSON receipt (docs/receipt.schema.json)\n"
+	      "      --push URL       push the receipt to the ClickHouse at URL once the\n"
+	      "                       verdict is in (docs/fleet.md; spooled when it\n"
+	      "                       cannot be); credentials never in URL: from\n"
+	      "                       ~/.config/footprint/clickhouse (0600)\n"
+	      "      --job NAME       the job's name there (default: $FOOTPRINT_JOB,\n"
+	      "                       else the command line)\n"
+	      "  -e, --events FILE    write every event as NDJSON to FILE (- for stdout);\n"
+	      "                       fields are described in docs/events.md\n"
+	      "  -w, --record FILE    record snapshots and events to a compressed log\n"
+	      "                       (0600) that 'footprint replay' re-judges offline\n"
+	      "      --record-max SIZE  cut the log into segments of at most SIZE\n"
+	      "                       (at least 1M): FILE, FILE.1, FILE.2, ...; replay\n"
+	      "                       and events read them all from FILE\n"
+	      "      --force          overwrite an existing --record FILE\n"
+	      "  -u, --user NAME      run COMMAND as NAME; root login only: under sudo\n"
+	      "                       COMMAND always runs as the invoking user (SUDO_UID)\n"
+	      "      --as-root        run COMMAND as root; root login only (the default\n"
+	      "                       there)\n"
+	      "  -t, --timeout DUR    bound the whole run, snapshots included, to DUR\n"
+	      "                       (30s, 5m, 1h): the command is killed DUR after\n"
+	      "                       footprint started, a snapshot still hashing stops\n"
+	      "                       (the after snapshot gets at least min(DUR, 5s));\n"
+	      "                       exit 124\n"
+	      "      --leftovers MODE processes still running when COMMAND exits:\n"
+	      "                       fail (default: reported, verdict fails, then killed),\n"
+	      "                       kill (killed before the after-snapshot, still fail\n"
+	      "                       unless allowed), allow (allowed and left running)\n"
+	      "      --cross-mounts   descend into other filesystems under a root\n"
+	      "      --rehash-all     re-hash every file after the run\n"
+	      "      --report-noise   report /dev/null, /dev/tty*, /proc/self/... too\n"
+	      "      --report-reads   list every file read in files.read (deduplicated,\n"
+	      "                       at most 100000, the rest counted); by default\n"
+	      "                       only secrets and files read inside the roots\n",
+	      f);
+}
+
+/* the tracer, the scratch box, attestations; examples, exit codes */
+static void run_usage_more(FILE *f)
+{
+	fputs("      --ring-size SIZE ring buffer size, a power of two (default 16M)\n"
+	      "      --every-open     one event per read-only open; by default repeated\n"
+	      "                       identical ones of a file are one event with a count\n"
+	      "      --cold           load the BPF programs afresh and keep none loaded\n"
+	      "                       afterwards; by default they stay loaded, not\n"
+	      "                       attached, under /sys/fs/bpf/footprint for the\n"
+	      "                       next run (docs/security.md)\n"
+	      "      --max-argv SIZE  argv bytes recorded per exec (default 1M); the rest\n"
+	      "                       is counted in argv_dropped\n"
+	      "      --dns-port N     traffic to port N is DNS too (besides 53): its\n"
+	      "                       queries and answers name the run's connections\n"
+	      "                       (repeatable, up to 7)\n"
+	      "      --memory-budget SIZE  memory for what the events leave to judge,\n"
+	      "                       and for each snapshot of the watched trees\n"
+	      "                       (default 128M, at least 1M); past it the run is\n"
+	      "                       incomplete and fails, and footprint goes on (a\n"
+	      "                       before snapshot past it: exit 2, nothing runs)\n"
+	      "  -q, --quiet          no summary on stderr\n"
+	      "      --summary-max N  at most N examples per category in the summary\n"
+	      "                       (default 10); many files under one directory\n"
+	      "                       show as one \"N under DIR/\" line\n"
+	      "      --scratch DIR    run COMMAND on a copy-on-write view of each root\n"
+	      "                       (overlayfs in a private mount namespace, upper\n"
+	      "                       layers under DIR); the real trees stay untouched\n"
+	      "                       and the receipt lists the proposed changes\n"
+	      "      --hide PATH      with --scratch: an empty, unreadable PATH (repeatable)\n"
+	      "      --no-network     with --scratch: only a loopback network; host unix\n"
+	      "                       sockets (ssh-agent, docker.sock) stay reachable\n"
+	      "                       as files, and a connect to one fails the verdict\n"
+	      "                       unless allowed (allow connect unix/PATH)\n"
+	      "      --scratch-also PATH  with --scratch: overlay PATH too, unwatched\n"
+	      "      --inputs-lock FILE  refuse to start (exit 2) if a root drifted from\n"
+	      "                       the input lock FILE (footprint lock --inputs)\n"
+	      "      --unit NAME      take the systemd unit's shape before and after the\n"
+	      "                       command; drift fails the verdict (footprint shape)\n"
+	      "      --shape-policy FILE  drift --unit allows (footprint shape diff --help)\n"
+	      "      --attest KEY     sign an in-toto link of the run with KEY (an\n"
+	      "                       in-toto-keygen private key, read with your\n"
+	      "                       rights) once it is judged, failed or not\n"
+	      "                       (docs/attest.md); with --attest-name STEP\n"
+	      "      --attest-name STEP  the step's name in the in-toto layout\n"
+	      "      --attest-out FILE  where (default: STEP.KEYID8.link here)\n"
+	      "      --attest-format link|statement  statement: a SLSA provenance\n"
+	      "                       Statement in a DSSE envelope\n"
+	      "      --attest-only-ok sign nothing if the verdict failed\n"
+	      "      --attest-materials-all  every file of the before snapshot is\n"
+	      "                       a material, not only those the run read\n"
+	      "  -h, --help           show this help\n"
+	      "\n"
+	      "Examples:\n"
+	      "  sudo footprint run -- ./generated_script.sh\n"
+	      "  sudo footprint run --scratch /tmp/s --hide ~/.ssh --no-network -- ./agent\n"
+	      "  sudo footprint run --allow .cache/ --allow logs/run.log -- ./gen.sh\n"
+	      "  sudo footprint run --root /srv/app --expect build/app --receipt r.json -- make\n"
+	      "  sudo footprint run --policy ci.policy --events trace.ndjson -- ./job.sh\n"
+	      "  sudo footprint run --dns-port 5353 --policy egress.policy -- ./fetch.sh\n"
+	      "  sudo footprint run --report-reads --receipt r.json -- make\n"
+	      "  sudo footprint run --unit web --shape-policy web.policy -- systemctl restart web\n"
+	      "  sudo footprint run --attest builder.key --attest-name build -- make\n"
+	      "\n"
+	      "Under sudo, outputs and policy files are opened with the invoking\n"
+	      "user's rights and never through a symbolic link; an existing output\n"
+	      "file is replaced, not written into (docs/security.md).\n"
+	      "\n"
+	      "Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed to COMMAND; a\n"
+	      "second one kills the whole run. The receipt is still written, marked\n"
+	      "interrupted.\n"
+	      "\n"
+	      "Exit status: 0 ok; 1 the verdict failed (including a command that\n"
+	      "exited non-zero or an interrupted run); 2 usage or input error; 124\n"
+	      "timed out; 125 footprint could not trace (COMMAND is then never run);\n"
+	      "126 COMMAND is not executable; 127 COMMAND was not found.\n",
+	      f);
+}
+
+void fp_run_usage(FILE *f)
+{
+	run_usage_what(f);
+	run_usage_options(f);
+	run_usage_more(f);
+}
