@@ -209,7 +209,7 @@ static void free_exec(struct exec_rec *e)
 	fp_cmdline_put(e->cmd);
 }
 
-#define GROUPS(r) ((struct group_rec *)(r)->groups.v)
+#define GROUPS(r) fp_vec_arr(&(r)->groups, struct group_rec)
 
 void fp_recon_set_step_parent(struct fp_recon *r, pid_t pid)
 {
@@ -227,25 +227,27 @@ void fp_recon_free(struct fp_recon *r)
 	free(r->groups.v);
 	free(r->exec_groups.v);
 	for (i = 0; i < r->marks.n; i++)
-		free(((struct fp_bytes *)r->marks.v)[i].data);
+		free(fp_vec_at(&r->marks, struct fp_bytes, i)->data);
 	free(r->marks.v);
 	for (i = 0; i < r->tampers.n; i++)
 		fp_tamper_finding_clear(
-			&((struct fp_tamper_finding *)r->tampers.v)[i]);
+			fp_vec_at(&r->tampers, struct fp_tamper_finding, i));
 	free(r->tampers.v);
 	fp_hashmap_free(&r->paths, free);
 	fp_hashmap_free(&r->procs, free);
 	fp_hashmap_free(&r->reads, free);
 	fp_hashmap_free(&r->signals, free);
 	for (i = 0; i < r->execs.n; i++)
-		free_exec(&((struct exec_rec *)r->execs.v)[i]);
+		free_exec(fp_vec_at(&r->execs, struct exec_rec, i));
 	free(r->execs.v);
 	for (i = 0; i < r->short_lived.n; i++)
 		fp_actor_clear(
-			&((struct fp_proc_finding *)r->short_lived.v)[i].p);
+			&fp_vec_at(&r->short_lived, struct fp_proc_finding, i)
+				 ->p);
 	free(r->short_lived.v);
 	for (i = 0; i < r->binds.n; i++)
-		fp_net_finding_clear(&((struct fp_net_finding *)r->binds.v)[i]);
+		fp_net_finding_clear(
+			fp_vec_at(&r->binds, struct fp_net_finding, i));
 	free(r->binds.v);
 	free(r->moves.v);
 	fp_netrec_free(r->net);
@@ -336,7 +338,7 @@ static int actor_fill(const struct fp_recon *r, struct fp_actor *a,
 	a->own = w->exec < 0 && p && p->own;
 	if (w->exec < 0 || (size_t)w->exec >= r->execs.n)
 		return fp_actor_own(a, "", 0, "", 0);
-	e = &((const struct exec_rec *)r->execs.v)[w->exec];
+	e = fp_vec_at(&r->execs, const struct exec_rec, w->exec);
 	fp_actor_share(a, e->cmd);
 	return 0;
 }
@@ -466,7 +468,7 @@ static int own_process(struct fp_recon *r, pid_t pid)
 	if (ret)
 		return ret;
 	if (p->exec_idx >= 0 && (size_t)p->exec_idx < r->execs.n)
-		((struct exec_rec *)r->execs.v)[p->exec_idx].own = true;
+		fp_vec_at(&r->execs, struct exec_rec, p->exec_idx)->own = true;
 	else
 		p->own = true;
 	if (p->group && GROUPS(r)[p->group - 1].root == pid)
@@ -975,7 +977,7 @@ static uint64_t exec_cost(const struct fp_event *ev)
 
 static struct exec_rec *exec_at(const struct fp_recon *r, long i)
 {
-	return &((struct exec_rec *)r->execs.v)[i];
+	return fp_vec_at(&r->execs, struct exec_rec, i);
 }
 
 static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
@@ -1516,7 +1518,7 @@ const char *fp_recon_uring_why(const struct fp_recon *r)
 
 size_t fp_recon_steps_so_far(const struct fp_recon *r)
 {
-	const struct group_rec *g = r->groups.v;
+	const struct group_rec *g = GROUPS(r);
 	size_t i, n = 0;
 
 	/* footprint's own clients (a mark, a stop) are not steps */
@@ -1816,7 +1818,7 @@ static int compare_fs(const struct fp_recon *r, const struct fp_recon_input *in,
 	return ret;
 }
 
-#define MOVES(r) ((const struct move *)(r)->moves.v)
+#define MOVES(r) fp_vec_arr(&(r)->moves, const struct move)
 
 /* The first rename after seq of a directory above path (len bytes): the
  * one that took what was in it along. NULL if none; *at: its length. */
@@ -2095,7 +2097,8 @@ static int compare_procs(const struct fp_recon *r,
 	size_t i;
 
 	for (i = 0; i < r->execs.n; i++) {
-		const struct exec_rec *e = &((struct exec_rec *)r->execs.v)[i];
+		const struct exec_rec *e =
+			fp_vec_at(&r->execs, struct exec_rec, i);
 
 		f = fp_vec_push(&out->procs[FP_P_EXECUTED], sizeof(*f));
 		if (!f)
@@ -2106,13 +2109,14 @@ static int compare_procs(const struct fp_recon *r,
 		f->ts_ns = e->ts_ns;
 		f->creds = e->creds;
 		if (i < r->exec_groups.n)
-			f->p.step = ((const uint32_t *)r->exec_groups.v)[i];
+			f->p.step =
+				*fp_vec_at(&r->exec_groups, const uint32_t, i);
 		if (e->rose && push_privileged(r, out, f, e))
 			return -ENOMEM;
 	}
 	for (i = 0; i < r->short_lived.n; i++) {
 		const struct fp_proc_finding *s =
-			&((struct fp_proc_finding *)r->short_lived.v)[i];
+			fp_vec_at(&r->short_lived, struct fp_proc_finding, i);
 
 		/* a leftover killed after the command exited is a leftover */
 		if (is_leftover(in, s->p.pid))
@@ -2235,7 +2239,7 @@ static int compare_net(const struct fp_recon *r,
 
 	for (i = 0; i < r->binds.n; i++) {
 		const struct fp_net_finding *b =
-			&((struct fp_net_finding *)r->binds.v)[i];
+			fp_vec_at(&r->binds, struct fp_net_finding, i);
 
 		n = fp_vec_push(&out->net[FP_N_BOUND], sizeof(*n));
 		if (!n)
@@ -2336,8 +2340,8 @@ static int tamper_findings(const struct fp_recon *r,
 	size_t i;
 
 	for (i = 0; i < r->tampers.n; i++) {
-		const struct fp_tamper_finding *s =
-			&((const struct fp_tamper_finding *)r->tampers.v)[i];
+		const struct fp_tamper_finding *s = fp_vec_at(
+			&r->tampers, const struct fp_tamper_finding, i);
 
 		t = fp_vec_push(&out->tamper, sizeof(*t));
 		if (!t)
@@ -2398,7 +2402,7 @@ static int name_step(const struct fp_recon *r, const struct group_rec *g,
 		return fp_bytes_dup(&st->name, g->name.data, g->name.len);
 	}
 	m = g && g->mark && g->mark <= r->marks.n ?
-		    &((const struct fp_bytes *)r->marks.v)[g->mark - 1] :
+		    fp_vec_at(&r->marks, const struct fp_bytes, g->mark - 1) :
 		    NULL;
 	if (m && m->len) {
 		st->named = FP_STEP_NAMED_MARK;
@@ -2571,7 +2575,8 @@ static int procop_findings(const struct fp_recon *r,
 	size_t k, i;
 
 	for (k = 0; k < FP_PO_NKINDS; k++) {
-		const struct fp_procop_finding *src = r->procops[k].v;
+		const struct fp_procop_finding *src = fp_vec_arr(
+			&r->procops[k], const struct fp_procop_finding);
 
 		out->procops_omitted[k] = r->procops_omitted[k];
 		for (i = 0; i < r->procops[k].n; i++) {
@@ -2605,7 +2610,7 @@ static int procop_findings(const struct fp_recon *r,
 /* What footprint's own processes did is not the job's (own.h). */
 static int drop_own(const struct fp_recon *r, struct fp_findings *out)
 {
-	const struct exec_rec *e = r->execs.v;
+	const struct exec_rec *e = fp_vec_arr(&r->execs, struct exec_rec);
 	struct fp_cmdline **own = NULL;
 	size_t i, n = 0;
 

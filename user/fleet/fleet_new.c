@@ -120,7 +120,7 @@ static int learned_policy(const struct fp_vec *rules,
 		roots[n++] = run->roots + k;
 	}
 	for (i = 0; i < rules->n; i++) {
-		const char *line = ((struct fp_sugg *)rules->v)[i].line;
+		const char *line = fp_vec_at(rules, struct fp_sugg, i)->line;
 
 		/* a line that does not parse covers nothing */
 		fp_policy_parse_line(pol, line, strlen(line), roots, n, err,
