@@ -2,6 +2,7 @@
 /* File events folded into path states: what each did to its paths. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h> /* RENAME_EXCHANGE */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,29 +61,40 @@ static void touch(struct path_state *ps, const struct who *w)
 	ps->last = *w;
 }
 
-/* What a successful event did to its i-th path, as outside_roots says. */
-static unsigned int ops_of(const struct fp_event *ev, unsigned int i)
-{
-	enum fp_file_op op = fp_file_op(ev);
-
-	if (op == FP_FOP_OPEN)
-		return i		? 0 :
-		       ev->file.created ? FP_OP_CREATED | FP_OP_WRITTEN :
-					  FP_OP_WRITTEN;
-	if (op == FP_FOP_UNLINK)
-		return i ? 0 : FP_OP_REMOVED;
-	if (op == FP_FOP_RENAME)
-		return i ? FP_OP_RENAMED_TO : FP_OP_RENAMED_FROM;
+/*
+ * What a successful file operation does to its first and second path
+ * (FP_OP_*): the one table of it. An open that created its file also
+ * adds FP_OP_CREATED (ops_of); a rename with RENAME_EXCHANGE renames
+ * each path to the other (renamed).
+ */
+static const unsigned int op_ops[][2] = {
+	[FP_FOP_OPEN] = { FP_OP_WRITTEN, 0 },
+	[FP_FOP_UNLINK] = { FP_OP_REMOVED, 0 },
+	[FP_FOP_RENAME] = { FP_OP_RENAMED_FROM, FP_OP_RENAMED_TO },
+	[FP_FOP_MKDIR] = { FP_OP_CREATED, 0 },
+	[FP_FOP_MKNOD] = { FP_OP_CREATED, 0 },
+	/* a symlink's second path is its target, which is not touched */
+	[FP_FOP_SYMLINK] = { FP_OP_CREATED, 0 },
 	/* a link's old name is not changed: linking an O_TMPFILE through
 	 * /proc/self/fd/N is how such a file gets a name */
-	if (op == FP_FOP_LINK)
-		return i ? FP_OP_CREATED : 0;
-	/* a symlink's second path is its target, which is not touched */
-	if (op == FP_FOP_SYMLINK || op == FP_FOP_MKDIR || op == FP_FOP_MKNOD)
-		return i ? 0 : FP_OP_CREATED;
-	if (op == FP_FOP_CHMOD || op == FP_FOP_CHOWN)
-		return i ? 0 : FP_OP_ATTRS;
-	return i ? 0 : FP_OP_WRITTEN; /* truncate */
+	[FP_FOP_LINK] = { 0, FP_OP_CREATED },
+	[FP_FOP_CHMOD] = { FP_OP_ATTRS, 0 },
+	[FP_FOP_CHOWN] = { FP_OP_ATTRS, 0 },
+	[FP_FOP_TRUNCATE] = { FP_OP_WRITTEN, 0 },
+};
+
+_Static_assert(sizeof(op_ops) / sizeof(op_ops[0]) == FP_FOP_TRUNCATE + 1,
+	       "op_ops: a row for each enum fp_file_op");
+
+/* What successful event ev (a file operation op) did to its i-th path. */
+static unsigned int ops_of(const struct fp_event *ev, enum fp_file_op op,
+			   unsigned int i)
+{
+	unsigned int ops = op_ops[op][i];
+
+	if (op == FP_FOP_OPEN && !i && ev->file.created)
+		ops |= FP_OP_CREATED;
+	return ops;
 }
 
 /*
@@ -104,7 +116,7 @@ static int feed_unresolved(struct fp_recon *r, const struct fp_event *ev,
 		struct fp_bytes k = { key, 0 };
 		struct path_state *ps;
 
-		ops = ops_of(ev, i);
+		ops = ops_of(ev, fp_file_op(ev), i);
 		if (!ops || p->named || !(p->truncated || p->magic))
 			continue;
 		found = 1;
@@ -249,12 +261,87 @@ static void through_link(struct fp_recon *r, const struct fp_event *ev,
 	src = fp_hashmap_get(&r->paths, a->link_src, a->link_src_len);
 	if (!src)
 		return;
-	src->ops |= op == FP_FOP_CHMOD || op == FP_FOP_CHOWN ? FP_OP_ATTRS :
-							       FP_OP_WRITTEN;
+	src->ops |= op_ops[op][0];
 	if (op == FP_FOP_TRUNCATE || (ev->file.flags & O_TRUNC))
 		src->wrote = true;
 	touch(src, w);
 	src->seq = r->fed;
+}
+
+/* rename(a, b); with RENAME_EXCHANGE each takes the other's place */
+static int renamed(struct fp_recon *r, const struct fp_event *ev,
+		   struct path_state *a, struct path_state *b,
+		   const struct who *w)
+{
+	bool exchange = ev->file.flags & RENAME_EXCHANGE;
+	struct path_state old = *a;
+	int ret;
+
+	if (exchange) {
+		a->born = b->born;
+		a->created = b->created;
+		a->ops |= FP_OP_RENAMED_TO;
+		b->ops |= FP_OP_RENAMED_FROM;
+	} else {
+		a->exists = 0;
+		a->removed = *w;
+	}
+	b->born = old.born;
+	b->created = old.created;
+	b->exists = 1;
+	b->wrote = true;
+	touch(a, w);
+	touch(b, w);
+	ret = moved(r, a, ev, 1);
+	if (!ret && exchange)
+		ret = moved(r, b, ev, 0);
+	return ret;
+}
+
+/* What the event did to its paths a (and b), besides their ops. */
+static int fold_file_op(struct fp_recon *r, const struct fp_event *ev,
+			enum fp_file_op op, struct path_state *a,
+			struct path_state *b, const struct who *w)
+{
+	switch (op) {
+	case FP_FOP_OPEN:
+		if (ev->file.flags & O_TRUNC)
+			a->wrote = true;
+		if (ev->file.created)
+			fp_rc_born(a, w);
+		a->exists = 1;
+		touch(a, w);
+		return 0;
+	case FP_FOP_MKDIR:
+	case FP_FOP_MKNOD:
+	case FP_FOP_SYMLINK:
+		/* the new file's content is the run's (a cut name that
+		 * explains nothing keeps only the table's ops) */
+		a->ops |= FP_OP_WRITTEN;
+		fp_rc_born(a, w);
+		return 0;
+	case FP_FOP_LINK:
+		/* a new name for an old file */
+		fp_rc_born(b, w);
+		link_made(r, ev, a, b, w);
+		return 0;
+	case FP_FOP_TRUNCATE:
+		a->wrote = true;
+		touch(a, w);
+		return 0;
+	case FP_FOP_UNLINK:
+		a->exists = 0;
+		a->removed = *w;
+		touch(a, w);
+		return 0;
+	case FP_FOP_RENAME:
+		return renamed(r, ev, a, b, w);
+	case FP_FOP_CHMOD:
+	case FP_FOP_CHOWN:
+		break;
+	}
+	touch(a, w);
+	return 0;
 }
 
 int fp_rc_feed_file(struct fp_recon *r, const struct fp_event *ev)
@@ -262,6 +349,7 @@ int fp_rc_feed_file(struct fp_recon *r, const struct fp_event *ev)
 	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
 	struct path_state *a, *b = NULL;
 	enum fp_file_op op = fp_file_op(ev);
+	bool two = op == FP_FOP_RENAME || op == FP_FOP_LINK;
 	int ret;
 
 	if (op == FP_FOP_OPEN && (ret = fp_rc_feed_read(r, ev)))
@@ -271,7 +359,7 @@ int fp_rc_feed_file(struct fp_recon *r, const struct fp_event *ev)
 	if (ev->file.ret < 0 || !ev->file.npaths || changes_nothing(ev, op))
 		return 0;
 	/* a record from a damaged or crafted log may lack its second path */
-	if ((op == FP_FOP_RENAME || op == FP_FOP_LINK) && ev->file.npaths < 2)
+	if (two && ev->file.npaths < 2)
 		return 0;
 	/* a pipe or socket reached through /dev/stdout: not a file */
 	if (op == FP_FOP_OPEN && ev->file.path[0].anonymous)
@@ -283,72 +371,16 @@ int fp_rc_feed_file(struct fp_recon *r, const struct fp_event *ev)
 	if (ret)
 		return ret < 0 ? ret : 0;
 	ret = fp_rc_path_get(r, &ev->file.path[0].path, &a);
+	if (!ret && two)
+		ret = fp_rc_path_get(r, &ev->file.path[1].path, &b);
 	if (ret)
 		return ret;
-	if (op == FP_FOP_OPEN) {
-		a->ops |= FP_OP_WRITTEN;
-		if (ev->file.flags & O_TRUNC)
-			a->wrote = true;
-		if (ev->file.created) {
-			a->ops |= FP_OP_CREATED;
-			fp_rc_born(a, &w);
-		}
-		a->exists = 1;
-		touch(a, &w);
-	} else if (op == FP_FOP_MKDIR || op == FP_FOP_MKNOD ||
-		   op == FP_FOP_SYMLINK) {
-		a->ops |= FP_OP_CREATED | FP_OP_WRITTEN;
-		fp_rc_born(a, &w);
-	} else if (op == FP_FOP_LINK) {
-		/* a new name for an old file */
-		ret = fp_rc_path_get(r, &ev->file.path[1].path, &b);
-		if (ret)
-			return ret;
-		b->ops |= FP_OP_CREATED;
-		fp_rc_born(b, &w);
-		link_made(r, ev, a, b, &w);
-	} else if (op == FP_FOP_CHMOD || op == FP_FOP_CHOWN) {
-		a->ops |= FP_OP_ATTRS;
-		touch(a, &w);
-	} else if (op == FP_FOP_TRUNCATE) {
-		a->ops |= FP_OP_WRITTEN;
-		a->wrote = true;
-		touch(a, &w);
-	} else if (op == FP_FOP_UNLINK) {
-		a->ops |= FP_OP_REMOVED;
-		a->exists = 0;
-		a->removed = w;
-		touch(a, &w);
-	} else if (op == FP_FOP_RENAME) {
-		struct path_state old;
-
-		ret = fp_rc_path_get(r, &ev->file.path[1].path, &b);
-		if (ret)
-			return ret;
-		old = *a;
-		a->ops |= FP_OP_RENAMED_FROM;
-		b->ops |= FP_OP_RENAMED_TO;
-		if (ev->file.flags & 2 /* RENAME_EXCHANGE */) {
-			a->born = b->born;
-			a->created = b->created;
-			a->ops |= FP_OP_RENAMED_TO;
-			b->ops |= FP_OP_RENAMED_FROM;
-		} else {
-			a->exists = 0;
-			a->removed = w;
-		}
-		b->born = old.born;
-		b->created = old.created;
-		b->exists = 1;
-		b->wrote = true;
-		touch(a, &w);
-		touch(b, &w);
-		ret = moved(r, a, ev, 1);
-		if (!ret && (ev->file.flags & 2 /* RENAME_EXCHANGE */))
-			ret = moved(r, b, ev, 0);
-		if (ret)
-			return ret;
-	}
+	a->ops |= ops_of(ev, op, 0);
+	if (b)
+		b->ops |= ops_of(ev, op, 1);
+	ret = fold_file_op(r, ev, op, a, b, &w);
+	if (ret)
+		return ret;
 	fp_rc_note_made_exec(a, ev);
 	a->seq = r->fed;
 	if (b)
