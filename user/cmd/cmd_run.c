@@ -352,8 +352,8 @@ int cmd_run(int argc, char **argv)
 	struct fp_attest_job att = FP_ATTEST_JOB_INIT;
 	struct fp_creds invoker = { 0 };
 	struct fp_policy pol = { 0 };
-	char *roots[64] = { 0 };
-	int root_fds[64];
+	char *roots[FP_ROOTS_MAX] = { 0 };
+	int root_fds[FP_ROOTS_MAX];
 	char *shape_pol = NULL;
 	char err[512];
 	int64_t deadline_ms = 0;

@@ -175,7 +175,7 @@ static int parse_sidecar(int argc, char **argv, struct sidecar_opts *o)
 			o->state = optarg;
 			break;
 		case 'r':
-			if (o->nroots == 64)
+			if (o->nroots == FP_ROOTS_MAX)
 				return fp_usage_error("sidecar",
 						      "too many --root");
 			o->roots_arg[o->nroots++] = optarg;

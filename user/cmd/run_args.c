@@ -395,7 +395,7 @@ int fp_run_args_parse(int argc, char **argv, struct run_opts *o)
 			continue;
 		switch (c) {
 		case 'r':
-			if (o->nroots == 64)
+			if (o->nroots == FP_ROOTS_MAX)
 				return fp_usage_error("run", "too many --root");
 			o->roots_arg[o->nroots++] = optarg;
 			break;

@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "attest_args.h"
+#include "cli.h"
 #include "footprint.h"
 #include "rule_args.h"
 
@@ -46,7 +47,7 @@ struct run_opts {
 	bool rehash_all;
 	bool report_reads;
 	char **argv;
-	const char *roots_arg[64];
+	const char *roots_arg[FP_ROOTS_MAX];
 	size_t nroots;
 	struct fp_rule_args rules;
 	/* docs/scratch.md */

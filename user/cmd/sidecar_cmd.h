@@ -15,6 +15,7 @@
 
 #include "attest_job.h"
 #include "cgroup.h"
+#include "cli.h"
 #include "creds.h"
 #include "rule_args.h"
 #include "session.h"
@@ -31,7 +32,7 @@ struct sidecar_opts {
 	char state_buf[64];
 	const char *daemon_id; /* stop --daemon PID:TICKS */
 	const char *push_url, *push_job; /* stop --push URL, --job NAME */
-	const char *roots_arg[64];
+	const char *roots_arg[FP_ROOTS_MAX];
 	size_t nroots;
 	const char *record_path;
 	uint64_t record_max;

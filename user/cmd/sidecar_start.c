@@ -459,7 +459,7 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 {
 	struct fp_sidecar_state st = { 0 };
 	struct fp_policy pol = { 0 };
-	char *roots[64] = { 0 };
+	char *roots[FP_ROOTS_MAX] = { 0 };
 	int statefd, pfd[2], status, rc;
 	pid_t pid;
 	size_t i;

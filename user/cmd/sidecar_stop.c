@@ -498,8 +498,8 @@ static int prepare_outputs(int statefd, struct fp_output *receipt,
 			   const struct sidecar_opts *o,
 			   const struct fp_creds *c)
 {
-	static char rootbuf[64 * (PATH_MAX + 1)];
-	char *roots[64];
+	static char rootbuf[FP_ROOTS_MAX * (PATH_MAX + 1)];
+	char *roots[FP_ROOTS_MAX];
 	size_t nroots;
 	int rc;
 
