@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* File events folded into path states: what each did to its paths. */
+/*
+ * File events folded into path states: what each did to its paths, and
+ * what a generated script did (made executable, then run).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h> /* RENAME_EXCHANGE */
@@ -7,6 +10,123 @@
 #include <string.h>
 
 #include "reconcile_int.h"
+
+/* ---- what a generated script did: made executable, then run ---- */
+
+/* a chmod that sets an x bit, or a file created with one */
+static void note_made_exec(struct path_state *ps, const struct fp_event *ev)
+{
+	enum fp_file_op op = fp_file_op(ev);
+
+	if ((op == FP_FOP_CHMOD || (op == FP_FOP_OPEN && ev->file.created)) &&
+	    (ev->file.mode & 0111))
+		ps->made_exec = true;
+}
+
+static void mark_ran(struct fp_recon *r, const char *p, size_t len, pid_t pid)
+{
+	struct path_state *ps = fp_hashmap_get(&r->paths, p, len);
+
+	if (ps && !ps->ran) {
+		ps->ran = true;
+		ps->runner = who_now(r, pid);
+	}
+}
+
+/*
+ * An exec runs a file the run wrote: its executable (a binary), or the
+ * file it was given (a #! script, whose exe is the interpreter). Only
+ * paths the run changed have a state, so this is one lookup per exec. A
+ * script given by a relative name ("./payload") is found when the
+ * interpreter opens it: the kernel passes that name in its argv.
+ */
+void fp_rc_note_ran(struct fp_recon *r, const struct fp_event *ev)
+{
+	const struct fp_bytes *fn = &ev->exec.filename;
+	struct proc_state *p = proc_of(r, ev->pid);
+	const char *a = ev->exec.argv.data, *end = a + ev->exec.argv.len;
+	uint8_t k;
+
+	mark_ran(r, ev->exec.exe.data, ev->exec.exe.len, ev->pid);
+	if (fn->len && fn->data[0] == '/')
+		mark_ran(r, fn->data, fn->len, ev->pid);
+	if (!p || !fn->len || fn->data[0] == '/' || !a)
+		return;
+	p->script_opens = 0;
+	/* argv[1] (#!/bin/sh) or argv[2] (#!/bin/sh -e, #!/usr/bin/env sh) */
+	for (k = 0; a < end && k < 3; k++) {
+		size_t n = strnlen(a, end - a);
+
+		if (k && n == fn->len && !memcmp(a, fn->data, n)) {
+			p->script_opens = 64;
+			p->script_arg = k;
+			return;
+		}
+		a += n + 1;
+	}
+}
+
+/* does path end in "/" + arg (arg without its leading "./")? */
+static bool names_arg(const struct fp_bytes *path, const char *arg, size_t alen)
+{
+	while (alen >= 2 && arg[0] == '.' && arg[1] == '/') {
+		arg += 2;
+		alen -= 2;
+	}
+	return alen && alen < path->len && path->data[0] == '/' &&
+	       path->data[path->len - alen - 1] == '/' &&
+	       !memcmp(path->data + path->len - alen, arg, alen);
+}
+
+/* an open by a process that exec'd a relative name: the script, when it
+ * names one of the first arguments its interpreter was given */
+static void note_script_open(struct fp_recon *r, const struct fp_event *ev)
+{
+	struct proc_state *p = proc_of(r, ev->pid);
+	const struct exec_rec *e;
+	const char *a, *end;
+	int k;
+
+	if (!p || !p->script_opens || ev->file.ret < 0 || !ev->file.npaths ||
+	    p->exec_idx < 0 || (size_t)p->exec_idx >= r->execs.n)
+		return;
+	p->script_opens--;
+	e = exec_at(r, p->exec_idx);
+	a = e->cmd->argv.data;
+	end = a + e->cmd->argv.len;
+	for (k = 0; a && a < end && k <= p->script_arg; k++) {
+		size_t n = strnlen(a, end - a);
+
+		if (k == p->script_arg &&
+		    names_arg(&ev->file.path[0].path, a, n) &&
+		    fp_hashmap_get(&r->paths, ev->file.path[0].path.data,
+				   ev->file.path[0].path.len)) {
+			mark_ran(r, ev->file.path[0].path.data,
+				 ev->file.path[0].path.len, ev->pid);
+			p->script_opens = 0;
+			return;
+		}
+		a += n + 1;
+	}
+}
+
+/* what the finding of ps says of it: made executable, run, and (creator)
+ * who created it when another process touched it last */
+int fp_rc_ran_fill(const struct fp_recon *r, struct fp_file_finding *f,
+		   const struct path_state *ps, bool creator)
+{
+	f->made_exec = ps->made_exec;
+	f->ran = ps->ran;
+	if (ps->ran && fp_rc_actor_fill(r, &f->ran_by, &ps->runner))
+		return -ENOMEM;
+	if (creator && ps->born && !f->created_by.pid &&
+	    (ps->created.pid != ps->last.pid ||
+	     ps->created.exec != ps->last.exec))
+		return fp_rc_actor_fill(r, &f->created_by, &ps->created);
+	return 0;
+}
+
+/* ---- file events ---- */
 
 /* what a path costs: its state, and the finding it may become */
 static uint64_t path_cost(size_t len)
@@ -344,20 +464,15 @@ static int fold_file_op(struct fp_recon *r, const struct fp_event *ev,
 	return 0;
 }
 
-int fp_rc_feed_file(struct fp_recon *r, const struct fp_event *ev)
+/* A file event that changed something: its paths' states. */
+static int fold_file(struct fp_recon *r, const struct fp_event *ev,
+		     enum fp_file_op op)
 {
 	struct who w = { ev->pid, exec_of(r, ev->pid), 0 };
 	struct path_state *a, *b = NULL;
-	enum fp_file_op op = fp_file_op(ev);
 	bool two = op == FP_FOP_RENAME || op == FP_FOP_LINK;
 	int ret;
 
-	if (op == FP_FOP_OPEN && (ret = fp_rc_feed_read(r, ev)))
-		return ret;
-	if (op == FP_FOP_OPEN)
-		fp_rc_note_script_open(r, ev);
-	if (ev->file.ret < 0 || !ev->file.npaths || changes_nothing(ev, op))
-		return 0;
 	/* a record from a damaged or crafted log may lack its second path */
 	if (two && ev->file.npaths < 2)
 		return 0;
@@ -381,10 +496,26 @@ int fp_rc_feed_file(struct fp_recon *r, const struct fp_event *ev)
 	ret = fold_file_op(r, ev, op, a, b, &w);
 	if (ret)
 		return ret;
-	fp_rc_note_made_exec(a, ev);
+	note_made_exec(a, ev);
 	a->seq = r->fed;
 	if (b)
 		b->seq = r->fed;
 	through_link(r, ev, op, a, &w);
 	return fp_procop_setid_mode(ev) ? note_setid(r, ev, &w) : 0;
+}
+
+int fp_rc_feed_file(struct fp_recon *r, const struct fp_event *ev)
+{
+	enum fp_file_op op = fp_file_op(ev);
+	int ret;
+
+	if (op == FP_FOP_OPEN) {
+		ret = fp_rc_feed_read(r, ev);
+		if (ret)
+			return ret;
+		note_script_open(r, ev);
+	}
+	if (ev->file.ret < 0 || !ev->file.npaths || changes_nothing(ev, op))
+		return 0;
+	return fold_file(r, ev, op);
 }

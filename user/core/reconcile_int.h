@@ -4,8 +4,8 @@
  * shared by the files that fold and compare each kind of thing.
  *
  *   reconcile.c            the state's life, the feed, fp_reconcile
- *   reconcile_files.c      file events folded into path states
- *   reconcile_script.c     what a generated script did: made exec, ran
+ *   reconcile_files.c      file events folded into path states; what a
+ *                          generated script did (made executable, ran)
  *   reconcile_fs.c         the file snapshots compared, changes explained
  *   reconcile_paths.c      paths changed: cut, transient, outside, moved
  *   reconcile_procs.c      execs, forks, exits, mounts; processes compared
@@ -235,13 +235,8 @@ int fp_rc_path_get(struct fp_recon *r, const struct fp_bytes *p,
 void fp_rc_born(struct path_state *ps, const struct who *w);
 int fp_rc_feed_file(struct fp_recon *r, const struct fp_event *ev);
 
-/* reconcile_script.c */
-/* a chmod that sets an x bit, or a file created with one */
-void fp_rc_note_made_exec(struct path_state *ps, const struct fp_event *ev);
 /* an exec that runs a file the run wrote */
 void fp_rc_note_ran(struct fp_recon *r, const struct fp_event *ev);
-/* an open of the script a relative exec ran */
-void fp_rc_note_script_open(struct fp_recon *r, const struct fp_event *ev);
 /* what the finding of ps says of it: made executable, run, and (creator)
  * who created it when another process touched it last */
 int fp_rc_ran_fill(const struct fp_recon *r, struct fp_file_finding *f,
