@@ -93,7 +93,7 @@ struct fp_file_finding {
 	 * bit) and one it ran (exec'd, or a script its interpreter read as
 	 * exec'd: ran_by is the first such process). created_by is also
 	 * set on added and outside_roots files the run created when
-	 * another process touched them last (reconcile.c). */
+	 * another process touched them last (reconcile_files.c). */
 	bool made_exec;
 	bool ran;
 	struct fp_actor ran_by;
