@@ -703,8 +703,8 @@ void fp_suggs_free(struct fp_vec *v)
 	size_t i;
 
 	for (i = 0; i < v->n; i++) {
-		free(((struct fp_sugg *)v->v)[i].line);
-		free(((struct fp_sugg *)v->v)[i].runs);
+		free(fp_vec_at(v, struct fp_sugg, i)->line);
+		free(fp_vec_at(v, struct fp_sugg, i)->runs);
 	}
 	free(v->v);
 	memset(v, 0, sizeof(*v));
