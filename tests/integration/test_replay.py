@@ -44,7 +44,7 @@ MAGIC = b"FPRINTLG"
 
 # An input scripts/fuzz found (minimised with -minimize_crash): its first
 # byte is odd, so fuzz_evlog wraps the rest into one valid frame. It holds
-# a file event with an empty path: reconcile.c path_get() ->
+# a file event with an empty path: reconcile_files.c fp_rc_path_get() ->
 # fp_hashmap_slot() memcpy(key, NULL, 0), undefined behaviour (UBSan).
 FUZZ_EMPTY_PATH = base64.b64decode(
     "AQGgAwEFMC4xLjACDzYuMTguNDQtZmMtdjU5NQMCdm0yNDI5MDY4LWM3ZTgtNGY3"

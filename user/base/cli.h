@@ -15,6 +15,9 @@ enum fp_exit_code {
 	FP_EXIT_NOTFOUND = 127,
 };
 
+/* the most roots (--root) one run watches */
+#define FP_ROOTS_MAX 64
+
 /* "4096", "64K", "16M", "1G" */
 int fp_parse_size(const char *s, uint64_t *out);
 /* "500ms", "30s" or "30", "5m", "1h"; -1 if malformed */

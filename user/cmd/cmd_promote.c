@@ -192,11 +192,11 @@ static int apply_all(struct fp_proot *r, size_t n, int *sig)
 static int promote(const struct fp_jv *lk, int sdir, bool as_root, int *sig)
 {
 	const struct fp_jv *roots = fp_jv_get(lk, "roots");
-	struct fp_proot r[64];
+	struct fp_proot r[FP_ROOTS_MAX];
 	size_t n = 0, i;
 	int rc = 0;
 
-	if (!roots || roots->type != FP_JV_ARR || roots->n > 64) {
+	if (!roots || roots->type != FP_JV_ARR || roots->n > FP_ROOTS_MAX) {
 		fprintf(stderr,
 			"footprint: promote: the lock has no roots; give the file footprint lock wrote\n");
 		return FP_EXIT_USAGE;

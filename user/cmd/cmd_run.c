@@ -51,8 +51,8 @@ struct run_state {
 	struct fp_report_push push;
 	struct fp_creds invoker;
 	struct fp_policy pol;
-	char *roots[64];
-	int root_fds[64];
+	char *roots[FP_ROOTS_MAX];
+	int root_fds[FP_ROOTS_MAX];
 	char *shape_pol;
 	int64_t deadline_ms;
 };
@@ -175,7 +175,7 @@ int cmd_run(int argc, char **argv)
 	fp_creds_free(&r.invoker);
 	fp_policy_free(&r.pol);
 	free(r.shape_pol);
-	for (i = 0; i < 64; i++)
+	for (i = 0; i < FP_ROOTS_MAX; i++)
 		free(r.roots[i]);
 	return rc;
 }

@@ -140,7 +140,7 @@ int fp_session_args_take(struct fp_session_args *a, const char *sub, int id,
 		return taken;
 	switch (id) {
 	case FP_OPT_ROOT:
-		if (a->nroots == 64)
+		if (a->nroots == FP_ROOTS_MAX)
 			return -fp_usage_error(sub, "too many --root");
 		a->roots_arg[a->nroots++] = arg;
 		break;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cli.h"
 #include "longopts.h"
 #include "rule_args.h"
 #include "session.h"
@@ -29,7 +30,7 @@ struct fp_session_args {
 	/* the session's own options, written straight (roots, pol and
 	 * invoker are filled once the roots are resolved) */
 	struct fp_session_opts so;
-	const char *roots_arg[64]; /* --root, as given */
+	const char *roots_arg[FP_ROOTS_MAX]; /* --root, as given */
 	size_t nroots;
 	struct fp_rule_args rules;
 	bool mem_budget_given; /* replay: else the recorded budget */

@@ -204,7 +204,7 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 {
 	struct fp_sidecar_state st = { 0 };
 	struct fp_policy pol = { 0 };
-	char *roots[64] = { 0 };
+	char *roots[FP_ROOTS_MAX] = { 0 };
 	int statefd, pfd[2], status, rc;
 	pid_t pid;
 	size_t i;
@@ -265,7 +265,7 @@ int sidecar_start(struct sidecar_opts *o, const struct fp_creds *c)
 	close(pfd[0]);
 cleanup:
 	fp_policy_free(&pol);
-	for (i = 0; i < 64; i++)
+	for (i = 0; i < FP_ROOTS_MAX; i++)
 		free(roots[i]);
 	return rc;
 }

@@ -124,14 +124,14 @@ static int prepare_outputs(int statefd, struct fp_output *receipt,
 			   const struct sidecar_opts *o,
 			   const struct fp_creds *c)
 {
-	static char rootbuf[64 * (PATH_MAX + 1)];
-	char *roots[64];
+	static char rootbuf[FP_ROOTS_MAX * (PATH_MAX + 1)];
+	char *roots[FP_ROOTS_MAX];
 	size_t nroots;
 	int rc;
 
 	receipt->path = o->args.so.receipt_path;
 	nroots = fp_sidecar_read_roots(statefd, rootbuf, sizeof(rootbuf), roots,
-				       64);
+				       FP_ROOTS_MAX);
 	summary->path = o->summary_path;
 	rc = fp_output_prepare(receipt, c, roots, nroots);
 	if (!rc)

@@ -78,7 +78,7 @@ void fp_dns_trust_free(struct fp_dns_trust *t)
 		return;
 	fp_hashmap_free(&t->queries, free_vec);
 	for (i = 0; i < t->delivered.n; i++)
-		free(((struct delivered *)t->delivered.v)[i].addrs.data);
+		free(fp_vec_at(&t->delivered, struct delivered, i)->addrs.data);
 	free(t->delivered.v);
 	free(t->bound.v);
 	fp_hashmap_free(&t->told, free_bytes);
@@ -168,7 +168,7 @@ static int feed_query(struct fp_dns_trust *t, const struct fp_event *ev,
 	if (!ev->dns.sock)
 		return 0; /* no socket known: no answer can match it */
 	for (i = 0; v && i < v->n; i++) {
-		q = &((struct query *)v->v)[i];
+		q = fp_vec_at(v, struct query, i);
 		if (q->id == m->id && q->port == ev->dns.port &&
 		    !strcmp(q->server, plain(ev->dns.server)))
 			return 0;
@@ -312,7 +312,8 @@ static bool own_server(const struct fp_dns_trust *t, const struct delivered *d)
 	size_t i;
 
 	for (i = 0; i < t->bound.n; i++) {
-		const struct bound *b = &((const struct bound *)t->bound.v)[i];
+		const struct bound *b =
+			fp_vec_at(&t->bound, const struct bound, i);
 
 		if (b->port == d->port &&
 		    (wildcard(b->address) || !strcmp(b->address, d->source)))
@@ -340,7 +341,7 @@ static const char *why_untrusted(const struct fp_dns_trust *t,
 	klen = query_key(key, sizeof(key), d->sock, &m);
 	v = fp_hashmap_get(&t->queries, key, klen);
 	for (i = 0; v && i < v->n; i++) {
-		const struct query *q = &((const struct query *)v->v)[i];
+		const struct query *q = fp_vec_at(v, const struct query, i);
 
 		if (q->id != d->id) {
 			if (!strcmp(why, "no_query"))
@@ -428,7 +429,7 @@ static int judge_delivered(const struct fp_dns_trust *t,
 
 	for (i = 0; i < t->delivered.n && !ret; i++) {
 		const struct delivered *d =
-			&((const struct delivered *)t->delivered.v)[i];
+			fp_vec_at(&t->delivered, const struct delivered, i);
 		const char *why = why_untrusted(t, d), *a;
 		struct fp_bytes *l;
 

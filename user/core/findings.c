@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,8 +9,28 @@
 #include "netflow.h"
 #include "sensitive.h"
 
+void fp_vec_fault(const struct fp_vec *v, size_t elem, size_t i)
+{
+	if (v->n && v->elem != elem)
+		fprintf(stderr,
+			"footprint: internal error: a list of %zu-byte "
+			"elements used as one of %zu-byte ones; please report "
+			"this bug\n",
+			v->elem, elem);
+	else
+		fprintf(stderr,
+			"footprint: internal error: element %zu of a list of "
+			"%zu read; please report this bug\n",
+			i, v->n);
+	abort();
+}
+
 void *fp_vec_push(struct fp_vec *v, size_t elem)
 {
+	if (!v->elem)
+		v->elem = elem;
+	else if (v->elem != elem)
+		fp_vec_fault(v, elem, v->n);
 	if (v->n == v->cap) {
 		size_t ncap = v->cap ? v->cap * 2 : 16;
 		void *nv = realloc(v->v, ncap * elem);
@@ -25,7 +46,7 @@ void *fp_vec_push(struct fp_vec *v, size_t elem)
 
 void fp_vec_remove(struct fp_vec *v, size_t i, size_t elem)
 {
-	char *p = (char *)v->v + i * elem;
+	char *p = fp_vec_at_(v, elem, i);
 
 	memmove(p, p + elem, (v->n - i - 1) * elem);
 	v->n--;

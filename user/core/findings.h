@@ -93,7 +93,7 @@ struct fp_file_finding {
 	 * bit) and one it ran (exec'd, or a script its interpreter read as
 	 * exec'd: ran_by is the first such process). created_by is also
 	 * set on added and outside_roots files the run created when
-	 * another process touched them last (reconcile.c). */
+	 * another process touched them last (reconcile_files.c). */
 	bool made_exec;
 	bool ran;
 	struct fp_actor ran_by;
@@ -198,9 +198,15 @@ struct fp_step {
 	enum fp_step_named named;
 };
 
+/*
+ * A growable array. Its element size is fixed by the first push and
+ * checked by every typed access (fp_vec_at, fp_vec_arr): reading a vec of
+ * one struct as another is a bug that aborts instead of reading garbage.
+ */
 struct fp_vec {
 	void *v;
 	size_t n, cap;
+	size_t elem; /* bytes per element; 0 until the first push */
 };
 
 struct fp_findings {
@@ -227,6 +233,32 @@ struct fp_findings {
 /* a zeroed new element at the end, or NULL */
 void *fp_vec_push(struct fp_vec *v, size_t elem);
 void fp_vec_remove(struct fp_vec *v, size_t i, size_t elem);
+/* a typed access of the wrong size or out of range: print and abort */
+_Noreturn void fp_vec_fault(const struct fp_vec *v, size_t elem, size_t i);
+
+static inline void *fp_vec_arr_(const struct fp_vec *v, size_t elem)
+{
+	if (v->n && v->elem != elem)
+		fp_vec_fault(v, elem, 0);
+	return v->v;
+}
+
+static inline void *fp_vec_at_(const struct fp_vec *v, size_t elem, size_t i)
+{
+	if (v->elem != elem || i >= v->n)
+		fp_vec_fault(v, elem, i);
+	return (char *)v->v + i * elem;
+}
+
+/*
+ * The array of vec (a struct fp_vec *) as type *, or element i of it:
+ * type is named once, at the access, and its size is checked against the
+ * element size the first push recorded (and i against n), so a list can
+ * no longer be read as one of another struct. A type of the same size
+ * passes: the check is of sizes. type may be const-qualified.
+ */
+#define fp_vec_arr(vec, type) ((type *)fp_vec_arr_((vec), sizeof(type)))
+#define fp_vec_at(vec, type, i) ((type *)fp_vec_at_((vec), sizeof(type), (i)))
 /* The cut point of an argv of len bytes: at most FP_ARGV_KEEP, and not
  * inside a UTF-8 sequence. */
 size_t fp_argv_keep_len(const char *argv, size_t len);
@@ -257,11 +289,11 @@ const struct fp_step *fp_findings_step(const struct fp_findings *f,
 				       unsigned int step);
 void fp_findings_free(struct fp_findings *f);
 
-#define FP_FILES(f, l) ((struct fp_file_finding *)(f)->files[l].v)
-#define FP_PROCS(f, l) ((struct fp_proc_finding *)(f)->procs[l].v)
-#define FP_NETS(f, l) ((struct fp_net_finding *)(f)->net[l].v)
-#define FP_TAMPER(f) ((struct fp_tamper_finding *)(f)->tamper.v)
-#define FP_STEPS(f) ((struct fp_step *)(f)->steps.v)
-#define FP_PRIVILEGED(f) ((struct fp_proc_finding *)(f)->privileged.v)
+#define FP_FILES(f, l) fp_vec_arr(&(f)->files[l], struct fp_file_finding)
+#define FP_PROCS(f, l) fp_vec_arr(&(f)->procs[l], struct fp_proc_finding)
+#define FP_NETS(f, l) fp_vec_arr(&(f)->net[l], struct fp_net_finding)
+#define FP_TAMPER(f) fp_vec_arr(&(f)->tamper, struct fp_tamper_finding)
+#define FP_STEPS(f) fp_vec_arr(&(f)->steps, struct fp_step)
+#define FP_PRIVILEGED(f) fp_vec_arr(&(f)->privileged, struct fp_proc_finding)
 
 #endif

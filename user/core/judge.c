@@ -156,7 +156,7 @@ static bool expected(const struct fp_policy *p, const char *s, size_t len)
 
 static void drop_file(struct fp_vec *v, size_t i)
 {
-	fp_file_finding_clear(&((struct fp_file_finding *)v->v)[i]);
+	fp_file_finding_clear(fp_vec_at(v, struct fp_file_finding, i));
 	fp_vec_remove(v, i, sizeof(struct fp_file_finding));
 }
 
@@ -178,7 +178,7 @@ static void keep_severe(struct fp_verdict *v, char *reason)
 		return;
 	}
 	for (i = 0; i < v->reasons.n; i++) {
-		char **r = &((char **)v->reasons.v)[i];
+		char **r = fp_vec_at(&v->reasons, char *, i);
 		enum fp_rank k = fp_reason_rank(*r);
 
 		if (k >= worst) {
@@ -189,14 +189,16 @@ static void keep_severe(struct fp_verdict *v, char *reason)
 	if (slot && worst > want) {
 		/* out, and the new one at the end: the order they were said
 		 * in stays, for each kind */
-		char **v0 = v->reasons.v, **end = v0 + v->reasons.n - 1;
+		char **v0 = fp_vec_arr(&v->reasons, char *),
+		     **end = v0 + v->reasons.n - 1;
 
 		free(*slot);
 		memmove(slot, slot + 1, (end - slot) * sizeof(*slot));
 		*end = reason;
 		v->reasons_floor = 0;
 		for (i = 0; i < v->reasons.n; i++) {
-			int k = fp_reason_rank(((char **)v->reasons.v)[i]);
+			int k = fp_reason_rank(
+				*fp_vec_at(&v->reasons, char *, i));
 
 			if (k + 1 > v->reasons_floor)
 				v->reasons_floor = k + 1;
@@ -392,7 +394,7 @@ static int judge_files(const struct fp_policy *p, struct fp_findings *f,
 
 static void drop_proc(struct fp_vec *v, size_t i)
 {
-	fp_proc_finding_clear(&((struct fp_proc_finding *)v->v)[i]);
+	fp_proc_finding_clear(fp_vec_at(v, struct fp_proc_finding, i));
 	fp_vec_remove(v, i, sizeof(struct fp_proc_finding));
 }
 
@@ -481,7 +483,7 @@ static int judge_privileged(const struct fp_policy *p, struct fp_findings *f,
 
 static void drop_net(struct fp_vec *v, size_t i)
 {
-	fp_net_finding_clear(&((struct fp_net_finding *)v->v)[i]);
+	fp_net_finding_clear(fp_vec_at(v, struct fp_net_finding, i));
 	fp_vec_remove(v, i, sizeof(struct fp_net_finding));
 }
 
@@ -707,7 +709,7 @@ static int suggest(const struct fp_findings *f, const struct fp_outcome *o,
 	if (!ret)
 		ret = fp_suggester_finish(s, &out);
 	for (i = 0; !ret && i < out.n && i < MAX_SUGGESTIONS; i++) {
-		struct fp_sugg *g = &((struct fp_sugg *)out.v)[i];
+		struct fp_sugg *g = fp_vec_at(&out, struct fp_sugg, i);
 		size_t *c = fp_vec_push(&v->suggestion_counts, sizeof(*c));
 
 		ret = c ? push_str(&v->suggestions, g->line) : -ENOMEM;
@@ -806,9 +808,9 @@ void fp_verdict_free(struct fp_verdict *v)
 	size_t i;
 
 	for (i = 0; i < v->reasons.n; i++)
-		free(((char **)v->reasons.v)[i]);
+		free(*fp_vec_at(&v->reasons, char *, i));
 	for (i = 0; i < v->suggestions.n; i++)
-		free(((char **)v->suggestions.v)[i]);
+		free(*fp_vec_at(&v->suggestions, char *, i));
 	free(v->reasons.v);
 	free(v->suggestions.v);
 	free(v->suggestion_counts.v);

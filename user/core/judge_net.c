@@ -10,8 +10,8 @@
 #include "netflow.h"
 #include "suggest.h"
 
-#define CONNS(vec) ((struct fp_conn_finding *)(vec)->v)
-#define LOOKUPS(vec) ((struct fp_dns_finding *)(vec)->v)
+#define CONNS(vec) fp_vec_arr((vec), struct fp_conn_finding)
+#define LOOKUPS(vec) fp_vec_arr((vec), struct fp_dns_finding)
 
 static int rank(enum fp_decision d)
 {

@@ -62,7 +62,7 @@ static char *read_reason(const struct fp_read_finding *x)
 
 static void drop_read(struct fp_vec *v, size_t i)
 {
-	fp_read_finding_clear(&((struct fp_read_finding *)v->v)[i]);
+	fp_read_finding_clear(fp_vec_at(v, struct fp_read_finding, i));
 	fp_vec_remove(v, i, sizeof(struct fp_read_finding));
 }
 
@@ -131,7 +131,7 @@ static char *signal_reason(const struct fp_signal_finding *x, bool ptrace)
 
 static void drop_signal(struct fp_vec *v, size_t i)
 {
-	fp_signal_finding_clear(&((struct fp_signal_finding *)v->v)[i]);
+	fp_signal_finding_clear(fp_vec_at(v, struct fp_signal_finding, i));
 	fp_vec_remove(v, i, sizeof(struct fp_signal_finding));
 }
 
@@ -150,7 +150,7 @@ static int judge_signals(const struct fp_policy *p, struct fp_findings *f,
 
 	for (i = 0; i < vec->n && !ret;) {
 		struct fp_signal_finding *x =
-			&((struct fp_signal_finding *)vec->v)[i];
+			fp_vec_at(vec, struct fp_signal_finding, i);
 		const struct fp_rule *rule;
 		enum fp_decision d =
 			fp_policy_decide(p, target, x->target_exe.data ?: "",

@@ -547,13 +547,16 @@ void fp_netflow_steps(struct fp_findings *out, const uint32_t *g2s, size_t n)
 	size_t i;
 
 	for (i = 0; i < out->connected.n; i++)
-		step_of(&((struct fp_conn_finding *)out->connected.v)[i].who,
+		step_of(&fp_vec_at(&out->connected, struct fp_conn_finding, i)
+				 ->who,
 			g2s, n);
 	for (i = 0; i < out->accepted.n; i++)
-		step_of(&((struct fp_conn_finding *)out->accepted.v)[i].who,
+		step_of(&fp_vec_at(&out->accepted, struct fp_conn_finding, i)
+				 ->who,
 			g2s, n);
 	for (i = 0; i < out->dns.n; i++)
-		step_of(&((struct fp_dns_finding *)out->dns.v)[i].who, g2s, n);
+		step_of(&fp_vec_at(&out->dns, struct fp_dns_finding, i)->who,
+			g2s, n);
 }
 
 void fp_netflow_findings_free(struct fp_findings *f)
@@ -562,13 +565,14 @@ void fp_netflow_findings_free(struct fp_findings *f)
 
 	for (i = 0; i < f->connected.n; i++)
 		fp_conn_finding_clear(
-			&((struct fp_conn_finding *)f->connected.v)[i]);
+			fp_vec_at(&f->connected, struct fp_conn_finding, i));
 	free(f->connected.v);
 	for (i = 0; i < f->accepted.n; i++)
 		fp_conn_finding_clear(
-			&((struct fp_conn_finding *)f->accepted.v)[i]);
+			fp_vec_at(&f->accepted, struct fp_conn_finding, i));
 	free(f->accepted.v);
 	for (i = 0; i < f->dns.n; i++)
-		fp_dns_finding_clear(&((struct fp_dns_finding *)f->dns.v)[i]);
+		fp_dns_finding_clear(
+			fp_vec_at(&f->dns, struct fp_dns_finding, i));
 	free(f->dns.v);
 }

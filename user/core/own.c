@@ -33,7 +33,7 @@ static bool none_or_own(const struct fp_actor *a, struct fp_cmdline *const *own,
 	do {                                                    \
 		size_t i_ = 0;                                  \
 		while (i_ < (vec)->n) {                         \
-			type *x = &((type *)(vec)->v)[i_];      \
+			type *x = fp_vec_at((vec), type, i_);   \
 			if (keep_it) {                          \
 				i_++;                           \
 				continue;                       \

@@ -25,7 +25,7 @@ int fp_procop_note(struct fp_vec *lists, uint64_t *omitted,
 		   const struct fp_procop_finding *x)
 {
 	struct fp_vec *v = &lists[x->kind];
-	struct fp_procop_finding *y = v->v;
+	struct fp_procop_finding *y = fp_vec_arr(v, struct fp_procop_finding);
 	size_t i;
 
 	for (i = 0; i < v->n; i++) {
@@ -92,7 +92,8 @@ void fp_procops_free(struct fp_vec *lists)
 	size_t k, i;
 
 	for (k = 0; k < FP_PO_NKINDS; k++) {
-		struct fp_procop_finding *y = lists[k].v;
+		struct fp_procop_finding *y =
+			fp_vec_arr(&lists[k], struct fp_procop_finding);
 
 		for (i = 0; i < lists[k].n; i++) {
 			free(y[i].path.data);

@@ -49,7 +49,7 @@ struct fp_procop_finding {
 	const char *rule;
 };
 
-#define FP_PROCOPS(f, k) ((struct fp_procop_finding *)(f)->procops[k].v)
+#define FP_PROCOPS(f, k) fp_vec_arr(&(f)->procops[k], struct fp_procop_finding)
 
 /*
  * Fold one into the list of its kind: the same call by the same process

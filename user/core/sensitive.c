@@ -25,7 +25,8 @@ static void free_signals(struct fp_vec *v)
 	size_t i;
 
 	for (i = 0; i < v->n; i++)
-		fp_signal_finding_clear(&((struct fp_signal_finding *)v->v)[i]);
+		fp_signal_finding_clear(
+			fp_vec_at(v, struct fp_signal_finding, i));
 	free(v->v);
 }
 

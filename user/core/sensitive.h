@@ -54,9 +54,9 @@ struct fp_signal_finding {
 	const char *rule;
 };
 
-#define FP_READS(f) ((struct fp_read_finding *)(f)->reads.v)
-#define FP_SIGNALLED(f) ((struct fp_signal_finding *)(f)->signalled.v)
-#define FP_PTRACED(f) ((struct fp_signal_finding *)(f)->ptraced.v)
+#define FP_READS(f) fp_vec_arr(&(f)->reads, struct fp_read_finding)
+#define FP_SIGNALLED(f) fp_vec_arr(&(f)->signalled, struct fp_signal_finding)
+#define FP_PTRACED(f) fp_vec_arr(&(f)->ptraced, struct fp_signal_finding)
 
 void fp_read_finding_clear(struct fp_read_finding *x);
 void fp_signal_finding_clear(struct fp_signal_finding *x);

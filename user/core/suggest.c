@@ -29,8 +29,8 @@ static void free_needs(struct fp_suggester *s)
 	size_t i;
 
 	for (i = 0; i < s->needs.n; i++) {
-		free(((struct need *)s->needs.v)[i].s);
-		free(((struct need *)s->needs.v)[i].by);
+		free(fp_vec_at(&s->needs, struct need, i)->s);
+		free(fp_vec_at(&s->needs, struct need, i)->by);
 	}
 	free(s->needs.v);
 	memset(&s->needs, 0, sizeof(s->needs));
@@ -48,7 +48,7 @@ static void free_cand(struct cand *c)
 	free(c->runs);
 	free(c->by);
 	for (i = 0; i < c->samples.n; i++)
-		free(((struct fp_bytes *)c->samples.v)[i].data);
+		free(fp_vec_at(&c->samples, struct fp_bytes, i)->data);
 	free(c->samples.v);
 }
 
@@ -60,10 +60,10 @@ void fp_suggester_free(struct fp_suggester *s)
 		return;
 	free_needs(s);
 	for (i = 0; i < s->roots.n; i++)
-		free(((struct fp_bytes *)s->roots.v)[i].data);
+		free(fp_vec_at(&s->roots, struct fp_bytes, i)->data);
 	free(s->roots.v);
 	for (i = 0; i < s->cands.n; i++)
-		free_cand(&((struct cand *)s->cands.v)[i]);
+		free_cand(fp_vec_at(&s->cands, struct cand, i));
 	free(s->cands.v);
 	fp_hashmap_free(&s->index, NULL);
 	fp_hashmap_free(&s->homes, NULL);
@@ -167,7 +167,8 @@ bool fp_sg_covers_root(const struct fp_suggester *s, const char *pat,
 	size_t i, k;
 
 	for (i = 0; i < s->roots.n; i++) {
-		const struct fp_bytes *r = &((struct fp_bytes *)s->roots.v)[i];
+		const struct fp_bytes *r =
+			fp_vec_at(&s->roots, struct fp_bytes, i);
 
 		if (rule_matches(FP_T_PATH, pat, plen, r->data, r->len) ||
 		    rule_matches(FP_T_PATH, pat, plen, "/", 1))
@@ -313,7 +314,7 @@ static int place(struct fp_suggester *s, const struct need *n,
 			       &idx, &fresh);
 	if (ret)
 		return ret;
-	c = &((struct cand *)s->cands.v)[idx];
+	c = fp_vec_at(&s->cands, struct cand, idx);
 	if (fresh && n->by && !(c->by = dup_bytes(n->by, n->bylen)))
 		return -ENOMEM;
 	c->made |= pl->made;
@@ -365,7 +366,7 @@ static const struct fp_bytes *rel_root(const struct fp_suggester *s)
 
 	if (!s->relative || s->roots.n != s->run_roots + 1)
 		return NULL;
-	r = &((const struct fp_bytes *)s->roots.v)[s->run_roots];
+	r = fp_vec_at(&s->roots, const struct fp_bytes, s->run_roots);
 	return r->len >= 2 && r->data[0] == '/' ? r : NULL;
 }
 
@@ -484,7 +485,7 @@ int fp_suggester_end_run(struct fp_suggester *s)
 	int ret = 0;
 
 	for (i = 0; i < s->needs.n && !ret; i++)
-		ret = place_need(s, &((struct need *)s->needs.v)[i]);
+		ret = place_need(s, fp_vec_at(&s->needs, struct need, i));
 	free_needs(s);
 	s->run_roots = s->roots.n;
 	if (s->run + 1 < s->nruns)
@@ -502,7 +503,7 @@ static int merge(struct cand *into, struct cand *c)
 
 		if (!b)
 			return -ENOMEM;
-		*b = ((struct fp_bytes *)c->samples.v)[i];
+		*b = *fp_vec_at(&c->samples, struct fp_bytes, i);
 	}
 	c->samples.n = 0;
 	into->count += c->count;
@@ -532,7 +533,7 @@ static int group_siblings(struct fp_suggester *s, unsigned int nruns)
 	int ret = 0;
 
 	for (i = 0; i < s->cands.n && !ret; i++) {
-		struct cand *c = &((struct cand *)s->cands.v)[i], *f;
+		struct cand *c = fp_vec_at(&s->cands, struct cand, i), *f;
 		struct fp_hslot *slot;
 
 		if (c->gone || !c->weak)
@@ -546,7 +547,7 @@ static int group_siblings(struct fp_suggester *s, unsigned int nruns)
 			slot->val = (void *)(uintptr_t)(i + 1);
 			continue;
 		}
-		f = &((struct cand *)s->cands.v)[(uintptr_t)slot->val - 1];
+		f = fp_vec_at(&s->cands, struct cand, (uintptr_t)slot->val - 1);
 		/* the same fixed parts and length: random parts of one length */
 		if (f->litlen != c->litlen)
 			continue;
@@ -575,7 +576,7 @@ static bool covers_all(const struct cand *w, const struct cand *c)
 		return false;
 	for (i = 0; i < c->samples.n; i++) {
 		const struct fp_bytes *b =
-			&((struct fp_bytes *)c->samples.v)[i];
+			fp_vec_at(&c->samples, struct fp_bytes, i);
 
 		if (!rule_matches(w->target, w->pat, w->plen, b->data, b->len))
 			return false;
@@ -586,7 +587,7 @@ static bool covers_all(const struct cand *w, const struct cand *c)
 /* A rule whose every subject a wider rule matches is not needed. */
 static int subsume(struct fp_suggester *s, unsigned int nruns)
 {
-	struct cand *cs = s->cands.v;
+	struct cand *cs = fp_vec_arr(&s->cands, struct cand);
 	size_t i, j, k, r, *wide, nwide = 0;
 	int ret = 0;
 
@@ -677,8 +678,8 @@ int fp_suggester_finish(struct fp_suggester *s, struct fp_vec *out)
 	if (!sorted)
 		return -ENOMEM;
 	for (i = 0; i < s->cands.n; i++)
-		if (!((struct cand *)s->cands.v)[i].gone)
-			sorted[n++] = &((struct cand *)s->cands.v)[i];
+		if (!fp_vec_at(&s->cands, struct cand, i)->gone)
+			sorted[n++] = fp_vec_at(&s->cands, struct cand, i);
 	qsort(sorted, n, sizeof(*sorted), by_count);
 	for (i = 0; i < n && !ret; i++) {
 		struct fp_sugg *g = fp_vec_push(out, sizeof(*g));
@@ -702,8 +703,8 @@ void fp_suggs_free(struct fp_vec *v)
 	size_t i;
 
 	for (i = 0; i < v->n; i++) {
-		free(((struct fp_sugg *)v->v)[i].line);
-		free(((struct fp_sugg *)v->v)[i].runs);
+		free(fp_vec_at(v, struct fp_sugg, i)->line);
+		free(fp_vec_at(v, struct fp_sugg, i)->runs);
 	}
 	free(v->v);
 	memset(v, 0, sizeof(*v));

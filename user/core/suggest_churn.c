@@ -358,7 +358,7 @@ static int count_shapes(struct fp_suggester *s, struct shapes *sh)
 	int ret = 0;
 
 	for (i = 0; i < s->cands.n && !ret; i++) {
-		const struct cand *c = &((struct cand *)s->cands.v)[i];
+		const struct cand *c = fp_vec_at(&s->cands, struct cand, i);
 
 		if (!numbered_cand(c, &start, &len))
 			continue;
@@ -425,8 +425,8 @@ static int move_into(struct fp_suggester *s, size_t i, const char *pat,
 	if (ret)
 		return ret;
 	/* the vector may have moved */
-	c = &((struct cand *)s->cands.v)[i];
-	into = &((struct cand *)s->cands.v)[idx];
+	c = fp_vec_at(&s->cands, struct cand, i);
+	into = fp_vec_at(&s->cands, struct cand, idx);
 	if (idx == i)
 		return 0;
 	if (fresh) {
@@ -452,7 +452,7 @@ static int move_into(struct fp_suggester *s, size_t i, const char *pat,
 static int into_dir(struct fp_suggester *s, size_t i, size_t d, struct buf *pat,
 		    struct buf *lit)
 {
-	const char *p = ((struct cand *)s->cands.v)[i].lit;
+	const char *p = fp_vec_at(&s->cands, struct cand, i)->lit;
 
 	pat->len = lit->len = 0;
 	fp_sg_put_escaped(pat, p, d, fp_sg_specials(FP_T_PATH));
@@ -495,7 +495,7 @@ static int find_churn(struct fp_suggester *s, size_t n, struct churn *ch,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct cand *c = &((struct cand *)s->cands.v)[i];
+		const struct cand *c = fp_vec_at(&s->cands, struct cand, i);
 		bool dir;
 
 		ch[i].d = -1;
@@ -534,7 +534,7 @@ static int collapse(struct fp_suggester *s, size_t n, const struct shapes *sh,
 	int ret = 0;
 
 	for (i = 0; i < n && !ret; i++) {
-		const struct cand *c = &((struct cand *)s->cands.v)[i];
+		const struct cand *c = fp_vec_at(&s->cands, struct cand, i);
 
 		if (c->gone || c->target != FP_T_PATH || !c->litlen)
 			continue;

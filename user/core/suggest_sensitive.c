@@ -18,7 +18,7 @@ static int signal_needs(struct fp_suggester *s, const struct fp_vec *v,
 
 	for (i = 0; i < v->n && !ret; i++) {
 		const struct fp_signal_finding *x =
-			&((const struct fp_signal_finding *)v->v)[i];
+			fp_vec_at(v, const struct fp_signal_finding, i);
 
 		if (x->failing && !x->forbidden && x->target_exe.len)
 			ret = fp_suggester_need(s, t, x->target_exe.data,

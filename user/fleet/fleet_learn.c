@@ -48,7 +48,7 @@ static void write_rules(FILE *out, const struct fp_vec *rules,
 	size_t i, k, needed, shown;
 
 	for (i = 0; i < rules->n; i++) {
-		const struct fp_sugg *g = &((struct fp_sugg *)rules->v)[i];
+		const struct fp_sugg *g = fp_vec_at(rules, struct fp_sugg, i);
 
 		for (k = needed = 0; k < n; k++)
 			needed += g->runs[k];
@@ -76,7 +76,7 @@ static int check_rules(const struct fp_vec *rules)
 	int ret = 0;
 
 	for (i = 0; i < rules->n && !ret; i++) {
-		const char *line = ((struct fp_sugg *)rules->v)[i].line;
+		const char *line = fp_vec_at(rules, struct fp_sugg, i)->line;
 
 		if (fp_policy_parse_line(&pol, line, strlen(line), NULL, 0, err,
 					 sizeof(err))) {

@@ -112,15 +112,16 @@ static int remember(struct fp_fleet *fl, struct seen *s)
 static int learned_policy(const struct fp_vec *rules,
 			  const struct fp_fleet_run *run, struct fp_policy *pol)
 {
-	char *roots[64], err[256];
+	char *roots[FP_ROOTS_MAX], err[256];
 	size_t i, n = 0, k, len;
 
-	for (k = 0; run->roots && k < run->roots_len && n < 64; k += len + 1) {
+	for (k = 0; run->roots && k < run->roots_len && n < FP_ROOTS_MAX;
+	     k += len + 1) {
 		len = strlen(run->roots + k);
 		roots[n++] = run->roots + k;
 	}
 	for (i = 0; i < rules->n; i++) {
-		const char *line = ((struct fp_sugg *)rules->v)[i].line;
+		const char *line = fp_vec_at(rules, struct fp_sugg, i)->line;
 
 		/* a line that does not parse covers nothing */
 		fp_policy_parse_line(pol, line, strlen(line), roots, n, err,

@@ -473,23 +473,98 @@ static bool via_ok(const struct fp_event *ev)
 	       ev->type == FP_EV_NET;
 }
 
-int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
+static void dec_exec(struct fp_dec *d, struct fp_event *ev)
+{
+	fp_dec_bytes(d, &ev->exec.exe);
+	ev->exec.exe_truncated = fp_dec_u64(d);
+	fp_dec_bytes(d, &ev->exec.filename);
+	fp_dec_bytes(d, &ev->exec.argv);
+	ev->exec.argv_total = fp_dec_u64(d);
+	ev->exec.argv_dropped = fp_dec_u64(d);
+	ev->exec.old_pid = fp_dec_u64(d);
+	dec_step_name(d, ev);
+	dec_creds(d, &ev->exec.creds);
+	dec_exe_inode(d, ev);
+}
+
+static void dec_exit(struct fp_dec *d, struct fp_event *ev)
+{
+	ev->exit.code = fp_dec_i64(d);
+	ev->exit.signal = fp_dec_u64(d);
+	ev->exit.core_dumped = fp_dec_u64(d);
+	ev->exit.start_ns = fp_dec_u64(d);
+}
+
+static void dec_file(struct fp_dec *d, struct fp_event *ev)
 {
 	unsigned int i;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->type = fp_dec_u64(d);
-	ev->via = ev->type >> 8;
-	ev->type &= 0xff;
-	if (((ev->type < FP_EV_EXEC || ev->type > FP_EV_DNS ||
-	      ev->type == FP_EV_ARGV) &&
-	     ev->type != FP_EV_SIGNAL && ev->type != FP_EV_URING &&
-	     ev->type != FP_EV_PROCOP && ev->type != FP_EV_CONTROL) ||
-	    !via_ok(ev)) {
+	ev->file.sys = fp_dec_u64(d);
+	ev->file.ret = fp_dec_i64(d);
+	ev->file.created = fp_dec_u64(d);
+	ev->file.flags = fp_dec_u64(d);
+	ev->file.mode = fp_dec_u64(d);
+	ev->file.resolve = fp_dec_u64(d);
+	ev->file.arg[0] = fp_dec_u64(d);
+	ev->file.arg[1] = fp_dec_u64(d);
+	ev->file.npaths = fp_dec_u64(d);
+	if (ev->file.npaths < 1 || ev->file.npaths > 2) {
+		ev->file.npaths = 0;
 		d->err = -EBADMSG;
-		ev->type = 0;
-		return d->err;
 	}
+	for (i = 0; i < ev->file.npaths && !d->err; i++)
+		dec_path(d, &ev->file.path[i]);
+	ev->file.count = 1;
+	if (d->pos < d->len && !d->err) {
+		uint64_t n = fp_dec_u64(d);
+
+		if (n < 2 || n > UINT32_MAX)
+			d->err = -EBADMSG;
+		ev->file.count = n;
+	}
+}
+
+static void dec_bind(struct fp_dec *d, struct fp_event *ev)
+{
+	char *addr;
+
+	ev->bind.ret = fp_dec_i64(d);
+	ev->bind.fd = fp_dec_i64(d);
+	ev->bind.family = fp_dec_u64(d);
+	addr = fp_dec_str(d);
+	if (addr)
+		snprintf(ev->bind.address, sizeof(ev->bind.address), "%s",
+			 addr);
+	free(addr);
+	fp_dec_bytes(d, &ev->bind.unix_path);
+	ev->bind.port = fp_dec_u64(d);
+	ev->bind.bound_port = fp_dec_u64(d);
+	ev->bind.sock_type = fp_dec_u64(d);
+	ev->bind.protocol = fp_dec_u64(d);
+}
+
+static void dec_uring(struct fp_dec *d, struct fp_event *ev)
+{
+	ev->uring.kind = fp_dec_u64(d);
+	ev->uring.opcode = fp_dec_u64(d);
+	ev->uring.arg = fp_dec_i64(d);
+	if (ev->uring.kind < FP_URING_UNSUPPORTED ||
+	    ev->uring.kind > FP_URING_UNTRACEABLE || ev->uring.opcode > 255)
+		d->err = -EBADMSG;
+}
+
+/* a type a log may hold: not an argv piece, which the collector joins */
+static bool type_ok(uint32_t type)
+{
+	return ((type >= FP_EV_EXEC && type <= FP_EV_DNS &&
+		 type != FP_EV_ARGV) ||
+		type == FP_EV_SIGNAL || type == FP_EV_URING ||
+		type == FP_EV_PROCOP || type == FP_EV_CONTROL);
+}
+
+/* the header every event has, after its type */
+static void dec_header(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
+{
 	ev->ts_ns = *prev_ts + fp_dec_i64(d);
 	*prev_ts = ev->ts_ns;
 	ev->pid = fp_dec_u64(d);
@@ -499,71 +574,36 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 	ev->gid = fp_dec_u64(d);
 	ev->cgroup_id = fp_dec_u64(d);
 	dec_comm(d, ev->comm);
+}
+
+int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = fp_dec_u64(d);
+	ev->via = ev->type >> 8;
+	ev->type &= 0xff;
+	if (!type_ok(ev->type) || !via_ok(ev)) {
+		d->err = -EBADMSG;
+		ev->type = 0;
+		return d->err;
+	}
+	dec_header(d, ev, prev_ts);
 	switch (ev->type) {
 	case FP_EV_EXEC:
-		fp_dec_bytes(d, &ev->exec.exe);
-		ev->exec.exe_truncated = fp_dec_u64(d);
-		fp_dec_bytes(d, &ev->exec.filename);
-		fp_dec_bytes(d, &ev->exec.argv);
-		ev->exec.argv_total = fp_dec_u64(d);
-		ev->exec.argv_dropped = fp_dec_u64(d);
-		ev->exec.old_pid = fp_dec_u64(d);
-		dec_step_name(d, ev);
-		dec_creds(d, &ev->exec.creds);
-		dec_exe_inode(d, ev);
+		dec_exec(d, ev);
 		break;
 	case FP_EV_FORK:
 		ev->fork.parent_tid = fp_dec_u64(d);
 		break;
 	case FP_EV_EXIT:
-		ev->exit.code = fp_dec_i64(d);
-		ev->exit.signal = fp_dec_u64(d);
-		ev->exit.core_dumped = fp_dec_u64(d);
-		ev->exit.start_ns = fp_dec_u64(d);
+		dec_exit(d, ev);
 		break;
 	case FP_EV_FILE:
-		ev->file.sys = fp_dec_u64(d);
-		ev->file.ret = fp_dec_i64(d);
-		ev->file.created = fp_dec_u64(d);
-		ev->file.flags = fp_dec_u64(d);
-		ev->file.mode = fp_dec_u64(d);
-		ev->file.resolve = fp_dec_u64(d);
-		ev->file.arg[0] = fp_dec_u64(d);
-		ev->file.arg[1] = fp_dec_u64(d);
-		ev->file.npaths = fp_dec_u64(d);
-		if (ev->file.npaths < 1 || ev->file.npaths > 2) {
-			ev->file.npaths = 0;
-			d->err = -EBADMSG;
-		}
-		for (i = 0; i < ev->file.npaths && !d->err; i++)
-			dec_path(d, &ev->file.path[i]);
-		ev->file.count = 1;
-		if (d->pos < d->len && !d->err) {
-			uint64_t n = fp_dec_u64(d);
-
-			if (n < 2 || n > UINT32_MAX)
-				d->err = -EBADMSG;
-			ev->file.count = n;
-		}
+		dec_file(d, ev);
 		break;
-	case FP_EV_BIND: {
-		char *addr;
-
-		ev->bind.ret = fp_dec_i64(d);
-		ev->bind.fd = fp_dec_i64(d);
-		ev->bind.family = fp_dec_u64(d);
-		addr = fp_dec_str(d);
-		if (addr)
-			snprintf(ev->bind.address, sizeof(ev->bind.address),
-				 "%s", addr);
-		free(addr);
-		fp_dec_bytes(d, &ev->bind.unix_path);
-		ev->bind.port = fp_dec_u64(d);
-		ev->bind.bound_port = fp_dec_u64(d);
-		ev->bind.sock_type = fp_dec_u64(d);
-		ev->bind.protocol = fp_dec_u64(d);
+	case FP_EV_BIND:
+		dec_bind(d, ev);
 		break;
-	}
 	case FP_EV_TAMPER:
 		dec_tamper(d, ev);
 		break;
@@ -582,13 +622,7 @@ int fp_dec_event(struct fp_dec *d, struct fp_event *ev, uint64_t *prev_ts)
 		dec_procop(d, ev);
 		break;
 	case FP_EV_URING:
-		ev->uring.kind = fp_dec_u64(d);
-		ev->uring.opcode = fp_dec_u64(d);
-		ev->uring.arg = fp_dec_i64(d);
-		if (ev->uring.kind < FP_URING_UNSUPPORTED ||
-		    ev->uring.kind > FP_URING_UNTRACEABLE ||
-		    ev->uring.opcode > 255)
-			d->err = -EBADMSG;
+		dec_uring(d, ev);
 		break;
 	case FP_EV_CONTROL:
 		dec_control(d, ev);

@@ -255,7 +255,7 @@ static bool same_bytes(const struct fp_bytes *a, const struct fp_bytes *b)
  * A process of the earlier table, the same one (pid and start time) in
  * the same cgroup: what was read of it then is taken for what it is now,
  * with its stat (ppid, comm) and cgroup read anew. 1 if so, 0, or
- * -ENOMEM. reconcile.c reads exe and argv of after-records only for new
+ * -ENOMEM. reconcile_procs.c reads exe and argv of after-records only for new
  * processes and for leftovers, and uid, cwd and capabilities of none. A
  * leftover is in the run's cgroup, which was empty when the before table
  * was read, so a process that joined it is read afresh.
@@ -308,7 +308,7 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
 		goto cleanup;
 	p->kernel_thread = flags & PF_KTHREAD;
 	/*
-	 * Nothing more of a kernel thread is judged (reconcile.c skips
+	 * Nothing more of a kernel thread is judged (reconcile_procs.c skips
 	 * them), and they are most of a small machine's processes: their
 	 * identity is all a snapshot keeps, at a fifth of the reads.
 	 */

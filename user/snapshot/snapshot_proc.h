@@ -48,7 +48,7 @@ int fp_proc_snapshot(struct fp_proc_table *t);
  * stat and cgroup only, and keeps prev's exe, cwd, argv, uid, cap_eff and
  * no_new_privs: a third of the reads, on a machine whose processes
  * outlive the run. The verdict reads those of new processes only
- * (reconcile.c; the reason is at carry() in snapshot_proc.c).
+ * (reconcile_procs.c; the reason is at carry() in snapshot_proc.c).
  */
 int fp_proc_snapshot_since(struct fp_proc_table *t,
 			   const struct fp_proc_table *prev);

@@ -17,9 +17,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cli.h"
+
 struct fp_creds;
 
-#define FP_SCRATCH_LAYERS 96 /* roots (64) and --scratch-also (32) */
+#define FP_SCRATCH_LAYERS (FP_ROOTS_MAX + 32) /* roots, --scratch-also */
 #define FP_SCRATCH_HIDES 32
 
 struct fp_scratch_layer {
