@@ -88,6 +88,12 @@ def argv_bytes(ev):
     return [a.encode("utf-8") for a in ev["argv"]]
 
 
+def rules(receipt):
+    """The receipt's suggested policy lines ("suggestions": objects with
+    "rule" and "covers", most findings covered first)."""
+    return [s["rule"] for s in receipt.get("suggestions") or []]
+
+
 def argv_of(receipt, actor):
     """An actor's argv in a receipt: its own, else its process_table row's
     (format 2 names the row with "proc" instead of repeating the argv)."""

@@ -247,7 +247,7 @@ class DotPatternTest(Case):
         rec = self.path("r.json")
         p = self.run_job(root, "", receipt=rec)
         self.assertEqual(p.returncode, EXIT_VERDICT, self.describe(p))
-        sugg = ru.load_receipt(rec)["suggestions"]
+        sugg = fptest.rules(ru.load_receipt(rec))
         self.assertEqual(sorted(sugg), ["allow build/", "allow out.txt"])
         # the summary says the same lines
         p = self.sh("sudo footprint run -- sh -c %s" % q(self.JOB),
@@ -263,7 +263,7 @@ class DotPatternTest(Case):
         other = self.fresh_root("other")
         root = self.fresh_root("r4")
         p = self.run_job(root, "--root . --root %s" % q(other), receipt=rec)
-        sugg = ru.load_receipt(rec)["suggestions"]
+        sugg = fptest.rules(ru.load_receipt(rec))
         self.assertEqual(sorted(sugg), ["allow %s/build/" % root,
                                         "allow %s/out.txt" % root])
 
@@ -400,7 +400,7 @@ def findings(r, root):
     out = {"ok": r["ok"], "complete": r["trace"]["complete"],
            "reasons": sorted(re.sub(r"pid \d+", "pid N", x.replace(
                root, "ROOT")) for x in r["reasons"]),
-           "suggestions": sorted(r["suggestions"])}
+           "suggestions": sorted(fptest.rules(r))}
     for lst, fs in r["files"].items():
         if lst == "read":
             out["read"] = sorted(rel(f["path"]) for f in fs)

@@ -521,10 +521,17 @@ static void write_expected(struct json_out *j, const struct fp_verdict *v)
 		json_end_object(j);
 	}
 	json_end_array(j);
-	write_strs(j, "suggestions", &v->suggestions);
-	json_field_array(j, "suggestion_counts");
-	for (i = 0; i < v->suggestion_counts.n; i++)
-		json_elem_u64(j, ((size_t *)v->suggestion_counts.v)[i]);
+	/* a line and the findings it covers, most first */
+	json_field_array(j, "suggestions");
+	for (i = 0; i < v->suggestions.n; i++) {
+		json_begin_object(j);
+		json_field_str(j, "rule", ((char **)v->suggestions.v)[i]);
+		json_field_u64(j, "covers",
+			       i < v->suggestion_counts.n ?
+				       ((size_t *)v->suggestion_counts.v)[i] :
+				       1);
+		json_end_object(j);
+	}
 	json_end_array(j);
 }
 
