@@ -104,7 +104,9 @@ class VerdictTest(unittest.TestCase):
         if exe is not None:
             self.assertEqual(actor["exe"], exe, ctx)
         if argv is not None:
-            self.assertEqual(actor["argv"], argv, ctx)
+            # format 2: the argv is the process table's row's
+            self.assertEqual(fptest.argv_of(res.r if res else {}, actor),
+                             argv, ctx)
 
     def failing_file(self, res, lst, path):
         """The one files.<lst> finding for path, checked as failing."""

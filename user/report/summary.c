@@ -432,6 +432,36 @@ static int section_grouped(struct out *o, const struct fp_findings *fi,
 	return 0;
 }
 
+bool fp_summary_groupable(unsigned int cat)
+{
+	return groupable(cat);
+}
+
+int fp_summary_groups(const struct fp_findings *fi, const struct fp_fref *refs,
+		      size_t n, size_t max, struct fp_pgroup **out,
+		      size_t *nout)
+{
+	struct section s = { refs[0].step, refs[0].cat, refs, n, 0, 0 };
+	struct gpath *gp = section_paths(fi, &s);
+	struct group *g = NULL;
+	size_t i, ng = 0;
+	int ret = gp ? group_paths(gp, n, max ? max : 1, &g, &ng) : -ENOMEM;
+
+	*out = NULL;
+	*nout = 0;
+	if (!ret && !(*out = calloc(ng, sizeof(**out))))
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < ng; i++)
+		(*out)[i] = (struct fp_pgroup){ &refs[gp[g[i].a].ref],
+						g[i].b - g[i].a, g[i].dir,
+						g[i].dlen };
+	if (!ret)
+		*nout = ng;
+	free(g);
+	free(gp);
+	return ret;
+}
+
 static void section_listed(struct out *o, const struct fp_findings *fi,
 			   const struct section *s)
 {
