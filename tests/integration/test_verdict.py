@@ -752,7 +752,7 @@ class VerdictTest(unittest.TestCase):
         self.assertIn(head, lines, res.err)
         self.assertEqual(lines[lines.index(head) + 1:],
                          ["  %s  # covers %d" % (s["rule"], s["covers"])
-                          for s in fptest.rules(res.r)], res.err)
+                          for s in res.r["suggestions"]], res.err)
         self.assertEqual(len(lines) - lines.index(head) - 1, len(sugg))
         policy = os.path.join(self.env.out, name + ".policy")
         with open(policy, "wb") as f:
