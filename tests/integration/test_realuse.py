@@ -339,9 +339,12 @@ class ProvenanceTest(Case):
                 # repeating argv: with it put back, the same findings
                 self.assertEqual(r["format"], 2)
                 self.assertNotIn("format", then)
-                self.assertEqual(
-                    fptest.expand_actors(r)["files"]["changed"],
-                    then["files"]["changed"])
+                # and each finding now says its severity (low: a file
+                # in the root)
+                changed = fptest.expand_actors(r)["files"]["changed"]
+                self.assertEqual([c.pop("severity") for c in changed],
+                                 ["low"] * len(changed))
+                self.assertEqual(changed, then["files"]["changed"])
                 self.assertEqual(pv["user"], "root")
         # a log cut before its trailer: no end time
         with open(log, "rb") as f:
