@@ -225,10 +225,12 @@ Test(summary_sensitive, markdown_rows_and_destinations)
 	cr_assert_not_null(strstr(out, "| 1 Build | 4 | critical |"), "%s",
 			   out);
 	/* the secret read first: critical before high */
-	cr_assert_not_null(strstr(out, "### Step 1: Build (4 failing)\n\n"
-				       "- **critical** files.read: "
-				       "`/home/u/.ssh/id_rsa (secret: ssh)"),
-			   "%s", out);
+	cr_assert_not_null(
+		strstr(out, "### Step 1: Build (4 failing)\n\n"
+			    "- **critical** files.read: "
+			    "`/home/u/.ssh/id_rsa` (secret: ssh) by pid 7 "
+			    "`cat key`\n"),
+		"%s", out);
 	cr_assert_not_null(
 		strstr(out, "- **high** processes.signalled_outside: `"), "%s",
 		out);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "netflow.h"
+#include "sensitive.h"
 #include "severity.h"
 #include "summary_md.h"
 #include "summary_int.h"
@@ -301,6 +302,26 @@ static void heading(struct md *m, const struct fp_findings *fi,
 	emit(m, l);
 }
 
+/* " by pid N `argv`": who, the command line in a code span */
+static void who(struct fp_sbuf *l, const struct fp_actor *a)
+{
+	struct fp_sbuf d = { 0 };
+	size_t i;
+
+	if (!a->pid)
+		return;
+	fp_sbuf_printf(l, " by pid %d ", (int)a->pid);
+	fp_sbuf_cut(&d, a->argv.data ?: "", a->argv.len, EXAMPLE_BYTES);
+	for (i = 0; i < d.len && !d.err; i++)
+		if (!d.p[i])
+			d.p[i] = ' ';
+	while (d.len && d.p[d.len - 1] == ' ')
+		d.len--;
+	fp_md_code(l, d.p ?: "", d.len, false);
+	l->err |= d.err;
+	fp_sbuf_free(&d);
+}
+
 /* one finding: its path in a code span, and who; else its words in one */
 static void example(struct fp_sbuf *l, const struct fp_findings *fi,
 		    const struct fp_fref *r)
@@ -310,23 +331,24 @@ static void example(struct fp_sbuf *l, const struct fp_findings *fi,
 	if (fp_cat_is_file(r->cat)) {
 		const struct fp_file_finding *x =
 			&FP_FILES(fi, r->cat - FP_CAT_FILES)[r->i];
-		const struct fp_actor *a =
-			r->cat - FP_CAT_FILES == FP_F_TRANSIENT ?
-				&x->created_by :
-				&x->by;
 
 		fp_md_code(l, x->path.data, x->path.len, false);
-		if (a->pid) {
-			fp_sbuf_printf(l, " by pid %d ", (int)a->pid);
-			fp_sbuf_cut(&d, a->argv.data ?: "", a->argv.len,
-				    EXAMPLE_BYTES);
-			for (size_t i = 0; i < d.len && !d.err; i++)
-				if (!d.p[i])
-					d.p[i] = ' ';
-			while (d.len && d.p[d.len - 1] == ' ')
-				d.len--;
-			fp_md_code(l, d.p ?: "", d.len, false);
-		}
+		who(l, r->cat - FP_CAT_FILES == FP_F_TRANSIENT ?
+			       &x->created_by :
+			       &x->by);
+	} else if (r->cat == FP_CAT_READ) {
+		const struct fp_read_finding *x = fp_fref_read(fi, r->i);
+
+		fp_md_code(l, x->path.data, x->path.len, false);
+		if (x->secret)
+			fp_sbuf_printf(l, " (secret: %s)", x->secret);
+		who(l, &x->by);
+	} else if (fp_cat_is_proc(r->cat)) {
+		const struct fp_proc_finding *x =
+			fp_fref_proc(fi, r->cat, r->i);
+
+		fp_md_code(l, x->p.exe.data ?: "", x->p.exe.len, false);
+		who(l, &x->p);
 	} else {
 		fp_fref_describe(fi, r, EXAMPLE_BYTES, &d);
 		fp_md_code(l, d.p ?: "", d.len, false);
