@@ -414,7 +414,7 @@ def findings(r, root):
             for f in fs)
     for lst in ("executed", "short_lived", "leftover", "privileged"):
         out["processes." + lst] = sorted(
-            (p["exe"], tuple(p["argv"]), p["allowed"])
+            (p["exe"], tuple(fptest.argv_of(r, p)), p["allowed"])
             for p in r["processes"].get(lst, []))
     for lst in ("bound", "listening"):
         out["network." + lst] = sorted(

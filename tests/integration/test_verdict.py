@@ -318,7 +318,7 @@ class VerdictTest(unittest.TestCase):
                 self.assert_nothing_left(res)
                 self.assertEqual(res.r["command"]["argv"], cmd)
                 self.assertEqual(
-                    [(p["exe"], p["argv"])
+                    [(p["exe"], fptest.argv_of(res.r, p))
                      for p in res.r["processes"]["executed"]],
                     [(exe, cmd)], res.describe())
                 self.assertEqual(res.r["trace"]["complete"], True)
@@ -333,7 +333,7 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(len(left), 1, res.describe())
         s = left[0]
         self.kill_if_alive(s["pid"], ["sleep", "120"])
-        self.assertEqual(s["argv"], ["sleep", "120"])
+        self.assertEqual(fptest.argv_of(res.r, s), ["sleep", "120"])
         self.assertEqual(s["exe"], SLEEP)
         self.assertIs(s["allowed"], False)
         self.assertIn("processes.leftover: pid %d %s" % (s["pid"], SLEEP),
@@ -355,7 +355,8 @@ class VerdictTest(unittest.TestCase):
             self.kill_if_alive(pid, ["sleep", secs])
         self.assertFails(res)
         self.assertEqual(
-            [(p["exe"], p["argv"]) for p in res.r["processes"]["leftover"]],
+            [(p["exe"], fptest.argv_of(res.r, p))
+             for p in res.r["processes"]["leftover"]],
             [(SLEEP, ["sleep", secs])], res.describe())
         self.assertEqual(vu.pgrep_full(pattern), [],
                          "sleep %s outlived footprint" % secs)
@@ -703,8 +704,8 @@ class VerdictTest(unittest.TestCase):
             self.allowed_file(res, "added", os.path.join(root, p),
                               "allow dir/")
         left = res.r["processes"]["leftover"]
-        self.assertEqual([(p["exe"], p["argv"], p["allowed"], p.get("rule"))
-                          for p in left],
+        self.assertEqual([(p["exe"], fptest.argv_of(res.r, p), p["allowed"],
+                           p.get("rule")) for p in left],
                          [(SLEEP, ["sleep", secs], True,
                            "allow process " + SLEEP)], res.describe())
         self.assertFalse(vu.pid_alive_as(left[0]["pid"], ["sleep", secs]))
@@ -928,7 +929,9 @@ class VerdictTest(unittest.TestCase):
         res = self.env.run([b"/bin/echo", arg], roots=[root])
         self.assertOk(res)
         ex = res.r["processes"]["executed"][0]
-        self.assertEqual(base64.b64decode(ex["argv_b64"][1]), arg)
+        # its argv is its process table row's (format 2), bytes and all
+        row = res.r["process_table"][ex["proc"]]
+        self.assertEqual(base64.b64decode(row["argv_b64"][1]), arg)
         cmd = res.r["command"]
         self.assertEqual(cmd["argv"][1], "x\ufffdy")
         self.assertIn("argv_b64", cmd,
@@ -1139,8 +1142,9 @@ class SchemaTest(unittest.TestCase):
             "added with before": lambda d: d["files"]["added"][0].update(
                 before=self.ENTRY),
             "unknown file list": lambda d: d["files"].update(weird=[]),
-            "process without argv": lambda d: d["processes"]["leftover"][0]
-            .pop("argv"),
+            "process of no row without argv": lambda d: d["processes"]
+            ["leftover"][0].update(proc=None) or d["processes"]["leftover"]
+            [0].pop("argv"),
             "process without ppid": lambda d: d["processes"]["executed"][0]
             .pop("ppid"),
             "short-lived without status": lambda d: d["processes"]

@@ -8,7 +8,6 @@
 #include "findref.h"
 #include "json.h"
 #include "privs_json.h"
-#include "proctab.h"
 #include "receipt.h"
 #include "receipt_net.h"
 #include "receipt_parts.h"
@@ -187,20 +186,9 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 static void write_proc(struct json_out *j, const struct fp_findings *fi,
 		       enum fp_proc_list l, const struct fp_proc_finding *x)
 {
-	const struct fp_proctab *t = fi->proctab;
-	long row = t ? fp_proctab_find(t, &x->p) : -1;
-
+	/* its argv is its process table row's, as an actor's */
 	json_begin_object(j);
-	json_field_i64(j, "pid", x->p.pid);
-	json_field_i64(j, "ppid", x->p.ppid);
-	json_field_bytes(j, "exe", x->p.exe.data ?: "", x->p.exe.len);
-	json_field_strv(j, "argv", x->p.argv.data, x->p.argv.len);
-	if (x->p.argv_cut)
-		json_field_bool(j, "argv_truncated", true);
-	if (row >= 0)
-		json_field_u64(j, "proc", row);
-	else
-		json_field_null(j, "proc");
+	fp_receipt_actor_fields(j, fi, &x->p);
 	if (l == FP_P_SHORT_LIVED) {
 		if (x->signal)
 			json_field_i64(j, "signal", x->signal);
