@@ -19,6 +19,7 @@ import tempfile
 import unittest
 import uuid
 
+import fptest
 import sudo_util
 from verdict_util import EXIT_OK, EXIT_VERDICT, FOOTPRINT, Env, cannot_test
 
@@ -169,7 +170,7 @@ class TestCurl(NetCase):
         self.assertIn("network.connected: tcp/%s:8080 by pid %d" %
                       (WEB, c["pid"]), res.r["reasons"])
         self.assertIn("allow connect tcp/%s:8080" % WEB,
-                      res.r["suggestions"])
+                      fptest.rules(res.r))
         # the stderr summary names the destination and the command
         self.assertIn("network.connected tcp/%s:8080 by pid %d curl " %
                       (WEB, c["pid"]), res.err)
@@ -265,7 +266,7 @@ class TestDns(NetCase):
                                       "http://%s:8080/" % NAME))
         self.assertEqual(res.rc, EXIT_VERDICT, res.describe())
         self.assertIn("allow connect tcp/%s:8080" % NAME,
-                      res.r["suggestions"])
+                      fptest.rules(res.r))
         self.assertIn("network.connected: tcp/%s (%s):8080 by pid" %
                       (NAME, WEB), "\n".join(res.r["reasons"]))
         # offline, from the log: the suggested policy passes the run
@@ -325,7 +326,7 @@ class TestDns(NetCase):
         self.assertFalse(by[NAME]["failing"])
         self.assertTrue(by["nothere.example.test"]["failing"])
         self.assertEqual(by["nothere.example.test"]["rcode"], 3)
-        self.assertIn("allow dns nothere.example.test", res.r["suggestions"])
+        self.assertIn("allow dns nothere.example.test", fptest.rules(res.r))
 
     def test_tcp_query_and_extra_dns_port(self):
         """A query over TCP to 53 is read with its length prefix; one over

@@ -19,6 +19,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
+
 import sudo_util as su  # noqa: E402
 from sudo_util import EXIT_OK, EXIT_VERDICT, PY  # noqa: E402
 from test_scratch import ScratchCase  # noqa: E402
@@ -96,7 +98,7 @@ class TestNoNetworkUnix(ScratchCase):
                       "socket, out of --no-network)" % (d.path,
                                                        conns[0]["pid"]),
                       r["reasons"])
-        self.assertIn("allow connect unix/%s" % d.path, r["suggestions"])
+        self.assertIn("allow connect unix/%s" % d.path, fptest.rules(r))
 
     def test_a_rule_allows_it(self):
         self.seed_job()

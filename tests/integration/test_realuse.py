@@ -28,6 +28,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
 import realuse_util as ru  # noqa: E402
 from realuse_util import EXIT_OK, EXIT_VERDICT, q  # noqa: E402
 
@@ -246,7 +247,7 @@ class DotPatternTest(Case):
         rec = self.path("r.json")
         p = self.run_job(root, "", receipt=rec)
         self.assertEqual(p.returncode, EXIT_VERDICT, self.describe(p))
-        sugg = ru.load_receipt(rec)["suggestions"]
+        sugg = fptest.rules(ru.load_receipt(rec))
         self.assertEqual(sorted(sugg), ["allow build/", "allow out.txt"])
         # the summary says the same lines
         p = self.sh("sudo footprint run -- sh -c %s" % q(self.JOB),
@@ -262,7 +263,7 @@ class DotPatternTest(Case):
         other = self.fresh_root("other")
         root = self.fresh_root("r4")
         p = self.run_job(root, "--root . --root %s" % q(other), receipt=rec)
-        sugg = ru.load_receipt(rec)["suggestions"]
+        sugg = fptest.rules(ru.load_receipt(rec))
         self.assertEqual(sorted(sugg), ["allow %s/build/" % root,
                                         "allow %s/out.txt" % root])
 
@@ -325,10 +326,25 @@ class ProvenanceTest(Case):
                     # modes were numbers then, octal strings now (issue
                     # 28): the same mode either way
                     then = json.load(f, object_hook=octal_modes)
-                # what it judged then it judges now, with where and when
-                self.assertEqual(r["reasons"], then["reasons"])
-                self.assertEqual(r["files"]["changed"],
-                                 then["files"]["changed"])
+                # what it judged then it judges now, with where and when,
+                # most severe first now (issue 31): the medium ones (a
+                # transient file, a bind) before the files in the root
+                medium = ("files.transient:", "network.bound:")
+                self.assertEqual(
+                    r["reasons"],
+                    [x for x in then["reasons"] if x.startswith(medium)] +
+                    [x for x in then["reasons"]
+                     if not x.startswith(medium)])
+                # format 2 names the process table's row instead of
+                # repeating argv: with it put back, the same findings
+                self.assertEqual(r["format"], 2)
+                self.assertNotIn("format", then)
+                # and each finding now says its severity (low: a file
+                # in the root)
+                changed = fptest.expand_actors(r)["files"]["changed"]
+                self.assertEqual([c.pop("severity") for c in changed],
+                                 ["low"] * len(changed))
+                self.assertEqual(changed, then["files"]["changed"])
                 self.assertEqual(pv["user"], "root")
         # a log cut before its trailer: no end time
         with open(log, "rb") as f:
@@ -381,12 +397,13 @@ def findings(r, root):
         return p[len(root):] if p.startswith(root + "/") else p
 
     def actor(a):
-        return None if a is None else (a["exe"], tuple(a["argv"]))
+        return None if a is None else (a["exe"],
+                                       tuple(fptest.argv_of(r, a)))
 
     out = {"ok": r["ok"], "complete": r["trace"]["complete"],
            "reasons": sorted(re.sub(r"pid \d+", "pid N", x.replace(
                root, "ROOT")) for x in r["reasons"]),
-           "suggestions": sorted(r["suggestions"])}
+           "suggestions": sorted(fptest.rules(r))}
     for lst, fs in r["files"].items():
         if lst == "read":
             out["read"] = sorted(rel(f["path"]) for f in fs)
@@ -397,7 +414,7 @@ def findings(r, root):
             for f in fs)
     for lst in ("executed", "short_lived", "leftover", "privileged"):
         out["processes." + lst] = sorted(
-            (p["exe"], tuple(p["argv"]), p["allowed"])
+            (p["exe"], tuple(fptest.argv_of(r, p)), p["allowed"])
             for p in r["processes"].get(lst, []))
     for lst in ("bound", "listening"):
         out["network." + lst] = sorted(
@@ -468,7 +485,7 @@ class ConcurrentRunsTest(Case):
         for n in outside:
             self.assertIs(n["allowed"], False, n)
             self.assertIs(n.get("failing", False), False, n)
-            self.assertEqual(n["owner"]["argv"], ["python3", self.job], n)
+            self.assertEqual(fptest.argv_of(r, n["owner"]), ["python3", self.job], n)
             self.assertIs(n["owner_began_during_run"], True, n)
 
 
@@ -508,18 +525,18 @@ python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.list
         self.assertEqual(len(t), 1, r["files"]["transient"])
         t = t[0]
         self.assertIs(t.get("made_executable"), True, t)
-        self.assertEqual(t["ran_by"]["argv"], ["/bin/sh", payload], t)
-        self.assertEqual(t["created_by"]["argv"], ["/bin/sh", gen], t)
-        self.assertEqual(t["removed_by"]["argv"], ["rm", payload], t)
+        self.assertEqual(fptest.argv_of(r, t["ran_by"]), ["/bin/sh", payload], t)
+        self.assertEqual(fptest.argv_of(r, t["created_by"]), ["/bin/sh", gen], t)
+        self.assertEqual(fptest.argv_of(r, t["removed_by"]), ["rm", payload], t)
         tool = [f for f in r["files"]["outside_roots"]
                 if f["path"] == tmp + "/tool.sh"]
         self.assertEqual(len(tool), 1, r["files"]["outside_roots"])
         tool = tool[0]
         # chmod touched it last; the shell made it; ./tool.sh ran it
-        self.assertEqual(tool["by"]["argv"], ["chmod", "+x", tmp + "/tool.sh"])
-        self.assertEqual(tool["created_by"]["argv"], ["/bin/sh", gen], tool)
+        self.assertEqual(fptest.argv_of(r, tool["by"]), ["chmod", "+x", tmp + "/tool.sh"])
+        self.assertEqual(fptest.argv_of(r, tool["created_by"]), ["/bin/sh", gen], tool)
         self.assertIs(tool.get("made_executable"), True, tool)
-        self.assertEqual(tool["ran_by"]["argv"], ["/bin/sh", "./tool.sh"])
+        self.assertEqual(fptest.argv_of(r, tool["ran_by"]), ["/bin/sh", "./tool.sh"])
         # the summary lines say so, and the bind line has a command line
         lines = err.splitlines()
         pl = [ln for ln in lines if ln.startswith(
@@ -600,7 +617,7 @@ class OutsideWriterTest(Case):
         self.assertIsNone(ch["by"], ch)
         self.assertNotIn("by_open", ch)
         self.assertEqual(ch["outside_writer"]["pid"], pid, ch)
-        self.assertEqual(ch["outside_writer"]["argv"][0], "python3", ch)
+        self.assertEqual(fptest.argv_of(r, ch["outside_writer"])[0], "python3", ch)
         un = [f for f in r["files"]["unexplained"] if f["path"] == log]
         self.assertEqual(len(un), 1, r["files"]["unexplained"])
         self.assertEqual(un[0]["outside_writer"]["pid"], pid)
@@ -705,7 +722,7 @@ class PassingRunTest(Case):
         # the program the build made, and then ran, says so
         demo = [f for f in r["files"]["added"]
                 if f["path"] == proj + "/build/demo"]
-        self.assertEqual(demo[0]["ran_by"]["argv"], ["./build/demo"])
+        self.assertEqual(fptest.argv_of(r, demo[0]["ran_by"]), ["./build/demo"])
 
     def test_nothing_to_say(self):
         p = self.sh("sudo footprint run -- true", cwd=self.mkdir("r"))

@@ -15,6 +15,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
+
 import sudo_util as su  # noqa: E402
 import test_scratch as ts  # noqa: E402
 from sudo_util import EXIT_OK, EXIT_VERDICT  # noqa: E402
@@ -139,7 +141,7 @@ class ScratchPidnsTest(ts.ScratchCase):
         # the init, a fork of footprint alive at the after-snapshot while
         # it kept the leftover's namespace, is not a new process outside
         ours = [p for p in r["processes"]["new_outside"]
-                if os.path.join(self.out, "l1.json") in p.get("argv", [])]
+                if os.path.join(self.out, "l1.json") in (fptest.argv_of(r, p) or [])]
         self.assertEqual(ours, [], r["processes"]["new_outside"])
         self.assertReplaySame("l1")
         self.assertEqual(su.pgrep_exact(["sleep", secs]), [])

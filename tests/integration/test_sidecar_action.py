@@ -19,6 +19,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
+
 import ci_job  # noqa: E402
 
 # a "sudo" and a "footprint" that say all is well
@@ -53,7 +55,7 @@ class ActionTest(unittest.TestCase):
         self.assertEqual(post["rc"], 1, j.describe())
         doc = j.receipt(os.path.join(j.temp, "footprint-receipt.json"))
         priv = doc["processes"]["privileged"]
-        self.assertEqual([(p["argv"], p["step"]) for p in priv],
+        self.assertEqual([(fptest.argv_of(doc, p), p["step"]) for p in priv],
                          [(["sudo", "-n", "true"], "test")], priv)
         j2 = ci_job.Job(self)
         j2.run([self.action(j2, ["allow out/**", "allow out"]),

@@ -25,6 +25,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
+
 import ci_job  # noqa: E402
 
 STATE = '"$RUNNER_TEMP/footprint-state"'
@@ -75,7 +77,7 @@ class StepsTest(unittest.TestCase):
         # stop) is not; no sudo's reads of its own configuration are
         # secret reads (issue 31)
         priv = doc["processes"]["privileged"]
-        self.assertEqual([(p["argv"], p["step"], p["step_index"])
+        self.assertEqual([(fptest.argv_of(doc, p), p["step"], p["step_index"])
                           for p in priv],
                          [(["sudo", "-n", "true"], "test", 3)], priv)
         self.assertEqual(doc["files"].get("read", []), [])

@@ -38,6 +38,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
+
 from fptest import cgroup2_mount  # noqa: E402
 
 import sudo_util as su  # noqa: E402
@@ -632,7 +634,7 @@ class TestLifecycle(SudoCase):
         try:
             self.assertRc(res, EXIT_VERDICT)
             left = res.r["processes"]["leftover"]
-            self.assertEqual([(x["exe"], x["argv"]) for x in left],
+            self.assertEqual([(x["exe"], fptest.argv_of(res.r, x)) for x in left],
                              [(SLEEP, argv)], res.describe())
             self.assertIs(left[0]["allowed"], False)
             self.assertIs(res.r["ok"], False)
@@ -643,7 +645,7 @@ class TestLifecycle(SudoCase):
         argv, res = self.leftover(None)
         try:
             self.assertRc(res, EXIT_VERDICT)
-            self.assertEqual([x["argv"] for x in
+            self.assertEqual([fptest.argv_of(res.r, x) for x in
                               res.r["processes"]["leftover"]], [argv],
                              res.describe())
         finally:
@@ -656,7 +658,7 @@ class TestLifecycle(SudoCase):
             self.assertRc(res, EXIT_OK)
             self.assertIs(res.r["ok"], True, res.describe())
             left = res.r["processes"]["leftover"]
-            self.assertEqual([(x["argv"], x["allowed"]) for x in left],
+            self.assertEqual([(fptest.argv_of(res.r, x), x["allowed"]) for x in left],
                              [(argv, True)], res.describe())
             self.assertEqual(pids, [left[0]["pid"]],
                              "the allowed leftover is not running")

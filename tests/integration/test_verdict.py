@@ -26,6 +26,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
 import verdict_util as vu  # noqa: E402
 from verdict_util import (EXIT_OK, EXIT_VERDICT, EXIT_USAGE,  # noqa: E402
                           EXIT_NOEXEC, EXIT_NOTFOUND, PY)
@@ -103,7 +104,9 @@ class VerdictTest(unittest.TestCase):
         if exe is not None:
             self.assertEqual(actor["exe"], exe, ctx)
         if argv is not None:
-            self.assertEqual(actor["argv"], argv, ctx)
+            # format 2: the argv is the process table's row's
+            self.assertEqual(fptest.argv_of(res.r if res else {}, actor),
+                             argv, ctx)
 
     def failing_file(self, res, lst, path):
         """The one files.<lst> finding for path, checked as failing."""
@@ -118,7 +121,7 @@ class VerdictTest(unittest.TestCase):
                     for p in [path] + [path[:i + 1] for i in
                                        range(1, len(path))
                                        if path[i] == "/"]]
-        self.assertTrue(set(covering) & set(res.r["suggestions"]),
+        self.assertTrue(set(covering) & set(fptest.rules(res.r)),
                         res.describe())
         return f
 
@@ -251,7 +254,7 @@ class VerdictTest(unittest.TestCase):
                            opts=["--allow", ".cache/", "--allow",
                                  "logs/run.log"])
         self.assertOk(res)
-        self.assertEqual(res.r["suggestions"], [])
+        self.assertEqual(fptest.rules(res.r), [])
         self.assertEqual(sorted(res.paths("added")),
                          [j(".cache/sub"), j(".cache/sub/x")])
         for p in (".cache/sub", ".cache/sub/x"):
@@ -302,8 +305,8 @@ class VerdictTest(unittest.TestCase):
         self.assertIs(res.file("added", j(".cachex"))["allowed"], False)
         self.failing_file(res, "changed", j("config.json"))
         self.allowed_file(res, "added", j(".cache/new"), "allow .cache/")
-        self.assertNotIn("allow " + j(".cache/new"), res.r["suggestions"])
-        self.assertNotIn("allow .cache/new", res.r["suggestions"])
+        self.assertNotIn("allow " + j(".cache/new"), fptest.rules(res.r))
+        self.assertNotIn("allow .cache/new", fptest.rules(res.r))
 
     # seed 004: processes left behind --------------------------------------
     def test_004_true_and_sleep_0_leave_nothing(self):
@@ -315,7 +318,7 @@ class VerdictTest(unittest.TestCase):
                 self.assert_nothing_left(res)
                 self.assertEqual(res.r["command"]["argv"], cmd)
                 self.assertEqual(
-                    [(p["exe"], p["argv"])
+                    [(p["exe"], fptest.argv_of(res.r, p))
                      for p in res.r["processes"]["executed"]],
                     [(exe, cmd)], res.describe())
                 self.assertEqual(res.r["trace"]["complete"], True)
@@ -330,12 +333,12 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(len(left), 1, res.describe())
         s = left[0]
         self.kill_if_alive(s["pid"], ["sleep", "120"])
-        self.assertEqual(s["argv"], ["sleep", "120"])
+        self.assertEqual(fptest.argv_of(res.r, s), ["sleep", "120"])
         self.assertEqual(s["exe"], SLEEP)
         self.assertIs(s["allowed"], False)
         self.assertIn("processes.leftover: pid %d %s" % (s["pid"], SLEEP),
                       res.r["reasons"])
-        self.assertIn("allow process " + SLEEP, res.r["suggestions"])
+        self.assertIn("allow process " + SLEEP, fptest.rules(res.r))
         # footprint killed it
         self.assertFalse(vu.pid_alive_as(s["pid"], ["sleep", "120"]),
                          "sleep 120 (pid %d) still runs" % s["pid"])
@@ -352,7 +355,8 @@ class VerdictTest(unittest.TestCase):
             self.kill_if_alive(pid, ["sleep", secs])
         self.assertFails(res)
         self.assertEqual(
-            [(p["exe"], p["argv"]) for p in res.r["processes"]["leftover"]],
+            [(p["exe"], fptest.argv_of(res.r, p))
+             for p in res.r["processes"]["leftover"]],
             [(SLEEP, ["sleep", secs])], res.describe())
         self.assertEqual(vu.pgrep_full(pattern), [],
                          "sleep %s outlived footprint" % secs)
@@ -563,8 +567,8 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("network.listening: %s by pid %d" %
                       (subj, lst[0]["pid"]), res.r["reasons"])
         # it asked for port 0: any port the kernel chooses is allowed
-        self.assertIn("allow bind tcp/127.0.0.1:0", res.r["suggestions"])
-        self.assertNotIn("allow bind " + subj, res.r["suggestions"])
+        self.assertIn("allow bind tcp/127.0.0.1:0", fptest.rules(res.r))
+        self.assertNotIn("allow bind " + subj, fptest.rules(res.r))
         self.assertFalse(vu.pid_alive_as(left[0]["pid"], [PY, "-c", server]))
 
     def test_unrelated_listener_does_not_fail_the_run(self):
@@ -586,7 +590,7 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(mine[0]["pid"], os.getpid(), res.describe())
         self.assertIs(mine[0].get("owner_outside_run"), True, res.describe())
         self.assertNotIn("allow bind tcp/127.0.0.1:%d" % port,
-                         res.r["suggestions"], res.describe())
+                         fptest.rules(res.r), res.describe())
         self.assertOk(res)
 
     # policy --------------------------------------------------------------
@@ -610,12 +614,12 @@ class VerdictTest(unittest.TestCase):
                 self.assertIn("files.added: %s (forbidden)" % j(n + ".txt"),
                               res.r["reasons"])
                 self.assertNotIn("allow " + j(n + ".txt"),
-                                 res.r["suggestions"])
-                self.assertNotIn("allow %s.txt" % n, res.r["suggestions"])
+                                 fptest.rules(res.r))
+                self.assertNotIn("allow %s.txt" % n, fptest.rules(res.r))
         d = self.allowed_file(res, "added", j("d.txt"), "allow *.txt")
         self.assertNotIn("forbidden", d)
         self.assertEqual(len(res.r["reasons"]), 3, res.describe())
-        self.assertEqual(res.r["suggestions"], [])
+        self.assertEqual(fptest.rules(res.r), [])
 
     def test_ignore_drops_findings_unless_forbidden(self):
         root = self.env.root()
@@ -700,8 +704,8 @@ class VerdictTest(unittest.TestCase):
             self.allowed_file(res, "added", os.path.join(root, p),
                               "allow dir/")
         left = res.r["processes"]["leftover"]
-        self.assertEqual([(p["exe"], p["argv"], p["allowed"], p.get("rule"))
-                          for p in left],
+        self.assertEqual([(p["exe"], fptest.argv_of(res.r, p), p["allowed"],
+                           p.get("rule")) for p in left],
                          [(SLEEP, ["sleep", secs], True,
                            "allow process " + SLEEP)], res.describe())
         self.assertFalse(vu.pid_alive_as(left[0]["pid"], ["sleep", secs]))
@@ -733,7 +737,7 @@ class VerdictTest(unittest.TestCase):
         cmd = cmd_for(root)
         res = self.env.run(cmd, roots=[root])
         self.assertFails(res)
-        sugg = res.r["suggestions"]
+        sugg = fptest.rules(res.r)
         self.assertTrue(sugg)
         # one "allow PATH" per failing file, quoted for a policy file
         for lst in res.r["files"]:
@@ -748,8 +752,8 @@ class VerdictTest(unittest.TestCase):
                "(review before use):"
         self.assertIn(head, lines, res.err)
         self.assertEqual(lines[lines.index(head) + 1:],
-                         ["  %s  # covers %d" % (s, n) for s, n in
-                          zip(sugg, res.r["suggestion_counts"])], res.err)
+                         ["  %s  # covers %d" % (s["rule"], s["covers"])
+                          for s in res.r["suggestions"]], res.err)
         self.assertEqual(len(lines) - lines.index(head) - 1, len(sugg))
         policy = os.path.join(self.env.out, name + ".policy")
         with open(policy, "wb") as f:
@@ -775,10 +779,10 @@ class VerdictTest(unittest.TestCase):
         root, _, res, res2 = self._roundtrip(tree, cmd_for, "plain")
         j = lambda p: os.path.join(root, p)  # noqa: E731
         self.assertEqual(
-            res.r["suggestions"],
+            fptest.rules(res.r),
             ["allow new.txt", "allow gone.txt", "allow edit.txt",
              "allow keep.txt", "allow process " + SLEEP])
-        self.assertEqual(res2.r["suggestions"], [])
+        self.assertEqual(fptest.rules(res2.r), [])
         c = res2.file("changed", j("keep.txt"))
         self.assertEqual((c["changes"], c["allowed"]), (["mode"], True))
 
@@ -795,8 +799,8 @@ class VerdictTest(unittest.TestCase):
         def cmd_for(root):
             return [PY, "-c", code, root]
         root, policy, res, res2 = self._roundtrip(tree, cmd_for, "odd")
-        self.assertIn('allow "sp ace.txt"', res.r["suggestions"])
-        self.assertIn('allow "a\\x0ab\\xff"', res.r["suggestions"])
+        self.assertIn('allow "sp ace.txt"', fptest.rules(res.r))
+        self.assertIn('allow "a\\x0ab\\xff"', fptest.rules(res.r))
         # the glob characters were escaped: st*ar.txt does not cover stXar
         other = os.path.join(root, "stXar.txt")
         res3 = self.env.run(sh("echo y >> %s" % q(other)), roots=[root],
@@ -812,7 +816,7 @@ class VerdictTest(unittest.TestCase):
             return sh("echo x >> %s" % q(os.path.join(root,
                                                       "back\\slash.txt")))
         root, policy, res, res2 = self._roundtrip(tree, cmd_for, "bs")
-        self.assertEqual(res.r["suggestions"],
+        self.assertEqual(fptest.rules(res.r),
                          ['allow "back\\\\\\\\slash.txt"'])
         other = os.path.join(root, "backslash.txt")
         res3 = self.env.run(sh("echo y >> %s" % q(other)), roots=[root],
@@ -913,7 +917,7 @@ class VerdictTest(unittest.TestCase):
         self.assertIs(f["allowed"], False)
         self.assertEqual(f["after"]["size"], 1)
         self.assertEqual(res.files("unexplained"), [])
-        self.assertIn('allow "a\\x0ab\\xff"', res.r["suggestions"])
+        self.assertIn('allow "a\\x0ab\\xff"', fptest.rules(res.r))
         # the summary keeps it on one line
         self.assertIn("%s/a\\x0ab\\xff" % root, res.err)
 
@@ -925,7 +929,9 @@ class VerdictTest(unittest.TestCase):
         res = self.env.run([b"/bin/echo", arg], roots=[root])
         self.assertOk(res)
         ex = res.r["processes"]["executed"][0]
-        self.assertEqual(base64.b64decode(ex["argv_b64"][1]), arg)
+        # its argv is its process table row's (format 2), bytes and all
+        row = res.r["process_table"][ex["proc"]]
+        self.assertEqual(base64.b64decode(row["argv_b64"][1]), arg)
         cmd = res.r["command"]
         self.assertEqual(cmd["argv"][1], "x\ufffdy")
         self.assertIn("argv_b64", cmd,
@@ -1013,8 +1019,11 @@ class VerdictTest(unittest.TestCase):
 class SchemaTest(unittest.TestCase):
     """The schema itself: a known-good receipt passes, drift is caught."""
 
-    ACTOR = {"pid": 10, "ppid": 9, "exe": "/usr/bin/dash",
+    ACTOR = {"pid": 10, "ppid": 9, "exe": "/usr/bin/dash", "proc": 0,
              "argv": ["sh", "-c", "x"]}
+    ROW = {"id": 0, "pid": 10, "ppid": 9, "parent": None,
+           "exe": "/usr/bin/dash", "argv": ["sh", "-c", "x"], "start_us": 0,
+           "end_us": 1200, "exit_code": 0, "signal": None, "step": None}
     ENTRY = {"type": "f", "mode": "0644", "uid": 0, "gid": 0, "size": 2,
              "sha256": "0" * 64}
     CREDS = {"uid": 65534, "euid": 0, "suid": 0, "gid": 65534,
@@ -1022,8 +1031,10 @@ class SchemaTest(unittest.TestCase):
              "cap_prm": ["CAP_CHOWN", "CAP_63"], "no_new_privs": False,
              "secure_exec": True, "userns_level": 0}
     GOOD = {
+        "format": 2,
         "ok": False,
         "reasons": ["files.added: /r/a"],
+        "by_severity": {"critical": 0, "high": 0, "medium": 0, "low": 1},
         "command": {"argv": ["sh", "-c", "x"], "exit_code": 0,
                     "signal": None, "timed_out": False,
                     "interrupted": False, "duration_ms": 5},
@@ -1075,8 +1086,9 @@ class SchemaTest(unittest.TestCase):
                            "port": 53, "protocol": "udp", "allowed": False}],
         },
         "expected": [{"rule": "expect x", "met": False}],
-        "suggestions": ["allow /r/a", "allow bind tcp/127.0.0.1:80"],
-        "suggestion_counts": [1, 1],
+        "suggestions": [{"rule": "allow /r/a", "covers": 1},
+                        {"rule": "allow bind tcp/127.0.0.1:80", "covers": 1}],
+        "process_table": [ROW],
     }
 
     def errors(self, doc):
@@ -1092,6 +1104,22 @@ class SchemaTest(unittest.TestCase):
             return d
         drifts = {
             "new top-level key": lambda d: d.update(extra=1),
+            "format 1": lambda d: d.update(format=1),
+            "no process table": lambda d: d.pop("process_table"),
+            "row without start_us": lambda d: d["process_table"][0].pop(
+                "start_us"),
+            "actor without proc": lambda d: d["files"]["added"][0]["by"]
+            .pop("proc"),
+            "actor of no row without argv": lambda d: d["files"]["added"][0]
+            ["by"].update(proc=None) or d["files"]["added"][0]["by"].pop(
+                "argv"),
+            "suggestion as a string": lambda d: d.update(
+                suggestions=["allow /r/a"]),
+            "suggestion without covers": lambda d: d["suggestions"][0].pop(
+                "covers"),
+            "unknown severity": lambda d: d["files"]["added"][0].update(
+                severity="info"),
+            "no by_severity": lambda d: d.pop("by_severity"),
             "missing top-level key": lambda d: d.pop("expected"),
             "new command key": lambda d: d["command"].update(pid=1),
             "exit_code as string": lambda d: d["command"].update(
@@ -1114,8 +1142,9 @@ class SchemaTest(unittest.TestCase):
             "added with before": lambda d: d["files"]["added"][0].update(
                 before=self.ENTRY),
             "unknown file list": lambda d: d["files"].update(weird=[]),
-            "process without argv": lambda d: d["processes"]["leftover"][0]
-            .pop("argv"),
+            "process of no row without argv": lambda d: d["processes"]
+            ["leftover"][0].update(proc=None) or d["processes"]["leftover"]
+            [0].pop("argv"),
             "process without ppid": lambda d: d["processes"]["executed"][0]
             .pop("ppid"),
             "short-lived without status": lambda d: d["processes"]
@@ -1144,7 +1173,7 @@ class SchemaTest(unittest.TestCase):
             "sha256 on a directory": lambda d: d["files"]["added"][0]
             ["after"].update(type="d"),
             "unexpected suggestion": lambda d: d["suggestions"].append(
-                "permit /x"),
+                {"rule": "permit /x", "covers": 1}),
             "extra key on a file finding": lambda d: d["files"]["added"][0]
             .update(size=1),
             "extra key on an actor": lambda d: d["files"]["added"][0]["by"]

@@ -22,6 +22,8 @@ import unittest
 
 from jsonschema import Draft202012Validator
 
+import fptest
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FOOTPRINT = os.environ.get("FOOTPRINT") or os.path.join(TOP, "build",
                                                         "footprint")
@@ -118,7 +120,7 @@ class Result:
     def procs(self, lst, exe=None, argv=None):
         return [p for p in self.r["processes"][lst]
                 if (exe is None or p["exe"] == exe) and
-                (argv is None or p["argv"] == argv)]
+                (argv is None or fptest.argv_of(self.r, p) == argv)]
 
 
 class Env:

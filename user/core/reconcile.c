@@ -94,6 +94,7 @@ void fp_recon_free(struct fp_recon *r)
 	free(r->moves.v);
 	fp_netrec_free(r->net);
 	fp_procops_free(r->procops);
+	fp_proctab_free(&r->ptab);
 	free(r->memo);
 	free(r);
 }
@@ -188,6 +189,7 @@ int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
 	int ret;
 
 	r->fed++;
+	fp_proctab_seen(&r->ptab, ev->ts_ns);
 	/* the runner's own files (its logs, the step summaries it keeps) are
 	 * not a step's doing; a change it made in a root stays unexplained */
 	if (r->step_parent && ev->type == FP_EV_FILE &&
@@ -280,7 +282,10 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = fp_rc_compare_fs(r, in, out);
+	out->proctab = calloc(1, sizeof(*out->proctab));
+	ret = out->proctab ? fp_proctab_copy(out->proctab, &r->ptab) : -ENOMEM;
+	if (!ret)
+		ret = fp_rc_compare_fs(r, in, out);
 	if (!ret)
 		ret = fp_rc_path_findings(r, in, out);
 	if (!ret)

@@ -27,6 +27,7 @@
 #include "hashmap.h"
 #include "privilege.h"
 #include "procops.h"
+#include "proctab.h"
 #include "reconcile.h"
 #include "sensitive.h"
 #include "uring_seen.h"
@@ -55,6 +56,7 @@ struct proc_state {
 	 * argument of the interpreter names it (note_ran) */
 	uint16_t script_opens;
 	uint8_t script_arg;
+	uint32_t row; /* its row in the process table (proctab.h), 1-based */
 };
 
 /* a process as one event saw it */
@@ -151,6 +153,7 @@ struct fp_recon {
 	uint64_t procops_omitted[FP_PO_NKINDS];
 	/* what io_uring left unseen (uring_seen.h) */
 	struct fp_uring_seen uring;
+	struct fp_proctab ptab; /* the process table (proctab.h) */
 };
 
 /*

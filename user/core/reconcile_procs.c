@@ -17,6 +17,20 @@ static uint64_t exec_cost(const struct fp_event *ev)
 	       VEC_COST(sizeof(struct fp_proc_finding));
 }
 
+/* the process table's row of p, at its fork or exec (cmd) */
+static int proc_row(struct fp_recon *r, struct proc_state *p,
+		    const struct fp_event *ev, struct fp_cmdline *cmd)
+{
+	struct proc_state *pp = proc_of(r, ev->ppid);
+	uint32_t parent = pp ? pp->row : 0;
+
+	if (charge(r, FP_PROCTAB_ROW_COST))
+		return -EDQUOT;
+	if (ev->type == FP_EV_FORK)
+		return fp_proctab_fork(&r->ptab, &p->row, parent, ev, p->group);
+	return fp_proctab_exec(&r->ptab, &p->row, parent, ev, cmd, p->group);
+}
+
 int fp_rc_feed_exec(struct fp_recon *r, const struct fp_event *ev)
 {
 	struct exec_rec *e;
@@ -78,7 +92,7 @@ int fp_rc_feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	p->started = true;
 	p->own = false;
 	fp_rc_note_ran(r, ev);
-	return 0;
+	return proc_row(r, p, ev, e->cmd);
 }
 
 int fp_rc_feed_fork(struct fp_recon *r, const struct fp_event *ev)
@@ -100,7 +114,7 @@ int fp_rc_feed_fork(struct fp_recon *r, const struct fp_event *ev)
 
 		p->own = pp && pp->own;
 	}
-	return fp_rc_fork_group(r, ev, p);
+	return fp_rc_fork_group(r, ev, p) ?: proc_row(r, p, ev, NULL);
 }
 
 int fp_rc_feed_exit(struct fp_recon *r, const struct fp_event *ev)
@@ -111,6 +125,7 @@ int fp_rc_feed_exit(struct fp_recon *r, const struct fp_event *ev)
 
 	if (!p || !p->started || p->exited)
 		return 0;
+	fp_proctab_exit(&r->ptab, p->row, ev);
 	/* kept here, and copied into the findings */
 	if (charge(r, 2 * VEC_COST(sizeof(*f))))
 		return -EDQUOT;

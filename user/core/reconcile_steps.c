@@ -382,8 +382,10 @@ int fp_rc_steps(const struct fp_recon *r, const struct fp_recon_input *in,
 	if (!g2s)
 		return -ENOMEM;
 	ret = resolve_steps(r, in, g2s, out);
-	if (!ret)
+	if (!ret) {
 		name_findings_steps(out, g2s, r->groups.n);
+		fp_proctab_steps(out->proctab, g2s, r->groups.n);
+	}
 	free(g2s);
 	return ret;
 }

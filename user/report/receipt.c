@@ -12,26 +12,22 @@
 #include "receipt_net.h"
 #include "receipt_parts.h"
 #include "receipt_scratch.h"
+#include "severity.h"
 
 /* write_proc's list for processes.privileged, which is not an fp_proc_list */
 #define PRIVILEGED FP_P_NLISTS
 #include "shape_report.h"
 
-static void write_actor(struct json_out *j, const char *key,
-			const struct fp_actor *a)
+static void write_actor(struct json_out *j, const struct fp_findings *fi,
+			const char *key, const struct fp_actor *a)
 {
 	json_key(j, key);
 	if (!a->pid) {
-		fputs("null", j->f);
+		json_null(j);
 		return;
 	}
 	json_begin_object(j);
-	json_field_i64(j, "pid", a->pid);
-	json_field_i64(j, "ppid", a->ppid);
-	json_field_bytes(j, "exe", a->exe.data, a->exe.len);
-	json_field_strv(j, "argv", a->argv.data, a->argv.len);
-	if (a->argv_cut)
-		json_field_bool(j, "argv_truncated", true);
+	fp_receipt_actor_fields(j, fi, a);
 	json_end_object(j);
 }
 
@@ -43,7 +39,7 @@ static void write_entry(struct json_out *j, const char *key,
 
 	json_key(j, key);
 	if (!e) {
-		fputs("null", j->f);
+		json_null(j);
 		return;
 	}
 	json_begin_object(j);
@@ -51,14 +47,10 @@ static void write_entry(struct json_out *j, const char *key,
 	if (e->type == '?') {
 		/* never stat'ed: its mode, owner and size are unknown, and a
 		 * 0 would read as root's */
-		json_key(j, "mode");
-		fputs("null", j->f);
-		json_key(j, "uid");
-		fputs("null", j->f);
-		json_key(j, "gid");
-		fputs("null", j->f);
-		json_key(j, "size");
-		fputs("null", j->f);
+		json_field_null(j, "mode");
+		json_field_null(j, "uid");
+		json_field_null(j, "gid");
+		json_field_null(j, "size");
 	} else {
 		json_field_mode(j, "mode", e->mode);
 		json_field_u64(j, "uid", e->uid);
@@ -76,6 +68,23 @@ static void write_entry(struct json_out *j, const char *key,
 	json_end_object(j);
 }
 
+/* the verdict's levels, for the writers of one receipt at a time */
+static const struct fp_sevmap *receipt_sev;
+
+void fp_receipt_severity(struct json_out *j, const char *group,
+			 const char *list, bool judged)
+{
+	char name[64];
+	enum fp_severity s = FP_SEV_LOW;
+
+	if (judged) {
+		snprintf(name, sizeof(name), "%s%s%s", group, *list ? "." : "",
+			 list);
+		s = fp_severity_in(receipt_sev, name, strlen(name));
+	}
+	json_field_str(j, "severity", fp_severity_name(s));
+}
+
 static void write_judged(struct json_out *j, bool allowed, bool forbidden,
 			 const char *rule)
 {
@@ -90,19 +99,12 @@ static void write_names(struct json_out *j, const char *key, unsigned int bits,
 			const char *const *names, size_t n)
 {
 	size_t i;
-	bool first = true;
 
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < n; i++) {
-		if (!(bits & (1U << i)))
-			continue;
-		if (!first)
-			fputc(',', j->f);
-		first = false;
-		json_string(j->f, names[i], strlen(names[i]));
-	}
-	fputc(']', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < n; i++)
+		if (bits & (1U << i))
+			json_elem_str(j, names[i]);
+	json_end_array(j);
 }
 
 /* the step of a finding: none in `run`, so its receipt is as it was */
@@ -129,6 +131,8 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 	json_begin_object(j);
 	json_field_bytes(j, "path", x->path.data, x->path.len);
 	write_judged(j, x->allowed, x->forbidden, x->rule);
+	fp_receipt_severity(j, "files", fp_file_list_names[l],
+			    x->failing || x->allowed || x->forbidden);
 	switch (l) {
 	case FP_F_ADDED:
 	case FP_F_REMOVED:
@@ -138,19 +142,19 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 			write_names(j, "changes", x->changes, change_names, 5);
 		write_entry(j, "before", x->before);
 		write_entry(j, "after", x->after);
-		write_actor(j, "by", &x->by);
+		write_actor(j, fi, "by", &x->by);
 		if (x->by_open)
 			json_field_bool(j, "by_open", true);
 		break;
 	case FP_F_TRANSIENT:
-		write_actor(j, "created_by", &x->created_by);
-		write_actor(j, "removed_by", &x->removed_by);
+		write_actor(j, fi, "created_by", &x->created_by);
+		write_actor(j, fi, "removed_by", &x->removed_by);
 		break;
 	case FP_F_OUTSIDE:
 	case FP_F_CUT:
 	case FP_F_MAGIC:
 		write_names(j, "ops", x->changes, op_names, 7);
-		write_actor(j, "by", &x->by);
+		write_actor(j, fi, "by", &x->by);
 		if (x->by_open)
 			json_field_bool(j, "by_open", true);
 		break;
@@ -168,13 +172,13 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 	/* what a generated script did: who made it (when another touched
 	 * it last), made it executable, ran it */
 	if (x->created_by.pid && l != FP_F_TRANSIENT)
-		write_actor(j, "created_by", &x->created_by);
+		write_actor(j, fi, "created_by", &x->created_by);
 	if (x->made_exec)
 		json_field_bool(j, "made_executable", true);
 	if (x->ran)
-		write_actor(j, "ran_by", &x->ran_by);
+		write_actor(j, fi, "ran_by", &x->ran_by);
 	if (x->outside_writer.pid)
-		write_actor(j, "outside_writer", &x->outside_writer);
+		write_actor(j, fi, "outside_writer", &x->outside_writer);
 	write_step(j, fi, fp_file_finding_step(x));
 	json_end_object(j);
 }
@@ -182,13 +186,9 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 static void write_proc(struct json_out *j, const struct fp_findings *fi,
 		       enum fp_proc_list l, const struct fp_proc_finding *x)
 {
+	/* its argv is its process table row's, as an actor's */
 	json_begin_object(j);
-	json_field_i64(j, "pid", x->p.pid);
-	json_field_i64(j, "ppid", x->p.ppid);
-	json_field_bytes(j, "exe", x->p.exe.data ?: "", x->p.exe.len);
-	json_field_strv(j, "argv", x->p.argv.data, x->p.argv.len);
-	if (x->p.argv_cut)
-		json_field_bool(j, "argv_truncated", true);
+	fp_receipt_actor_fields(j, fi, &x->p);
 	if (l == FP_P_SHORT_LIVED) {
 		if (x->signal)
 			json_field_i64(j, "signal", x->signal);
@@ -202,6 +202,11 @@ static void write_proc(struct json_out *j, const struct fp_findings *fi,
 		fp_json_priv_rose(j, "rose", x->rose);
 	}
 	write_judged(j, x->allowed, x->forbidden, x->rule);
+	if (l != FP_P_EXECUTED)
+		fp_receipt_severity(j, "processes",
+				    l == PRIVILEGED ? "privileged" :
+						      fp_proc_list_names[l],
+				    x->failing || x->allowed || x->forbidden);
 	write_step(j, fi, x->p.step);
 	json_end_object(j);
 }
@@ -232,8 +237,10 @@ static void write_net(struct json_out *j, const struct fp_findings *fi,
 	if (x->new_outside)
 		json_field_bool(j, "owner_began_during_run", true);
 	if (x->by.pid)
-		write_actor(j, l == FP_N_BOUND ? "by" : "owner", &x->by);
+		write_actor(j, fi, l == FP_N_BOUND ? "by" : "owner", &x->by);
 	write_judged(j, x->allowed, x->forbidden, x->rule);
+	fp_receipt_severity(j, "network", fp_net_list_names[l],
+			    x->failing || x->allowed || x->forbidden);
 	write_step(j, fi, x->step);
 	json_end_object(j);
 }
@@ -243,6 +250,7 @@ static void write_tamper(struct json_out *j, const struct fp_findings *fi,
 {
 	json_begin_object(j);
 	json_field_str(j, "kind", fp_tamper_name(t));
+	fp_receipt_severity(j, "tamper", "", true);
 	if (t->what == FP_TAMPER_STATE_DIR) {
 		json_field_bytes(j, "path", t->path.data, t->path.len);
 		write_names(j, "ops", t->ops, op_names, 7);
@@ -255,7 +263,7 @@ static void write_tamper(struct json_out *j, const struct fp_findings *fi,
 		}
 		json_field_u64(j, "ts_ns", t->ts_ns);
 	}
-	write_actor(j, "by", &t->by);
+	write_actor(j, fi, "by", &t->by);
 	write_step(j, fi, t->by.step);
 	json_end_object(j);
 }
@@ -269,34 +277,28 @@ static void write_steps(struct json_out *j, const struct fp_findings *fi)
 	unsigned int cat;
 	size_t i;
 
-	json_key(j, "steps");
-	fputc('[', j->f);
+	json_field_array(j, "steps");
 	for (i = 0; c && i < fi->steps.n; i++) {
 		const struct fp_step *st = &FP_STEPS(fi)[i];
-		struct json_out k = { .f = j->f };
 
-		if (i)
-			fputc(',', j->f);
-		json_begin_object(&k);
-		json_field_u64(&k, "index", st->index);
-		json_field_bytes(&k, "name", st->name.data, st->name.len);
-		json_field_str(&k, "named_by", step_named[st->named]);
-		json_field_i64(&k, "first_pid", st->first_pid);
-		json_field_u64(&k, "started_ns", st->started_ns);
-		json_key(&k, "findings");
-		json_begin_object(&k);
+		json_begin_object(j);
+		json_field_u64(j, "index", st->index);
+		json_field_bytes(j, "name", st->name.data, st->name.len);
+		json_field_str(j, "named_by", step_named[st->named]);
+		json_field_i64(j, "first_pid", st->first_pid);
+		json_field_u64(j, "started_ns", st->started_ns);
+		json_field_object(j, "findings");
 		for (cat = 0; cat < FP_NCAT; cat++)
 			if (c[st->index].n[cat])
 				json_field_u64(
-					&k,
-					fp_cat_name(cat, name, sizeof(name)),
+					j, fp_cat_name(cat, name, sizeof(name)),
 					c[st->index].n[cat]);
-		json_end_object(&k);
-		json_field_u64(&k, "failing", c[st->index].failing_all);
-		json_field_bool(&k, "ok", !c[st->index].failing_all);
-		json_end_object(&k);
+		json_end_object(j);
+		json_field_u64(j, "failing", c[st->index].failing_all);
+		json_field_bool(j, "ok", !c[st->index].failing_all);
+		json_end_object(j);
 	}
-	fputc(']', j->f);
+	json_end_array(j);
 	free(c);
 }
 
@@ -305,14 +307,10 @@ static void write_sidecar(struct json_out *j, const struct fp_findings *fi)
 {
 	size_t i;
 
-	json_key(j, "tamper");
-	fputc('[', j->f);
-	for (i = 0; i < fi->tamper.n; i++) {
-		if (i)
-			fputc(',', j->f);
+	json_field_array(j, "tamper");
+	for (i = 0; i < fi->tamper.n; i++)
 		write_tamper(j, fi, &FP_TAMPER(fi)[i]);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 	write_steps(j, fi);
 }
 
@@ -321,16 +319,10 @@ static void write_strs(struct json_out *j, const char *key,
 {
 	size_t i;
 
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < v->n; i++) {
-		const char *s = ((char **)v->v)[i];
-
-		if (i)
-			fputc(',', j->f);
-		json_string(j->f, s, strlen(s));
-	}
-	fputc(']', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < v->n; i++)
+		json_elem_str(j, ((char **)v->v)[i]);
+	json_end_array(j);
 }
 
 /* An array of strings, losslessly: "<key>_b64" when one is not UTF-8. */
@@ -355,10 +347,10 @@ static void write_strv(struct json_out *j, const char *key, char *const *v,
 	free(buf);
 }
 
-void fp_receipt_actor(struct json_out *j, const char *key,
-		      const struct fp_actor *a)
+void fp_receipt_actor(struct json_out *j, const struct fp_findings *fi,
+		      const char *key, const struct fp_actor *a)
 {
-	write_actor(j, key, a);
+	write_actor(j, fi, key, a);
 }
 
 void fp_receipt_step(struct json_out *j, const struct fp_findings *fi,
@@ -388,108 +380,169 @@ static void write_unit(struct json_out *j, const struct fp_receipt_info *ri)
 	json_end_object(j);
 }
 
+/* how many failing findings of each level: what a reviewer reads first */
+static void write_by_severity(struct json_out *j, const struct fp_findings *fi,
+			      const struct fp_verdict *v)
+{
+	size_t n[FP_SEV_CRITICAL + 1] = { 0 };
+	char name[64];
+	unsigned int cat;
+	size_t i;
+	int s;
+
+	for (cat = 0; cat < FP_NCAT; cat++) {
+		fp_cat_name(cat, name, sizeof(name));
+		s = fp_severity_in(&v->sev, name, strlen(name));
+		for (i = 0; i < fp_cat_len(fi, cat); i++)
+			n[s] += fp_fref_failing(fi, cat, i);
+	}
+	json_field_object(j, "by_severity");
+	for (s = FP_SEV_CRITICAL; s >= FP_SEV_LOW; s--)
+		json_field_u64(j, fp_severity_name(s), n[s]);
+	json_end_object(j);
+}
+
+/* how the command ended: its argv, exit code or signal, and timing */
+static void write_command(struct json_out *j, const struct fp_receipt_info *ri)
+{
+	const struct fp_outcome *o = ri->outcome;
+
+	json_field_object(j, "command");
+	write_strv(j, "argv", ri->argv, SIZE_MAX);
+	if (o->exit_code >= 0)
+		json_field_i64(j, "exit_code", o->exit_code);
+	else
+		json_field_null(j, "exit_code");
+	if (o->signal)
+		json_field_i64(j, "signal", o->signal);
+	else
+		json_field_null(j, "signal");
+	json_field_bool(j, "timed_out", o->timed_out);
+	json_field_bool(j, "interrupted", o->interrupted);
+	json_field_u64(j, "duration_ms", ri->duration_ms);
+	json_end_object(j);
+}
+
+static void write_trace(struct json_out *j, const struct fp_receipt_info *ri)
+{
+	const struct fp_outcome *o = ri->outcome;
+
+	json_field_object(j, "trace");
+	json_field_u64(j, "events", ri->events);
+	if (ri->opens_collapsed)
+		json_field_u64(j, "opens_collapsed", ri->opens_collapsed);
+	json_field_u64(j, "lost", o->lost);
+	json_field_bool(j, "complete", o->complete);
+	if (!o->complete && ri->incomplete)
+		json_field_str(j, "reason", ri->incomplete);
+	json_end_object(j);
+}
+
+static void write_files(struct json_out *j, const struct fp_findings *fi)
+{
+	size_t l, i;
+
+	json_field_object(j, "files");
+	for (l = 0; l < FP_F_NLISTS; l++) {
+		json_field_array(j, fp_file_list_names[l]);
+		for (i = 0; i < fi->files[l].n; i++)
+			write_file(j, fi, l, &FP_FILES(fi, l)[i]);
+		json_end_array(j);
+	}
+	fp_receipt_reads(j, fi);
+	fp_receipt_procops_files(j, fi);
+	json_end_object(j);
+}
+
+static void write_processes(struct json_out *j, const struct fp_findings *fi)
+{
+	size_t l, i;
+
+	json_field_object(j, "processes");
+	for (l = 0; l < FP_P_NLISTS; l++) {
+		json_field_array(j, fp_proc_list_names[l]);
+		for (i = 0; i < fi->procs[l].n; i++)
+			write_proc(j, fi, l, &FP_PROCS(fi, l)[i]);
+		json_end_array(j);
+	}
+	json_field_array(j, "privileged");
+	for (i = 0; i < fi->privileged.n; i++)
+		write_proc(j, fi, PRIVILEGED, &FP_PRIVILEGED(fi)[i]);
+	json_end_array(j);
+	fp_receipt_signals(j, fi);
+	fp_receipt_procops_procs(j, fi);
+	json_end_object(j);
+}
+
+static void write_network(struct json_out *j, const struct fp_receipt_info *ri,
+			  const struct fp_findings *fi)
+{
+	size_t l, i;
+
+	json_field_object(j, "network");
+	/* run --no-network: a reached host unix socket failed (judge_net.c) */
+	if (ri->outcome->no_network)
+		json_field_bool(j, "no_network", true);
+	for (l = 0; l < FP_N_NLISTS; l++) {
+		json_field_array(j, fp_net_list_names[l]);
+		for (i = 0; i < fi->net[l].n; i++)
+			write_net(j, fi, l, &FP_NETS(fi, l)[i]);
+		json_end_array(j);
+	}
+	fp_receipt_netflow(j, fi);
+	json_end_object(j);
+}
+
+/* the expect rules and whether each was met; the suggested policy lines */
+static void write_expected(struct json_out *j, const struct fp_verdict *v)
+{
+	size_t i;
+
+	json_field_array(j, "expected");
+	for (i = 0; i < v->expects.n; i++) {
+		const struct fp_expect *e =
+			&((struct fp_expect *)v->expects.v)[i];
+
+		json_begin_object(j);
+		json_field_str(j, "rule", e->rule->text);
+		json_field_bool(j, "met", e->met);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	/* a line and the findings it covers, most first */
+	json_field_array(j, "suggestions");
+	for (i = 0; i < v->suggestions.n; i++) {
+		json_begin_object(j);
+		json_field_str(j, "rule", ((char **)v->suggestions.v)[i]);
+		json_field_u64(j, "covers",
+			       i < v->suggestion_counts.n ?
+				       ((size_t *)v->suggestion_counts.v)[i] :
+				       1);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v)
 {
 	struct json_out j = { .f = f };
-	const struct fp_outcome *o = ri->outcome;
-	size_t l, i;
 
+	receipt_sev = &v->sev;
 	json_begin_object(&j);
+	json_field_u64(&j, "format", FP_RECEIPT_FORMAT);
 	json_field_bool(&j, "ok", v->ok);
 	write_strs(&j, "reasons", &v->reasons);
-
-	json_key(&j, "command");
-	json_begin_object(&j);
-	write_strv(&j, "argv", ri->argv, SIZE_MAX);
-	json_key(&j, "exit_code");
-	if (o->exit_code >= 0)
-		fprintf(f, "%d", o->exit_code);
-	else
-		fputs("null", f);
-	json_key(&j, "signal");
-	if (o->signal)
-		fprintf(f, "%d", o->signal);
-	else
-		fputs("null", f);
-	json_field_bool(&j, "timed_out", o->timed_out);
-	json_field_bool(&j, "interrupted", o->interrupted);
-	json_field_u64(&j, "duration_ms", ri->duration_ms);
-	json_end_object(&j);
-
-	json_key(&j, "trace");
-	json_begin_object(&j);
-	json_field_u64(&j, "events", ri->events);
-	if (ri->opens_collapsed)
-		json_field_u64(&j, "opens_collapsed", ri->opens_collapsed);
-	json_field_u64(&j, "lost", o->lost);
-	json_field_bool(&j, "complete", o->complete);
-	if (!o->complete && ri->incomplete)
-		json_field_str(&j, "reason", ri->incomplete);
-	json_end_object(&j);
-
+	write_by_severity(&j, fi, v);
+	write_command(&j, ri);
+	write_trace(&j, ri);
 	write_strv(&j, "roots", ri->roots, ri->nroots);
 	fp_receipt_provenance(&j, ri);
 	if (ri->sidecar)
 		json_field_str(&j, "mode", "sidecar");
-
-	json_key(&j, "files");
-	json_begin_object(&j);
-	for (l = 0; l < FP_F_NLISTS; l++) {
-		json_key(&j, fp_file_list_names[l]);
-		fputc('[', f);
-		for (i = 0; i < fi->files[l].n; i++) {
-			if (i)
-				fputc(',', f);
-			write_file(&j, fi, l, &FP_FILES(fi, l)[i]);
-		}
-		fputc(']', f);
-	}
-	fp_receipt_reads(&j, fi);
-	fp_receipt_procops_files(&j, fi);
-	json_end_object(&j);
-
-	json_key(&j, "processes");
-	json_begin_object(&j);
-	for (l = 0; l < FP_P_NLISTS; l++) {
-		json_key(&j, fp_proc_list_names[l]);
-		fputc('[', f);
-		for (i = 0; i < fi->procs[l].n; i++) {
-			if (i)
-				fputc(',', f);
-			write_proc(&j, fi, l, &FP_PROCS(fi, l)[i]);
-		}
-		fputc(']', f);
-	}
-	json_key(&j, "privileged");
-	fputc('[', f);
-	for (i = 0; i < fi->privileged.n; i++) {
-		if (i)
-			fputc(',', f);
-		write_proc(&j, fi, PRIVILEGED, &FP_PRIVILEGED(fi)[i]);
-	}
-	fputc(']', f);
-	fp_receipt_signals(&j, fi);
-	fp_receipt_procops_procs(&j, fi);
-	json_end_object(&j);
-
-	json_key(&j, "network");
-	json_begin_object(&j);
-	/* run --no-network: a reached host unix socket failed (judge_net.c) */
-	if (ri->outcome->no_network)
-		json_field_bool(&j, "no_network", true);
-	for (l = 0; l < FP_N_NLISTS; l++) {
-		json_key(&j, fp_net_list_names[l]);
-		fputc('[', f);
-		for (i = 0; i < fi->net[l].n; i++) {
-			if (i)
-				fputc(',', f);
-			write_net(&j, fi, l, &FP_NETS(fi, l)[i]);
-		}
-		fputc(']', f);
-	}
-	fp_receipt_netflow(&j, fi);
-	json_end_object(&j);
+	write_files(&j, fi);
+	write_processes(&j, fi);
+	write_network(&j, ri, fi);
 	/* a run's receipt has neither, unless a run saw tampering */
 	if (ri->sidecar || fi->tamper.n || fi->steps.n)
 		write_sidecar(&j, fi);
@@ -498,29 +551,9 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 				   ri->fs_before, ri->fs_after);
 	if (ri->unit)
 		write_unit(&j, ri);
-
-	json_key(&j, "expected");
-	fputc('[', f);
-	for (i = 0; i < v->expects.n; i++) {
-		const struct fp_expect *e =
-			&((struct fp_expect *)v->expects.v)[i];
-		struct json_out k = { .f = f };
-
-		if (i)
-			fputc(',', f);
-		json_begin_object(&k);
-		json_field_str(&k, "rule", e->rule->text);
-		json_field_bool(&k, "met", e->met);
-		json_end_object(&k);
-	}
-	fputc(']', f);
-	write_strs(&j, "suggestions", &v->suggestions);
-	json_key(&j, "suggestion_counts");
-	fputc('[', f);
-	for (i = 0; i < v->suggestion_counts.n; i++)
-		fprintf(f, "%s%zu", i ? "," : "",
-			((size_t *)v->suggestion_counts.v)[i]);
-	fputc(']', f);
+	fp_receipt_process_table(&j, fi);
+	write_expected(&j, v);
 	json_end_object(&j);
+	receipt_sev = NULL;
 	fputc('\n', f);
 }

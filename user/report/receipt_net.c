@@ -6,18 +6,14 @@
 #include "dns.h"
 #include "netflow.h"
 #include "receipt_net.h"
+#include "receipt_parts.h"
 
 static void write_who(struct json_out *j, const struct fp_findings *fi,
 		      const struct fp_actor *a)
 {
 	const struct fp_step *st = fp_findings_step(fi, a->step);
 
-	json_field_i64(j, "pid", a->pid);
-	json_field_i64(j, "ppid", a->ppid);
-	json_field_bytes(j, "exe", a->exe.data ?: "", a->exe.len);
-	json_field_strv(j, "argv", a->argv.data ?: "", a->argv.len);
-	if (a->argv_cut)
-		json_field_bool(j, "argv_truncated", true);
+	fp_receipt_actor_fields(j, fi, a);
 	if (st) {
 		json_field_bytes(j, "step", st->name.data, st->name.len);
 		json_field_u64(j, "step_index", st->index);
@@ -118,29 +114,24 @@ static void write_result(struct json_out *j, const struct fp_conn_finding *x)
 static void write_unverified(struct json_out *j, const struct fp_bytes *l)
 {
 	size_t i = 0;
-	bool first = true;
 
 	if (!l->len)
 		return;
-	json_key(j, "names_unverified");
-	fputc('[', j->f);
+	json_field_array(j, "names_unverified");
 	while (l->data && i < l->len) {
 		const char *name = l->data + i, *why = name + strlen(name) + 1;
 
-		if (!first)
-			fputc(',', j->f);
-		first = false;
 		json_begin_object(j);
 		json_field_str(j, "name", name);
 		json_field_str(j, "why", why);
 		json_end_object(j);
 		i += strlen(name) + strlen(why) + 2;
 	}
-	fputc(']', j->f);
+	json_end_array(j);
 }
 
 static void write_conn(struct json_out *j, const struct fp_findings *fi,
-		       const struct fp_conn_finding *x)
+		       const char *list, const struct fp_conn_finding *x)
 {
 	static const char *const ops[] = { "", "connect", "sendto", "accept" };
 
@@ -175,6 +166,8 @@ static void write_conn(struct json_out *j, const struct fp_findings *fi,
 	write_result(j, x);
 	json_field_bool(j, "loopback", x->loopback);
 	write_judged(j, x->allowed, x->forbidden, x->failing, x->rule);
+	fp_receipt_severity(j, "network", list,
+			    x->failing || x->allowed || x->forbidden);
 	json_end_object(j);
 }
 
@@ -198,6 +191,8 @@ static void write_lookup(struct json_out *j, const struct fp_findings *fi,
 	write_who(j, fi, &x->who);
 	json_end_object(j);
 	write_judged(j, x->allowed, x->forbidden, x->failing, x->rule);
+	fp_receipt_severity(j, "network", "dns",
+			    x->failing || x->allowed || x->forbidden);
 	json_end_object(j);
 }
 
@@ -206,14 +201,11 @@ static void conn_list(struct json_out *j, const struct fp_findings *fi,
 {
 	size_t i;
 
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < v->n; i++) {
-		if (i)
-			fputc(',', j->f);
-		write_conn(j, fi, &((const struct fp_conn_finding *)v->v)[i]);
-	}
-	fputc(']', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < v->n; i++)
+		write_conn(j, fi, key,
+			   &((const struct fp_conn_finding *)v->v)[i]);
+	json_end_array(j);
 }
 
 void fp_receipt_netflow(struct json_out *j, const struct fp_findings *fi)
@@ -224,13 +216,9 @@ void fp_receipt_netflow(struct json_out *j, const struct fp_findings *fi)
 		return;
 	conn_list(j, fi, "connected", &fi->connected);
 	conn_list(j, fi, "accepted", &fi->accepted);
-	json_key(j, "dns");
-	fputc('[', j->f);
-	for (i = 0; i < fi->dns.n; i++) {
-		if (i)
-			fputc(',', j->f);
+	json_field_array(j, "dns");
+	for (i = 0; i < fi->dns.n; i++)
 		write_lookup(j, fi,
 			     &((const struct fp_dns_finding *)fi->dns.v)[i]);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 }

@@ -33,7 +33,10 @@ static void write_one(struct json_out *j, const struct fp_findings *fi,
 	json_field_u64(j, "count", x->count);
 	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
 	json_field_bool(j, "failing", x->failing);
-	fp_receipt_actor(j, "by", &x->by);
+	fp_receipt_severity(j, x->kind == FP_PO_SETID ? "files" : "processes",
+			    fp_procop_list_names[x->kind],
+			    x->failing || x->allowed || x->forbidden);
+	fp_receipt_actor(j, fi, "by", &x->by);
 	fp_receipt_step(j, fi, x->by.step);
 	json_end_object(j);
 }
@@ -45,14 +48,10 @@ static void write_list(struct json_out *j, const struct fp_findings *fi,
 
 	if (!fi->procops[k].n && !fi->procops_omitted[k])
 		return;
-	json_key(j, fp_procop_list_names[k]);
-	fputc('[', j->f);
-	for (i = 0; i < fi->procops[k].n; i++) {
-		if (i)
-			fputc(',', j->f);
+	json_field_array(j, fp_procop_list_names[k]);
+	for (i = 0; i < fi->procops[k].n; i++)
 		write_one(j, fi, &FP_PROCOPS(fi, k)[i]);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 	if (fi->procops_omitted[k]) {
 		char key[64];
 

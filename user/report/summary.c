@@ -432,6 +432,36 @@ static int section_grouped(struct out *o, const struct fp_findings *fi,
 	return 0;
 }
 
+bool fp_summary_groupable(unsigned int cat)
+{
+	return groupable(cat);
+}
+
+int fp_summary_groups(const struct fp_findings *fi, const struct fp_fref *refs,
+		      size_t n, size_t max, struct fp_pgroup **out,
+		      size_t *nout)
+{
+	struct section s = { refs[0].step, refs[0].cat, refs, n, 0, 0 };
+	struct gpath *gp = section_paths(fi, &s);
+	struct group *g = NULL;
+	size_t i, ng = 0;
+	int ret = gp ? group_paths(gp, n, max ? max : 1, &g, &ng) : -ENOMEM;
+
+	*out = NULL;
+	*nout = 0;
+	if (!ret && !(*out = calloc(ng, sizeof(**out))))
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < ng; i++)
+		(*out)[i] = (struct fp_pgroup){ &refs[gp[g[i].a].ref],
+						g[i].b - g[i].a, g[i].dir,
+						g[i].dlen };
+	if (!ret)
+		*nout = ng;
+	free(g);
+	free(gp);
+	return ret;
+}
+
 static void section_listed(struct out *o, const struct fp_findings *fi,
 			   const struct section *s)
 {
@@ -575,7 +605,7 @@ static int fit(const struct fp_findings *fi, struct section *s, size_t ns,
 }
 
 static int summary_findings(struct out *o, const struct fp_findings *fi,
-			    size_t total)
+			    const struct fp_sevmap *m, size_t total)
 {
 	bool by_step = fi->steps.n > 0;
 	struct section *s;
@@ -583,7 +613,7 @@ static int summary_findings(struct out *o, const struct fp_findings *fi,
 	size_t i, ns = 0;
 	int ret = 0;
 
-	if (fp_frefs_failing(fi, by_step, &refs))
+	if (fp_frefs_ranked(fi, m, by_step, &refs))
 		return -ENOMEM;
 	s = sections(&refs, &ns);
 	if (!s) {
@@ -691,7 +721,7 @@ void fp_summary_write_roots(FILE *f, const struct fp_findings *fi,
 	r = summary_reasons(&o, v);
 	if (r > 2)
 		total = total > r - 2 + 4 ? total - (r - 2) : 4;
-	if (summary_findings(&o, fi, total))
+	if (summary_findings(&o, fi, &v->sev, total))
 		fprintf(f, "  (out of memory: see the receipt)\n");
 	else
 		and_more(f, o.more);

@@ -5,7 +5,10 @@
 #include <string.h>
 
 #include "netflow.h"
+#include "sensitive.h"
+#include "severity.h"
 #include "summary_md.h"
+#include "summary_int.h"
 #include "summary_net.h"
 
 /* room kept for the closing "and N more" line */
@@ -18,13 +21,18 @@
 #define OVERVIEW_ROWS 100
 /* rows of the destinations table */
 #define NET_ROWS 20
+/* policy lines in the summary; the receipt has them all */
+#define SUGGEST_ROWS 20
 
 /*
- * Markdown (CommonMark and GitHub's tables): every ASCII punctuation
- * character may be backslash-escaped, which keeps it from making a link,
- * emphasis, code span, heading, cell border or autolink; <, > and & go as
- * entities so no tag can form. Bytes that are not characters, controls
- * and invisible characters are written as \xNN / \u{N} in plain text.
+ * Markdown text (CommonMark and GitHub's tables) that reads as it is:
+ * only what could make markup is escaped. A backslash before \ ` * _ [ ]
+ * | ~ keeps them from making emphasis, code, a link, a cell border or a
+ * strike; <, > and & go as entities, so no tag or entity forms; a # or a
+ * ! cannot start a heading or an image in a cell or an item, and a ':'
+ * followed by "//" or an '@' would make an autolink, so they are escaped
+ * too. Bytes that are not characters, controls and invisible characters
+ * are written as \xNN / \u{N}.
  */
 void fp_md_escape(struct fp_sbuf *b, const char *s, size_t len)
 {
@@ -50,12 +58,58 @@ void fp_md_escape(struct fp_sbuf *b, const char *s, size_t len)
 			fp_sbuf_str(b, "&gt;");
 		else if (c == '&')
 			fp_sbuf_str(b, "&amp;");
-		else if (strchr("!\"#$%'()*+,-./:;=?@[\\]^_`{|}~", c))
+		else if (strchr("\\`*_[]|~#!@", c) ||
+			 (c == ':' && len - i > 2 &&
+			  !memcmp(s + i + 1, "//", 2)))
 			fp_sbuf_printf(b, "\\%c", c);
 		else
 			fp_sbuf_add(b, s + i, n);
 		i += n;
 	}
+}
+
+/*
+ * s as a code span: paths and command lines read as they are. A code
+ * span takes no escapes, so its fence is one backtick longer than the
+ * longest run in s, with a space inside when s starts or ends with one;
+ * a '|' still ends a table cell, so it goes as \| there (GitHub's tables
+ * take that in a code span). What is not a character is \xNN / \u{N}.
+ */
+void fp_md_code(struct fp_sbuf *b, const char *s, size_t len, bool in_cell)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n, run = 0, longest = 0, k;
+	bool pad;
+	uint32_t cp;
+
+	for (k = 0; k < len; k++) {
+		run = s[k] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	pad = len && (s[0] == '`' || s[len - 1] == '`' || s[0] == ' ');
+	for (k = 0; k <= longest; k++)
+		fp_sbuf_str(b, "`");
+	if (pad)
+		fp_sbuf_str(b, " ");
+	while (i < len && !b->err) {
+		n = fp_utf8_decode(p + i, len - i, &cp);
+		if (!n)
+			fp_sbuf_printf(b, "\\x%02x", p[i]);
+		else if (cp < 0x20 || cp == 0x7f)
+			fp_sbuf_printf(b, "\\x%02x", (unsigned int)cp);
+		else if (n > 1 && fp_cp_sneaky(cp))
+			fp_sbuf_printf(b, "\\u{%x}", (unsigned int)cp);
+		else if (cp == '|' && in_cell)
+			fp_sbuf_str(b, "\\|");
+		else
+			fp_sbuf_add(b, s + i, n);
+		i += n ? n : 1;
+	}
+	if (pad)
+		fp_sbuf_str(b, " ");
+	for (k = 0; k <= longest; k++)
+		fp_sbuf_str(b, "`");
 }
 
 /* ---- the summary ---- */
@@ -64,8 +118,7 @@ struct md {
 	struct fp_sbuf out;
 	size_t max;
 	bool cut;
-	size_t shown; /* failing findings a row counted */
-	size_t steps_shown;
+	size_t shown; /* failing findings a line counted */
 };
 
 /* Append line whole, or cut the summary there. */
@@ -111,16 +164,39 @@ static const char *unmet_expect(const struct fp_verdict *v, size_t i)
 	return NULL;
 }
 
-static void verdict(struct md *m, const struct fp_verdict *v, struct fp_sbuf *l)
+/* "## footprint: FAIL (N failing findings: 1 critical, 3 low)" */
+static void verdict_line(const struct fp_vec *refs, const struct fp_verdict *v,
+			 struct fp_sbuf *l)
+{
+	const struct fp_fref *r = refs->v;
+	size_t n[FP_SEV_CRITICAL + 1] = { 0 }, i;
+	int s;
+	bool first = true;
+
+	if (v->ok) {
+		fp_sbuf_str(l, "## footprint: ok\n\n");
+		return;
+	}
+	fp_sbuf_printf(l, "## footprint: FAIL (%zu failing finding%s",
+		       v->failing, v->failing == 1 ? "" : "s");
+	for (i = 0; i < refs->n; i++)
+		n[r[i].sev]++;
+	for (s = FP_SEV_CRITICAL; s >= FP_SEV_LOW; s--) {
+		if (!n[s])
+			continue;
+		fp_sbuf_printf(l, "%s%zu %s", first ? ": " : ", ", n[s],
+			       fp_severity_name(s));
+		first = false;
+	}
+	fp_sbuf_str(l, ")\n\n");
+}
+
+static void verdict(struct md *m, const struct fp_vec *refs,
+		    const struct fp_verdict *v, struct fp_sbuf *l)
 {
 	size_t i, n = 0;
 
-	if (v->ok)
-		fp_sbuf_str(l, "## footprint: ok\n\n");
-	else
-		fp_sbuf_printf(l,
-			       "## footprint: FAIL (%zu failing finding%s)\n\n",
-			       v->failing, v->failing == 1 ? "" : "s");
+	verdict_line(refs, v, l);
 	emit(m, l);
 	for (i = 0; i < v->reasons.n; i++) {
 		const char *r = ((char **)v->reasons.v)[i];
@@ -137,7 +213,7 @@ static void verdict(struct md *m, const struct fp_verdict *v, struct fp_sbuf *l)
 		const char *r = unmet_expect(v, i);
 
 		fp_sbuf_str(l, "- expected change missing: ");
-		fp_md_escape(l, r, strlen(r));
+		fp_md_code(l, r, strlen(r), false);
 		fp_sbuf_str(l, "\n");
 		emit(m, l);
 	}
@@ -147,32 +223,61 @@ static void verdict(struct md *m, const struct fp_verdict *v, struct fp_sbuf *l)
 	}
 }
 
-static void overview(struct md *m, const struct fp_findings *fi,
-		     const struct fp_step_count *c, struct fp_sbuf *l)
+/* "step 2 build" or "no step" */
+static void step_label(struct fp_sbuf *l, const struct fp_findings *fi,
+		       unsigned int step)
 {
-	size_t i, failing;
+	const struct fp_step *st = fp_findings_step(fi, step);
+
+	if (!st) {
+		fp_sbuf_str(l, "outside any step");
+		return;
+	}
+	fp_sbuf_printf(l, "%u ", st->index);
+	add_name(l, st);
+}
+
+/*
+ * One row per step with failing findings, the step of the worst first
+ * (refs' order); the steps with none counted in one row.
+ */
+static void overview(struct md *m, const struct fp_findings *fi,
+		     const struct fp_step_count *c, const struct fp_vec *refs,
+		     struct fp_sbuf *l)
+{
+	const struct fp_fref *r = refs->v;
+	size_t i, k, rows = 0, clean = 0, more = 0, more_failing = 0;
 
 	if (!fi->steps.n)
 		return;
-	fp_sbuf_str(l, "| step | name | failing |\n|---:|---|---:|\n");
+	fp_sbuf_str(l, "| step | failing | most severe |\n|---|---:|---|\n");
 	emit(m, l);
-	for (i = 0; i < fi->steps.n && i < OVERVIEW_ROWS; i++) {
-		const struct fp_step *st = &FP_STEPS(fi)[i];
-
-		fp_sbuf_printf(l, "| %u | ", st->index);
-		add_name(l, st);
-		fp_sbuf_printf(l, " | %zu |\n", c[st->index].failing_all);
-		if (!emit(m, l))
-			return;
-		m->steps_shown++;
+	for (i = 0; i < refs->n; i++) {
+		if (i && r[i].step == r[i - 1].step)
+			continue;
+		k = r[i].step <= fi->steps.n ? r[i].step : 0;
+		if (rows++ >= OVERVIEW_ROWS) {
+			more++;
+			more_failing += c[k].failing_all;
+			continue;
+		}
+		fp_sbuf_str(l, "| ");
+		step_label(l, fi, r[i].step);
+		fp_sbuf_printf(l, " | %zu | %s |\n", c[k].failing_all,
+			       fp_severity_name(r[i].sev));
+		emit(m, l);
 	}
-	for (failing = 0; i < fi->steps.n; i++)
-		failing += c[i + 1].failing_all;
-	if (m->steps_shown < fi->steps.n) {
-		fp_sbuf_printf(l, "| | and %zu more steps | %zu |\n",
-			       fi->steps.n - m->steps_shown, failing);
-		if (emit(m, l))
-			m->steps_shown = fi->steps.n;
+	if (more) {
+		fp_sbuf_printf(l, "| and %zu more steps | %zu | |\n", more,
+			       more_failing);
+		emit(m, l);
+	}
+	for (i = 1; i <= fi->steps.n; i++)
+		clean += !c[i].failing_all;
+	if (clean) {
+		fp_sbuf_printf(l, "| %zu other step%s | 0 | |\n", clean,
+			       clean == 1 ? "" : "s");
+		emit(m, l);
 	}
 	fp_sbuf_str(l, "\n");
 	emit(m, l);
@@ -193,45 +298,121 @@ static void heading(struct md *m, const struct fp_findings *fi,
 		fp_sbuf_str(l, fi->steps.n ? "### Outside any step" :
 					     "### Failing findings");
 	}
-	fp_sbuf_printf(l,
-		       " (%zu failing)\n\n| finding | count | examples |\n"
-		       "|---|---:|---|\n",
-		       failing);
+	fp_sbuf_printf(l, " (%zu failing)\n\n", failing);
 	emit(m, l);
 }
 
-/* one row: refs[0..n) are one category of one step */
-static void row(struct md *m, const struct fp_findings *fi,
-		const struct fp_fref *refs, size_t n, struct fp_sbuf *l)
+/* " by pid N `argv`": who, the command line in a code span */
+static void who(struct fp_sbuf *l, const struct fp_actor *a)
 {
 	struct fp_sbuf d = { 0 };
+	size_t i;
+
+	if (!a->pid)
+		return;
+	fp_sbuf_printf(l, " by pid %d ", (int)a->pid);
+	fp_sbuf_cut(&d, a->argv.data ?: "", a->argv.len, EXAMPLE_BYTES);
+	for (i = 0; i < d.len && !d.err; i++)
+		if (!d.p[i])
+			d.p[i] = ' ';
+	while (d.len && d.p[d.len - 1] == ' ')
+		d.len--;
+	fp_md_code(l, d.p ?: "", d.len, false);
+	l->err |= d.err;
+	fp_sbuf_free(&d);
+}
+
+/* one finding: its path in a code span, and who; else its words in one */
+static void example(struct fp_sbuf *l, const struct fp_findings *fi,
+		    const struct fp_fref *r)
+{
+	struct fp_sbuf d = { 0 };
+
+	if (fp_cat_is_file(r->cat)) {
+		const struct fp_file_finding *x =
+			&FP_FILES(fi, r->cat - FP_CAT_FILES)[r->i];
+
+		fp_md_code(l, x->path.data, x->path.len, false);
+		who(l, r->cat - FP_CAT_FILES == FP_F_TRANSIENT ?
+			       &x->created_by :
+			       &x->by);
+	} else if (r->cat == FP_CAT_READ) {
+		const struct fp_read_finding *x = fp_fref_read(fi, r->i);
+
+		fp_md_code(l, x->path.data, x->path.len, false);
+		if (x->secret)
+			fp_sbuf_printf(l, " (secret: %s)", x->secret);
+		who(l, &x->by);
+	} else if (fp_cat_is_proc(r->cat)) {
+		const struct fp_proc_finding *x =
+			fp_fref_proc(fi, r->cat, r->i);
+
+		fp_md_code(l, x->p.exe.data ?: "", x->p.exe.len, false);
+		who(l, &x->p);
+	} else {
+		fp_fref_describe(fi, r, EXAMPLE_BYTES, &d);
+		fp_md_code(l, d.p ?: "", d.len, false);
+	}
+	l->err |= d.err;
+	fp_sbuf_free(&d);
+}
+
+/* a file category's findings as "N under `DIR/`", as the stderr summary */
+static int grouped(struct fp_sbuf *l, const struct fp_findings *fi,
+		   const struct fp_fref *refs, size_t n)
+{
+	struct fp_pgroup *g;
+	size_t ng, i;
+
+	if (fp_summary_groups(fi, refs, n, FP_MD_EXAMPLES, &g, &ng))
+		return -ENOMEM;
+	for (i = 0; i < ng; i++) {
+		fp_sbuf_str(l, i ? "; " : "");
+		if (g[i].n == 1) {
+			example(l, fi, g[i].ref);
+			continue;
+		}
+		fp_sbuf_printf(l, "%zu under ", g[i].n);
+		fp_md_code(l, g[i].dir, g[i].dlen, false);
+	}
+	free(g);
+	return 0;
+}
+
+/* one line: refs[0..n) are one category of one step */
+static int line(struct md *m, const struct fp_findings *fi,
+		const struct fp_fref *refs, size_t n, struct fp_sbuf *l)
+{
 	char cat[64];
 	size_t i;
 
 	fp_cat_name(refs[0].cat, cat, sizeof(cat));
-	fp_sbuf_str(l, "| ");
-	fp_md_escape(l, cat, strlen(cat));
-	fp_sbuf_printf(l, " | %zu | ", n);
-	for (i = 0; i < n && i < FP_MD_EXAMPLES; i++) {
-		d.len = 0;
-		fp_fref_describe(fi, &refs[i], EXAMPLE_BYTES, &d);
-		if (i)
-			fp_sbuf_str(l, "<br>");
-		fp_md_escape(l, d.p ?: "", d.len);
-		l->err |= d.err;
+	fp_sbuf_printf(l, "- **%s** %s", fp_severity_name(refs[0].sev), cat);
+	if (n > 1)
+		fp_sbuf_printf(l, " %zu", n);
+	fp_sbuf_str(l, ": ");
+	if (n > 1 && fp_summary_groupable(refs[0].cat)) {
+		if (grouped(l, fi, refs, n))
+			return -ENOMEM;
+	} else {
+		for (i = 0; i < n && i < FP_MD_EXAMPLES; i++) {
+			fp_sbuf_str(l, i ? "; " : "");
+			example(l, fi, &refs[i]);
+		}
+		if (n > FP_MD_EXAMPLES)
+			fp_sbuf_printf(l, "; and %zu more", n - FP_MD_EXAMPLES);
 	}
-	if (n > FP_MD_EXAMPLES)
-		fp_sbuf_printf(l, "<br>and %zu more", n - FP_MD_EXAMPLES);
-	fp_sbuf_str(l, " |\n");
-	fp_sbuf_free(&d);
+	fp_sbuf_str(l, "\n");
 	if (emit(m, l))
 		m->shown += n;
+	return 0;
 }
 
-/* the failing findings, by step, one table each */
-static void tables(struct md *m, const struct fp_findings *fi,
-		   const struct fp_step_count *c, const struct fp_vec *refs,
-		   struct fp_sbuf *l)
+/* the failing findings, by step (the worst step first), a line each
+ * category, the most severe first */
+static int sections(struct md *m, const struct fp_findings *fi,
+		    const struct fp_step_count *c, const struct fp_vec *refs,
+		    struct fp_sbuf *l)
 {
 	const struct fp_fref *r = refs->v;
 	size_t i = 0, j;
@@ -246,48 +427,98 @@ static void tables(struct md *m, const struct fp_findings *fi,
 				    r[j].cat == r[i].cat;
 			     j++)
 				;
-			row(m, fi, &r[i], j - i, l);
+			if (line(m, fi, &r[i], j - i, l))
+				return -ENOMEM;
 			i = j;
 		}
 		fp_sbuf_str(l, "\n");
 		emit(m, l);
 	}
+	return 0;
 }
 
-/* where the run connected to, failing or not, by name where DNS told */
+/* what a reviewer need not read: loopback, a unix socket, the resolver */
+static bool routine(const struct fp_conn_finding *x)
+{
+	return !x->failing && (x->loopback || x->resolver || x->port == 53);
+}
+
+/* where the run connected to: a row each, the routine ones in one line */
 static void destinations(struct md *m, const struct fp_findings *fi,
 			 struct fp_sbuf *l)
 {
 	const struct fp_conn_finding *x = fi->connected.v;
-	size_t i;
+	size_t i, rows = 0, folded = 0, calls = 0;
 
 	if (!fi->connected.n)
 		return;
-	fp_sbuf_printf(l,
-		       "### Network: %zu destination%s\n\n"
-		       "| destination | by | calls | verdict |\n"
-		       "|---|---|---:|---|\n",
-		       fi->connected.n, fi->connected.n == 1 ? "" : "s");
-	emit(m, l);
-	for (i = 0; i < fi->connected.n && i < NET_ROWS; i++) {
-		fp_md_conn_row(l, &x[i]);
+	for (i = 0; i < fi->connected.n; i++) {
+		if (routine(&x[i])) {
+			folded++;
+			calls += x[i].count;
+			continue;
+		}
+		if (!rows++) {
+			fp_sbuf_str(l,
+				    "### Network\n\n"
+				    "| destination | by | calls | verdict |\n"
+				    "|---|---|---:|---|\n");
+			emit(m, l);
+		}
+		if (rows <= NET_ROWS) {
+			fp_md_conn_row(l, &x[i]);
+			emit(m, l);
+		}
+	}
+	if (rows > NET_ROWS) {
+		fp_sbuf_printf(l, "| and %zu more | | | |\n", rows - NET_ROWS);
 		emit(m, l);
 	}
-	if (i < fi->connected.n)
-		fp_sbuf_printf(l, "| and %zu more | | | |\n",
-			       fi->connected.n - i);
+	if (folded) {
+		fp_sbuf_printf(
+			l,
+			"%s%zu local destination%s (loopback, unix sockets, the resolver), %zu call%s, ok\n",
+			rows ? "\n" : "### Network\n\n", folded,
+			folded == 1 ? "" : "s", calls, calls == 1 ? "" : "s");
+		emit(m, l);
+	}
 	fp_sbuf_str(l, "\n");
 	emit(m, l);
 }
 
-static void tail(struct md *m, size_t failing, size_t steps)
+/* the policy lines that would allow what failed, as a block to paste */
+static void suggestions(struct md *m, const struct fp_verdict *v,
+			struct fp_sbuf *l)
+{
+	size_t i, n = v->suggestions.n;
+
+	if (!n)
+		return;
+	fp_sbuf_str(l, "### Policy lines that would allow this\n\n"
+		       "Review before use.\n\n```\n");
+	emit(m, l);
+	for (i = 0; i < n && i < SUGGEST_ROWS; i++) {
+		const char *s = ((char **)v->suggestions.v)[i];
+
+		/* a quoted policy line: printable ASCII, never a fence */
+		fp_sbuf_printf(l, "%s  # covers %zu\n", s,
+			       i < v->suggestion_counts.n ?
+				       ((size_t *)v->suggestion_counts.v)[i] :
+				       (size_t)1);
+		emit(m, l);
+	}
+	if (n > SUGGEST_ROWS)
+		fp_sbuf_printf(l, "# and %zu more (see the receipt)\n",
+			       n - SUGGEST_ROWS);
+	fp_sbuf_str(l, "```\n");
+	emit(m, l);
+}
+
+static void tail(struct md *m, size_t failing)
 {
 	size_t more = failing - m->shown;
 
-	/* rows of the step overview, when every finding was shown */
-	if (!more)
-		more = steps - m->steps_shown;
-	if (!m->cut || !more)
+	if (!m->cut)
 		return;
 	/* the room was kept for this line */
 	fp_sbuf_printf(&m->out, "\nand %zu more: see the receipt\n", more);
@@ -302,13 +533,15 @@ int fp_summary_md_write(FILE *f, const struct fp_findings *fi,
 	struct fp_vec refs = { 0 };
 	int ret = -ENOMEM;
 
-	if (!c || fp_frefs_failing(fi, true, &refs))
+	if (!c || fp_frefs_ranked(fi, &v->sev, true, &refs))
 		goto out;
-	verdict(&m, v, &l);
-	overview(&m, fi, c, &l);
-	tables(&m, fi, c, &refs, &l);
+	verdict(&m, &refs, v, &l);
+	overview(&m, fi, c, &refs, &l);
+	if (sections(&m, fi, c, &refs, &l))
+		goto out;
 	destinations(&m, fi, &l);
-	tail(&m, refs.n, fi->steps.n);
+	suggestions(&m, v, &l);
+	tail(&m, refs.n);
 	if (!m.out.err && !l.err) {
 		fwrite(m.out.p ?: "", 1, m.out.len, f);
 		ret = 0;
@@ -397,12 +630,17 @@ int fp_annotations_write(FILE *f, const struct fp_findings *fi,
 			 const struct fp_verdict *v, size_t max)
 {
 	struct fp_sbuf msg = { 0 }, l = { 0 };
+	enum fp_severity expected = fp_severity_in(&v->sev, "expected", 8);
+	const struct fp_fref *r;
 	struct fp_vec refs;
-	size_t i, lines = 0;
+	size_t i, k = 0, lines = 0;
 	int ret = 0;
 
-	if (fp_frefs_failing(fi, false, &refs))
+	/* the most severe first: never a low one while a higher one has no
+	 * line (an unmet expect ranks as "expected") */
+	if (fp_frefs_ranked(fi, &v->sev, false, &refs))
 		return -ENOMEM;
+	r = refs.v;
 	for (i = 0; i < v->reasons.n && lines < max; i++) {
 		const char *r = ((char **)v->reasons.v)[i];
 
@@ -413,14 +651,19 @@ int fp_annotations_write(FILE *f, const struct fp_findings *fi,
 		annotation(f, &msg, &l);
 		lines++;
 	}
-	for (i = 0; unmet_expect(v, i) && lines < max; i++, lines++) {
-		msg.len = 0;
-		fp_sbuf_str(&msg, "expected change missing: ");
-		fp_sbuf_str(&msg, unmet_expect(v, i));
+	for (i = 0; i < refs.n && r[i].sev > expected && lines < max;
+	     i++, lines++) {
+		finding_message(fi, &r[i], &msg);
 		annotation(f, &msg, &l);
 	}
-	for (i = 0; i < refs.n && lines < max; i++, lines++) {
-		finding_message(fi, &((struct fp_fref *)refs.v)[i], &msg);
+	for (; unmet_expect(v, k) && lines < max; k++, lines++) {
+		msg.len = 0;
+		fp_sbuf_str(&msg, "expected change missing: ");
+		fp_sbuf_str(&msg, unmet_expect(v, k));
+		annotation(f, &msg, &l);
+	}
+	for (; i < refs.n && lines < max; i++, lines++) {
+		finding_message(fi, &r[i], &msg);
 		annotation(f, &msg, &l);
 	}
 	if (msg.err || l.err)

@@ -9,6 +9,7 @@
 #ifndef FP_SUMMARY_MD_H
 #define FP_SUMMARY_MD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,10 +25,14 @@
 #define FP_ANNOTATIONS_MAX 10
 
 /*
- * Verdict first, then per step a table of the failing findings (category,
- * count, up to FP_MD_EXAMPLES examples). At most max bytes: when cut, it
- * ends with "and N more: see the receipt". 0, or -ENOMEM (nothing was
- * written).
+ * The verdict with the count at each severity first; a row per step
+ * with failing findings, the step of the most severe first (the others
+ * counted in one row); per step a line per category, most severe first,
+ * the files grouped "N under `DIR/`" as on stderr, paths and command
+ * lines in code spans; the destinations, the routine ones (loopback,
+ * unix sockets, the resolver) folded into one line; the suggested policy
+ * lines. At most max bytes: when cut, it ends with "and N more: see the
+ * receipt". 0, or -ENOMEM (nothing was written).
  */
 int fp_summary_md_write(FILE *f, const struct fp_findings *fi,
 			const struct fp_verdict *v, size_t max);
@@ -42,6 +47,8 @@ int fp_annotations_write(FILE *f, const struct fp_findings *fi,
 
 /* s as markdown text that stays inside one table cell */
 void fp_md_escape(struct fp_sbuf *b, const char *s, size_t len);
+/* s as a code span (a path, a command line); in_cell: inside a table */
+void fp_md_code(struct fp_sbuf *b, const char *s, size_t len, bool in_cell);
 /* s as a workflow command's message: %, CR and LF as %25, %0D, %0A */
 void fp_gh_escape_data(struct fp_sbuf *b, const char *s, size_t len);
 /* s as a workflow command's property value: also : and , */

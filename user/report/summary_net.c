@@ -65,7 +65,7 @@ void fp_md_conn_row(struct fp_sbuf *l, const struct fp_conn_finding *x)
 
 	fp_conn_display(x, what, sizeof(what));
 	fp_sbuf_str(l, "| ");
-	fp_md_escape(l, what, strlen(what));
+	fp_md_code(l, what, strlen(what), true);
 	fp_sbuf_str(l, " | ");
 	fp_md_escape(l, e, strnlen(e, 100));
 	fp_sbuf_printf(l, " | %llu | %s |\n", (unsigned long long)x->count,
