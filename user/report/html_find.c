@@ -75,13 +75,15 @@ static int cmp_pid(const void *a, const void *b)
 
 long fp_html_proc_of(const struct fp_html *h, const struct fp_jv *actor)
 {
-	int64_t id = fp_jv_int(actor, "proc", -1), pid;
+	const struct fp_jv *proc = fp_jv_get(actor, "proc");
+	int64_t id = fp_jv_as_int(proc, -1), pid;
 	size_t lo = 0, hi = h->nprocs, mid;
 
 	if (!actor || !h->nprocs)
 		return -1;
-	if (id >= 0 && (uint64_t)id < h->nprocs)
-		return (long)id;
+	/* the receipt says which row, or that none is the process */
+	if (proc)
+		return id >= 0 && (uint64_t)id < h->nprocs ? (long)id : -1;
 	pid = fp_jv_int(actor, "pid", -1);
 	/* the last process of that pid: a reused pid is the later one */
 	while (lo < hi) {

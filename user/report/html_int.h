@@ -12,8 +12,8 @@
 #include "severity.h"
 
 /* the page's bounds: rows past them are counted, "and N more" */
-#define FP_HTML_FINDINGS_PER_SEV 100
-#define FP_HTML_REASONS 30
+#define FP_HTML_FINDINGS_PER_SEV 50
+#define FP_HTML_REASONS 10
 #define FP_HTML_PROC_ROWS 2500
 #define FP_HTML_CHILDREN 40
 #define FP_HTML_DIRS 200
