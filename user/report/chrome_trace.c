@@ -210,17 +210,24 @@ static void on_exit_ev(struct fp_chrome_trace *t, const struct fp_event *ev)
 	fprintf(t->out, "%s}}", args);
 }
 
+/* "key": the bytes, and "key_b64" when they are not UTF-8 (lossless,
+ * as the NDJSON events are) */
+static void bytes_arg(FILE *f, const char *key, const struct fp_bytes *b)
+{
+	fprintf(f, "\"%s\":", key);
+	if (json_string(f, b->data ?: "", b->len))
+		return;
+	fprintf(f, ",\"%s_b64\":", key);
+	json_base64(f, b->data, b->len);
+}
+
 static void on_file(struct fp_chrome_trace *t, const struct fp_event *ev)
 {
-	const struct fp_bytes *p = &ev->file.path[0].path;
-
 	instant(t, ev, "file", fp_event_kind(ev));
-	fputs("\"path\":", t->out);
-	json_string(t->out, p->data ?: "", p->len);
+	bytes_arg(t->out, "path", &ev->file.path[0].path);
 	if (ev->file.npaths > 1) {
-		p = &ev->file.path[1].path;
-		fputs(",\"path2\":", t->out);
-		json_string(t->out, p->data ?: "", p->len);
+		fputc(',', t->out);
+		bytes_arg(t->out, "path2", &ev->file.path[1].path);
 	}
 	fprintf(t->out, ",\"ret\":%" PRId64 "}}", ev->file.ret);
 }
