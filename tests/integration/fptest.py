@@ -88,6 +88,44 @@ def argv_bytes(ev):
     return [a.encode("utf-8") for a in ev["argv"]]
 
 
+def argv_of(receipt, actor):
+    """An actor's argv in a receipt: its own, else its process_table row's
+    (format 2 names the row with "proc" instead of repeating the argv)."""
+    if actor is None:
+        return None
+    if "argv" in actor or actor.get("proc") is None:
+        return actor.get("argv")
+    return receipt["process_table"][actor["proc"]]["argv"]
+
+
+def expand_actors(receipt):
+    """A copy of receipt whose actors carry their argv again and no "proc",
+    to compare with a format 1 receipt."""
+    import copy
+    keys = ("by", "created_by", "removed_by", "ran_by", "outside_writer",
+            "owner", "asked_by")
+
+    def fix(o):
+        if isinstance(o, dict):
+            for k in keys:
+                a = o.get(k)
+                if isinstance(a, dict) and "pid" in a:
+                    if "argv" not in a and a.get("proc") is not None:
+                        row = receipt["process_table"][a["proc"]]
+                        for f in ("argv", "argv_b64", "argv_truncated"):
+                            if f in row:
+                                a[f] = row[f]
+                    a.pop("proc", None)
+            for v in o.values():
+                fix(v)
+        elif isinstance(o, list):
+            for v in o:
+                fix(v)
+        return o
+    doc = copy.deepcopy(receipt)
+    return fix(doc)
+
+
 def to_bytes(s):
     return os.fsencode(s)
 

@@ -29,6 +29,7 @@ import time
 import unittest
 import urllib.request
 
+import fptest  # noqa: E402
 from fptest import EXIT_NOTRACE, FOOTPRINT, TOP, cannot_test
 
 BUILD = os.path.abspath(os.environ.get("FOOTPRINT_BUILD_DIR")
@@ -229,7 +230,7 @@ class Package(unittest.TestCase):
         self.assertTrue(ok["ok"], ok["reasons"])
         self.assertTrue(ok["trace"]["complete"])
         added = {a["path"]: a for a in ok["files"]["added"]}
-        self.assertEqual(added["/root/job/build/app"]["by"]["argv"],
+        self.assertEqual(fptest.argv_of(ok, added["/root/job/build/app"]["by"]),
                          ["/bin/sh", "./job.sh"])
         self.assertEqual(added["/root/job/build/app"]["rule"], "allow build/")
         self.assertEqual(len(ok["files"]["transient"]), 1)

@@ -22,6 +22,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
 import sudo_util as su  # noqa: E402
 from sudo_util import EXIT_OK, EXIT_VERDICT  # noqa: E402
 
@@ -160,7 +161,7 @@ class TestSecretsAndOutside(UringCase):
         x = self.read_finding(r, self.key)
         self.assertEqual(x["secret"], "ssh_key")
         self.assertTrue(x["failing"])
-        self.assertEqual(x["by"]["argv"][0], self.fpuring)
+        self.assertEqual(fptest.argv_of(r, x["by"])[0], self.fpuring)
         self.assertIn("files.read: %s (secret: ssh_key) read by pid %d %s" %
                       (self.key, x["by"]["pid"], self.fpuring),
                       r["reasons"])
@@ -204,7 +205,7 @@ class TestSecretsAndOutside(UringCase):
         x = self.file_finding(r, "outside_roots", self.bashrc)
         self.assertFalse(x["allowed"])
         self.assertIn("written", x["ops"])
-        self.assertEqual(x["by"]["argv"][0], self.fpuring)
+        self.assertEqual(fptest.argv_of(r, x["by"])[0], self.fpuring)
         self.assertTrue(any(y.startswith("files.outside_roots: " +
                                          self.bashrc)
                             for y in r["reasons"]), r["reasons"])

@@ -13,6 +13,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
 import sudo_util as su  # noqa: E402
 import verdict_util as vu  # noqa: E402
 
@@ -66,7 +67,7 @@ class TestSecretReads(SecretsBase):
             self.assertTrue(r["read"])
             self.assertTrue(r["failing"])
             self.assertEqual(r["by"]["exe"], CAT)
-            self.assertEqual(r["by"]["argv"], ["cat", path])
+            self.assertEqual(fptest.argv_of(res.r, r["by"]), ["cat", path])
             self.assertIn("files.read: %s (secret: %s) read by pid %d %s" %
                           (path, r["secret"], r["by"]["pid"], CAT),
                           res.r["reasons"])
@@ -153,7 +154,8 @@ class TestShadowAsNobody(unittest.TestCase):
         self.assertEqual(r["errno"], "EACCES")
         self.assertFalse(r["failing"], "an attempt is reported, not held")
         self.assertEqual(r["by"]["exe"], CAT)
-        self.assertEqual(r["by"]["argv"], ["cat", "/etc/shadow"])
+        self.assertEqual(fptest.argv_of(res.r, r["by"]),
+                         ["cat", "/etc/shadow"])
         # forbid read makes the same attempt fail
         pol = sb.out_path("forbid.policy")
         with open(pol, "w") as f:

@@ -24,6 +24,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
 from fptest import cgroup2_mount  # noqa: E402
 import sudo_util as su  # noqa: E402
 from sudo_util import EXIT_OK, EXIT_VERDICT, EXIT_USAGE  # noqa: E402
@@ -150,7 +151,7 @@ class SidecarTest(unittest.TestCase):
         self.assertIs(doc["ok"], True, doc["reasons"])
         added = {f["path"] for f in doc["files"]["added"]}
         self.assertIn(os.path.join(job.ws, "busy", "first"), added)
-        by = [f["by"]["argv"] for f in doc["files"]["added"]
+        by = [fptest.argv_of(doc, f["by"]) for f in doc["files"]["added"]
               if f["path"].endswith("/first")]
         self.assertEqual(by, [["sh", "-c", "echo y > busy/first"]], doc)
         # the busy writer outside the job explained nothing

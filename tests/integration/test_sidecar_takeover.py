@@ -27,6 +27,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
 import ci_job  # noqa: E402
 import sudo_util as su  # noqa: E402
 
@@ -80,11 +81,11 @@ class TakeoverTest(unittest.TestCase):
         self.assertEqual(len(control), 1, doc["tamper"])
         self.assertEqual(control[0]["step"], "attacker")
         argv = [su.PY, hello, os.path.join(j.temp, "footprint-state", "ctl")]
-        self.assertEqual(control[0]["by"]["argv"], argv)
+        self.assertEqual(fptest.argv_of(doc, control[0]["by"]), argv)
         # still traced after its hello: its write names it
         added = {f["path"]: f for f in doc["files"]["added"]}
         hidden = added[os.path.join(j.ws, "hidden.txt")]
-        self.assertEqual(hidden["by"]["argv"], argv)
+        self.assertEqual(fptest.argv_of(doc, hidden["by"]), argv)
         self.assertEqual(hidden["step"], "attacker")
         self.assertIn("tamper.control: a hello on footprint's control socket",
                       "\n".join(doc["reasons"]))

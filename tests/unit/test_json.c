@@ -52,7 +52,7 @@ static void check_bytes_field(const char *key, const char *s, size_t len,
 			      const char *want)
 {
 	struct mem m;
-	struct json_out j;
+	struct json_out j = { 0 };
 
 	mem_open(&m);
 	j.f = m.f;
@@ -69,7 +69,7 @@ static void check_bytes_field(const char *key, const char *s, size_t len,
 static void check_strv_field(const char *s, size_t len, const char *want)
 {
 	struct mem m;
-	struct json_out j;
+	struct json_out j = { 0 };
 
 	mem_open(&m);
 	j.f = m.f;
@@ -243,7 +243,7 @@ Test(json, field_bytes_invalid_adds_b64)
 Test(json, fields_and_commas)
 {
 	struct mem m;
-	struct json_out j;
+	struct json_out j = { 0 };
 
 	mem_open(&m);
 	j.f = m.f;
@@ -272,7 +272,7 @@ Test(json, numbers_and_keys)
 	static const char long_key_1[] = "k12345678901234567890123456789"
 					 "0123456789012345678901234567890";
 	struct mem m;
-	struct json_out j;
+	struct json_out j = { 0 };
 
 	mem_open(&m);
 	j.f = m.f;
@@ -374,4 +374,81 @@ Test(json, random_bytes_lossless)
 			free(want);
 		}
 	}
+}
+
+/* arrays keep their own commas, nested at any level, with null and numbers */
+Test(json, arrays_and_null)
+{
+	struct mem m;
+	struct json_out j = { 0 };
+
+	mem_open(&m);
+	j.f = m.f;
+	json_begin_object(&j);
+	json_field_array(&j, "e");
+	json_end_array(&j);
+	json_field_array(&j, "a");
+	json_elem_u64(&j, 1);
+	json_elem_i64(&j, -2);
+	json_elem_str(&j, "s");
+	json_null(&j);
+	cr_assert_not(json_elem_bytes(&j, "\xff", 1));
+	json_begin_object(&j);
+	json_field_null(&j, "n");
+	json_field_array(&j, "in");
+	json_begin_array(&j);
+	json_end_array(&j);
+	json_begin_array(&j);
+	json_elem_u64(&j, 0);
+	json_end_array(&j);
+	json_end_array(&j);
+	json_end_object(&j);
+	json_begin_object(&j);
+	json_end_object(&j);
+	json_end_array(&j);
+	json_field_object(&j, "o");
+	json_field_u64(&j, "x", 3);
+	json_end_object(&j);
+	json_field_null(&j, "z");
+	json_end_object(&j);
+	cr_assert(json_ok(&j));
+	mem_close(&m);
+	cr_assert_str_eq(m.buf, "{\"e\":[],\"a\":[1,-2,\"s\",null,\"\\ufffd\","
+				"{\"n\":null,\"in\":[[],[0]]},{}],"
+				"\"o\":{\"x\":3},\"z\":null}");
+	free(m.buf);
+}
+
+/* an unclosed, an unopened or a crossed container is not a whole document */
+Test(json, depth_check)
+{
+	struct mem m;
+	struct json_out j = { 0 };
+	int i;
+
+	mem_open(&m);
+	j.f = m.f;
+	json_begin_object(&j);
+	cr_assert_not(json_ok(&j), "an open object is not whole");
+	json_end_object(&j);
+	cr_assert(json_ok(&j));
+	json_end_object(&j);
+	cr_assert_not(json_ok(&j), "an end with nothing open");
+
+	j = (struct json_out){ .f = m.f };
+	json_begin_array(&j);
+	json_end_object(&j);
+	cr_assert_not(json_ok(&j), "an array ended as an object");
+
+	j = (struct json_out){ .f = m.f };
+	for (i = 0; i < JSON_MAX_DEPTH; i++)
+		json_begin_array(&j);
+	for (i = 0; i < JSON_MAX_DEPTH; i++)
+		json_end_array(&j);
+	cr_assert(json_ok(&j), "JSON_MAX_DEPTH levels fit");
+	for (i = 0; i <= JSON_MAX_DEPTH; i++)
+		json_begin_array(&j);
+	cr_assert_not(json_ok(&j), "one level past JSON_MAX_DEPTH");
+	mem_close(&m);
+	free(m.buf);
 }

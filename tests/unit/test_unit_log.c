@@ -152,7 +152,7 @@ Test(unit_log, drift_fails_and_replays_identically)
 	cr_assert(strstr(r, "\"rule\":\"allow mount /var/tmp/shape-demo rw\""),
 		  "%s", r);
 	cr_assert(strstr(r, "its shape drifted"), "%s", r);
-	cr_assert(!strncmp(r, "{\"ok\":false", 11), "%s", r);
+	cr_assert(!strncmp(r, "{\"format\":2,\"ok\":false", 22), "%s", r);
 	free(r);
 	free(b);
 	free(a);
@@ -181,7 +181,7 @@ Test(unit_log, missing_after_shape_fails)
 	roundtrip(b, NULL, "", &r);
 	cr_assert(strstr(r, "after the command could not be taken"), "%s", r);
 	cr_assert(strstr(r, "\"shape_diff\":{\"ok\":false,\"error\""), "%s", r);
-	cr_assert(!strncmp(r, "{\"ok\":false", 11), "%s", r);
+	cr_assert(!strncmp(r, "{\"format\":2,\"ok\":false", 22), "%s", r);
 	free(r);
 	free(b);
 }

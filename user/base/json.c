@@ -20,16 +20,91 @@ static void sep(struct json_out *j)
 	j->need_comma = true;
 }
 
+static bool top_is_array(const struct json_out *j)
+{
+	return j->depth && j->depth <= JSON_MAX_DEPTH &&
+	       (j->in_array >> (j->depth - 1) & 1);
+}
+
+/*
+ * Before a value: the comma between array elements. In an object the key
+ * wrote the comma; arrays laid out by hand (fputc '[') are not tracked,
+ * so their callers keep writing their own.
+ */
+static void elem_sep(struct json_out *j)
+{
+	if (top_is_array(j) && j->need_comma)
+		fputc_unlocked(',', j->f);
+	j->need_comma = true;
+}
+
+static void begin(struct json_out *j, char c, bool array)
+{
+	elem_sep(j);
+	fputc_unlocked(c, j->f);
+	j->need_comma = false;
+	if (j->depth >= JSON_MAX_DEPTH) {
+		j->bad = true;
+		return;
+	}
+	if (array)
+		j->in_array |= (uint64_t)1 << j->depth;
+	else
+		j->in_array &= ~((uint64_t)1 << j->depth);
+	j->depth++;
+}
+
+static void end(struct json_out *j, char c, bool array)
+{
+	fputc_unlocked(c, j->f);
+	j->need_comma = true;
+	if (!j->depth || top_is_array(j) != array) {
+		j->bad = true;
+		return;
+	}
+	j->depth--;
+}
+
 void json_begin_object(struct json_out *j)
 {
-	fputc_unlocked('{', j->f);
-	j->need_comma = false;
+	begin(j, '{', false);
 }
 
 void json_end_object(struct json_out *j)
 {
-	fputc_unlocked('}', j->f);
-	j->need_comma = true;
+	end(j, '}', false);
+}
+
+void json_begin_array(struct json_out *j)
+{
+	begin(j, '[', true);
+}
+
+void json_end_array(struct json_out *j)
+{
+	end(j, ']', true);
+}
+
+bool json_ok(const struct json_out *j)
+{
+	return !j->bad && !j->depth;
+}
+
+void json_null(struct json_out *j)
+{
+	elem_sep(j);
+	fputs_unlocked("null", j->f);
+}
+
+bool json_elem_bytes(struct json_out *j, const char *s, size_t len)
+{
+	elem_sep(j);
+	return json_string(j->f, s, len);
+}
+
+void json_elem_str(struct json_out *j, const char *s)
+{
+	json_elem_bytes(j, s, strlen(s));
 }
 
 /* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629, no surrogates). */
@@ -258,6 +333,44 @@ void json_field_bool(struct json_out *j, const char *key, bool v)
 {
 	json_key(j, key);
 	fputs_unlocked(v ? "true" : "false", j->f);
+}
+
+void json_field_null(struct json_out *j, const char *key)
+{
+	json_key(j, key);
+	json_null(j);
+}
+
+void json_field_array(struct json_out *j, const char *key)
+{
+	json_key(j, key);
+	json_begin_array(j);
+}
+
+void json_field_object(struct json_out *j, const char *key)
+{
+	json_key(j, key);
+	json_begin_object(j);
+}
+
+void json_elem_u64(struct json_out *j, uint64_t v)
+{
+	char b[24];
+	char *p = digits(b + sizeof(b), v);
+
+	elem_sep(j);
+	fwrite_unlocked(p, 1, b + sizeof(b) - p, j->f);
+}
+
+void json_elem_i64(struct json_out *j, int64_t v)
+{
+	char b[24];
+	char *p = digits(b + sizeof(b), v < 0 ? -(uint64_t)v : (uint64_t)v);
+
+	if (v < 0)
+		*--p = '-';
+	elem_sep(j);
+	fwrite_unlocked(p, 1, b + sizeof(b) - p, j->f);
 }
 
 static void strv_array(FILE *f, const char *s, size_t len, bool b64,

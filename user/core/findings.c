@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "proctab.h"
 #include "procops.h"
 #include "netflow.h"
 #include "sensitive.h"
@@ -213,5 +214,8 @@ void fp_findings_free(struct fp_findings *f)
 	fp_netflow_findings_free(f);
 	fp_sensitive_free(f);
 	fp_procops_free(f->procops);
+	if (f->proctab)
+		fp_proctab_free(f->proctab);
+	free(f->proctab);
 	memset(f, 0, sizeof(*f));
 }

@@ -222,6 +222,9 @@ struct fp_findings {
 	 * enum fp_procop_kind (struct fp_procop_finding) */
 	struct fp_vec procops[4];
 	uint64_t procops_omitted[4];
+	/* proctab.h: the run's processes, which findings' actors name; NULL
+	 * when the findings come from elsewhere than fp_reconcile */
+	struct fp_proctab *proctab;
 };
 
 /* a zeroed new element at the end, or NULL */

@@ -16,6 +16,7 @@
 #include "sensitive.h"
 #include "procops.h"
 #include "uring_seen.h"
+#include "proctab.h"
 
 struct exec_rec {
 	pid_t pid, ppid;
@@ -41,6 +42,7 @@ struct proc_state {
 	 * argument of the interpreter names it (note_ran) */
 	uint16_t script_opens;
 	uint8_t script_arg;
+	uint32_t row; /* its row in the process table (proctab.h), 1-based */
 };
 
 /* a process as one event saw it */
@@ -137,6 +139,7 @@ struct fp_recon {
 	uint64_t procops_omitted[FP_PO_NKINDS];
 	/* what io_uring left unseen (uring_seen.h) */
 	struct fp_uring_seen uring;
+	struct fp_proctab ptab; /* the process table (proctab.h) */
 };
 
 /* what a generated script did: made executable and run (defined below) */
@@ -250,6 +253,7 @@ void fp_recon_free(struct fp_recon *r)
 	free(r->moves.v);
 	fp_netrec_free(r->net);
 	fp_procops_free(r->procops);
+	fp_proctab_free(&r->ptab);
 	free(r->memo);
 	free(r);
 }
@@ -978,6 +982,20 @@ static struct exec_rec *exec_at(const struct fp_recon *r, long i)
 	return &((struct exec_rec *)r->execs.v)[i];
 }
 
+/* the process table's row of p, at its fork or exec (cmd) */
+static int proc_row(struct fp_recon *r, struct proc_state *p,
+		    const struct fp_event *ev, struct fp_cmdline *cmd)
+{
+	struct proc_state *pp = proc_of(r, ev->ppid);
+	uint32_t parent = pp ? pp->row : 0;
+
+	if (charge(r, FP_PROCTAB_ROW_COST))
+		return -EDQUOT;
+	if (ev->type == FP_EV_FORK)
+		return fp_proctab_fork(&r->ptab, &p->row, parent, ev, p->group);
+	return fp_proctab_exec(&r->ptab, &p->row, parent, ev, cmd, p->group);
+}
+
 static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 {
 	struct exec_rec *e;
@@ -1039,7 +1057,7 @@ static int feed_exec(struct fp_recon *r, const struct fp_event *ev)
 	p->started = true;
 	p->own = false;
 	note_ran(r, ev);
-	return 0;
+	return proc_row(r, p, ev, e->cmd);
 }
 
 static int feed_fork(struct fp_recon *r, const struct fp_event *ev)
@@ -1061,7 +1079,7 @@ static int feed_fork(struct fp_recon *r, const struct fp_event *ev)
 
 		p->own = pp && pp->own;
 	}
-	return fork_group(r, ev, p);
+	return fork_group(r, ev, p) ?: proc_row(r, p, ev, NULL);
 }
 
 static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
@@ -1072,6 +1090,7 @@ static int feed_exit(struct fp_recon *r, const struct fp_event *ev)
 
 	if (!p || !p->started || p->exited)
 		return 0;
+	fp_proctab_exit(&r->ptab, p->row, ev);
 	/* kept here, and copied into the findings */
 	if (charge(r, 2 * VEC_COST(sizeof(*f))))
 		return -EDQUOT;
@@ -1492,6 +1511,7 @@ int fp_recon_feed(struct fp_recon *r, const struct fp_event *ev)
 	int ret;
 
 	r->fed++;
+	fp_proctab_seen(&r->ptab, ev->ts_ns);
 	/* the runner's own files (its logs, the step summaries it keeps) are
 	 * not a step's doing; a change it made in a root stays unexplained */
 	if (r->step_parent && ev->type == FP_EV_FILE &&
@@ -2535,8 +2555,10 @@ static int steps(const struct fp_recon *r, const struct fp_recon_input *in,
 	if (!g2s)
 		return -ENOMEM;
 	ret = resolve_steps(r, in, g2s, out);
-	if (!ret)
+	if (!ret) {
 		name_findings_steps(out, g2s, r->groups.n);
+		fp_proctab_steps(out->proctab, g2s, r->groups.n);
+	}
 	free(g2s);
 	return ret;
 }
@@ -2629,7 +2651,10 @@ int fp_reconcile(const struct fp_recon *r, const struct fp_recon_input *in,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = compare_fs(r, in, out);
+	out->proctab = calloc(1, sizeof(*out->proctab));
+	ret = out->proctab ? fp_proctab_copy(out->proctab, &r->ptab) : -ENOMEM;
+	if (!ret)
+		ret = compare_fs(r, in, out);
 	if (!ret)
 		ret = path_findings(r, in, out);
 	if (!ret)

@@ -93,6 +93,7 @@ static int actor(struct fp_fleet_finding *f, const struct fp_jv *a)
 	if (!a || a->type != FP_JV_OBJ)
 		return 0;
 	f->pid = (int32_t)fp_jv_int(a, "pid", 0);
+	f->proc = fp_jv_get(a, "argv") ? -1 : fp_jv_int(a, "proc", -1);
 	r = fp_fleet_jv_bytes(a, "exe", &f->exe, &f->exe_len);
 	if (r == -ENOMEM)
 		return r;
@@ -332,6 +333,7 @@ int fp_fleet_finding_of(struct fp_fleet_finding *f, const char *kind,
 	int r;
 
 	memset(f, 0, sizeof(*f));
+	f->proc = -1;
 	snprintf(f->kind, sizeof(f->kind), "%s", kind);
 	f->allowed = fp_jv_bool(e, "allowed") == 1;
 	f->forbidden = fp_jv_bool(e, "forbidden") == 1;

@@ -349,14 +349,63 @@ void fp_fleet_run_free(struct fp_fleet_run *run)
 
 /* ---- the findings ---- */
 
+/* a row of the receipt's process_table: its JSON text */
+struct ptab_row {
+	const char *v, *vend;
+};
+
 struct walk {
 	struct fp_fleet_run *run;
+	struct ptab_row *rows; /* the process table (format 2), in order */
+	size_t nrows, cap;
 	fp_fleet_finding_fn fn;
 	void *ctx;
 	const char *group; /* "files", "processes", "network"; NULL: top */
 	char kind[48];
 	uint32_t seq;
 };
+
+static int ptab_row(void *ctx, const char *k, size_t klen, const char *v,
+		    const char *vend)
+{
+	struct walk *w = ctx;
+	struct ptab_row *r;
+
+	if (w->nrows == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+
+		r = realloc(w->rows, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		w->rows = r;
+		w->cap = cap;
+	}
+	w->rows[w->nrows++] = (struct ptab_row){ v, vend };
+	return 0;
+}
+
+static int ptab_member(void *ctx, const char *k, size_t klen, const char *v,
+		       const char *vend)
+{
+	if (!key_is(k, klen, "process_table") || *v != '[')
+		return 0;
+	return each(v, vend, ptab_row, ctx);
+}
+
+/* an actor that names its row in the process table: the row's argv */
+static int argv_from_table(struct walk *w, struct fp_fleet_finding *f)
+{
+	struct fp_jv row;
+	int ret;
+
+	if (f->proc < 0 || (uint64_t)f->proc >= w->nrows || f->argv)
+		return 0;
+	if (parse(w->rows[f->proc].v, w->rows[f->proc].vend, &row))
+		return -EBADMSG;
+	ret = fp_fleet_jv_strv(&row, "argv", &f->argv, &f->argv_len);
+	fp_jv_free(&row);
+	return ret == -ENOMEM ? ret : 0;
+}
 
 static int entry(void *ctx, const char *k, size_t klen, const char *v,
 		 const char *vend)
@@ -371,6 +420,8 @@ static int entry(void *ctx, const char *k, size_t klen, const char *v,
 	if (parse(v, vend, &jv))
 		return -EBADMSG;
 	ret = fp_fleet_finding_of(&f, w->kind, &jv);
+	if (!ret)
+		ret = argv_from_table(w, &f);
 	if (!ret) {
 		f.seq = w->seq++;
 		w->run->findings++;
@@ -427,7 +478,10 @@ int fp_fleet_receipt_findings(const char *buf, size_t len,
 
 	run->findings = run->failing = 0;
 	memset(run->failing_by, 0, sizeof(run->failing_by));
-	ret = each(buf, buf + len, findings_member, &w);
+	ret = each(buf, buf + len, ptab_member, &w);
+	if (!ret)
+		ret = each(buf, buf + len, findings_member, &w);
+	free(w.rows);
 	if (ret == -EBADMSG)
 		snprintf(err, errlen, "not a receipt (bad JSON in a list)");
 	else if (ret == -ENOMEM)

@@ -66,6 +66,9 @@ struct fp_fleet_finding {
 	size_t exe_len;
 	char *argv; /* NUL-separated */
 	size_t argv_len;
+	/* its row in the receipt's process_table when the actor names one
+	 * instead of an argv (format 2), else -1 */
+	int64_t proc;
 	bool allowed, forbidden, failing;
 	char *rule;
 	/* what a rule allowing it would match (fp_suggester_need) */

@@ -8,6 +8,7 @@
 #include "findref.h"
 #include "json.h"
 #include "privs_json.h"
+#include "proctab.h"
 #include "receipt.h"
 #include "receipt_net.h"
 #include "receipt_parts.h"
@@ -17,21 +18,16 @@
 #define PRIVILEGED FP_P_NLISTS
 #include "shape_report.h"
 
-static void write_actor(struct json_out *j, const char *key,
-			const struct fp_actor *a)
+static void write_actor(struct json_out *j, const struct fp_findings *fi,
+			const char *key, const struct fp_actor *a)
 {
 	json_key(j, key);
 	if (!a->pid) {
-		fputs("null", j->f);
+		json_null(j);
 		return;
 	}
 	json_begin_object(j);
-	json_field_i64(j, "pid", a->pid);
-	json_field_i64(j, "ppid", a->ppid);
-	json_field_bytes(j, "exe", a->exe.data, a->exe.len);
-	json_field_strv(j, "argv", a->argv.data, a->argv.len);
-	if (a->argv_cut)
-		json_field_bool(j, "argv_truncated", true);
+	fp_receipt_actor_fields(j, fi, a);
 	json_end_object(j);
 }
 
@@ -138,19 +134,19 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 			write_names(j, "changes", x->changes, change_names, 5);
 		write_entry(j, "before", x->before);
 		write_entry(j, "after", x->after);
-		write_actor(j, "by", &x->by);
+		write_actor(j, fi, "by", &x->by);
 		if (x->by_open)
 			json_field_bool(j, "by_open", true);
 		break;
 	case FP_F_TRANSIENT:
-		write_actor(j, "created_by", &x->created_by);
-		write_actor(j, "removed_by", &x->removed_by);
+		write_actor(j, fi, "created_by", &x->created_by);
+		write_actor(j, fi, "removed_by", &x->removed_by);
 		break;
 	case FP_F_OUTSIDE:
 	case FP_F_CUT:
 	case FP_F_MAGIC:
 		write_names(j, "ops", x->changes, op_names, 7);
-		write_actor(j, "by", &x->by);
+		write_actor(j, fi, "by", &x->by);
 		if (x->by_open)
 			json_field_bool(j, "by_open", true);
 		break;
@@ -168,13 +164,13 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 	/* what a generated script did: who made it (when another touched
 	 * it last), made it executable, ran it */
 	if (x->created_by.pid && l != FP_F_TRANSIENT)
-		write_actor(j, "created_by", &x->created_by);
+		write_actor(j, fi, "created_by", &x->created_by);
 	if (x->made_exec)
 		json_field_bool(j, "made_executable", true);
 	if (x->ran)
-		write_actor(j, "ran_by", &x->ran_by);
+		write_actor(j, fi, "ran_by", &x->ran_by);
 	if (x->outside_writer.pid)
-		write_actor(j, "outside_writer", &x->outside_writer);
+		write_actor(j, fi, "outside_writer", &x->outside_writer);
 	write_step(j, fi, fp_file_finding_step(x));
 	json_end_object(j);
 }
@@ -182,6 +178,9 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 static void write_proc(struct json_out *j, const struct fp_findings *fi,
 		       enum fp_proc_list l, const struct fp_proc_finding *x)
 {
+	const struct fp_proctab *t = fi->proctab;
+	long row = t ? fp_proctab_find(t, &x->p) : -1;
+
 	json_begin_object(j);
 	json_field_i64(j, "pid", x->p.pid);
 	json_field_i64(j, "ppid", x->p.ppid);
@@ -189,6 +188,10 @@ static void write_proc(struct json_out *j, const struct fp_findings *fi,
 	json_field_strv(j, "argv", x->p.argv.data, x->p.argv.len);
 	if (x->p.argv_cut)
 		json_field_bool(j, "argv_truncated", true);
+	if (row >= 0)
+		json_field_u64(j, "proc", row);
+	else
+		json_field_null(j, "proc");
 	if (l == FP_P_SHORT_LIVED) {
 		if (x->signal)
 			json_field_i64(j, "signal", x->signal);
@@ -232,7 +235,7 @@ static void write_net(struct json_out *j, const struct fp_findings *fi,
 	if (x->new_outside)
 		json_field_bool(j, "owner_began_during_run", true);
 	if (x->by.pid)
-		write_actor(j, l == FP_N_BOUND ? "by" : "owner", &x->by);
+		write_actor(j, fi, l == FP_N_BOUND ? "by" : "owner", &x->by);
 	write_judged(j, x->allowed, x->forbidden, x->rule);
 	write_step(j, fi, x->step);
 	json_end_object(j);
@@ -255,7 +258,7 @@ static void write_tamper(struct json_out *j, const struct fp_findings *fi,
 		}
 		json_field_u64(j, "ts_ns", t->ts_ns);
 	}
-	write_actor(j, "by", &t->by);
+	write_actor(j, fi, "by", &t->by);
 	write_step(j, fi, t->by.step);
 	json_end_object(j);
 }
@@ -355,10 +358,10 @@ static void write_strv(struct json_out *j, const char *key, char *const *v,
 	free(buf);
 }
 
-void fp_receipt_actor(struct json_out *j, const char *key,
-		      const struct fp_actor *a)
+void fp_receipt_actor(struct json_out *j, const struct fp_findings *fi,
+		      const char *key, const struct fp_actor *a)
 {
-	write_actor(j, key, a);
+	write_actor(j, fi, key, a);
 }
 
 void fp_receipt_step(struct json_out *j, const struct fp_findings *fi,
@@ -396,6 +399,7 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	size_t l, i;
 
 	json_begin_object(&j);
+	json_field_u64(&j, "format", FP_RECEIPT_FORMAT);
 	json_field_bool(&j, "ok", v->ok);
 	write_strs(&j, "reasons", &v->reasons);
 
@@ -498,6 +502,8 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 				   ri->fs_before, ri->fs_after);
 	if (ri->unit)
 		write_unit(&j, ri);
+
+	fp_receipt_process_table(&j, fi);
 
 	json_key(&j, "expected");
 	fputc('[', f);

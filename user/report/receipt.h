@@ -11,6 +11,12 @@
 #include "judge.h"
 #include "shape_diff.h"
 
+/*
+ * The receipt's "format": 2 since the process table (docs/receipt.md); a
+ * receipt without the key is format 1.
+ */
+#define FP_RECEIPT_FORMAT 2
+
 struct fp_receipt_info {
 	char *const *argv;
 	const struct fp_outcome *outcome;

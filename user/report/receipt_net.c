@@ -6,18 +6,14 @@
 #include "dns.h"
 #include "netflow.h"
 #include "receipt_net.h"
+#include "receipt_parts.h"
 
 static void write_who(struct json_out *j, const struct fp_findings *fi,
 		      const struct fp_actor *a)
 {
 	const struct fp_step *st = fp_findings_step(fi, a->step);
 
-	json_field_i64(j, "pid", a->pid);
-	json_field_i64(j, "ppid", a->ppid);
-	json_field_bytes(j, "exe", a->exe.data ?: "", a->exe.len);
-	json_field_strv(j, "argv", a->argv.data ?: "", a->argv.len);
-	if (a->argv_cut)
-		json_field_bool(j, "argv_truncated", true);
+	fp_receipt_actor_fields(j, fi, a);
 	if (st) {
 		json_field_bytes(j, "step", st->name.data, st->name.len);
 		json_field_u64(j, "step_index", st->index);

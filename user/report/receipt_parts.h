@@ -9,8 +9,14 @@
 #include "json.h"
 
 /* "key": the process, or null */
-void fp_receipt_actor(struct json_out *j, const char *key,
-		      const struct fp_actor *a);
+void fp_receipt_actor(struct json_out *j, const struct fp_findings *fi,
+		      const char *key, const struct fp_actor *a);
+/* "pid", "ppid", "exe", "proc" (its row in the process table, or null),
+ * and "argv" when the row does not hold its command line */
+void fp_receipt_actor_fields(struct json_out *j, const struct fp_findings *fi,
+			     const struct fp_actor *a);
+/* "process_table", and "process_table_omitted" when some were */
+void fp_receipt_process_table(struct json_out *j, const struct fp_findings *fi);
 /* "step" of a sidecar's finding; nothing in `run` */
 void fp_receipt_step(struct json_out *j, const struct fp_findings *fi,
 		     unsigned int step);

@@ -33,7 +33,7 @@ static void write_one(struct json_out *j, const struct fp_findings *fi,
 	json_field_u64(j, "count", x->count);
 	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
 	json_field_bool(j, "failing", x->failing);
-	fp_receipt_actor(j, "by", &x->by);
+	fp_receipt_actor(j, fi, "by", &x->by);
 	fp_receipt_step(j, fi, x->by.step);
 	json_end_object(j);
 }

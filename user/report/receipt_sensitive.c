@@ -65,7 +65,7 @@ static void write_read(struct json_out *j, const struct fp_findings *fi,
 	write_before_hash(j, x);
 	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
 	json_field_bool(j, "failing", x->failing);
-	fp_receipt_actor(j, "by", &x->by);
+	fp_receipt_actor(j, fi, "by", &x->by);
 	fp_receipt_step(j, fi, x->by.step);
 	json_end_object(j);
 }
@@ -119,7 +119,7 @@ static void write_signal(struct json_out *j, const struct fp_findings *fi,
 	json_field_u64(j, "count", x->count);
 	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
 	json_field_bool(j, "failing", x->failing);
-	fp_receipt_actor(j, "by", &x->by);
+	fp_receipt_actor(j, fi, "by", &x->by);
 	fp_receipt_step(j, fi, x->by.step);
 	json_end_object(j);
 }

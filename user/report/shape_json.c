@@ -141,7 +141,7 @@ static void unit(struct json_out *j, const struct fp_shape_unit *u)
 
 void fp_shape_json(FILE *f, const struct fp_shape *s)
 {
-	struct json_out j = { f, false };
+	struct json_out j = { .f = f };
 	size_t i;
 
 	json_begin_object(&j);

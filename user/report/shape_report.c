@@ -86,7 +86,7 @@ void fp_shape_diff_json_value(struct json_out *j, const struct fp_shape_diff *d,
 void fp_shape_diff_json(FILE *f, const struct fp_shape_diff *d,
 			const struct fp_shape_policy *pol)
 {
-	struct json_out j = { f, false };
+	struct json_out j = { .f = f };
 
 	fp_shape_diff_json_value(&j, d, pol);
 	fputc('\n', f);
