@@ -47,6 +47,7 @@ static const char css[] =
 	"#fff 4px 6px)}\n"
 	".p.axis{position:sticky;top:0;background:#fff;z-index:1;"
 	"font-size:11px;color:var(--mute)}\n"
+	".p.axis u{white-space:nowrap}\n"
 	".p.axis u{position:absolute;text-decoration:none;"
 	"transform:translateX(-50%)}\n.p.axis u:first-child{transform:none}\n"
 	".p.axis u:last-child{transform:translateX(-100%)}\n"
