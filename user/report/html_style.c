@@ -27,6 +27,9 @@ static const char css[] =
 	".sev-medium{--c:var(--med)}.sev-low{--c:var(--low)}"
 	".sev-none{--c:var(--none)}\n"
 	"h3[class^=sev-]{color:var(--c)}\n"
+	"details.sev>summary{cursor:pointer}details.sev>summary>h3"
+	"{display:inline-block;margin:.6em 0 .3em}\n"
+	"li.more{list-style:none}\n"
 	".findings li,.ports li,.dir li{margin:.15em 0}\n"
 	".finding{border-left:4px solid var(--c);padding-left:.5em;"
 	"list-style-position:inside}\n"
@@ -64,6 +67,9 @@ static const char css[] =
 	".net tr.dest td:first-child{border-left:4px solid var(--c)}\n"
 	".net .num{text-align:right}\n"
 	"footer{margin-top:3em;font-size:12px}\n"
+	/* a long job's page: what is off screen is not laid out */
+	".lane{content-visibility:auto;contain-intrinsic-size:auto 400px}\n"
+	".dir{content-visibility:auto;contain-intrinsic-size:auto 200px}\n"
 	"</style>\n";
 
 void fp_html_style(FILE *f)

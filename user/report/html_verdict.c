@@ -150,9 +150,12 @@ void fp_html_findings_section(struct fp_html *h)
 	for (s = FP_SEV_CRITICAL; s >= FP_SEV_LOW; s--) {
 		if (!h->by_sev[s])
 			continue;
+		/* low findings wait behind a click when worse ones are there */
 		fprintf(h->out,
-			"<h3 id=\"sev-%s\" class=\"sev-%s\">%s <small>%" PRIu64
-			"</small></h3>\n<ol class=\"findings\">\n",
+			"<details class=\"sev\"%s><summary><h3 id=\"sev-%s\" "
+			"class=\"sev-%s\">%s <small>%" PRIu64
+			"</small></h3></summary>\n<ol class=\"findings\">\n",
+			s > FP_SEV_LOW || i == 0 ? " open" : "",
 			fp_severity_name(s), fp_severity_name(s),
 			fp_severity_name(s), h->by_sev[s]);
 		for (shown = 0; i < h->nfind && h->find[i].sev == (unsigned)s;
@@ -163,7 +166,7 @@ void fp_html_findings_section(struct fp_html *h)
 			fprintf(h->out,
 				"<li class=\"more\">and %zu more</li>\n",
 				shown - FP_HTML_FINDINGS_PER_SEV);
-		fputs("</ol>\n", h->out);
+		fputs("</ol></details>\n", h->out);
 	}
 	fputs("</section>\n", h->out);
 }
