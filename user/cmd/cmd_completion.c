@@ -25,6 +25,7 @@ static const struct completed_cmd completed[] = {
 	{ "run", fp_run_longopts, NULL },
 	{ "replay", fp_replay_longopts, NULL },
 	{ "events", fp_events_longopts, NULL },
+	{ "report", fp_report_longopts, NULL },
 	{ "sidecar", fp_sidecar_longopts, "start status mark stop" },
 	{ "policy", fp_policy_longopts, "learn suggest check" },
 	{ "lock", fp_lock_longopts, NULL },

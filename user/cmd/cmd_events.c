@@ -144,48 +144,6 @@ static void print_stats(struct filter *f, const struct fp_run *run,
 			log, f->type, f->seen[0] ? f->seen : "none");
 }
 
-/*
- * --format FORMAT (or --format=FORMAT), taken out of argv before the
- * filters are parsed: up to a "--", which ends the options. 0, or
- * FP_EXIT_USAGE after one line.
- */
-static int take_format(int *argc, char **argv, const char **format)
-{
-	int i, n, out = 0;
-
-	for (i = 0; i < *argc; i++) {
-		n = 0;
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "--format")) {
-			if (i + 1 >= *argc)
-				return fp_usage_error(
-					"events",
-					"--format wants ndjson or chrome-trace");
-			*format = argv[i + 1];
-			n = 2;
-		} else if (!strncmp(argv[i], "--format=", 9)) {
-			*format = argv[i] + 9;
-			n = 1;
-		}
-		if (n) {
-			i += n - 1;
-			continue;
-		}
-		argv[out++] = argv[i];
-	}
-	for (; i < *argc; i++)
-		argv[out++] = argv[i];
-	*argc = out;
-	argv[out] = NULL;
-	if (strcmp(*format, "ndjson") && strcmp(*format, "chrome-trace"))
-		return fp_usage_error(
-			"events",
-			"unknown --format '%s': ndjson or chrome-trace",
-			*format);
-	return 0;
-}
-
 /* --format chrome-trace: every event into the trace, the end after them */
 static int chrome_trace(struct filter *f, struct fp_chrome_trace *ct,
 			struct fp_events_opts *args)
@@ -206,20 +164,23 @@ int cmd_events(int argc, char **argv)
 {
 	struct fp_events_opts args = { 0 };
 	struct fp_chrome_trace ct;
-	const char *format = "ndjson";
+	const char *format;
 	struct filter f;
 	struct fp_run run;
 	char err[600];
 	int ret, rc = FP_EXIT_USAGE;
 
-	ret = take_format(&argc, argv, &format);
-	if (ret)
-		return ret;
 	ret = fp_events_args_parse(argc, argv, &args);
 	if (ret == FP_ARGS_HELP)
 		events_usage(stdout);
 	if (ret)
 		return ret == FP_ARGS_HELP ? FP_EXIT_OK : ret;
+	format = args.format ? args.format : "ndjson";
+	if (strcmp(format, "ndjson") && strcmp(format, "chrome-trace"))
+		return fp_usage_error(
+			"events",
+			"unknown --format '%s': ndjson or chrome-trace",
+			format);
 	f = (struct filter){ .pid = args.pid,
 			     .type = args.type,
 			     .prefix = args.prefix,

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "html.h"
 #include "logrun.h"
+#include "longopts.h"
 #include "run.h"
 #include "run_args.h"
 #include "userfile.h"
@@ -59,7 +60,7 @@ static void report_usage(FILE *f)
 		"or the page could not be written.\n");
 }
 
-static const struct option report_longopts[] = {
+const struct option fp_report_longopts[] = {
 	{ "html", required_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -71,7 +72,7 @@ static int parse(int argc, char **argv, const char **html, const char **in)
 	int c, at;
 
 	fp_opts_start();
-	while ((c = fp_next_opt_any_order(argc, argv, "-:h", report_longopts,
+	while ((c = fp_next_opt_any_order(argc, argv, "-:h", fp_report_longopts,
 					  &at, &pos)) != -1) {
 		switch (c) {
 		case 'H':
