@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "finding_rank.h"
+#include "severity.h"
 #include "logrun.h"
 #include "run.h"
 #include "run_args.h"
@@ -345,7 +345,7 @@ static int check_logs(const char *policy_file, const struct fp_policy *pol,
 			fputc('\n', out);
 		}
 		/* the worst first: a write to ~/.bashrc before 40 files */
-		fp_reasons_by_rank(v.reasons.v, v.reasons.n);
+		fp_reasons_by_rank(&v.sev, v.reasons.v, v.reasons.n);
 		for (k = 0; !v.ok && k < v.reasons.n; k++) {
 			fputs("  ", out);
 			put_name(out, logs[i]);

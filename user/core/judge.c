@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "finding_rank.h"
+#include "severity.h"
 #include "judge.h"
 #include "procops.h"
 #include "judge_net.h"
@@ -169,7 +169,8 @@ static void drop_file(struct fp_vec *v, size_t i)
  */
 static void keep_severe(struct fp_verdict *v, char *reason)
 {
-	enum fp_rank want = fp_reason_rank(reason), worst = FP_RANK_VERDICT;
+	enum fp_rank want = fp_reason_rank_in(&v->sev, reason),
+		     worst = FP_RANK_VERDICT;
 	char **slot = NULL;
 	size_t i;
 
@@ -179,7 +180,7 @@ static void keep_severe(struct fp_verdict *v, char *reason)
 	}
 	for (i = 0; i < v->reasons.n; i++) {
 		char **r = &((char **)v->reasons.v)[i];
-		enum fp_rank k = fp_reason_rank(*r);
+		enum fp_rank k = fp_reason_rank_in(&v->sev, *r);
 
 		if (k >= worst) {
 			worst = k;
@@ -196,7 +197,8 @@ static void keep_severe(struct fp_verdict *v, char *reason)
 		*end = reason;
 		v->reasons_floor = 0;
 		for (i = 0; i < v->reasons.n; i++) {
-			int k = fp_reason_rank(((char **)v->reasons.v)[i]);
+			int k = fp_reason_rank_in(&v->sev,
+						  ((char **)v->reasons.v)[i]);
 
 			if (k + 1 > v->reasons_floor)
 				v->reasons_floor = k + 1;
@@ -728,6 +730,7 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 	int ret;
 
 	memset(v, 0, sizeof(*v));
+	v->sev = p->sev;
 	if (o->timed_out)
 		ret = push_str(&v->reasons, fmt("command timed out"));
 	else if (o->signal)

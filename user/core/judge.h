@@ -44,8 +44,10 @@ struct fp_verdict {
 	struct fp_vec expects; /* struct fp_expect */
 	size_t failing; /* findings that fail */
 	/* once reasons is full: 1 + the least severe rank in it
-	 * (finding_rank.h), 0 before */
+	 * (severity.h), 0 before */
 	int reasons_floor;
+	/* the policy's severity of each kind (its "severity" lines) */
+	struct fp_sevmap sev;
 };
 
 int fp_judge(const struct fp_policy *p, struct fp_findings *f,

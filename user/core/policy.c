@@ -386,18 +386,10 @@ static int check_by(enum fp_rule_kind kind, enum fp_rule_target target,
 	return 0;
 }
 
-int fp_policy_add_by(struct fp_policy *p, enum fp_rule_kind kind,
-		     enum fp_rule_target target, const char *pattern,
-		     size_t len, const char *by, size_t bylen,
-		     char *const *roots, size_t nroots, char *err,
-		     size_t errlen)
+/* what no rule can be: empty, a NUL, a promise about what changes nothing */
+static int check_rule(enum fp_rule_kind kind, enum fp_rule_target target,
+		      const char *pattern, size_t len, char *err, size_t errlen)
 {
-	char quoted[8192], qby[8192] = "", *text = NULL, *norm = NULL;
-	bool dir = false;
-	ssize_t nl;
-	size_t i;
-	int ret = 0;
-
 	if (len == 0) {
 		snprintf(err, errlen, "footprint: empty %s pattern",
 			 kind_name(kind));
@@ -420,7 +412,54 @@ int fp_policy_add_by(struct fp_policy *p, enum fp_rule_kind kind,
 			(int)strlen(w) - 1, w);
 		return -EINVAL;
 	}
-	if (check_by(kind, target, by, bylen, err, errlen))
+	return 0;
+}
+
+/* A relative path pattern (norm, len; dir: it named a directory) as one
+ * rule per root. */
+static int add_under_roots(struct fp_policy *p, enum fp_rule_kind kind,
+			   enum fp_rule_target target, const char *pattern,
+			   size_t len, const char *text, const char *by,
+			   size_t bylen, char *const *roots, size_t nroots)
+{
+	size_t i, k;
+	int ret = 0;
+
+	for (i = 0; i < nroots && !ret; i++) {
+		size_t rl = strlen(roots[i]), al = 0;
+		char *abs = malloc(2 * rl + 1 + len);
+
+		if (!abs)
+			return -ENOMEM;
+		/* the root is a name, not a pattern: "/w/a*b" matches only
+		 * itself (an escape makes the rule a glob, which reads it so) */
+		for (k = 0; k < rl; k++) {
+			if (is_glob(roots[i] + k, 1))
+				abs[al++] = '\\';
+			abs[al++] = roots[i][k];
+		}
+		if (!(rl == 1 && roots[i][0] == '/'))
+			abs[al++] = '/';
+		memcpy(abs + al, pattern, len);
+		ret = add_rule(p, kind, target, abs, al + len, text, by, bylen);
+		free(abs);
+	}
+	return ret;
+}
+
+int fp_policy_add_by(struct fp_policy *p, enum fp_rule_kind kind,
+		     enum fp_rule_target target, const char *pattern,
+		     size_t len, const char *by, size_t bylen,
+		     char *const *roots, size_t nroots, char *err,
+		     size_t errlen)
+{
+	char quoted[8192], qby[8192] = "", *text = NULL, *norm = NULL;
+	bool dir = false;
+	ssize_t nl;
+	int ret = 0;
+
+	if (check_rule(kind, target, pattern, len, err, errlen) ||
+	    check_by(kind, target, by, bylen, err, errlen))
 		return -EINVAL;
 	fp_policy_quote(quoted, sizeof(quoted), pattern, len, false);
 	if (by)
@@ -454,37 +493,13 @@ int fp_policy_add_by(struct fp_policy *p, enum fp_rule_kind kind,
 			goto cleanup;
 		}
 	}
-	if (!pathlike(target) || (len && pattern[0] == '/') || nroots == 0) {
+	if (!pathlike(target) || (len && pattern[0] == '/') || nroots == 0)
 		ret = len ? add_rule(p, kind, target, pattern, len, text, by,
 				     bylen) :
 			    add_rule(p, kind, target, "./", 2, text, by, bylen);
-		goto cleanup;
-	}
-	/* relative: one rule per root */
-	for (i = 0; i < nroots; i++) {
-		size_t rl = strlen(roots[i]), k;
-		char *abs = malloc(2 * rl + 1 + len);
-		size_t al = 0;
-
-		if (!abs) {
-			ret = -ENOMEM;
-			goto cleanup;
-		}
-		/* the root is a name, not a pattern: "/w/a*b" matches only
-		 * itself (an escape makes the rule a glob, which reads it so) */
-		for (k = 0; k < rl; k++) {
-			if (is_glob(roots[i] + k, 1))
-				abs[al++] = '\\';
-			abs[al++] = roots[i][k];
-		}
-		if (!(rl == 1 && roots[i][0] == '/'))
-			abs[al++] = '/';
-		memcpy(abs + al, pattern, len);
-		ret = add_rule(p, kind, target, abs, al + len, text, by, bylen);
-		free(abs);
-		if (ret)
-			break;
-	}
+	else
+		ret = add_under_roots(p, kind, target, pattern, len, text, by,
+				      bylen, roots, nroots);
 cleanup:
 	free(norm);
 	free(text);
@@ -696,6 +711,51 @@ static int parse_pattern(const char *s, const char *e,
 	return 0;
 }
 
+/*
+ * "severity KIND LEVEL": the findings of KIND (a receipt list, "files.read",
+ * "network.dns") are LEVEL (critical, high, medium, low) in every report.
+ */
+static int parse_severity(struct fp_policy *p, const char *s, const char *e,
+			  char *err, size_t errlen)
+{
+	const char *kind, *lvl;
+	size_t kl, ll;
+	enum fp_severity sev;
+	int k;
+
+	kind = skip_blanks(s, e);
+	for (s = kind; s < e && !isspace((unsigned char)*s); s++)
+		;
+	kl = s - kind;
+	lvl = skip_blanks(s, e);
+	for (s = lvl; s < e && !isspace((unsigned char)*s); s++)
+		;
+	ll = s - lvl;
+	if (!kl || !ll || !only_comment(s, e)) {
+		snprintf(
+			err, errlen,
+			"'severity' wants a kind and a level: severity KIND critical|high|medium|low");
+		return -EINVAL;
+	}
+	k = fp_severity_kind(kind, kl);
+	if (k < 0 || (kl > 7 && !memcmp(kind, "tamper.", 7))) {
+		snprintf(
+			err, errlen,
+			"unknown finding kind '%.*s' in a severity line: want one of %s",
+			(int)kl, kind, fp_severity_kinds());
+		return -EINVAL;
+	}
+	if (fp_severity_parse(lvl, ll, &sev)) {
+		snprintf(
+			err, errlen,
+			"unknown severity '%.*s': want critical, high, medium or low",
+			(int)ll, lvl);
+		return -EINVAL;
+	}
+	p->sev.sev[k] = sev;
+	return 0;
+}
+
 int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 			 char *const *roots, size_t nroots, char *err,
 			 size_t errlen)
@@ -719,6 +779,9 @@ int fp_policy_parse_line(struct fp_policy *p, const char *line, size_t len,
 		p->report_noise = true;
 		return 0;
 	}
+	if (e - s > 9 && !memcmp(s, "severity", 8) &&
+	    isspace((unsigned char)s[8]))
+		return parse_severity(p, s + 9, e, err, errlen);
 	for (w = s; w < e && !isspace((unsigned char)*w); w++)
 		;
 	wl = w - s;

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "severity.h"
+
 enum fp_rule_kind { FP_ALLOW, FP_FORBID, FP_EXPECT, FP_IGNORE };
 enum fp_rule_target {
 	FP_T_PATH,
@@ -50,6 +52,8 @@ struct fp_policy {
 	size_t n;
 	bool report_noise; /* do not drop the default noise paths */
 	size_t nby; /* rules scoped "by EXE" */
+	/* "severity KIND LEVEL" lines: a kind's level (severity.h) */
+	struct fp_sevmap sev;
 };
 
 enum fp_decision { FP_DEC_NONE, FP_DEC_ALLOW, FP_DEC_FORBID, FP_DEC_IGNORE };

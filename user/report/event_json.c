@@ -402,11 +402,10 @@ static void write_control(struct json_out *j, const struct fp_event *ev)
 	json_field_u64(j, "start_ticks", ev->control.start_ticks);
 	if (ev->control.step_pid)
 		json_field_u64(j, "step_pid", ev->control.step_pid);
-	json_key(j, "own");
-	fputc('[', j->f);
+	json_field_array(j, "own");
 	for (i = 0; i < ev->control.nown && i < FP_CTL_MAX_OWN; i++)
-		fprintf(j->f, "%s%u", i ? "," : "", ev->control.own[i]);
-	fputc(']', j->f);
+		json_elem_u64(j, ev->control.own[i]);
+	json_end_array(j);
 	if (ev->control.name.len || ev->control.op == FP_CTL_MARK)
 		json_field_bytes(j, "name", ev->control.name.data ?: "",
 				 ev->control.name.len);

@@ -9,22 +9,15 @@
 /* capability names in bit order, so that two receipts diff cleanly */
 static void caps_array(FILE *f, uint64_t set)
 {
+	struct json_out j = { .f = f };
 	char other[16];
-	const char *name;
 	unsigned int i;
-	bool first = true;
 
-	fputc('[', f);
-	for (i = 0; i < 64; i++) {
-		if (!(set & (1ULL << i)))
-			continue;
-		name = fp_cap_name(i, other, sizeof(other));
-		if (!first)
-			fputc(',', f);
-		first = false;
-		json_string(f, name, strlen(name));
-	}
-	fputc(']', f);
+	json_begin_array(&j);
+	for (i = 0; i < 64; i++)
+		if (set & (1ULL << i))
+			json_elem_str(&j, fp_cap_name(i, other, sizeof(other)));
+	json_end_array(&j);
 }
 
 /*
@@ -83,44 +76,33 @@ static void write_caps(struct json_out *j, const char *key, uint64_t set)
 void fp_json_privs(struct json_out *j, const char *key,
 		   const struct fp_privs *c)
 {
-	struct json_out k = { .f = j->f };
-
 	json_key(j, key);
 	if (!c->known) {
-		fputs("null", j->f);
+		json_null(j);
 		return;
 	}
-	json_begin_object(&k);
-	json_field_u64(&k, "uid", c->uid);
-	json_field_u64(&k, "euid", c->euid);
-	json_field_u64(&k, "suid", c->suid);
-	json_field_u64(&k, "gid", c->gid);
-	json_field_u64(&k, "egid", c->egid);
-	json_field_u64(&k, "sgid", c->sgid);
-	write_caps(&k, "cap_eff", c->cap_eff);
-	write_caps(&k, "cap_prm", c->cap_prm);
-	json_field_bool(&k, "no_new_privs", c->no_new_privs);
-	json_field_bool(&k, "secure_exec", c->secure_exec);
-	json_field_u64(&k, "userns_level", c->userns_level);
-	json_end_object(&k);
+	json_begin_object(j);
+	json_field_u64(j, "uid", c->uid);
+	json_field_u64(j, "euid", c->euid);
+	json_field_u64(j, "suid", c->suid);
+	json_field_u64(j, "gid", c->gid);
+	json_field_u64(j, "egid", c->egid);
+	json_field_u64(j, "sgid", c->sgid);
+	write_caps(j, "cap_eff", c->cap_eff);
+	write_caps(j, "cap_prm", c->cap_prm);
+	json_field_bool(j, "no_new_privs", c->no_new_privs);
+	json_field_bool(j, "secure_exec", c->secure_exec);
+	json_field_u64(j, "userns_level", c->userns_level);
+	json_end_object(j);
 }
 
 void fp_json_priv_rose(struct json_out *j, const char *key, unsigned int rose)
 {
-	const char *name;
 	unsigned int i;
-	bool first = true;
 
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < FP_PRIV_NBITS; i++) {
-		if (!(rose & (1U << i)))
-			continue;
-		name = fp_priv_bit_name(i);
-		if (!first)
-			fputc(',', j->f);
-		first = false;
-		json_string(j->f, name, strlen(name));
-	}
-	fputc(']', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < FP_PRIV_NBITS; i++)
+		if (rose & (1U << i))
+			json_elem_str(j, fp_priv_bit_name(i));
+	json_end_array(j);
 }

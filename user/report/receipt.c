@@ -39,7 +39,7 @@ static void write_entry(struct json_out *j, const char *key,
 
 	json_key(j, key);
 	if (!e) {
-		fputs("null", j->f);
+		json_null(j);
 		return;
 	}
 	json_begin_object(j);
@@ -47,14 +47,10 @@ static void write_entry(struct json_out *j, const char *key,
 	if (e->type == '?') {
 		/* never stat'ed: its mode, owner and size are unknown, and a
 		 * 0 would read as root's */
-		json_key(j, "mode");
-		fputs("null", j->f);
-		json_key(j, "uid");
-		fputs("null", j->f);
-		json_key(j, "gid");
-		fputs("null", j->f);
-		json_key(j, "size");
-		fputs("null", j->f);
+		json_field_null(j, "mode");
+		json_field_null(j, "uid");
+		json_field_null(j, "gid");
+		json_field_null(j, "size");
 	} else {
 		json_field_mode(j, "mode", e->mode);
 		json_field_u64(j, "uid", e->uid);
@@ -86,19 +82,12 @@ static void write_names(struct json_out *j, const char *key, unsigned int bits,
 			const char *const *names, size_t n)
 {
 	size_t i;
-	bool first = true;
 
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < n; i++) {
-		if (!(bits & (1U << i)))
-			continue;
-		if (!first)
-			fputc(',', j->f);
-		first = false;
-		json_string(j->f, names[i], strlen(names[i]));
-	}
-	fputc(']', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < n; i++)
+		if (bits & (1U << i))
+			json_elem_str(j, names[i]);
+	json_end_array(j);
 }
 
 /* the step of a finding: none in `run`, so its receipt is as it was */
@@ -272,34 +261,28 @@ static void write_steps(struct json_out *j, const struct fp_findings *fi)
 	unsigned int cat;
 	size_t i;
 
-	json_key(j, "steps");
-	fputc('[', j->f);
+	json_field_array(j, "steps");
 	for (i = 0; c && i < fi->steps.n; i++) {
 		const struct fp_step *st = &FP_STEPS(fi)[i];
-		struct json_out k = { .f = j->f };
 
-		if (i)
-			fputc(',', j->f);
-		json_begin_object(&k);
-		json_field_u64(&k, "index", st->index);
-		json_field_bytes(&k, "name", st->name.data, st->name.len);
-		json_field_str(&k, "named_by", step_named[st->named]);
-		json_field_i64(&k, "first_pid", st->first_pid);
-		json_field_u64(&k, "started_ns", st->started_ns);
-		json_key(&k, "findings");
-		json_begin_object(&k);
+		json_begin_object(j);
+		json_field_u64(j, "index", st->index);
+		json_field_bytes(j, "name", st->name.data, st->name.len);
+		json_field_str(j, "named_by", step_named[st->named]);
+		json_field_i64(j, "first_pid", st->first_pid);
+		json_field_u64(j, "started_ns", st->started_ns);
+		json_field_object(j, "findings");
 		for (cat = 0; cat < FP_NCAT; cat++)
 			if (c[st->index].n[cat])
 				json_field_u64(
-					&k,
-					fp_cat_name(cat, name, sizeof(name)),
+					j, fp_cat_name(cat, name, sizeof(name)),
 					c[st->index].n[cat]);
-		json_end_object(&k);
-		json_field_u64(&k, "failing", c[st->index].failing_all);
-		json_field_bool(&k, "ok", !c[st->index].failing_all);
-		json_end_object(&k);
+		json_end_object(j);
+		json_field_u64(j, "failing", c[st->index].failing_all);
+		json_field_bool(j, "ok", !c[st->index].failing_all);
+		json_end_object(j);
 	}
-	fputc(']', j->f);
+	json_end_array(j);
 	free(c);
 }
 
@@ -308,14 +291,10 @@ static void write_sidecar(struct json_out *j, const struct fp_findings *fi)
 {
 	size_t i;
 
-	json_key(j, "tamper");
-	fputc('[', j->f);
-	for (i = 0; i < fi->tamper.n; i++) {
-		if (i)
-			fputc(',', j->f);
+	json_field_array(j, "tamper");
+	for (i = 0; i < fi->tamper.n; i++)
 		write_tamper(j, fi, &FP_TAMPER(fi)[i]);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 	write_steps(j, fi);
 }
 
@@ -324,16 +303,10 @@ static void write_strs(struct json_out *j, const char *key,
 {
 	size_t i;
 
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < v->n; i++) {
-		const char *s = ((char **)v->v)[i];
-
-		if (i)
-			fputc(',', j->f);
-		json_string(j->f, s, strlen(s));
-	}
-	fputc(']', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < v->n; i++)
+		json_elem_str(j, ((char **)v->v)[i]);
+	json_end_array(j);
 }
 
 /* An array of strings, losslessly: "<key>_b64" when one is not UTF-8. */
@@ -391,109 +364,138 @@ static void write_unit(struct json_out *j, const struct fp_receipt_info *ri)
 	json_end_object(j);
 }
 
+/* how the command ended: its argv, exit code or signal, and timing */
+static void write_command(struct json_out *j, const struct fp_receipt_info *ri)
+{
+	const struct fp_outcome *o = ri->outcome;
+
+	json_field_object(j, "command");
+	write_strv(j, "argv", ri->argv, SIZE_MAX);
+	if (o->exit_code >= 0)
+		json_field_i64(j, "exit_code", o->exit_code);
+	else
+		json_field_null(j, "exit_code");
+	if (o->signal)
+		json_field_i64(j, "signal", o->signal);
+	else
+		json_field_null(j, "signal");
+	json_field_bool(j, "timed_out", o->timed_out);
+	json_field_bool(j, "interrupted", o->interrupted);
+	json_field_u64(j, "duration_ms", ri->duration_ms);
+	json_end_object(j);
+}
+
+static void write_trace(struct json_out *j, const struct fp_receipt_info *ri)
+{
+	const struct fp_outcome *o = ri->outcome;
+
+	json_field_object(j, "trace");
+	json_field_u64(j, "events", ri->events);
+	if (ri->opens_collapsed)
+		json_field_u64(j, "opens_collapsed", ri->opens_collapsed);
+	json_field_u64(j, "lost", o->lost);
+	json_field_bool(j, "complete", o->complete);
+	if (!o->complete && ri->incomplete)
+		json_field_str(j, "reason", ri->incomplete);
+	json_end_object(j);
+}
+
+static void write_files(struct json_out *j, const struct fp_findings *fi)
+{
+	size_t l, i;
+
+	json_field_object(j, "files");
+	for (l = 0; l < FP_F_NLISTS; l++) {
+		json_field_array(j, fp_file_list_names[l]);
+		for (i = 0; i < fi->files[l].n; i++)
+			write_file(j, fi, l, &FP_FILES(fi, l)[i]);
+		json_end_array(j);
+	}
+	fp_receipt_reads(j, fi);
+	fp_receipt_procops_files(j, fi);
+	json_end_object(j);
+}
+
+static void write_processes(struct json_out *j, const struct fp_findings *fi)
+{
+	size_t l, i;
+
+	json_field_object(j, "processes");
+	for (l = 0; l < FP_P_NLISTS; l++) {
+		json_field_array(j, fp_proc_list_names[l]);
+		for (i = 0; i < fi->procs[l].n; i++)
+			write_proc(j, fi, l, &FP_PROCS(fi, l)[i]);
+		json_end_array(j);
+	}
+	json_field_array(j, "privileged");
+	for (i = 0; i < fi->privileged.n; i++)
+		write_proc(j, fi, PRIVILEGED, &FP_PRIVILEGED(fi)[i]);
+	json_end_array(j);
+	fp_receipt_signals(j, fi);
+	fp_receipt_procops_procs(j, fi);
+	json_end_object(j);
+}
+
+static void write_network(struct json_out *j, const struct fp_receipt_info *ri,
+			  const struct fp_findings *fi)
+{
+	size_t l, i;
+
+	json_field_object(j, "network");
+	/* run --no-network: a reached host unix socket failed (judge_net.c) */
+	if (ri->outcome->no_network)
+		json_field_bool(j, "no_network", true);
+	for (l = 0; l < FP_N_NLISTS; l++) {
+		json_field_array(j, fp_net_list_names[l]);
+		for (i = 0; i < fi->net[l].n; i++)
+			write_net(j, fi, l, &FP_NETS(fi, l)[i]);
+		json_end_array(j);
+	}
+	fp_receipt_netflow(j, fi);
+	json_end_object(j);
+}
+
+/* the expect rules and whether each was met; the suggested policy lines */
+static void write_expected(struct json_out *j, const struct fp_verdict *v)
+{
+	size_t i;
+
+	json_field_array(j, "expected");
+	for (i = 0; i < v->expects.n; i++) {
+		const struct fp_expect *e =
+			&((struct fp_expect *)v->expects.v)[i];
+
+		json_begin_object(j);
+		json_field_str(j, "rule", e->rule->text);
+		json_field_bool(j, "met", e->met);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	write_strs(j, "suggestions", &v->suggestions);
+	json_field_array(j, "suggestion_counts");
+	for (i = 0; i < v->suggestion_counts.n; i++)
+		json_elem_u64(j, ((size_t *)v->suggestion_counts.v)[i]);
+	json_end_array(j);
+}
+
 void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 		      const struct fp_findings *fi, const struct fp_verdict *v)
 {
 	struct json_out j = { .f = f };
-	const struct fp_outcome *o = ri->outcome;
-	size_t l, i;
 
 	json_begin_object(&j);
 	json_field_u64(&j, "format", FP_RECEIPT_FORMAT);
 	json_field_bool(&j, "ok", v->ok);
 	write_strs(&j, "reasons", &v->reasons);
-
-	json_key(&j, "command");
-	json_begin_object(&j);
-	write_strv(&j, "argv", ri->argv, SIZE_MAX);
-	json_key(&j, "exit_code");
-	if (o->exit_code >= 0)
-		fprintf(f, "%d", o->exit_code);
-	else
-		fputs("null", f);
-	json_key(&j, "signal");
-	if (o->signal)
-		fprintf(f, "%d", o->signal);
-	else
-		fputs("null", f);
-	json_field_bool(&j, "timed_out", o->timed_out);
-	json_field_bool(&j, "interrupted", o->interrupted);
-	json_field_u64(&j, "duration_ms", ri->duration_ms);
-	json_end_object(&j);
-
-	json_key(&j, "trace");
-	json_begin_object(&j);
-	json_field_u64(&j, "events", ri->events);
-	if (ri->opens_collapsed)
-		json_field_u64(&j, "opens_collapsed", ri->opens_collapsed);
-	json_field_u64(&j, "lost", o->lost);
-	json_field_bool(&j, "complete", o->complete);
-	if (!o->complete && ri->incomplete)
-		json_field_str(&j, "reason", ri->incomplete);
-	json_end_object(&j);
-
+	write_command(&j, ri);
+	write_trace(&j, ri);
 	write_strv(&j, "roots", ri->roots, ri->nroots);
 	fp_receipt_provenance(&j, ri);
 	if (ri->sidecar)
 		json_field_str(&j, "mode", "sidecar");
-
-	json_key(&j, "files");
-	json_begin_object(&j);
-	for (l = 0; l < FP_F_NLISTS; l++) {
-		json_key(&j, fp_file_list_names[l]);
-		fputc('[', f);
-		for (i = 0; i < fi->files[l].n; i++) {
-			if (i)
-				fputc(',', f);
-			write_file(&j, fi, l, &FP_FILES(fi, l)[i]);
-		}
-		fputc(']', f);
-	}
-	fp_receipt_reads(&j, fi);
-	fp_receipt_procops_files(&j, fi);
-	json_end_object(&j);
-
-	json_key(&j, "processes");
-	json_begin_object(&j);
-	for (l = 0; l < FP_P_NLISTS; l++) {
-		json_key(&j, fp_proc_list_names[l]);
-		fputc('[', f);
-		for (i = 0; i < fi->procs[l].n; i++) {
-			if (i)
-				fputc(',', f);
-			write_proc(&j, fi, l, &FP_PROCS(fi, l)[i]);
-		}
-		fputc(']', f);
-	}
-	json_key(&j, "privileged");
-	fputc('[', f);
-	for (i = 0; i < fi->privileged.n; i++) {
-		if (i)
-			fputc(',', f);
-		write_proc(&j, fi, PRIVILEGED, &FP_PRIVILEGED(fi)[i]);
-	}
-	fputc(']', f);
-	fp_receipt_signals(&j, fi);
-	fp_receipt_procops_procs(&j, fi);
-	json_end_object(&j);
-
-	json_key(&j, "network");
-	json_begin_object(&j);
-	/* run --no-network: a reached host unix socket failed (judge_net.c) */
-	if (ri->outcome->no_network)
-		json_field_bool(&j, "no_network", true);
-	for (l = 0; l < FP_N_NLISTS; l++) {
-		json_key(&j, fp_net_list_names[l]);
-		fputc('[', f);
-		for (i = 0; i < fi->net[l].n; i++) {
-			if (i)
-				fputc(',', f);
-			write_net(&j, fi, l, &FP_NETS(fi, l)[i]);
-		}
-		fputc(']', f);
-	}
-	fp_receipt_netflow(&j, fi);
-	json_end_object(&j);
+	write_files(&j, fi);
+	write_processes(&j, fi);
+	write_network(&j, ri, fi);
 	/* a run's receipt has neither, unless a run saw tampering */
 	if (ri->sidecar || fi->tamper.n || fi->steps.n)
 		write_sidecar(&j, fi);
@@ -502,31 +504,8 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 				   ri->fs_before, ri->fs_after);
 	if (ri->unit)
 		write_unit(&j, ri);
-
 	fp_receipt_process_table(&j, fi);
-
-	json_key(&j, "expected");
-	fputc('[', f);
-	for (i = 0; i < v->expects.n; i++) {
-		const struct fp_expect *e =
-			&((struct fp_expect *)v->expects.v)[i];
-		struct json_out k = { .f = f };
-
-		if (i)
-			fputc(',', f);
-		json_begin_object(&k);
-		json_field_str(&k, "rule", e->rule->text);
-		json_field_bool(&k, "met", e->met);
-		json_end_object(&k);
-	}
-	fputc(']', f);
-	write_strs(&j, "suggestions", &v->suggestions);
-	json_key(&j, "suggestion_counts");
-	fputc('[', f);
-	for (i = 0; i < v->suggestion_counts.n; i++)
-		fprintf(f, "%s%zu", i ? "," : "",
-			((size_t *)v->suggestion_counts.v)[i]);
-	fputc(']', f);
+	write_expected(&j, v);
 	json_end_object(&j);
 	fputc('\n', f);
 }

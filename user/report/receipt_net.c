@@ -114,25 +114,20 @@ static void write_result(struct json_out *j, const struct fp_conn_finding *x)
 static void write_unverified(struct json_out *j, const struct fp_bytes *l)
 {
 	size_t i = 0;
-	bool first = true;
 
 	if (!l->len)
 		return;
-	json_key(j, "names_unverified");
-	fputc('[', j->f);
+	json_field_array(j, "names_unverified");
 	while (l->data && i < l->len) {
 		const char *name = l->data + i, *why = name + strlen(name) + 1;
 
-		if (!first)
-			fputc(',', j->f);
-		first = false;
 		json_begin_object(j);
 		json_field_str(j, "name", name);
 		json_field_str(j, "why", why);
 		json_end_object(j);
 		i += strlen(name) + strlen(why) + 2;
 	}
-	fputc(']', j->f);
+	json_end_array(j);
 }
 
 static void write_conn(struct json_out *j, const struct fp_findings *fi,
@@ -202,14 +197,10 @@ static void conn_list(struct json_out *j, const struct fp_findings *fi,
 {
 	size_t i;
 
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < v->n; i++) {
-		if (i)
-			fputc(',', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < v->n; i++)
 		write_conn(j, fi, &((const struct fp_conn_finding *)v->v)[i]);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 }
 
 void fp_receipt_netflow(struct json_out *j, const struct fp_findings *fi)
@@ -220,13 +211,9 @@ void fp_receipt_netflow(struct json_out *j, const struct fp_findings *fi)
 		return;
 	conn_list(j, fi, "connected", &fi->connected);
 	conn_list(j, fi, "accepted", &fi->accepted);
-	json_key(j, "dns");
-	fputc('[', j->f);
-	for (i = 0; i < fi->dns.n; i++) {
-		if (i)
-			fputc(',', j->f);
+	json_field_array(j, "dns");
+	for (i = 0; i < fi->dns.n; i++)
 		write_lookup(j, fi,
 			     &((const struct fp_dns_finding *)fi->dns.v)[i]);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 }

@@ -45,14 +45,10 @@ static void write_list(struct json_out *j, const struct fp_findings *fi,
 
 	if (!fi->procops[k].n && !fi->procops_omitted[k])
 		return;
-	json_key(j, fp_procop_list_names[k]);
-	fputc('[', j->f);
-	for (i = 0; i < fi->procops[k].n; i++) {
-		if (i)
-			fputc(',', j->f);
+	json_field_array(j, fp_procop_list_names[k]);
+	for (i = 0; i < fi->procops[k].n; i++)
 		write_one(j, fi, &FP_PROCOPS(fi, k)[i]);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 	if (fi->procops_omitted[k]) {
 		char key[64];
 

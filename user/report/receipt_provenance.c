@@ -20,12 +20,12 @@ static void put_time(struct json_out *j, const char *key, int64_t ns)
 
 	json_key(j, key);
 	if (ns <= 0) {
-		fputs("null", j->f);
+		json_null(j);
 		return;
 	}
 	t = (time_t)(ns / 1000000000);
 	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999) {
-		fputs("null", j->f);
+		json_null(j);
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",

@@ -20,7 +20,7 @@ static void write_state(struct json_out *j, const struct fp_fentry *e)
 	json_field_u64(j, "mode", e->mode);
 	json_key(j, "sha256");
 	if (e->type != 'f' || !fp_lock_entry_ok(e)) {
-		fputs("null", j->f);
+		json_null(j);
 	} else {
 		fp_lock_hex(h, e->sha256);
 		json_string(j->f, h, 64);
@@ -57,27 +57,22 @@ static bool replaced(const struct fp_fentry *b, const struct fp_fentry *a)
 }
 
 static void write_one(struct json_out *j, const struct fp_fentry *before,
-		      const struct fp_fentry *after, bool *first)
+		      const struct fp_fentry *after)
 {
 	const struct fp_fentry *e = after ? after : before;
-	struct json_out k = { .f = j->f };
 
-	if (!*first)
-		fputc(',', j->f);
-	*first = false;
-	json_begin_object(&k);
-	json_field_bytes(&k, "path", e->path.data, e->path.len);
+	json_begin_object(j);
+	json_field_bytes(j, "path", e->path.data, e->path.len);
 	if (after)
-		write_state(&k, after);
-	json_key(&k, "before");
+		write_state(j, after);
 	if (before) {
-		json_begin_object(&k);
-		write_state(&k, before);
-		json_end_object(&k);
+		json_field_object(j, "before");
+		write_state(j, before);
+		json_end_object(j);
 	} else {
-		fputs("null", k.f);
+		json_field_null(j, "before");
 	}
-	json_end_object(&k);
+	json_end_object(j);
 }
 
 /* one merge of the two sorted snapshots, keeping the changes of kind */
@@ -86,11 +81,9 @@ static void write_kind(struct json_out *j, int kind,
 		       const struct fp_fs_snapshot *a)
 {
 	size_t i = 0, k = 0;
-	bool first = true;
 	int c;
 
-	json_key(j, kind_names[kind]);
-	fputc('[', j->f);
+	json_field_array(j, kind_names[kind]);
 	while (i < b->n || k < a->n) {
 		if (i == b->n)
 			c = 1;
@@ -100,17 +93,17 @@ static void write_kind(struct json_out *j, int kind,
 			c = fp_bytes_cmp(b->e[i].path.data, b->e[i].path.len,
 					 a->e[k].path.data, a->e[k].path.len);
 		if (c < 0 && kind == REMOVED)
-			write_one(j, &b->e[i], NULL, &first);
+			write_one(j, &b->e[i], NULL);
 		else if (c > 0 && kind == ADDED)
-			write_one(j, NULL, &a->e[k], &first);
+			write_one(j, NULL, &a->e[k]);
 		else if (!c && kind == CHANGED && differs(&b->e[i], &a->e[k]))
-			write_one(j, &b->e[i], &a->e[k], &first);
+			write_one(j, &b->e[i], &a->e[k]);
 		else if (!c && kind == REPLACED && replaced(&b->e[i], &a->e[k]))
-			write_one(j, &b->e[i], &a->e[k], &first);
+			write_one(j, &b->e[i], &a->e[k]);
 		i += c <= 0;
 		k += c >= 0;
 	}
-	fputc(']', j->f);
+	json_end_array(j);
 }
 
 void fp_receipt_scratch(struct json_out *j, const char *dir, char *const *roots,
@@ -120,39 +113,31 @@ void fp_receipt_scratch(struct json_out *j, const char *dir, char *const *roots,
 	size_t i;
 	int kind;
 
-	json_key(j, "scratch");
-	json_begin_object(j);
+	json_field_object(j, "scratch");
 	json_field_str(j, "dir", dir);
-	json_key(j, "layers");
-	fputc('[', j->f);
+	json_field_array(j, "layers");
 	for (i = 0; i < nroots; i++) {
-		struct json_out k = { .f = j->f };
 		char upper[32];
-
 		const struct fp_fentry *bad;
 		unsigned char h[32];
 		char hex[65];
 
 		snprintf(upper, sizeof(upper), "%zu/upper", i);
-		if (i)
-			fputc(',', j->f);
-		json_begin_object(&k);
-		json_field_str(&k, "root", roots[i]);
-		json_field_str(&k, "upper", upper);
+		json_begin_object(j);
+		json_field_str(j, "root", roots[i]);
+		json_field_str(j, "upper", upper);
 		/* the tree it started from, as footprint lock --inputs
 		 * hashes it; null when part of it could not be read */
-		json_key(&k, "input_sha256");
 		if (fp_lock_tree_hash(before, roots[i], h, &bad)) {
-			fputs("null", k.f);
+			json_field_null(j, "input_sha256");
 		} else {
 			fp_lock_hex(hex, h);
-			json_string(k.f, hex, 64);
+			json_field_str(j, "input_sha256", hex);
 		}
-		json_end_object(&k);
+		json_end_object(j);
 	}
-	fputc(']', j->f);
-	json_key(j, "proposed");
-	json_begin_object(j);
+	json_end_array(j);
+	json_field_object(j, "proposed");
 	for (kind = 0; kind < NKINDS; kind++)
 		write_kind(j, kind, before, after);
 	json_end_object(j);

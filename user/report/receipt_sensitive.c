@@ -35,7 +35,7 @@ static void write_before_hash(struct json_out *j,
 		return;
 	json_key(j, "before_sha256");
 	if (!x->before->hashed || x->before->unstable) {
-		fputs("null", j->f);
+		json_null(j);
 		return;
 	}
 	fp_hex(h, x->before->sha256, 32);
@@ -53,11 +53,10 @@ static void write_read(struct json_out *j, const struct fp_findings *fi,
 {
 	json_begin_object(j);
 	json_field_bytes(j, "path", x->path.data, x->path.len);
-	json_key(j, "secret");
 	if (x->secret)
-		json_string(j->f, x->secret, strlen(x->secret));
+		json_field_str(j, "secret", x->secret);
 	else
-		fputs("null", j->f);
+		json_field_null(j, "secret");
 	json_field_bool(j, "read", !x->err);
 	write_err(j, x->err);
 	json_field_u64(j, "opens", x->opens);
@@ -76,14 +75,10 @@ void fp_receipt_reads(struct json_out *j, const struct fp_findings *fi)
 
 	if (!fi->reads.n && !fi->reads_omitted)
 		return;
-	json_key(j, "read");
-	fputc('[', j->f);
-	for (i = 0; i < fi->reads.n; i++) {
-		if (i)
-			fputc(',', j->f);
+	json_field_array(j, "read");
+	for (i = 0; i < fi->reads.n; i++)
 		write_read(j, fi, &FP_READS(fi)[i]);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 	json_field_u64(j, "read_omitted", fi->reads_omitted);
 	/* the entries say before_sha256 where it applies: a receipt of an
 	 * older footprint, without it, cannot tell a material (attest) */
@@ -107,11 +102,10 @@ static void write_signal(struct json_out *j, const struct fp_findings *fi,
 			       x->sig ? sigabbrev_np(x->sig) ?: "?" : "0");
 	}
 	json_field_i64(j, "target", x->target);
-	json_key(j, "target_pid");
 	if (x->target_pid)
-		fprintf(j->f, "%u", x->target_pid);
-	else
-		fputs("null", j->f); /* kill(-1, ...): every process */
+		json_field_u64(j, "target_pid", x->target_pid);
+	else /* kill(-1, ...): every process */
+		json_field_null(j, "target_pid");
 	json_field_bytes(j, "target_exe", x->target_exe.data,
 			 x->target_exe.len);
 	json_field_bool(j, "ok", !x->err);
@@ -131,14 +125,10 @@ static void write_signals(struct json_out *j, const struct fp_findings *fi,
 
 	if (!v->n)
 		return;
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < v->n; i++) {
-		if (i)
-			fputc(',', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < v->n; i++)
 		write_signal(j, fi, &((struct fp_signal_finding *)v->v)[i]);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 }
 
 void fp_receipt_signals(struct json_out *j, const struct fp_findings *fi)

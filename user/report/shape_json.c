@@ -11,42 +11,40 @@ static const char *const seccomp_modes[] = { "disabled", "strict", "filter" };
 static void caps(struct json_out *j, const char *key, uint64_t mask)
 {
 	char buf[16];
-	int i, n = 0;
+	int i;
 
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < 64; i++) {
-		if (!(mask >> i & 1))
-			continue;
-		fputs(n++ ? "," : "", j->f);
-		fprintf(j->f, "\"%s\"", fp_cap_name(i, buf, sizeof(buf)));
-	}
-	fputc(']', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < 64; i++)
+		if (mask >> i & 1)
+			json_elem_str(j, fp_cap_name(i, buf, sizeof(buf)));
+	json_end_array(j);
 }
 
 static void ids(struct json_out *j, const char *key, const uint32_t v[4])
 {
-	json_key(j, key);
-	fprintf(j->f, "[%u,%u,%u,%u]", v[0], v[1], v[2], v[3]);
+	int i;
+
+	json_field_array(j, key);
+	for (i = 0; i < 4; i++)
+		json_elem_u64(j, v[i]);
+	json_end_array(j);
 }
 
 static void namespaces(struct json_out *j, const struct fp_shape_proc *p)
 {
 	int i;
 
-	json_key(j, "namespaces");
-	json_begin_object(j);
+	json_field_object(j, "namespaces");
 	for (i = 0; i < FP_NS_N; i++) {
 		if (!p->ns[i].ino)
 			continue; /* not in this kernel */
-		json_key(j, fp_ns_names[i]);
-		json_begin_object(j);
+		json_field_object(j, fp_ns_names[i]);
 		json_field_u64(j, "id", p->ns[i].ino);
-		json_key(j, "differs_from_init");
-		fputs(!p->ns[i].known  ? "null" :
-		      p->ns[i].differs ? "true" :
-					 "false",
-		      j->f);
+		if (p->ns[i].known)
+			json_field_bool(j, "differs_from_init",
+					p->ns[i].differs);
+		else
+			json_field_null(j, "differs_from_init");
 		json_end_object(j);
 	}
 	json_end_object(j);
@@ -57,12 +55,9 @@ static void mounts(struct json_out *j, const struct fp_shape_proc *p)
 	const struct fp_shape_mount *m;
 	size_t i;
 
-	json_key(j, "mounts");
-	fputc('[', j->f);
+	json_field_array(j, "mounts");
 	for (i = 0; i < p->nmounts; i++) {
 		m = &p->mounts[i];
-		fputs(i ? "," : "", j->f);
-		j->need_comma = false;
 		json_begin_object(j);
 		json_field_bytes(j, "mount_point", m->point.data, m->point.len);
 		json_field_bytes(j, "root", m->root.data, m->root.len);
@@ -72,20 +67,17 @@ static void mounts(struct json_out *j, const struct fp_shape_proc *p)
 		json_field_str(j, "propagation", m->propagation);
 		json_end_object(j);
 	}
-	fputc(']', j->f);
+	json_end_array(j);
 }
 
 static void strings(struct json_out *j, const char *key, char **v, size_t n)
 {
 	size_t i;
 
-	json_key(j, key);
-	fputc('[', j->f);
-	for (i = 0; i < n; i++) {
-		fputs(i ? "," : "", j->f);
-		json_string(j->f, v[i], strlen(v[i]));
-	}
-	fputc(']', j->f);
+	json_field_array(j, key);
+	for (i = 0; i < n; i++)
+		json_elem_str(j, v[i]);
+	json_end_array(j);
 }
 
 static void proc(struct json_out *j, const struct fp_shape *s,
@@ -154,12 +146,10 @@ void fp_shape_json(FILE *f, const struct fp_shape *s)
 	json_field_i64(&j, "main_pid", s->main_pid);
 	if (s->has_unit)
 		unit(&j, &s->unit);
-	json_key(&j, "processes");
-	fputc('[', f);
-	for (i = 0; i < s->nprocs; i++) {
-		fputs(i ? "," : "", f);
-		j.need_comma = false;
+	json_field_array(&j, "processes");
+	for (i = 0; i < s->nprocs; i++)
 		proc(&j, s, &s->procs[i]);
-	}
-	fputs("]}\n", f);
+	json_end_array(&j);
+	json_end_object(&j);
+	fputc('\n', f);
 }

@@ -72,14 +72,10 @@ void fp_shape_diff_json_value(struct json_out *j, const struct fp_shape_diff *d,
 	json_field_bool(j, "complete", d->complete);
 	json_field_bool(j, "truncated", d->truncated);
 	json_field_bool(j, "ok", d->ok);
-	json_key(j, "drift");
-	fputc('[', j->f);
-	for (i = 0; i < d->n; i++) {
-		fputs(i ? "," : "", j->f);
-		j->need_comma = false;
+	json_field_array(j, "drift");
+	for (i = 0; i < d->n; i++)
 		drift_json(j, &d->drift[i], pol);
-	}
-	fputc(']', j->f);
+	json_end_array(j);
 	json_end_object(j);
 }
 

@@ -115,6 +115,23 @@ int fp_run_add_str(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
+/* the policy's "severity KIND LEVEL" lines, so that a replay ranks alike */
+static int fp_run_add_severity(struct fp_run *run, const struct fp_sevmap *m)
+{
+	char line[128];
+	int k;
+
+	for (k = 0; fp_severity_kind_name(k); k++) {
+		if (!m->sev[k])
+			continue;
+		snprintf(line, sizeof(line), "severity %s %s",
+			 fp_severity_kind_name(k), fp_severity_name(m->sev[k]));
+		if (fp_run_add_str(&run->policy, &run->npolicy, line))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int fp_run_set_policy(struct fp_run *run, const struct fp_policy *pol)
 {
 	size_t i;
@@ -129,7 +146,7 @@ int fp_run_set_policy(struct fp_run *run, const struct fp_policy *pol)
 		if (fp_run_add_str(&run->policy, &run->npolicy, t))
 			return -ENOMEM;
 	}
-	return 0;
+	return fp_run_add_severity(run, &pol->sev);
 }
 
 int fp_run_policy(const struct fp_run *run, struct fp_policy *pol, char *err,

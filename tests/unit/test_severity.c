@@ -2,11 +2,13 @@
 /* Findings ranked by severity: the table, policy check's order, and the
  * verdict keeping the most severe reasons when it cannot keep them all */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "finding_rank.h"
+#include "policy.h"
+#include "severity.h"
 #include "judge.h"
 #include "unit_util.h"
 
@@ -78,7 +80,7 @@ Test(rank, sort_is_stable_and_worst_first)
 	};
 	size_t i;
 
-	fp_reasons_by_rank(v, 8);
+	fp_reasons_by_rank(NULL, v, 8);
 	for (i = 0; i < 8; i++)
 		cr_assert_str_eq(v[i], want[i]);
 }
@@ -135,7 +137,7 @@ Test(rank, a_full_verdict_keeps_the_severe)
 	cr_assert_str_eq(((char **)v.reasons.v)[50],
 			 "... and 13 more failing findings");
 	/* in the order they were said: .bashrc before .profile */
-	fp_reasons_by_rank(v.reasons.v, v.reasons.n);
+	fp_reasons_by_rank(&v.sev, v.reasons.v, v.reasons.n);
 	cr_assert_str_eq(((char **)v.reasons.v)[0],
 			 "files.outside_roots: /home/u/.bashrc");
 	cr_assert_str_eq(((char **)v.reasons.v)[1],
@@ -144,4 +146,49 @@ Test(rank, a_full_verdict_keeps_the_severe)
 	cr_assert_str_eq(((char **)v.reasons.v)[3], "files.added: /w/f00");
 	fp_verdict_free(&v);
 	fp_findings_free(&f);
+}
+
+/* "severity KIND LEVEL" changes one kind's level, for every report */
+Test(severity, policy_line_sets_a_kind)
+{
+	struct fp_policy p = { 0 };
+	char err[512] = "";
+
+	cr_assert_eq(fp_policy_parse_line(&p, "severity files.added high  ", 27,
+					  NULL, 0, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(fp_policy_parse_line(&p, "severity network.dns low # ok",
+					  29, NULL, 0, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(fp_severity_in(&p.sev, "files.added", 11), FP_SEV_HIGH);
+	cr_assert_eq(fp_severity_in(&p.sev, "network.dns", 11), FP_SEV_LOW);
+	cr_assert_eq(fp_severity_in(&p.sev, "files.changed", 13), FP_SEV_LOW);
+	cr_assert_eq(fp_severity_in(NULL, "files.added", 11), FP_SEV_LOW);
+	cr_assert_eq(fp_reason_rank_in(&p.sev, "files.added: /w/a"),
+		     FP_RANK_HIGH);
+	cr_assert_eq(p.n, 0, "a severity line is no rule");
+	fp_policy_free(&p);
+}
+
+Test(severity, policy_line_errors)
+{
+	static const char *const bad[] = {
+		"severity files.added",
+		"severity files.added urgent",
+		"severity files.nope high",
+		"severity tamper.signal low",
+		"severity files.added high extra",
+	};
+	struct fp_policy p = { 0 };
+	char err[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		cr_assert_eq(fp_policy_parse_line(&p, bad[i], strlen(bad[i]),
+						  NULL, 0, err, sizeof(err)),
+			     -EINVAL, "%s", bad[i]);
+		cr_assert(strstr(err, "severity"), "%s: %s", bad[i], err);
+	}
+	fp_policy_free(&p);
 }
