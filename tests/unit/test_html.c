@@ -213,3 +213,19 @@ Test(html, chrome_trace_pids_that_collide)
 	cr_assert_eq(count("\"name\":\"exit\""), 0);
 	cr_assert_eq(count("running_at_end"), n - 9);
 }
+
+Test(html, a_cut_command_line_ends_at_a_character)
+{
+	struct fp_jv v;
+	char err[128];
+	const char *doc = "{\"argv\":[\"ab\",\"\\u00e9\\u00e9\\u00e9\"]}";
+	FILE *f;
+
+	cr_assert_eq(fp_json_parse(doc, strlen(doc), &v, err, sizeof(err)), 0);
+	f = mem();
+	/* "ab " is 3 of the 8; 5 bytes of the second word would split an é */
+	fp_html_argv(f, &v, 8);
+	fclose(f);
+	fp_jv_free(&v);
+	cr_assert_str_eq(out, "ab \xc3\xa9\xc3\xa9&hellip;");
+}

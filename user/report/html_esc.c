@@ -146,10 +146,13 @@ void fp_html_argv(FILE *f, const struct fp_jv *actor, size_t max)
 			continue;
 		n = a->items[i].len;
 		if (used + n > max) {
+			n = max > used ? max - used : 0;
+			/* cut at a character, not inside one */
+			while (n && (a->items[i].s[n] & 0xc0) == 0x80)
+				n--;
 			if (i)
 				fputc(' ', f);
-			fp_html_text(f, a->items[i].s,
-				     max > used ? max - used : 0);
+			fp_html_text(f, a->items[i].s, n);
 			fputs("&hellip;", f);
 			return;
 		}
