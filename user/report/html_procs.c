@@ -185,36 +185,71 @@ static void axis(struct walk *w)
 	fputs("</span></div>\n", f);
 }
 
-static void lane_head(struct walk *w, const struct fp_jv *step, size_t n)
+/* a lane's processes: how many, and when the first started and the
+ * last ended */
+struct lane_span {
+	size_t n;
+	int64_t lo, hi;
+};
+
+static struct lane_span in_lane(const struct walk *w, int64_t step)
+{
+	struct lane_span sp = { 0, INT64_MAX, 0 };
+	const struct fp_jv *p, *end;
+	int64_t s, e;
+	size_t i;
+
+	for (i = 0; i < w->t->n; i++) {
+		if (w->t->lane[i] != step)
+			continue;
+		p = &w->h->procs->items[i];
+		end = fp_jv_get(p, "end_us");
+		s = fp_jv_int(p, "start_us", 0);
+		e = end && end->type == FP_JV_NUM ? fp_jv_as_int(end, s) :
+						    w->t->span_us;
+		sp.n++;
+		sp.lo = s < sp.lo ? s : sp.lo;
+		sp.hi = e > sp.hi ? e : sp.hi;
+	}
+	return sp;
+}
+
+/* the head of a lane: its name on the left, its span on the time axis */
+static void lane_head(struct walk *w, const struct fp_jv *step,
+		      struct lane_span sp)
 {
 	FILE *f = w->h->out;
 	int64_t idx = fp_jv_int(step, "index", -1);
+	double span = (double)w->t->span_us, lo = sp.lo < 0 ? 0 : sp.lo;
 
-	fprintf(f,
-		"<section class=\"lane%s\" data-step=\"%" PRId64
-		"\"><h3>step %" PRId64 ": ",
-		fp_jv_bool(step, "ok") == 0 ? " failing" : "", idx, idx);
+	if (step)
+		fprintf(f,
+			"<section class=\"lane%s\" data-step=\"%" PRId64
+			"\"><h3 class=\"p lh\"><span class=\"n\">step %" PRId64
+			": ",
+			fp_jv_bool(step, "ok") == 0 ? " failing" : "", idx,
+			idx);
+	else
+		fputs("<section class=\"lane\" data-step=\"none\"><h3 "
+		      "class=\"p lh\"><span class=\"n\">outside any step",
+		      f);
 	fp_html_field(f, step, "name", "");
-	fprintf(f, " <small>%zu processes", n);
+	fprintf(f, " <small>%zu processes", sp.n);
 	if (fp_jv_int(step, "failing", 0))
 		fprintf(f, ", %" PRId64 " failing findings",
 			fp_jv_int(step, "failing", 0));
-	fputs("</small></h3>\n", f);
-}
-
-static size_t in_lane(const struct fp_html_tree *t, int64_t step)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < t->n; i++)
-		n += t->lane[i] == step;
-	return n;
+	fputs("</small></span><span class=\"t\">", f);
+	if (sp.n)
+		fprintf(f, "<b style=\"left:%.3f%%;width:%.3f%%\"></b>",
+			lo * 100.0 / span, (sp.hi - lo) * 100.0 / span);
+	fputs("</span></h3>\n", f);
 }
 
 static void lanes(struct walk *w)
 {
 	const struct fp_jv *steps = fp_jv_get(w->h->r, "steps");
-	size_t i, n;
+	struct lane_span sp;
+	size_t i;
 	int64_t idx;
 
 	for (i = 0; steps && steps->type == FP_JV_ARR && i < steps->n &&
@@ -223,18 +258,15 @@ static void lanes(struct walk *w)
 		idx = fp_jv_int(&steps->items[i], "index", -1);
 		if (idx < 0)
 			continue;
-		lane_head(w, &steps->items[i], in_lane(w->t, idx));
+		lane_head(w, &steps->items[i], in_lane(w, idx));
 		lane(w, idx);
 		fputs("</section>\n", w->h->out);
 	}
-	n = in_lane(w->t, -1);
-	if (!n)
+	sp = in_lane(w, -1);
+	if (!sp.n)
 		return;
 	if (steps && steps->type == FP_JV_ARR)
-		fprintf(w->h->out,
-			"<section class=\"lane\" data-step=\"none\"><h3>"
-			"outside any step <small>%zu processes</small></h3>\n",
-			n);
+		lane_head(w, NULL, sp);
 	else
 		fputs("<section class=\"lane\" data-step=\"none\">\n",
 		      w->h->out);
