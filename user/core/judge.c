@@ -793,6 +793,9 @@ int fp_judge(const struct fp_policy *p, struct fp_findings *f,
 		ret = push_str(&v->reasons,
 			       fmt("... and %zu more failing findings",
 				   v->failing - MAX_REASONS));
+	/* the first reason a reviewer reads is the most severe */
+	if (!ret)
+		fp_reasons_by_rank(&v->sev, v->reasons.v, v->reasons.n);
 	v->ok = !ret && !o->timed_out && !o->signal && o->exit_code == 0 &&
 		!o->interrupted && o->complete && v->failing == 0;
 	return ret;

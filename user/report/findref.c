@@ -11,6 +11,7 @@
 #include "netflow.h"
 #include "procops.h"
 #include "sensitive.h"
+#include "severity.h"
 
 const struct fp_proc_finding *fp_fref_proc(const struct fp_findings *fi,
 					   unsigned int cat, size_t i)
@@ -164,6 +165,17 @@ static unsigned int step_key(unsigned int step)
 	return step ? step : ~0U;
 }
 
+static int ranked_cmp_flat(const void *x, const void *y)
+{
+	const struct fp_fref *a = x, *b = y;
+
+	if (a->sev != b->sev)
+		return a->sev > b->sev ? -1 : 1;
+	if (a->cat != b->cat)
+		return a->cat < b->cat ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
 static int fref_cmp(const void *x, const void *y)
 {
 	const struct fp_fref *a = x, *b = y;
@@ -200,6 +212,52 @@ int fp_frefs_failing(const struct fp_findings *fi, bool by_step,
 	/* (cat, i) is unique, so this is stable */
 	if (by_step && out->n)
 		qsort(out->v, out->n, sizeof(*r), fref_cmp);
+	return 0;
+}
+
+static int ranked_cmp(const void *x, const void *y)
+{
+	const struct fp_fref *a = x, *b = y;
+
+	if (a->step_sev != b->step_sev)
+		return a->step_sev > b->step_sev ? -1 : 1;
+	if (step_key(a->step) != step_key(b->step))
+		return step_key(a->step) < step_key(b->step) ? -1 : 1;
+	if (a->sev != b->sev)
+		return a->sev > b->sev ? -1 : 1;
+	if (a->cat != b->cat)
+		return a->cat < b->cat ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+int fp_frefs_ranked(const struct fp_findings *fi, const struct fp_sevmap *m,
+		    bool by_step, struct fp_vec *out)
+{
+	unsigned char *worst = calloc(fi->steps.n + 2, 1);
+	struct fp_fref *r;
+	char name[64];
+	size_t i;
+	int ret = worst ? fp_frefs_failing(fi, false, out) : -ENOMEM;
+
+	if (ret) {
+		free(worst);
+		return ret;
+	}
+	r = out->v;
+	for (i = 0; i < out->n; i++) {
+		size_t k = r[i].step <= fi->steps.n ? r[i].step : 0;
+
+		fp_cat_name(r[i].cat, name, sizeof(name));
+		r[i].sev = fp_severity_in(m, name, strlen(name));
+		if (by_step && r[i].sev > worst[k])
+			worst[k] = r[i].sev;
+	}
+	for (i = 0; by_step && i < out->n; i++)
+		r[i].step_sev = worst[r[i].step <= fi->steps.n ? r[i].step : 0];
+	free(worst);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*r),
+		      by_step ? ranked_cmp : ranked_cmp_flat);
 	return 0;
 }
 

@@ -55,11 +55,13 @@ static inline bool fp_cat_is_bind(unsigned int cat)
 	return cat >= FP_CAT_NET && cat < FP_CAT_CONNECTED;
 }
 
-/* one finding: its category, its index in that list, its step (0: none) */
+/* one finding: its category, its index in that list, its step (0: none),
+ * and (fp_frefs_ranked) its severity and its step's most severe */
 struct fp_fref {
 	unsigned int step;
 	unsigned int cat;
 	size_t i;
+	unsigned char sev, step_sev; /* enum fp_severity */
 };
 
 /* a finding of a processes category (fp_cat_is_proc) */
@@ -93,6 +95,15 @@ bool fp_fref_failing(const struct fp_findings *fi, unsigned int cat, size_t i);
  */
 int fp_frefs_failing(const struct fp_findings *fi, bool by_step,
 		     struct fp_vec *out);
+struct fp_sevmap;
+/*
+ * The same, most severe first (severity.h, as m sets it), then in
+ * category order. With by_step, grouped by step, the step of the most
+ * severe finding first (steps in order among equals), most severe first
+ * within a step: the first line a reviewer reads is the worst.
+ */
+int fp_frefs_ranked(const struct fp_findings *fi, const struct fp_sevmap *m,
+		    bool by_step, struct fp_vec *out);
 
 /* per step (index 0: no step), per category: findings, and failing ones */
 struct fp_step_count {

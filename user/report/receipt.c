@@ -13,6 +13,7 @@
 #include "receipt_net.h"
 #include "receipt_parts.h"
 #include "receipt_scratch.h"
+#include "severity.h"
 
 /* write_proc's list for processes.privileged, which is not an fp_proc_list */
 #define PRIVILEGED FP_P_NLISTS
@@ -68,6 +69,23 @@ static void write_entry(struct json_out *j, const char *key,
 	json_end_object(j);
 }
 
+/* the verdict's levels, for the writers of one receipt at a time */
+static const struct fp_sevmap *receipt_sev;
+
+void fp_receipt_severity(struct json_out *j, const char *group,
+			 const char *list, bool judged)
+{
+	char name[64];
+	enum fp_severity s = FP_SEV_LOW;
+
+	if (judged) {
+		snprintf(name, sizeof(name), "%s%s%s", group, *list ? "." : "",
+			 list);
+		s = fp_severity_in(receipt_sev, name, strlen(name));
+	}
+	json_field_str(j, "severity", fp_severity_name(s));
+}
+
 static void write_judged(struct json_out *j, bool allowed, bool forbidden,
 			 const char *rule)
 {
@@ -114,6 +132,8 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 	json_begin_object(j);
 	json_field_bytes(j, "path", x->path.data, x->path.len);
 	write_judged(j, x->allowed, x->forbidden, x->rule);
+	fp_receipt_severity(j, "files", fp_file_list_names[l],
+			    x->failing || x->allowed || x->forbidden);
 	switch (l) {
 	case FP_F_ADDED:
 	case FP_F_REMOVED:
@@ -194,6 +214,11 @@ static void write_proc(struct json_out *j, const struct fp_findings *fi,
 		fp_json_priv_rose(j, "rose", x->rose);
 	}
 	write_judged(j, x->allowed, x->forbidden, x->rule);
+	if (l != FP_P_EXECUTED)
+		fp_receipt_severity(j, "processes",
+				    l == PRIVILEGED ? "privileged" :
+						      fp_proc_list_names[l],
+				    x->failing || x->allowed || x->forbidden);
 	write_step(j, fi, x->p.step);
 	json_end_object(j);
 }
@@ -226,6 +251,8 @@ static void write_net(struct json_out *j, const struct fp_findings *fi,
 	if (x->by.pid)
 		write_actor(j, fi, l == FP_N_BOUND ? "by" : "owner", &x->by);
 	write_judged(j, x->allowed, x->forbidden, x->rule);
+	fp_receipt_severity(j, "network", fp_net_list_names[l],
+			    x->failing || x->allowed || x->forbidden);
 	write_step(j, fi, x->step);
 	json_end_object(j);
 }
@@ -235,6 +262,7 @@ static void write_tamper(struct json_out *j, const struct fp_findings *fi,
 {
 	json_begin_object(j);
 	json_field_str(j, "kind", fp_tamper_name(t));
+	fp_receipt_severity(j, "tamper", "", true);
 	if (t->what == FP_TAMPER_STATE_DIR) {
 		json_field_bytes(j, "path", t->path.data, t->path.len);
 		write_names(j, "ops", t->ops, op_names, 7);
@@ -364,6 +392,28 @@ static void write_unit(struct json_out *j, const struct fp_receipt_info *ri)
 	json_end_object(j);
 }
 
+/* how many failing findings of each level: what a reviewer reads first */
+static void write_by_severity(struct json_out *j, const struct fp_findings *fi,
+			      const struct fp_verdict *v)
+{
+	size_t n[FP_SEV_CRITICAL + 1] = { 0 };
+	char name[64];
+	unsigned int cat;
+	size_t i;
+	int s;
+
+	for (cat = 0; cat < FP_NCAT; cat++) {
+		fp_cat_name(cat, name, sizeof(name));
+		s = fp_severity_in(&v->sev, name, strlen(name));
+		for (i = 0; i < fp_cat_len(fi, cat); i++)
+			n[s] += fp_fref_failing(fi, cat, i);
+	}
+	json_field_object(j, "by_severity");
+	for (s = FP_SEV_CRITICAL; s >= FP_SEV_LOW; s--)
+		json_field_u64(j, fp_severity_name(s), n[s]);
+	json_end_object(j);
+}
+
 /* how the command ended: its argv, exit code or signal, and timing */
 static void write_command(struct json_out *j, const struct fp_receipt_info *ri)
 {
@@ -483,10 +533,12 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 {
 	struct json_out j = { .f = f };
 
+	receipt_sev = &v->sev;
 	json_begin_object(&j);
 	json_field_u64(&j, "format", FP_RECEIPT_FORMAT);
 	json_field_bool(&j, "ok", v->ok);
 	write_strs(&j, "reasons", &v->reasons);
+	write_by_severity(&j, fi, v);
 	write_command(&j, ri);
 	write_trace(&j, ri);
 	write_strv(&j, "roots", ri->roots, ri->nroots);
@@ -507,5 +559,6 @@ void fp_receipt_write(FILE *f, const struct fp_receipt_info *ri,
 	fp_receipt_process_table(&j, fi);
 	write_expected(&j, v);
 	json_end_object(&j);
+	receipt_sev = NULL;
 	fputc('\n', f);
 }

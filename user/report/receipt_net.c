@@ -131,7 +131,7 @@ static void write_unverified(struct json_out *j, const struct fp_bytes *l)
 }
 
 static void write_conn(struct json_out *j, const struct fp_findings *fi,
-		       const struct fp_conn_finding *x)
+		       const char *list, const struct fp_conn_finding *x)
 {
 	static const char *const ops[] = { "", "connect", "sendto", "accept" };
 
@@ -166,6 +166,8 @@ static void write_conn(struct json_out *j, const struct fp_findings *fi,
 	write_result(j, x);
 	json_field_bool(j, "loopback", x->loopback);
 	write_judged(j, x->allowed, x->forbidden, x->failing, x->rule);
+	fp_receipt_severity(j, "network", list,
+			    x->failing || x->allowed || x->forbidden);
 	json_end_object(j);
 }
 
@@ -189,6 +191,8 @@ static void write_lookup(struct json_out *j, const struct fp_findings *fi,
 	write_who(j, fi, &x->who);
 	json_end_object(j);
 	write_judged(j, x->allowed, x->forbidden, x->failing, x->rule);
+	fp_receipt_severity(j, "network", "dns",
+			    x->failing || x->allowed || x->forbidden);
 	json_end_object(j);
 }
 
@@ -199,7 +203,8 @@ static void conn_list(struct json_out *j, const struct fp_findings *fi,
 
 	json_field_array(j, key);
 	for (i = 0; i < v->n; i++)
-		write_conn(j, fi, &((const struct fp_conn_finding *)v->v)[i]);
+		write_conn(j, fi, key,
+			   &((const struct fp_conn_finding *)v->v)[i]);
 	json_end_array(j);
 }
 

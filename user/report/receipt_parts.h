@@ -20,6 +20,13 @@ void fp_receipt_process_table(struct json_out *j, const struct fp_findings *fi);
 /* "step" of a sidecar's finding; nothing in `run` */
 void fp_receipt_step(struct json_out *j, const struct fp_findings *fi,
 		     unsigned int step);
+/*
+ * "severity" of a finding of list ("files.read", "network.dns"): the
+ * level of its kind (severity.h, as the policy sets it) once it was
+ * judged (failing, allowed or forbidden); low when it is only reported.
+ */
+void fp_receipt_severity(struct json_out *j, const char *group,
+			 const char *list, bool judged);
 /* "allowed", and "forbidden" and "rule" when set */
 void fp_receipt_judged(struct json_out *j, bool allowed, bool forbidden,
 		       const char *rule);

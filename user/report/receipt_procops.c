@@ -33,6 +33,9 @@ static void write_one(struct json_out *j, const struct fp_findings *fi,
 	json_field_u64(j, "count", x->count);
 	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
 	json_field_bool(j, "failing", x->failing);
+	fp_receipt_severity(j, x->kind == FP_PO_SETID ? "files" : "processes",
+			    fp_procop_list_names[x->kind],
+			    x->failing || x->allowed || x->forbidden);
 	fp_receipt_actor(j, fi, "by", &x->by);
 	fp_receipt_step(j, fi, x->by.step);
 	json_end_object(j);

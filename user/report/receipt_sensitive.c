@@ -64,6 +64,8 @@ static void write_read(struct json_out *j, const struct fp_findings *fi,
 	write_before_hash(j, x);
 	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
 	json_field_bool(j, "failing", x->failing);
+	fp_receipt_severity(j, "files", "read",
+			    x->failing || x->allowed || x->forbidden);
 	fp_receipt_actor(j, fi, "by", &x->by);
 	fp_receipt_step(j, fi, x->by.step);
 	json_end_object(j);
@@ -86,7 +88,7 @@ void fp_receipt_reads(struct json_out *j, const struct fp_findings *fi)
 }
 
 static void write_signal(struct json_out *j, const struct fp_findings *fi,
-			 const struct fp_signal_finding *x)
+			 const char *list, const struct fp_signal_finding *x)
 {
 	json_begin_object(j);
 	json_field_str(j, "syscall", fp_sys_name(x->sys));
@@ -113,6 +115,8 @@ static void write_signal(struct json_out *j, const struct fp_findings *fi,
 	json_field_u64(j, "count", x->count);
 	fp_receipt_judged(j, x->allowed, x->forbidden, x->rule);
 	json_field_bool(j, "failing", x->failing);
+	fp_receipt_severity(j, "processes", list,
+			    x->failing || x->allowed || x->forbidden);
 	fp_receipt_actor(j, fi, "by", &x->by);
 	fp_receipt_step(j, fi, x->by.step);
 	json_end_object(j);
@@ -127,7 +131,8 @@ static void write_signals(struct json_out *j, const struct fp_findings *fi,
 		return;
 	json_field_array(j, key);
 	for (i = 0; i < v->n; i++)
-		write_signal(j, fi, &((struct fp_signal_finding *)v->v)[i]);
+		write_signal(j, fi, key,
+			     &((struct fp_signal_finding *)v->v)[i]);
 	json_end_array(j);
 }
 

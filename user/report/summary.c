@@ -575,7 +575,7 @@ static int fit(const struct fp_findings *fi, struct section *s, size_t ns,
 }
 
 static int summary_findings(struct out *o, const struct fp_findings *fi,
-			    size_t total)
+			    const struct fp_sevmap *m, size_t total)
 {
 	bool by_step = fi->steps.n > 0;
 	struct section *s;
@@ -583,7 +583,7 @@ static int summary_findings(struct out *o, const struct fp_findings *fi,
 	size_t i, ns = 0;
 	int ret = 0;
 
-	if (fp_frefs_failing(fi, by_step, &refs))
+	if (fp_frefs_ranked(fi, m, by_step, &refs))
 		return -ENOMEM;
 	s = sections(&refs, &ns);
 	if (!s) {
@@ -691,7 +691,7 @@ void fp_summary_write_roots(FILE *f, const struct fp_findings *fi,
 	r = summary_reasons(&o, v);
 	if (r > 2)
 		total = total > r - 2 + 4 ? total - (r - 2) : 4;
-	if (summary_findings(&o, fi, total))
+	if (summary_findings(&o, fi, &v->sev, total))
 		fprintf(f, "  (out of memory: see the receipt)\n");
 	else
 		and_more(f, o.more);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "netflow.h"
+#include "severity.h"
 #include "summary_md.h"
 #include "summary_net.h"
 
@@ -302,7 +303,7 @@ int fp_summary_md_write(FILE *f, const struct fp_findings *fi,
 	struct fp_vec refs = { 0 };
 	int ret = -ENOMEM;
 
-	if (!c || fp_frefs_failing(fi, true, &refs))
+	if (!c || fp_frefs_ranked(fi, &v->sev, true, &refs))
 		goto out;
 	verdict(&m, v, &l);
 	overview(&m, fi, c, &l);
@@ -397,12 +398,17 @@ int fp_annotations_write(FILE *f, const struct fp_findings *fi,
 			 const struct fp_verdict *v, size_t max)
 {
 	struct fp_sbuf msg = { 0 }, l = { 0 };
+	enum fp_severity expected = fp_severity_in(&v->sev, "expected", 8);
+	const struct fp_fref *r;
 	struct fp_vec refs;
-	size_t i, lines = 0;
+	size_t i, k = 0, lines = 0;
 	int ret = 0;
 
-	if (fp_frefs_failing(fi, false, &refs))
+	/* the most severe first: never a low one while a higher one has no
+	 * line (an unmet expect ranks as "expected") */
+	if (fp_frefs_ranked(fi, &v->sev, false, &refs))
 		return -ENOMEM;
+	r = refs.v;
 	for (i = 0; i < v->reasons.n && lines < max; i++) {
 		const char *r = ((char **)v->reasons.v)[i];
 
@@ -413,14 +419,19 @@ int fp_annotations_write(FILE *f, const struct fp_findings *fi,
 		annotation(f, &msg, &l);
 		lines++;
 	}
-	for (i = 0; unmet_expect(v, i) && lines < max; i++, lines++) {
-		msg.len = 0;
-		fp_sbuf_str(&msg, "expected change missing: ");
-		fp_sbuf_str(&msg, unmet_expect(v, i));
+	for (i = 0; i < refs.n && r[i].sev > expected && lines < max;
+	     i++, lines++) {
+		finding_message(fi, &r[i], &msg);
 		annotation(f, &msg, &l);
 	}
-	for (i = 0; i < refs.n && lines < max; i++, lines++) {
-		finding_message(fi, &((struct fp_fref *)refs.v)[i], &msg);
+	for (; unmet_expect(v, k) && lines < max; k++, lines++) {
+		msg.len = 0;
+		fp_sbuf_str(&msg, "expected change missing: ");
+		fp_sbuf_str(&msg, unmet_expect(v, k));
+		annotation(f, &msg, &l);
+	}
+	for (; i < refs.n && lines < max; i++, lines++) {
+		finding_message(fi, &r[i], &msg);
 		annotation(f, &msg, &l);
 	}
 	if (msg.err || l.err)
