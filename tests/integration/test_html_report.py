@@ -105,6 +105,11 @@ class HtmlReportTest(unittest.TestCase):
         order = ["critical", "high", "medium", "low"]
         self.assertEqual(sevs, sorted(sevs, key=order.index))
         self.assertIn("high", sevs)  # the write outside the root
+        # the page fails what the receipt fails, at the same severities
+        chips = {a.attrs["data-sev"]: int(a.attrs["data-count"])
+                 for a in dom.find_all("a", cls="chip")}
+        self.assertEqual(chips, {k: res.r["by_severity"].get(k, 0)
+                                 for k in order})
         # every process, under its parent
         table = res.r["process_table"]
         rows = proc_rows(dom)
@@ -134,6 +139,9 @@ class HtmlReportTest(unittest.TestCase):
         _, dom = self.page(job.out, "cmake-build", r.log)
         self.assertEqual(dom.by_id("verdict").attrs["data-ok"],
                          "true" if r.r["ok"] else "false")
+        chips = {a.attrs["data-sev"]: int(a.attrs["data-count"])
+                 for a in dom.find_all("a", cls="chip")}
+        self.assertEqual(chips, r.r["by_severity"])
         table = r.r["process_table"]
         self.assertGreater(len(table), 20)
         rows = proc_rows(dom)
@@ -175,6 +183,10 @@ class HtmlReportTest(unittest.TestCase):
             self.assertEqual(sorted(int(x.attrs["data-id"]) for x in
                                     lane.find_all("div", cls="p")
                                     if "data-id" in x.attrs), mine)
+        chips = {a.attrs["data-sev"]: int(a.attrs["data-count"])
+                 for a in dom.find_all("a", cls="chip")}
+        self.assertEqual(chips, {k: doc["by_severity"].get(k, 0)
+                                 for k in chips})
         outside = lanes[str([s["index"] for s in doc["steps"]
                              if s["name"] == "write-outside"][0])]
         self.assertIn("failing", outside.classes)
