@@ -652,7 +652,25 @@ BLOCKS = {
         prepare=lambda c: _scratch_prepare(c, env_file=True, out_dir=True),
         check=_scratch_check,
         needs="issue 29 item 1: lock keeps files edited in place"),
+    "docs/report.md: sudo footprint run --record /tmp/build.fplog -- make":
+    Run(prepare=lambda c: (c.write("Makefile", "all:\n\t@echo built\n"),
+                           c.write("today.policy", "allow ./\n")),
+        check=lambda c: _report_check(c)),
 }
+
+
+def _report_check(c):
+    bad = []
+    for page in ("/tmp/build.html", "/tmp/today.html"):
+        html = c.read(page)
+        if not html.startswith(b"<!DOCTYPE html>") or \
+                b'id="processes"' not in html:
+            bad.append("%s is not the report's page" % page)
+    trace = json.loads(c.read("/tmp/build.trace.json"))
+    if not any(e["ph"] == "X" and e["name"] == "make"
+               for e in trace["traceEvents"]):
+        bad.append("build.trace.json has no slice of make")
+    return bad
 
 
 # ---- the child: one block, in its own mount namespace ----------------

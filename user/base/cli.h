@@ -37,5 +37,6 @@ int cmd_shape(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

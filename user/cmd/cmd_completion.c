@@ -27,6 +27,7 @@ static const struct completed_cmd completed[] = {
 	{ "run", fp_run_longopts, NULL, FP_SUB_RUN },
 	{ "replay", fp_replay_longopts, NULL, FP_SUB_REPLAY },
 	{ "events", fp_events_longopts, NULL, 0 },
+	{ "report", fp_report_longopts, NULL, 0 },
 	{ "sidecar", fp_sidecar_longopts, "start status mark stop",
 	  FP_SUB_SIDECAR },
 	{ "policy", fp_policy_longopts, "learn suggest check", 0 },

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chrome_trace.h"
 #include "cli.h"
 #include "event_json.h"
 #include "logrun.h"
@@ -14,6 +15,7 @@
 #include "run_args.h"
 
 struct filter {
+	struct fp_chrome_trace *ct; /* --format chrome-trace */
 	long pid;
 	const char *type;
 	const char *prefix;
@@ -36,6 +38,10 @@ static void events_usage(FILE *f)
 		"      --type TYPE        only events of TYPE (exec, open, unlink, ...);\n"
 		"                         --type stats prints only the stats record\n"
 		"      --path-prefix P    only events with a path starting with P\n"
+		"      --format FORMAT    ndjson (the default), or chrome-trace: the\n"
+		"                         Trace Event JSON that Perfetto and\n"
+		"                         chrome://tracing open, one track per process\n"
+		"                         (docs/report.md); it takes no filter\n"
 		"  -h, --help             show this help\n"
 		"\n"
 		"Without a filter the last line is a stats record (docs/events.md);\n"
@@ -46,6 +52,7 @@ static void events_usage(FILE *f)
 		"  footprint events --type exec job.fplog | jq -r '.argv | join(\" \")'\n"
 		"  footprint events --type unlink --path-prefix /etc/ job.fplog\n"
 		"  footprint events --type stats job.fplog\n"
+		"  footprint events --format chrome-trace job.fplog > job.trace.json\n"
 		"\n"
 		"Exit status: 0; 1 if the log is cut short (what it holds is printed);\n"
 		"2 for a usage error, an unreadable or damaged log.\n");
@@ -81,6 +88,10 @@ static int show(void *ctx, const struct fp_event *ev)
 {
 	struct filter *f = ctx;
 
+	if (f->ct) {
+		fp_chrome_trace_event(f->ct, ev);
+		return 0;
+	}
 	if (f->type)
 		note_kind(f, fp_event_kind(ev));
 	if (f->type && !strcmp(f->type, "stats"))
@@ -133,9 +144,27 @@ static void print_stats(struct filter *f, const struct fp_run *run,
 			log, f->type, f->seen[0] ? f->seen : "none");
 }
 
+/* --format chrome-trace: every event into the trace, the end after them */
+static int chrome_trace(struct filter *f, struct fp_chrome_trace *ct,
+			struct fp_events_opts *args)
+{
+	if (args->pid >= 0 || args->type || args->prefix)
+		return fp_usage_error(
+			"events",
+			"--format chrome-trace takes no --pid, --type or --path-prefix");
+	if (fp_chrome_trace_begin(ct, stdout)) {
+		fprintf(stderr, "footprint: out of memory\n");
+		return FP_EXIT_NOTRACE;
+	}
+	f->ct = ct;
+	return 0;
+}
+
 int cmd_events(int argc, char **argv)
 {
 	struct fp_events_opts args = { 0 };
+	struct fp_chrome_trace ct;
+	const char *format;
 	struct filter f;
 	struct fp_run run;
 	char err[600];
@@ -146,16 +175,29 @@ int cmd_events(int argc, char **argv)
 		events_usage(stdout);
 	if (ret)
 		return ret == FP_ARGS_HELP ? FP_EXIT_OK : ret;
+	format = args.format ? args.format : "ndjson";
+	if (strcmp(format, "ndjson") && strcmp(format, "chrome-trace"))
+		return fp_usage_error(
+			"events",
+			"unknown --format '%s': ndjson or chrome-trace",
+			format);
 	f = (struct filter){ .pid = args.pid,
 			     .type = args.type,
 			     .prefix = args.prefix,
 			     .prefix_len =
 				     args.prefix ? strlen(args.prefix) : 0 };
+	if (!strcmp(format, "chrome-trace")) {
+		ret = chrome_trace(&f, &ct, &args);
+		if (ret)
+			return ret;
+	}
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
 	}
 	ret = fp_log_load(args.log, &run, show, &f, err, sizeof(err));
+	if (f.ct && (!ret || ret == -ENODATA))
+		fp_chrome_trace_end(f.ct, run.lost);
 	fflush(stdout);
 	if (ret == -ENODATA) {
 		fprintf(stderr, "footprint: %s: %s\n", args.log,
@@ -164,9 +206,12 @@ int cmd_events(int argc, char **argv)
 	} else if (ret) {
 		fprintf(stderr, "%s\n", err);
 	} else {
-		print_stats(&f, &run, args.log);
+		if (!f.ct)
+			print_stats(&f, &run, args.log);
 		rc = FP_EXIT_OK;
 	}
+	if (f.ct && ret && ret != -ENODATA)
+		free(ct.slots);
 	fp_run_free(&run);
 	return rc;
 }

@@ -78,5 +78,6 @@ extern const struct option fp_shape_diff_longopts[];
 extern const struct option fp_completion_longopts[];
 extern const struct option fp_attest_longopts[];
 extern const struct option fp_fleet_longopts[];
+extern const struct option fp_report_longopts[];
 
 #endif

@@ -23,6 +23,7 @@ static const struct cmd cmds[] = {
 	  "re-judge a recorded run offline (no root, no BPF)" },
 	{ "events", cmd_events,
 	  "print the events of a recorded run as NDJSON" },
+	{ "report", cmd_report, "an HTML report of a receipt or a log" },
 	{ "sidecar", cmd_sidecar,
 	  "trace a whole CI job: sidecar start, status, mark, stop" },
 	{ "policy", cmd_policy,

@@ -195,6 +195,7 @@ const struct option fp_events_longopts[] = {
 	{ "pid", required_argument, NULL, 'P' },
 	{ "type", required_argument, NULL, 'T' },
 	{ "path-prefix", required_argument, NULL, 'X' },
+	{ "format", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -224,6 +225,9 @@ int fp_events_args_parse(int argc, char **argv, struct fp_events_opts *o)
 			break;
 		case 'X':
 			o->prefix = optarg;
+			break;
+		case 'F':
+			o->format = optarg;
 			break;
 		case 'h':
 			return FP_ARGS_HELP;

@@ -48,6 +48,7 @@ struct fp_events_opts {
 	const char *type;
 	const char *prefix;
 	const char *log;
+	const char *format; /* --format: NULL (ndjson) or as given */
 };
 
 /*
