@@ -39,7 +39,7 @@ static int parse_learned(struct fp_policy *pol, const struct fp_vec *rules,
 	size_t i;
 
 	for (i = 0; i < rules->n; i++) {
-		const char *line = ((struct fp_sugg *)rules->v)[i].line;
+		const char *line = fp_vec_at(rules, struct fp_sugg, i)->line;
 
 		if (fp_policy_parse_line(pol, line, strlen(line), roots, nroots,
 					 err, sizeof(err))) {
@@ -154,7 +154,7 @@ int fp_policy_write(const char *path, const char *sub,
 	for (i = 0; i < rules->n; i++) {
 		if (n > 1)
 			fputc('\n', out);
-		write_rule(out, &((struct fp_sugg *)rules->v)[i], logs, n);
+		write_rule(out, fp_vec_at(rules, struct fp_sugg, i), logs, n);
 	}
 	if (fflush(out) || (out != stdout && fclose(out))) {
 		fprintf(stderr,
@@ -241,7 +241,8 @@ static int check_logs(const char *policy_file, const struct fp_policy *pol,
 		for (k = 0; !v.ok && k < v.reasons.n; k++) {
 			fputs("  ", out);
 			put_name(out, logs[i]);
-			fprintf(out, ": %s\n", ((char **)v.reasons.v)[k]);
+			fprintf(out, ": %s\n",
+				*fp_vec_at(&v.reasons, char *, k));
 		}
 		failed += !v.ok;
 		judged_free(&run, &f, &v);
