@@ -390,3 +390,15 @@ bool fp_path_magic(const char *p, size_t len)
 	free(v);
 	return magic;
 }
+
+void fp_put_name(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}

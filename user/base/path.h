@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "event.h"
 
@@ -26,5 +27,9 @@ int fp_path_join_magic(struct fp_bytes *out, const char *raw, size_t raw_len,
 		       const char *base, size_t base_len, bool *magic);
 /* Does the absolute path p pass through a /proc magic link? */
 bool fp_path_magic(const char *p, size_t len);
+
+/* s with control bytes and backslashes as \xHH: a name (a log's, a
+ * job's) safe on one line of a comment or a policy */
+void fp_put_name(FILE *f, const char *s);
 
 #endif

@@ -11,25 +11,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "path.h"
 #include "severity.h"
 #include "logrun.h"
 #include "policy_learn.h"
 #include "run.h"
 #include "suggest.h"
 #include "userfile.h"
-
-/* A log's name in a comment or a line: control bytes as \xHH. */
-static void put_name(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
-}
 
 /* The learned rules (struct fp_sugg), relative ones against roots. */
 static int parse_learned(struct fp_policy *pol, const struct fp_vec *rules,
@@ -39,7 +27,7 @@ static int parse_learned(struct fp_policy *pol, const struct fp_vec *rules,
 	size_t i;
 
 	for (i = 0; i < rules->n; i++) {
-		const char *line = ((struct fp_sugg *)rules->v)[i].line;
+		const char *line = fp_vec_at(rules, struct fp_sugg, i)->line;
 
 		if (fp_policy_parse_line(pol, line, strlen(line), roots, nroots,
 					 err, sizeof(err))) {
@@ -129,7 +117,7 @@ static void write_rule(FILE *out, const struct fp_sugg *g, char **logs, int n)
 			if (!g->runs[i])
 				continue;
 			fputs(k++ ? ", " : "", out);
-			put_name(out, logs[i]);
+			fp_put_name(out, logs[i]);
 		}
 	}
 	fprintf(out, "\n%s  # covers %zu\n", g->line, g->count);
@@ -148,13 +136,13 @@ int fp_policy_write(const char *path, const char *sub,
 		n == 1 ? "" : "s");
 	for (k = 0; k < n; k++) {
 		fputc(' ', out);
-		put_name(out, logs[k]);
+		fp_put_name(out, logs[k]);
 	}
 	fputs("\n# Review it before you commit it.\n", out);
 	for (i = 0; i < rules->n; i++) {
 		if (n > 1)
 			fputc('\n', out);
-		write_rule(out, &((struct fp_sugg *)rules->v)[i], logs, n);
+		write_rule(out, fp_vec_at(rules, struct fp_sugg, i), logs, n);
 	}
 	if (fflush(out) || (out != stdout && fclose(out))) {
 		fprintf(stderr,
@@ -230,7 +218,7 @@ static int check_logs(const char *policy_file, const struct fp_policy *pol,
 		}
 		if (!v.ok || !quiet) {
 			fprintf(out, "%s ", v.ok ? "ok  " : "FAIL");
-			put_name(out, logs[i]);
+			fp_put_name(out, logs[i]);
 			if (!v.ok)
 				fprintf(out, " (%zu failing finding%s)",
 					v.failing, v.failing == 1 ? "" : "s");
@@ -240,8 +228,9 @@ static int check_logs(const char *policy_file, const struct fp_policy *pol,
 		fp_reasons_by_rank(&v.sev, v.reasons.v, v.reasons.n);
 		for (k = 0; !v.ok && k < v.reasons.n; k++) {
 			fputs("  ", out);
-			put_name(out, logs[i]);
-			fprintf(out, ": %s\n", ((char **)v.reasons.v)[k]);
+			fp_put_name(out, logs[i]);
+			fprintf(out, ": %s\n",
+				*fp_vec_at(&v.reasons, char *, k));
 		}
 		failed += !v.ok;
 		judged_free(&run, &f, &v);

@@ -10,6 +10,7 @@
 #include "chrome_trace.h"
 #include "cli.h"
 #include "event_json.h"
+#include "json.h"
 #include "logrun.h"
 #include "run.h"
 #include "run_args.h"
@@ -128,9 +129,15 @@ static void print_stats(struct filter *f, const struct fp_run *run,
 	bool filtered = f->pid >= 0 || f->type || f->prefix;
 
 	if (!filtered || (f->type && !strcmp(f->type, "stats"))) {
-		printf("{\"type\":\"stats\",\"events\":%" PRIu64
-		       ",\"lost\":%" PRIu64 ",\"complete\":%s}\n",
-		       run->events, run->lost, run->lost ? "false" : "true");
+		struct json_out j = { .f = stdout };
+
+		json_begin_object(&j);
+		json_field_str(&j, "type", "stats");
+		json_field_u64(&j, "events", run->events);
+		json_field_u64(&j, "lost", run->lost);
+		json_field_bool(&j, "complete", !run->lost);
+		json_end_object(&j);
+		putchar('\n');
 		return;
 	}
 	if (run->lost)

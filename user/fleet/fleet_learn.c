@@ -13,22 +13,10 @@
 #include <time.h>
 
 #include "cli.h"
+#include "path.h"
 #include "fleet.h"
 #include "fleet_query.h"
 #include "userfile.h"
-
-/* a name in a comment: control bytes as \xHH */
-static void put_name(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
-}
 
 static void when(char *buf, size_t len, uint32_t t)
 {
@@ -102,7 +90,7 @@ static int write_policy(const char *path, const char *job,
 	if (!out)
 		return FP_EXIT_USAGE;
 	fputs("# footprint fleet learn: job ", out);
-	put_name(out, job);
+	fp_put_name(out, job);
 	fprintf(out, ", its last %zu passing run%s", n, n == 1 ? "" : "s");
 	if (n < last)
 		fprintf(out, " (of %u asked)", last);

@@ -112,7 +112,7 @@ const struct fp_conn_finding *fp_fref_conn(const struct fp_findings *fi,
 
 const struct fp_dns_finding *fp_fref_dns(const struct fp_findings *fi, size_t i)
 {
-	return &((const struct fp_dns_finding *)fi->dns.v)[i];
+	return fp_vec_at(&fi->dns, const struct fp_dns_finding, i);
 }
 
 unsigned int fp_fref_step(const struct fp_findings *fi, unsigned int cat,

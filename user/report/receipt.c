@@ -501,7 +501,7 @@ static void write_expected(struct json_out *j, const struct fp_verdict *v)
 	json_field_array(j, "expected");
 	for (i = 0; i < v->expects.n; i++) {
 		const struct fp_expect *e =
-			&((struct fp_expect *)v->expects.v)[i];
+			fp_vec_at(&v->expects, struct fp_expect, i);
 
 		json_begin_object(j);
 		json_field_str(j, "rule", e->rule->text);
@@ -513,11 +513,13 @@ static void write_expected(struct json_out *j, const struct fp_verdict *v)
 	json_field_array(j, "suggestions");
 	for (i = 0; i < v->suggestions.n; i++) {
 		json_begin_object(j);
-		json_field_str(j, "rule", ((char **)v->suggestions.v)[i]);
-		json_field_u64(j, "covers",
-			       i < v->suggestion_counts.n ?
-				       ((size_t *)v->suggestion_counts.v)[i] :
-				       1);
+		json_field_str(j, "rule",
+			       *fp_vec_at(&v->suggestions, char *, i));
+		json_field_u64(
+			j, "covers",
+			i < v->suggestion_counts.n ?
+				*fp_vec_at(&v->suggestion_counts, size_t, i) :
+				1);
 		json_end_object(j);
 	}
 	json_end_array(j);

@@ -204,7 +204,7 @@ static void conn_list(struct json_out *j, const struct fp_findings *fi,
 	json_field_array(j, key);
 	for (i = 0; i < v->n; i++)
 		write_conn(j, fi, key,
-			   &((const struct fp_conn_finding *)v->v)[i]);
+			   fp_vec_at(v, const struct fp_conn_finding, i));
 	json_end_array(j);
 }
 
@@ -218,7 +218,8 @@ void fp_receipt_netflow(struct json_out *j, const struct fp_findings *fi)
 	conn_list(j, fi, "accepted", &fi->accepted);
 	json_field_array(j, "dns");
 	for (i = 0; i < fi->dns.n; i++)
-		write_lookup(j, fi,
-			     &((const struct fp_dns_finding *)fi->dns.v)[i]);
+		write_lookup(
+			j, fi,
+			fp_vec_at(&fi->dns, const struct fp_dns_finding, i));
 	json_end_array(j);
 }

@@ -132,7 +132,7 @@ static void write_signals(struct json_out *j, const struct fp_findings *fi,
 	json_field_array(j, key);
 	for (i = 0; i < v->n; i++)
 		write_signal(j, fi, key,
-			     &((struct fp_signal_finding *)v->v)[i]);
+			     fp_vec_at(v, struct fp_signal_finding, i));
 	json_end_array(j);
 }
 

@@ -671,14 +671,14 @@ static size_t summary_reasons(struct out *o, const struct fp_verdict *v)
 	size_t i, shown = 0, left = 0;
 
 	for (i = 0; i < v->reasons.n; i++) {
-		const char *r = ((char **)v->reasons.v)[i];
+		const char *r = *fp_vec_at(&v->reasons, char *, i);
 
 		if (general_reason(r))
 			put_reason(o, "", r, &shown, &left);
 	}
 	for (i = 0; i < v->expects.n; i++) {
 		const struct fp_expect *e =
-			&((struct fp_expect *)v->expects.v)[i];
+			fp_vec_at(&v->expects, struct fp_expect, i);
 
 		if (!e->met)
 			put_reason(o,
@@ -733,13 +733,13 @@ void fp_summary_write_roots(FILE *f, const struct fp_findings *fi,
 	/* the most used first, each with the findings it covers, as a
 	 * comment a policy file takes ("allow /tmp/cc*.s  # covers 12") */
 	for (i = 0; i < n && i < o.max; i++) {
-		const char *s = ((char **)v->suggestions.v)[i];
+		const char *s = *fp_vec_at(&v->suggestions, char *, i);
 
 		fputs("  ", f);
 		put_escaped(f, s, strlen(s), ESC_TEXT);
 		fprintf(f, "  # covers %zu\n",
 			i < v->suggestion_counts.n ?
-				((size_t *)v->suggestion_counts.v)[i] :
+				*fp_vec_at(&v->suggestion_counts, size_t, i) :
 				(size_t)1);
 	}
 	if (n > o.max)

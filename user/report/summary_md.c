@@ -199,7 +199,7 @@ static void verdict(struct md *m, const struct fp_vec *refs,
 	verdict_line(refs, v, l);
 	emit(m, l);
 	for (i = 0; i < v->reasons.n; i++) {
-		const char *r = ((char **)v->reasons.v)[i];
+		const char *r = *fp_vec_at(&v->reasons, char *, i);
 
 		if (!general_reason(r))
 			continue;
@@ -498,13 +498,14 @@ static void suggestions(struct md *m, const struct fp_verdict *v,
 		       "Review before use.\n\n```\n");
 	emit(m, l);
 	for (i = 0; i < n && i < SUGGEST_ROWS; i++) {
-		const char *s = ((char **)v->suggestions.v)[i];
+		const char *s = *fp_vec_at(&v->suggestions, char *, i);
 
 		/* a quoted policy line: printable ASCII, never a fence */
-		fp_sbuf_printf(l, "%s  # covers %zu\n", s,
-			       i < v->suggestion_counts.n ?
-				       ((size_t *)v->suggestion_counts.v)[i] :
-				       (size_t)1);
+		fp_sbuf_printf(
+			l, "%s  # covers %zu\n", s,
+			i < v->suggestion_counts.n ?
+				*fp_vec_at(&v->suggestion_counts, size_t, i) :
+				(size_t)1);
 		emit(m, l);
 	}
 	if (n > SUGGEST_ROWS)
@@ -642,7 +643,7 @@ int fp_annotations_write(FILE *f, const struct fp_findings *fi,
 		return -ENOMEM;
 	r = refs.v;
 	for (i = 0; i < v->reasons.n && lines < max; i++) {
-		const char *r = ((char **)v->reasons.v)[i];
+		const char *r = *fp_vec_at(&v->reasons, char *, i);
 
 		if (!general_reason(r))
 			continue;

@@ -14,8 +14,8 @@ static void untrusted_note(FILE *f, const struct fp_findings *fi)
 	char subj[300];
 
 	for (i = 0; i < fi->connected.n; i++) {
-		const struct fp_conn_finding *x =
-			&((const struct fp_conn_finding *)fi->connected.v)[i];
+		const struct fp_conn_finding *x = fp_vec_at(
+			&fi->connected, const struct fp_conn_finding, i);
 
 		if (!x->unverified.len)
 			continue;
@@ -42,8 +42,9 @@ void fp_summary_net(FILE *f, const struct fp_findings *fi)
 
 	untrusted_note(f, fi);
 	for (i = 0; i < fi->connected.n && !resolver; i++)
-		resolver = ((const struct fp_conn_finding *)fi->connected.v)[i]
-				   .resolver;
+		resolver = fp_vec_at(&fi->connected,
+				     const struct fp_conn_finding, i)
+				   ->resolver;
 	if (resolver)
 		fprintf(f,
 			"  note: lookups went through %s's socket: their names were not seen\n",

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "event_json.h"
+#include "json.h"
 #include "reconcile.h"
 #include "session.h"
 #include "snapshot_net.h"
@@ -102,26 +103,32 @@ void fp_session_inject(struct fp_session *s, const struct fp_event *ev)
 	sink_event(s, ev);
 }
 
+/* The stats record that ends --events (docs/events.md). */
 static void write_stats_json(FILE *f, const struct fp_trace_stats *st,
 			     const struct fp_collector *col)
 {
+	struct json_out j = { .f = f };
 	unsigned int i;
 
-	fprintf(f,
-		"{\"type\":\"stats\",\"events\":%" PRIu64
-		",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"lost_ringbuf\":%" PRIu64 ",\"lost_pending\":%" PRIu64
-		",\"lost_recursion\":%" PRIu64 ",\"lost_compat\":%" PRIu64
-		",\"lost_net\":%" PRIu64 ",\"lost_malformed\":%" PRIu64
-		",\"argv_incomplete\":%" PRIu64 ",\"lost_per_cpu\":[",
-		col->delivered, col->records, st->lost + col->malformed,
-		st->lost_ringbuf, st->lost_pending, st->lost_recursion,
-		st->lost_compat, st->lost_net, col->malformed,
-		col->argv_incomplete);
+	json_begin_object(&j);
+	json_field_str(&j, "type", "stats");
+	json_field_u64(&j, "events", col->delivered);
+	json_field_u64(&j, "records", col->records);
+	json_field_u64(&j, "lost", st->lost + col->malformed);
+	json_field_u64(&j, "lost_ringbuf", st->lost_ringbuf);
+	json_field_u64(&j, "lost_pending", st->lost_pending);
+	json_field_u64(&j, "lost_recursion", st->lost_recursion);
+	json_field_u64(&j, "lost_compat", st->lost_compat);
+	json_field_u64(&j, "lost_net", st->lost_net);
+	json_field_u64(&j, "lost_malformed", col->malformed);
+	json_field_u64(&j, "argv_incomplete", col->argv_incomplete);
+	json_field_array(&j, "lost_per_cpu");
 	for (i = 0; i < st->ncpus; i++)
-		fprintf(f, "%s%" PRIu64, i ? "," : "", st->lost_per_cpu[i]);
-	fprintf(f, "],\"complete\":%s}\n",
-		st->lost + col->malformed ? "false" : "true");
+		json_elem_u64(&j, st->lost_per_cpu[i]);
+	json_end_array(&j);
+	json_field_bool(&j, "complete", !(st->lost + col->malformed));
+	json_end_object(&j);
+	fputc('\n', f);
 }
 
 static void progress(void *ctx, uint64_t entries, uint64_t bytes)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "proc_walk.h"
 
 int fp_cgroup_mountpoint(char *out, size_t len)
 {
@@ -88,19 +89,11 @@ int fp_proc_stat_parse(const char *stat, char *state, unsigned long long *start)
 
 int fp_proc_starttime(pid_t pid, char *state, unsigned long long *start)
 {
-	char path[64], buf[1024];
-	ssize_t n;
-	int fd;
+	char buf[1024];
+	int ret = fp_proc_stat_text(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ESRCH;
-	buf[n] = '\0';
+	if (ret)
+		return ret;
 	return fp_proc_stat_parse(buf, state, start);
 }
 

@@ -13,21 +13,33 @@
 #define STAT_PPID 1
 #define STAT_STARTTIME 19
 
-int fp_proc_stat(pid_t pid, pid_t *ppid, uint64_t *ticks)
+int fp_proc_stat_text(pid_t pid, char *buf, size_t len)
 {
-	char path[64], buf[1024], *p;
-	int fd, i;
+	char path[64];
 	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
 	close(fd);
 	if (n <= 0)
-		return -ESRCH;
+		return n < 0 ? (int)n : -ESRCH;
 	buf[n] = '\0';
+	return 0;
+}
+
+int fp_proc_stat(pid_t pid, pid_t *ppid, uint64_t *ticks)
+{
+	char buf[1024], *p;
+	int i, ret = fp_proc_stat_text(pid, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
 	/* the comm may hold anything but the last ')' */
 	p = strrchr(buf, ')');
 	if (!p)

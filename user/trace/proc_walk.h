@@ -6,12 +6,16 @@
 #ifndef FP_PROC_WALK_H
 #define FP_PROC_WALK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 /* hops a walk takes at most */
 #define FP_PROC_WALK_MAX 64
 
+/* /proc/PID/stat's text into buf (len bytes, NUL-terminated, cut to
+ * fit): 0, or -errno (-ESRCH when it reads empty) */
+int fp_proc_stat_text(pid_t pid, char *buf, size_t len);
 /* pid's parent and start time in clock ticks since boot (either may be
  * NULL): 0, or -errno when /proc does not say */
 int fp_proc_stat(pid_t pid, pid_t *ppid, uint64_t *ticks);
