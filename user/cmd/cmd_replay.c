@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "logrun.h"
 #include "receipt.h"
+#include "replay_cmd.h"
 #include "report_hooks.h"
 #include "rule_args.h"
 #include "userfile.h"
@@ -53,6 +54,52 @@ static void replay_usage(FILE *f)
 		"was not executable / not found.\n");
 }
 
+int fp_replay_judged(struct fp_run *run, const struct fp_policy *pol,
+		     const struct fp_report_outputs *ro)
+{
+	struct fp_findings f = { 0 };
+	struct fp_verdict v = { 0 };
+	struct fp_outcome o;
+	int rc = FP_EXIT_NOTRACE;
+
+	if (fp_run_judge(run, pol, &f, &v, &o))
+		fprintf(stderr, "footprint: out of memory while reconciling\n");
+	else
+		rc = fp_report_judged(
+			&(struct fp_judged){ run, &f, &v, &o, NULL }, ro,
+			fp_run_exit_code(run, &v));
+	fp_verdict_free(&v);
+	fp_findings_free(&f);
+	return rc;
+}
+
+int fp_replay_load(const char *log, struct fp_run *run,
+		   const struct fp_rule_args *rules, struct fp_policy *pol)
+{
+	char err[600];
+	int ret = fp_log_load(log, run, NULL, NULL, err, sizeof(err));
+
+	if (ret && ret != -ENODATA) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	if (ret == -ENODATA)
+		fprintf(stderr, "footprint: %s: %s; the verdict fails\n", log,
+			run->incomplete_why);
+	/* any rule option replaces the recorded policy as a whole */
+	if (rules && rules->given)
+		return fp_rule_args_policy(rules, pol, NULL, run->roots,
+					   run->nroots) ?
+			       -1 :
+			       0;
+	if (fp_run_policy(run, pol, err, sizeof(err))) {
+		fprintf(stderr, "footprint: %s: the recorded policy: %s\n", log,
+			err);
+		return -1;
+	}
+	return 0;
+}
+
 /* The log's run, judged by pol: every output replay was asked for. */
 static int replay_report(const struct fp_replay_opts *args, struct fp_run *run,
 			 const struct fp_policy *pol, FILE *out)
@@ -63,35 +110,21 @@ static int replay_report(const struct fp_replay_opts *args, struct fp_run *run,
 			.job = args->args.push_job,
 			.quiet = args->args.so.quiet },
 	};
-	struct fp_findings f = { 0 };
-	struct fp_verdict v = { 0 };
-	struct fp_outcome o;
-	int rc = FP_EXIT_NOTRACE;
 
-	if (fp_run_judge(run, pol, &f, &v, &o)) {
-		fprintf(stderr, "footprint: out of memory while reconciling\n");
-	} else {
-		ro.receipt = out;
-		ro.quiet = args->args.so.quiet;
-		ro.summary_max = args->args.so.summary_max;
-		fp_report_hook_push(&ro, &push);
-		rc = fp_report_judged(
-			&(struct fp_judged){ run, &f, &v, &o, NULL }, &ro,
-			fp_run_exit_code(run, &v));
-	}
-	fp_verdict_free(&v);
-	fp_findings_free(&f);
-	return rc;
+	ro.receipt = out;
+	ro.quiet = args->args.so.quiet;
+	ro.summary_max = args->args.so.summary_max;
+	fp_report_hook_push(&ro, &push);
+	return fp_replay_judged(run, pol, &ro);
 }
 
 int cmd_replay(int argc, char **argv)
 {
 	struct fp_replay_opts args = { 0 };
-	const char *receipt_path, *log;
+	const char *receipt_path;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
 	FILE *out = NULL;
-	char err[600];
 	int ret, rc = FP_EXIT_USAGE;
 
 	ret = fp_replay_args_parse(argc, argv, &args);
@@ -102,7 +135,6 @@ int cmd_replay(int argc, char **argv)
 	if (ret)
 		return ret;
 	receipt_path = args.args.so.receipt_path;
-	log = args.log;
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
@@ -111,24 +143,8 @@ int cmd_replay(int argc, char **argv)
 		run.mem_budget = args.args.so.mem_budget;
 		run.mem_budget_given = true;
 	}
-	ret = fp_log_load(log, &run, NULL, NULL, err, sizeof(err));
-	if (ret && ret != -ENODATA) {
-		fprintf(stderr, "%s\n", err);
+	if (fp_replay_load(args.log, &run, &args.args.rules, &pol))
 		goto cleanup;
-	}
-	if (ret == -ENODATA)
-		fprintf(stderr, "footprint: %s: %s; the verdict fails\n", log,
-			run.incomplete_why);
-	/* any rule option replaces the recorded policy as a whole */
-	if (args.args.rules.given) {
-		if (fp_rule_args_policy(&args.args.rules, &pol, NULL, run.roots,
-					run.nroots))
-			goto cleanup;
-	} else if (fp_run_policy(&run, &pol, err, sizeof(err))) {
-		fprintf(stderr, "footprint: %s: the recorded policy: %s\n", log,
-			err);
-		goto cleanup;
-	}
 	if (receipt_path) {
 		out = fp_outdir_fopen("the receipt", receipt_path);
 		if (!out)

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The commands' outputs made of the receipt (report_hooks.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "html.h"
 #include "report_hooks.h"
 
 static const char *doc_name(const struct fp_attest_job *j)
@@ -70,4 +74,44 @@ void fp_report_hook_push(struct fp_report_outputs *o, struct fp_report_push *p)
 {
 	if (p->fo.url)
 		o->hooks[FP_REPORT_PUSH] = (struct fp_report_hook){ push, p };
+}
+
+int fp_html_page_write(const char *receipt, size_t len, const char *name,
+		       const char *path, FILE *(*open_page)(void *ctx),
+		       void *ctx)
+{
+	char *page = NULL, err[300];
+	size_t plen = 0;
+	FILE *mem = open_memstream(&page, &plen), *out = NULL;
+	int ret;
+
+	if (!mem) {
+		fprintf(stderr, "footprint: out of memory\n");
+		return FP_EXIT_USAGE;
+	}
+	/* made in memory first: a bad input leaves no half page behind */
+	ret = fp_html_write(mem, receipt, len, err, sizeof(err));
+	if (fclose(mem) && !ret)
+		ret = -ENOMEM;
+	if (ret == -EINVAL)
+		fprintf(stderr,
+			"footprint: %s is neither a receipt nor a footprint log (%s)\n",
+			name, err);
+	else if (ret)
+		fprintf(stderr,
+			"footprint: the HTML report of %s: out of memory\n",
+			name);
+	if (!ret)
+		out = open_page(ctx);
+	if (out) {
+		ret = fwrite(page, 1, plen, out) != plen;
+		ret = fflush(out) || ret;
+		ret = (out != stdout && fclose(out)) || ret;
+		if (ret)
+			fprintf(stderr,
+				"footprint: writing the HTML report to %s failed: %s\n",
+				path, strerror(errno));
+	}
+	free(page);
+	return out && !ret ? FP_EXIT_OK : FP_EXIT_USAGE;
 }

@@ -7,6 +7,8 @@
 #ifndef FP_REPORT_HOOKS_H
 #define FP_REPORT_HOOKS_H
 
+#include <stdio.h>
+
 #include "attest_job.h"
 #include "fleet.h"
 #include "report_path.h"
@@ -23,5 +25,16 @@ void fp_report_hook_attest(struct fp_report_outputs *o,
 			   struct fp_attest_job *j);
 /* p to o's push; nothing without p->fo.url */
 void fp_report_hook_push(struct fp_report_outputs *o, struct fp_report_push *p);
+
+/*
+ * The one page writer (footprint report and --html): the page of the
+ * receipt's len bytes (name says whose, in messages), made in memory
+ * first, then to the stream open_page(ctx) gives (stdout, or a file it
+ * created; NULL after a line), flushed and closed, so a bad input leaves
+ * no half page. FP_EXIT_OK, or FP_EXIT_USAGE after one line.
+ */
+int fp_html_page_write(const char *receipt, size_t len, const char *name,
+		       const char *path, FILE *(*open_page)(void *ctx),
+		       void *ctx);
 
 #endif
