@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "logrun.h"
+#include "outputs.h"
 #include "receipt.h"
 #include "replay_cmd.h"
 #include "report_hooks.h"
@@ -33,6 +34,8 @@ static void replay_usage(FILE *f)
 		"      --ignore PATTERN, -p, --policy FILE, --report-noise\n"
 		"                       as for 'footprint run' (docs/policy.md)\n"
 		"  -o, --receipt FILE   write the JSON receipt (- for stdout)\n"
+		"      --html FILE      write the HTML report of the receipt to FILE\n"
+		"                       (as 'footprint report --html'; docs/report.md)\n"
 		"      --push URL       push the receipt to the ClickHouse at URL\n"
 		"                       (docs/fleet.md; spooled when it cannot be)\n"
 		"      --job NAME       the job's name there\n"
@@ -46,6 +49,7 @@ static void replay_usage(FILE *f)
 		"Examples:\n"
 		"  footprint replay job.fplog\n"
 		"  footprint replay --policy today.policy --receipt r.json job.fplog\n"
+		"  footprint replay -q --policy today.policy --html today.html job.fplog\n"
 		"  footprint replay --push http://localhost:8123/ --job build job.fplog\n"
 		"\n"
 		"Exit status: as for 'footprint run': 0 ok; 1 the verdict failed (also\n"
@@ -102,7 +106,8 @@ int fp_replay_load(const char *log, struct fp_run *run,
 
 /* The log's run, judged by pol: every output replay was asked for. */
 static int replay_report(const struct fp_replay_opts *args, struct fp_run *run,
-			 const struct fp_policy *pol, FILE *out)
+			 const struct fp_policy *pol, FILE *out,
+			 struct fp_output *html)
 {
 	struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
 	struct fp_report_push push = {
@@ -110,17 +115,20 @@ static int replay_report(const struct fp_replay_opts *args, struct fp_run *run,
 			.job = args->args.push_job,
 			.quiet = args->args.so.quiet },
 	};
+	struct fp_report_html page = { .out = html };
 
 	ro.receipt = out;
 	ro.quiet = args->args.so.quiet;
 	ro.summary_max = args->args.so.summary_max;
 	fp_report_hook_push(&ro, &push);
+	fp_report_hook_html(&ro, &page);
 	return fp_replay_judged(run, pol, &ro);
 }
 
 int cmd_replay(int argc, char **argv)
 {
 	struct fp_replay_opts args = { 0 };
+	struct fp_output html = FP_OUTPUT_INIT("the HTML report");
 	const char *receipt_path;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
@@ -135,10 +143,16 @@ int cmd_replay(int argc, char **argv)
 	if (ret)
 		return ret;
 	receipt_path = args.args.so.receipt_path;
+	html.path = args.args.so.html_path;
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
 	}
+	/* a page that cannot be written fails before the log is judged */
+	if (fp_output_prepare(&html, NULL, NULL, 0) ||
+	    (html.path && strcmp(html.path, "-") &&
+	     fp_output_create(&html, NULL, true) < 0))
+		goto cleanup;
 	if (args.args.mem_budget_given) {
 		run.mem_budget = args.args.so.mem_budget;
 		run.mem_budget_given = true;
@@ -150,7 +164,7 @@ int cmd_replay(int argc, char **argv)
 		if (!out)
 			goto cleanup;
 	}
-	rc = replay_report(&args, &run, &pol, out);
+	rc = replay_report(&args, &run, &pol, out, &html);
 cleanup:
 	if (out && (fflush(out) || (out != stdout && fclose(out)))) {
 		fprintf(stderr,
@@ -158,6 +172,10 @@ cleanup:
 			receipt_path, strerror(errno));
 		rc = FP_EXIT_USAGE;
 	}
+	fp_output_discard_empty(&html, NULL);
+	if (html.fd >= 0)
+		close(html.fd);
+	fp_output_close(&html);
 	fp_policy_free(&pol);
 	fp_run_free(&run);
 	return rc;

@@ -115,3 +115,49 @@ int fp_html_page_write(const char *receipt, size_t len, const char *name,
 	free(page);
 	return out && !ret ? FP_EXIT_OK : FP_EXIT_USAGE;
 }
+
+/* the page's file: the one made before the run, or made now */
+static FILE *html_open(void *ctx)
+{
+	struct fp_report_html *h = ctx;
+	FILE *f;
+	int fd;
+
+	if (!strcmp(h->out->path, "-"))
+		return stdout;
+	if (h->out->fd < 0 && fp_output_create(h->out, h->c, true) < 0)
+		return NULL;
+	/* out->fd stays open for the owner to hand over */
+	fd = dup(h->out->fd);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		fprintf(stderr, "footprint: cannot write %s to %s: %s\n",
+			h->out->what, h->out->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
+}
+
+/* a page that could not be written is an output that failed */
+static int html(void *ctx, const struct fp_report_receipt *r, int rc)
+{
+	struct fp_report_html *h = ctx;
+
+	if (!r->len) {
+		fprintf(stderr,
+			"footprint: %s gave no receipt; no HTML report was written\n",
+			r->j ? "the run" : "the sidecar");
+		return rc == FP_EXIT_OK ? FP_EXIT_NOTRACE : rc;
+	}
+	if (fp_html_page_write(r->buf, r->len, "the receipt", h->out->path,
+			       html_open, h))
+		return rc == FP_EXIT_OK ? FP_EXIT_NOTRACE : rc;
+	return rc;
+}
+
+void fp_report_hook_html(struct fp_report_outputs *o, struct fp_report_html *h)
+{
+	if (h->out->path)
+		o->hooks[FP_REPORT_HTML] = (struct fp_report_hook){ html, h };
+}

@@ -11,6 +11,7 @@
 
 #include "attest_job.h"
 #include "fleet.h"
+#include "outputs.h"
 #include "report_path.h"
 
 /* --push: the receipt to the store, or its spool */
@@ -26,6 +27,17 @@ void fp_report_hook_attest(struct fp_report_outputs *o,
 /* p to o's push; nothing without p->fo.url */
 void fp_report_hook_push(struct fp_report_outputs *o, struct fp_report_push *p);
 
+/* --html: the page of the receipt, to out: created (as c, NULL: as we
+ * are) before anything ran, as the receipt is; else created here. Its
+ * owner hands out->fd over to the user, drops it if it stayed empty
+ * (fp_output_discard_empty) and closes it. */
+struct fp_report_html {
+	struct fp_output *out;
+	const struct fp_creds *c;
+};
+
+/* h to o's HTML report; nothing without h->out->path */
+void fp_report_hook_html(struct fp_report_outputs *o, struct fp_report_html *h);
 /*
  * The one page writer (footprint report and --html): the page of the
  * receipt's len bytes (name says whose, in messages), made in memory
