@@ -12,7 +12,9 @@ its receipt, byte for byte, and it is an output like the receipt:
   run (stdout on /dev/full) turns ok into exit 125.
 - replay --html: the page of the log, the same as `report --html LOG`.
 - sidecar stop --html on a job of three steps: the page of the job, with
-  a lane per step; start, status and mark refuse --html.
+  a lane per step; a stop whose page has no directory fails before the
+  daemon is stopped, and the job goes on; start, status and mark refuse
+  --html.
 """
 
 import json
@@ -190,9 +192,15 @@ class HtmlOutputsTest(unittest.TestCase):
                  ["build", "mkdir -p out && echo o > out/app"],
                  ["write-outside", 'echo x > "$OUTSIDE/written"'],
                  ["test", "test -s out/app"],
+                 # refused before the daemon is stopped: it goes on
+                 ["bad-stop", '"$FP" sidecar stop --state "$STATE" '
+                              '--html "$OUT/none/p.html"'],
                  ["stop", stop]]
         p, codes = r.run(steps)
         self.assertEqual(codes.get("start"), 0, p.stderr)
+        self.assertEqual(codes.get("bad-stop"), EXIT_USAGE, p.stderr)
+        self.assertIn(b"footprint: cannot write the HTML report to ",
+                      p.stderr)
         self.assertEqual(codes.get("stop"), su.EXIT_VERDICT, p.stderr)
         doc = r.receipt()
         raw = read(os.path.join(r.out, "job.html"))
