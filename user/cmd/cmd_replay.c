@@ -10,7 +10,9 @@
 
 #include "cli.h"
 #include "logrun.h"
+#include "outputs.h"
 #include "receipt.h"
+#include "replay_cmd.h"
 #include "report_hooks.h"
 #include "rule_args.h"
 #include "userfile.h"
@@ -32,6 +34,8 @@ static void replay_usage(FILE *f)
 		"      --ignore PATTERN, -p, --policy FILE, --report-noise\n"
 		"                       as for 'footprint run' (docs/policy.md)\n"
 		"  -o, --receipt FILE   write the JSON receipt (- for stdout)\n"
+		"      --html FILE      write the HTML report of the receipt to FILE\n"
+		"                       (as 'footprint report --html'; docs/report.md)\n"
 		"      --push URL       push the receipt to the ClickHouse at URL\n"
 		"                       (docs/fleet.md; spooled when it cannot be)\n"
 		"      --job NAME       the job's name there\n"
@@ -45,6 +49,7 @@ static void replay_usage(FILE *f)
 		"Examples:\n"
 		"  footprint replay job.fplog\n"
 		"  footprint replay --policy today.policy --receipt r.json job.fplog\n"
+		"  footprint replay -q --policy today.policy --html today.html job.fplog\n"
 		"  footprint replay --push http://localhost:8123/ --job build job.fplog\n"
 		"\n"
 		"Exit status: as for 'footprint run': 0 ok; 1 the verdict failed (also\n"
@@ -53,9 +58,56 @@ static void replay_usage(FILE *f)
 		"was not executable / not found.\n");
 }
 
+int fp_replay_judged(struct fp_run *run, const struct fp_policy *pol,
+		     const struct fp_report_outputs *ro)
+{
+	struct fp_findings f = { 0 };
+	struct fp_verdict v = { 0 };
+	struct fp_outcome o;
+	int rc = FP_EXIT_NOTRACE;
+
+	if (fp_run_judge(run, pol, &f, &v, &o))
+		fprintf(stderr, "footprint: out of memory while reconciling\n");
+	else
+		rc = fp_report_judged(
+			&(struct fp_judged){ run, &f, &v, &o, NULL }, ro,
+			fp_run_exit_code(run, &v));
+	fp_verdict_free(&v);
+	fp_findings_free(&f);
+	return rc;
+}
+
+int fp_replay_load(const char *log, struct fp_run *run,
+		   const struct fp_rule_args *rules, struct fp_policy *pol)
+{
+	char err[600];
+	int ret = fp_log_load(log, run, NULL, NULL, err, sizeof(err));
+
+	if (ret && ret != -ENODATA) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	if (ret == -ENODATA)
+		fprintf(stderr, "footprint: %s: %s; the verdict fails\n", log,
+			run->incomplete_why);
+	/* any rule option replaces the recorded policy as a whole */
+	if (rules && rules->given)
+		return fp_rule_args_policy(rules, pol, NULL, run->roots,
+					   run->nroots) ?
+			       -1 :
+			       0;
+	if (fp_run_policy(run, pol, err, sizeof(err))) {
+		fprintf(stderr, "footprint: %s: the recorded policy: %s\n", log,
+			err);
+		return -1;
+	}
+	return 0;
+}
+
 /* The log's run, judged by pol: every output replay was asked for. */
 static int replay_report(const struct fp_replay_opts *args, struct fp_run *run,
-			 const struct fp_policy *pol, FILE *out)
+			 const struct fp_policy *pol, FILE *out,
+			 struct fp_output *html)
 {
 	struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
 	struct fp_report_push push = {
@@ -63,35 +115,24 @@ static int replay_report(const struct fp_replay_opts *args, struct fp_run *run,
 			.job = args->args.push_job,
 			.quiet = args->args.so.quiet },
 	};
-	struct fp_findings f = { 0 };
-	struct fp_verdict v = { 0 };
-	struct fp_outcome o;
-	int rc = FP_EXIT_NOTRACE;
+	struct fp_report_html page = { .out = html };
 
-	if (fp_run_judge(run, pol, &f, &v, &o)) {
-		fprintf(stderr, "footprint: out of memory while reconciling\n");
-	} else {
-		ro.receipt = out;
-		ro.quiet = args->args.so.quiet;
-		ro.summary_max = args->args.so.summary_max;
-		fp_report_hook_push(&ro, &push);
-		rc = fp_report_judged(
-			&(struct fp_judged){ run, &f, &v, &o, NULL }, &ro,
-			fp_run_exit_code(run, &v));
-	}
-	fp_verdict_free(&v);
-	fp_findings_free(&f);
-	return rc;
+	ro.receipt = out;
+	ro.quiet = args->args.so.quiet;
+	ro.summary_max = args->args.so.summary_max;
+	fp_report_hook_push(&ro, &push);
+	fp_report_hook_html(&ro, &page);
+	return fp_replay_judged(run, pol, &ro);
 }
 
 int cmd_replay(int argc, char **argv)
 {
 	struct fp_replay_opts args = { 0 };
-	const char *receipt_path, *log;
+	struct fp_output html = FP_OUTPUT_INIT("the HTML report");
+	const char *receipt_path;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
 	FILE *out = NULL;
-	char err[600];
 	int ret, rc = FP_EXIT_USAGE;
 
 	ret = fp_replay_args_parse(argc, argv, &args);
@@ -102,39 +143,28 @@ int cmd_replay(int argc, char **argv)
 	if (ret)
 		return ret;
 	receipt_path = args.args.so.receipt_path;
-	log = args.log;
+	html.path = args.args.so.html_path;
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return FP_EXIT_NOTRACE;
 	}
+	/* a page that cannot be written fails before the log is judged */
+	if (fp_output_prepare(&html, NULL, NULL, 0) ||
+	    (html.path && strcmp(html.path, "-") &&
+	     fp_output_create(&html, NULL, true) < 0))
+		goto cleanup;
 	if (args.args.mem_budget_given) {
 		run.mem_budget = args.args.so.mem_budget;
 		run.mem_budget_given = true;
 	}
-	ret = fp_log_load(log, &run, NULL, NULL, err, sizeof(err));
-	if (ret && ret != -ENODATA) {
-		fprintf(stderr, "%s\n", err);
+	if (fp_replay_load(args.log, &run, &args.args.rules, &pol))
 		goto cleanup;
-	}
-	if (ret == -ENODATA)
-		fprintf(stderr, "footprint: %s: %s; the verdict fails\n", log,
-			run.incomplete_why);
-	/* any rule option replaces the recorded policy as a whole */
-	if (args.args.rules.given) {
-		if (fp_rule_args_policy(&args.args.rules, &pol, NULL, run.roots,
-					run.nroots))
-			goto cleanup;
-	} else if (fp_run_policy(&run, &pol, err, sizeof(err))) {
-		fprintf(stderr, "footprint: %s: the recorded policy: %s\n", log,
-			err);
-		goto cleanup;
-	}
 	if (receipt_path) {
 		out = fp_outdir_fopen("the receipt", receipt_path);
 		if (!out)
 			goto cleanup;
 	}
-	rc = replay_report(&args, &run, &pol, out);
+	rc = replay_report(&args, &run, &pol, out, &html);
 cleanup:
 	if (out && (fflush(out) || (out != stdout && fclose(out)))) {
 		fprintf(stderr,
@@ -142,6 +172,10 @@ cleanup:
 			receipt_path, strerror(errno));
 		rc = FP_EXIT_USAGE;
 	}
+	fp_output_discard_empty(&html, NULL);
+	if (html.fd >= 0)
+		close(html.fd);
+	fp_output_close(&html);
 	fp_policy_free(&pol);
 	fp_run_free(&run);
 	return rc;

@@ -13,9 +13,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "html.h"
 #include "logrun.h"
 #include "longopts.h"
+#include "replay_cmd.h"
+#include "report_hooks.h"
 #include "run.h"
 #include "run_args.h"
 #include "userfile.h"
@@ -135,52 +136,36 @@ nomem:
 	return -1;
 }
 
-/* the receipt of a log, as 'footprint replay -o' would write it */
+/*
+ * The receipt of a log, as 'footprint replay -q -o' writes it: judged by
+ * replay's core and the one report path, into memory. A failed verdict
+ * still gives a receipt; no receipt is the failure.
+ */
 static int judge_log(const char *log, struct input *in)
 {
+	struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
 	struct fp_run run;
 	struct fp_policy pol = { 0 };
-	struct fp_findings f = { 0 };
-	struct fp_verdict v = { 0 };
-	struct fp_outcome o;
-	char err[600];
-	FILE *mem = NULL;
-	int ret, rc = -1;
+	int rc = -1;
 
 	if (fp_run_init(&run)) {
 		fprintf(stderr, "footprint: out of memory\n");
 		return -1;
 	}
-	ret = fp_log_load(log, &run, NULL, NULL, err, sizeof(err));
-	if (ret && ret != -ENODATA) {
-		fprintf(stderr, "%s\n", err);
+	if (fp_replay_load(log, &run, NULL, &pol))
 		goto cleanup;
-	}
-	if (ret == -ENODATA)
-		fprintf(stderr, "footprint: %s: %s; the verdict fails\n", log,
-			run.incomplete_why);
-	if (fp_run_policy(&run, &pol, err, sizeof(err))) {
-		fprintf(stderr, "footprint: %s: the recorded policy: %s\n", log,
-			err);
-		goto cleanup;
-	}
-	if (fp_run_judge(&run, &pol, &f, &v, &o)) {
-		fprintf(stderr, "footprint: out of memory while reconciling\n");
-		goto cleanup;
-	}
-	mem = open_memstream(&in->buf, &in->len);
-	if (!mem) {
+	ro.receipt = open_memstream(&in->buf, &in->len);
+	if (!ro.receipt) {
 		fprintf(stderr, "footprint: out of memory\n");
 		goto cleanup;
 	}
-	fp_run_receipt(mem, &run, &f, &v, &o);
-	if (fclose(mem) || !in->buf)
+	ro.quiet = true;
+	fp_replay_judged(&run, &pol, &ro);
+	if (fclose(ro.receipt) || !in->buf)
 		fprintf(stderr, "footprint: out of memory\n");
-	else
+	else if (in->len)
 		rc = 0;
 cleanup:
-	fp_verdict_free(&v);
-	fp_findings_free(&f);
 	fp_policy_free(&pol);
 	fp_run_free(&run);
 	return rc;
@@ -223,47 +208,9 @@ static int read_input(const char *path, struct input *in)
 	return rc;
 }
 
-static int write_page(const char *html, const char *name, struct input *in)
+static FILE *open_page(void *path)
 {
-	char *page = NULL, err[300];
-	size_t len = 0;
-	FILE *mem = open_memstream(&page, &len), *out;
-	int ret;
-
-	if (!mem) {
-		fprintf(stderr, "footprint: out of memory\n");
-		return FP_EXIT_USAGE;
-	}
-	/* made in memory first: a bad input leaves no half page behind */
-	ret = fp_html_write(mem, in->buf, in->len, err, sizeof(err));
-	if (fclose(mem) && !ret)
-		ret = -ENOMEM;
-	if (ret) {
-		if (ret == -EINVAL)
-			fprintf(stderr,
-				"footprint: report: %s is neither a receipt nor a footprint log (%s)\n",
-				name, err);
-		else
-			fprintf(stderr,
-				"footprint: report: %s: out of memory\n", name);
-		free(page);
-		return FP_EXIT_USAGE;
-	}
-	out = fp_outdir_fopen("the HTML report", html);
-	if (!out) {
-		free(page);
-		return FP_EXIT_USAGE;
-	}
-	ret = fwrite(page, 1, len, out) != len;
-	if (fflush(out) || (out != stdout && fclose(out)) || ret) {
-		fprintf(stderr,
-			"footprint: writing the HTML report to %s failed: %s\n",
-			html, strerror(errno));
-		free(page);
-		return FP_EXIT_USAGE;
-	}
-	free(page);
-	return FP_EXIT_OK;
+	return fp_outdir_fopen("the HTML report", path);
 }
 
 int cmd_report(int argc, char **argv)
@@ -279,8 +226,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (ret)
 		return ret;
-	ret = read_input(path, &in) ? FP_EXIT_USAGE :
-				      write_page(html, path, &in);
+	ret = read_input(path, &in) ?
+		      FP_EXIT_USAGE :
+		      fp_html_page_write(in.buf, in.len, path, html, open_page,
+					 (void *)html);
 	free(in.buf);
 	return ret;
 }

@@ -49,6 +49,7 @@ struct run_state {
 	struct fp_session s;
 	struct fp_attest_job att;
 	struct fp_report_push push;
+	struct fp_report_html html;
 	struct fp_creds invoker;
 	struct fp_policy pol;
 	char *roots[FP_ROOTS_MAX];
@@ -112,6 +113,8 @@ static int run_judged(struct run_state *r)
 					     .quiet = o->args.so.quiet };
 	fp_report_hook_attest(&s->report, &r->att);
 	fp_report_hook_push(&s->report, &r->push);
+	r->html = (struct fp_report_html){ &s->outs[FP_OUT_HTML], c };
+	fp_report_hook_html(&s->report, &r->html);
 	/* every output's directory is checked before anything runs */
 	rc = fp_session_prepare(s);
 	if (!rc)

@@ -23,7 +23,8 @@ static void sidecar_usage(FILE *f)
 		"       footprint sidecar status [--state DIR] [--json]\n"
 		"       footprint sidecar mark [--state DIR] NAME\n"
 		"       footprint sidecar stop [--state DIR] [--receipt FILE]\n"
-		"                              [--summary FILE.md] [--annotations]\n"
+		"                              [--html FILE] [--summary FILE.md]\n"
+		"                              [--annotations]\n"
 		"                              [--summary-max N] [--daemon PID:TICKS]\n"
 		"                              [--attest KEY --attest-name STEP]\n"
 		"                              [--push URL [--job NAME]]\n"
@@ -68,6 +69,8 @@ static void sidecar_usage(FILE *f)
 		"                        whose last sidecar no stop ended cleanly\n"
 		"Options of stop:\n"
 		"  -o, --receipt FILE    write the JSON receipt (- for stdout)\n"
+		"      --html FILE       write the HTML report of the job to FILE (its\n"
+		"                        steps as lanes of the timeline; docs/report.md)\n"
 		"      --summary FILE.md a markdown job summary, under 64 KiB, per step\n"
 		"      --annotations     GitHub workflow commands (::error) on stdout, at\n"
 		"                        most 10\n"
@@ -97,6 +100,7 @@ static void sidecar_usage(FILE *f)
 		"  footprint sidecar status\n"
 		"  footprint sidecar mark integration-tests\n"
 		"  sudo footprint sidecar stop --receipt /tmp/footprint.json\n"
+		"  sudo footprint sidecar stop --html /tmp/footprint.html\n"
 		"  sudo footprint sidecar stop --attest ci.key --attest-name build\n"
 		"\n"
 		"Exit status: as `footprint run`: 0 ok; 1 the verdict failed (also when\n"
@@ -207,6 +211,8 @@ static int sidecar_verb(struct sidecar_opts *o, struct fp_positionals *pos)
 			"sidecar",
 			"unknown verb '%s'; say start, status, mark or stop",
 			o->verb);
+	if (o->args.so.html_path && strcmp(o->verb, "stop"))
+		return fp_usage_error("sidecar", "--html is stop's");
 	if (!strcmp(o->verb, "mark")) {
 		if (pos->n != 2 || !*pos->v[1] || strlen(pos->v[1]) > 255)
 			return fp_usage_error(

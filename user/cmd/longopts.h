@@ -45,6 +45,7 @@ enum fp_opt {
 	FP_OPT_SUMMARY_MAX,
 	FP_OPT_PUSH,
 	FP_OPT_JOB,
+	FP_OPT_HTML,
 	/* run's own */
 	FP_OPT_AS_ROOT,
 	FP_OPT_LEFTOVERS,

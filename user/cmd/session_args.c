@@ -49,6 +49,7 @@ static const struct shared_opt shared[] = {
 	OPT("summary-max", required_argument, FP_OPT_SUMMARY_MAX, ALL),
 	OPT("push", required_argument, FP_OPT_PUSH, ALL),
 	OPT("job", required_argument, FP_OPT_JOB, ALL),
+	OPT("html", required_argument, FP_OPT_HTML, ALL),
 };
 
 const struct option *fp_longopts_build(struct option *out, unsigned int sub,
@@ -146,6 +147,9 @@ int fp_session_args_take(struct fp_session_args *a, const char *sub, int id,
 		break;
 	case FP_OPT_RECEIPT:
 		so->receipt_path = arg;
+		break;
+	case FP_OPT_HTML:
+		so->html_path = arg;
 		break;
 	case FP_OPT_EVENTS:
 		so->events_path = arg;

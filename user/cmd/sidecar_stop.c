@@ -119,8 +119,10 @@ static int stop_verdict(struct fp_sidecar_stop *x, struct fp_output *receipt,
 	return rc;
 }
 
+/* receipt, summary, html: every directory checked, then each created,
+ * before the daemon is stopped */
 static int prepare_outputs(int statefd, struct fp_output *receipt,
-			   struct fp_output *summary,
+			   struct fp_output *summary, struct fp_output *html,
 			   const struct sidecar_opts *o,
 			   const struct fp_creds *c)
 {
@@ -133,15 +135,21 @@ static int prepare_outputs(int statefd, struct fp_output *receipt,
 	nroots = fp_sidecar_read_roots(statefd, rootbuf, sizeof(rootbuf), roots,
 				       FP_ROOTS_MAX);
 	summary->path = o->summary_path;
+	html->path = o->args.so.html_path;
 	rc = fp_output_prepare(receipt, c, roots, nroots);
 	if (!rc)
 		rc = fp_output_prepare(summary, c, roots, nroots);
+	if (!rc)
+		rc = fp_output_prepare(html, c, roots, nroots);
 	if (!rc && o->args.so.receipt_path &&
 	    strcmp(o->args.so.receipt_path, "-") &&
 	    fp_output_create(receipt, c, true) < 0)
 		rc = FP_EXIT_USAGE;
 	if (!rc && o->summary_path && strcmp(o->summary_path, "-") &&
 	    fp_output_create(summary, c, true) < 0)
+		rc = FP_EXIT_USAGE;
+	if (!rc && html->path && strcmp(html->path, "-") &&
+	    fp_output_create(html, c, true) < 0)
 		rc = FP_EXIT_USAGE;
 	return rc;
 }
@@ -150,6 +158,8 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 {
 	struct fp_output receipt = FP_OUTPUT_INIT("the receipt");
 	struct fp_output summary = FP_OUTPUT_INIT("the job summary");
+	struct fp_output html = FP_OUTPUT_INIT("the HTML report");
+	struct fp_report_html page = { &html, c };
 	struct fp_sidecar_stop x = { 0 };
 	struct fp_attest_job att = FP_ATTEST_JOB_INIT;
 	struct fp_report_outputs ro = FP_REPORT_OUTPUTS_INIT;
@@ -181,13 +191,14 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	x.req.annotations = o->annotations;
 	x.req.quiet = o->args.so.quiet;
 	x.req.summary_max = o->args.so.summary_max;
-	rc = prepare_outputs(statefd, &receipt, &summary, o, c);
+	rc = prepare_outputs(statefd, &receipt, &summary, &html, o, c);
 	o->attest.quiet = o->args.so.quiet;
 	if (!rc && o->attest.key)
 		rc = fp_attest_job_prepare(&att, &o->attest, c);
 	if (!rc) {
 		fp_report_hook_attest(&ro, &att);
 		fp_report_hook_push(&ro, &push);
+		fp_report_hook_html(&ro, &page);
 		rc = stop_verdict(&x, &receipt, &summary, o, &ro);
 	}
 	fp_attest_job_free(&att);
@@ -195,13 +206,18 @@ int sidecar_stop(struct sidecar_opts *o, const struct fp_creds *c)
 	if (c->active) {
 		fp_output_hand_over(&receipt, 1, c->uid, c->gid, c->name);
 		fp_output_hand_over(&summary, 1, c->uid, c->gid, c->name);
+		fp_output_hand_over(&html, 1, c->uid, c->gid, c->name);
 	}
 	if (receipt.fd >= 0)
 		close(receipt.fd);
 	if (summary.fd >= 0)
 		close(summary.fd);
+	fp_output_discard_empty(&html, c);
+	if (html.fd >= 0)
+		close(html.fd);
 	fp_output_close(&receipt);
 	fp_output_close(&summary);
+	fp_output_close(&html);
 	if (in_child) {
 		fflush(stdout);
 		_exit(rc);

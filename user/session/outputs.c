@@ -91,6 +91,14 @@ void fp_output_discard(struct fp_output *out, const struct fp_creds *c)
 	fp_creds_leave(c);
 }
 
+void fp_output_discard_empty(struct fp_output *out, const struct fp_creds *c)
+{
+	struct stat st;
+
+	if (out->fd >= 0 && !fstat(out->fd, &st) && !st.st_size)
+		fp_output_discard(out, c);
+}
+
 void fp_output_close(struct fp_output *out)
 {
 	fp_outdir_close(&out->dir);

@@ -41,6 +41,9 @@ void fp_output_hand_over(struct fp_output *outs, size_t n, uid_t uid, gid_t gid,
 /* Remove an output with nothing worth keeping, as c, if its name still
  * names the file footprint made. */
 void fp_output_discard(struct fp_output *out, const struct fp_creds *c);
+/* The same for one made early that nothing was written to (the HTML
+ * report of a run that never got a verdict). */
+void fp_output_discard_empty(struct fp_output *out, const struct fp_creds *c);
 void fp_output_close(struct fp_output *out);
 
 #endif

@@ -141,7 +141,8 @@ static void progress(void *ctx, uint64_t entries, uint64_t bytes)
 int fp_session_init(struct fp_session *s, const struct fp_session_opts *o)
 {
 	static const char *const what[FP_OUT_N] = { "the log", "the events",
-						    "the receipt" };
+						    "the receipt",
+						    "the HTML report" };
 	unsigned int i;
 
 	memset(s, 0, sizeof(*s));
@@ -154,6 +155,7 @@ int fp_session_init(struct fp_session *s, const struct fp_session_opts *o)
 	s->outs[FP_OUT_LOG].path = o->record_path;
 	s->outs[FP_OUT_EVENTS].path = o->events_path;
 	s->outs[FP_OUT_RECEIPT].path = o->receipt_path;
+	s->outs[FP_OUT_HTML].path = o->html_path;
 	s->log.w.fd = -1;
 	s->log.enc = &s->enc;
 	s->report.markdown_fd = -1;
@@ -222,6 +224,11 @@ int fp_session_outputs(struct fp_session *s)
 		if (!s->receipt)
 			return FP_EXIT_USAGE;
 	}
+	/* made now, as the receipt is, so that a page that could not be
+	 * written fails before anything runs; written by the hook */
+	if (s->o.html_path && strcmp(s->o.html_path, "-") &&
+	    fp_output_create(&s->outs[FP_OUT_HTML], c, true) < 0)
+		return FP_EXIT_USAGE;
 	return 0;
 }
 
@@ -615,6 +622,12 @@ void fp_session_finish(struct fp_session *s, int *rc, bool hand, uid_t uid,
 		fp_output_discard(&s->outs[FP_OUT_RECEIPT], s->o.invoker);
 	close_stream(&s->events, "events", s->o.events_path, rc);
 	close_stream(&s->receipt, "the receipt", s->o.receipt_path, rc);
+	/* written by the commands' hook, if there was a verdict */
+	fp_output_discard_empty(&s->outs[FP_OUT_HTML], s->o.invoker);
+	if (s->outs[FP_OUT_HTML].fd >= 0) {
+		close(s->outs[FP_OUT_HTML].fd);
+		s->outs[FP_OUT_HTML].fd = -1;
+	}
 	if (log_failed(s, fp_log_close(&s->log)) && *rc == FP_EXIT_OK)
 		*rc = FP_EXIT_NOTRACE;
 	if (s->log_err && *rc == FP_EXIT_OK)

@@ -40,6 +40,9 @@ struct fp_session_opts {
 	const struct fp_policy *pol; /* the caller's */
 	const struct fp_creds *invoker;
 	const char *receipt_path, *events_path, *record_path;
+	/* the HTML report: created here with the other outputs, before
+	 * anything runs; the commands' hook writes it (report_hooks.h) */
+	const char *html_path;
 	/* the log already made by the caller (record_path names it in
 	 * messages), or -1: record_path is created as an output */
 	int log_fd;
@@ -61,7 +64,7 @@ struct fp_session_opts {
 	const char *shape_policy; /* the text of --shape-policy, or NULL */
 };
 
-enum { FP_OUT_LOG, FP_OUT_EVENTS, FP_OUT_RECEIPT, FP_OUT_N };
+enum { FP_OUT_LOG, FP_OUT_EVENTS, FP_OUT_RECEIPT, FP_OUT_HTML, FP_OUT_N };
 
 struct fp_loader;
 
