@@ -693,6 +693,30 @@ def _drop(pw):
     return f
 
 
+def _stage_under(d, paths):
+    """The paths (the checkout, the binaries) that lie under d, bound
+    aside before a tmpfs hides d: a checkout in /tmp stays where it is."""
+    staged = []
+    for i, p in enumerate(paths):
+        p = os.path.realpath(p)
+        if p != d and not p.startswith(d + "/"):
+            continue
+        aside = "/run/fpdoc-keep-%d-%d" % (os.getpid(), i)
+        os.makedirs(aside)
+        subprocess.run(["mount", "--bind", p, aside], check=True)
+        staged.append((p, aside))
+    return staged
+
+
+def _unstage(staged):
+    """Each staged path bound back at its place, now inside the tmpfs."""
+    for p, aside in staged:
+        os.makedirs(p, exist_ok=True)
+        subprocess.run(["mount", "--bind", aside, p], check=True)
+        subprocess.run(["umount", aside], check=True)
+        os.rmdir(aside)
+
+
 def child(key, user, bindir, top):
     """Run block key (as root in a new mount namespace): one JSON object
     on stdout."""
@@ -703,8 +727,10 @@ def child(key, user, bindir, top):
     # machine must not be this block's
     for d in ("/tmp", "/srv", "/run/footprint"):
         os.makedirs(d, exist_ok=True)
+        staged = _stage_under(d, (top, bindir))
         subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777" if
                         d == "/tmp" else "mode=755", "tmpfs", d], check=True)
+        _unstage(staged)
     work = "/tmp/fpdoc"
     os.mkdir(work)
     c = Ctx(work, pw, top)
