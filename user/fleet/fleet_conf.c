@@ -8,7 +8,6 @@
  * (FOOTPRINT_CLICKHOUSE_USER, FOOTPRINT_CLICKHOUSE_PASSWORD, or a URL in
  * FOOTPRINT_CLICKHOUSE).
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "curl_dl.h"
 #include "fleet.h"
 #include "fleet_conf.h"
 #include "userfile.h"
@@ -154,20 +154,28 @@ static const char *env(const char *name)
  * from the command line. */
 static int url_credentials(struct fp_fleet_conf *k, bool given)
 {
-	CURLU *u = curl_url();
 	char *user = NULL, *pass = NULL, *query = NULL, *clean = NULL;
+	char err[300];
+	const struct fp_curl *cu = fp_curl_load(err, sizeof(err));
+	CURLU *u;
 	int ret = 0;
 
-	if (!u || curl_url_set(u, CURLUPART_URL, k->url, 0)) {
+	if (!cu) {
+		fprintf(stderr, "footprint: fleet: cannot load libcurl: %s\n",
+			err);
+		return -1;
+	}
+	u = cu->url();
+	if (!u || cu->url_set(u, CURLUPART_URL, k->url, 0)) {
 		fprintf(stderr,
 			"footprint: fleet: '%s' is not a URL; give http://HOST:8123/ or https://HOST:8443/\n",
 			given ? k->url : "the URL of the environment");
-		curl_url_cleanup(u);
+		cu->url_cleanup(u);
 		return -1;
 	}
-	curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
-	curl_url_get(u, CURLUPART_PASSWORD, &pass, CURLU_URLDECODE);
-	curl_url_get(u, CURLUPART_QUERY, &query, 0);
+	cu->url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
+	cu->url_get(u, CURLUPART_PASSWORD, &pass, CURLU_URLDECODE);
+	cu->url_get(u, CURLUPART_QUERY, &query, 0);
 	if (given && (user || pass ||
 		      (query && (strstr(query, "password=") ||
 				 strstr(query, "user="))))) {
@@ -179,20 +187,20 @@ static int url_credentials(struct fp_fleet_conf *k, bool given)
 			k->user = strdup(user);
 		if (!k->password && pass)
 			k->password = strdup(pass);
-		curl_url_set(u, CURLUPART_USER, NULL, 0);
-		curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
-		if (!curl_url_get(u, CURLUPART_URL, &clean, 0)) {
+		cu->url_set(u, CURLUPART_USER, NULL, 0);
+		cu->url_set(u, CURLUPART_PASSWORD, NULL, 0);
+		if (!cu->url_get(u, CURLUPART_URL, &clean, 0)) {
 			free(k->url);
 			k->url = strdup(clean);
 		}
 	}
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
-	curl_free(user);
-	curl_free(pass);
-	curl_free(query);
-	curl_free(clean);
-	curl_url_cleanup(u);
+	cu->free(user);
+	cu->free(pass);
+	cu->free(query);
+	cu->free(clean);
+	cu->url_cleanup(u);
 	return ret;
 }
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "curl_dl.h"
 #include "fleet_http.h"
 #include "version.h"
+
+/* libcurl, once fp_ch_open loaded it: every other call has an open c */
+static const struct fp_curl *cu;
 
 static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
 {
@@ -36,21 +39,21 @@ static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
 /* scheme://host:port/ of url, for messages: never its query or userinfo */
 static char *shown_url(const char *url)
 {
-	CURLU *u = curl_url();
+	CURLU *u = cu->url();
 	char *scheme = NULL, *host = NULL, *port = NULL, *s = NULL;
 
-	if (u && !curl_url_set(u, CURLUPART_URL, url, 0) &&
-	    !curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) &&
-	    !curl_url_get(u, CURLUPART_HOST, &host, 0)) {
-		curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+	if (u && !cu->url_set(u, CURLUPART_URL, url, 0) &&
+	    !cu->url_get(u, CURLUPART_SCHEME, &scheme, 0) &&
+	    !cu->url_get(u, CURLUPART_HOST, &host, 0)) {
+		cu->url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
 		if (asprintf(&s, "%s://%s%s%s/", scheme, host, port ? ":" : "",
 			     port ? port : "") < 0)
 			s = NULL;
 	}
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_url_cleanup(u);
+	cu->free(scheme);
+	cu->free(host);
+	cu->free(port);
+	cu->url_cleanup(u);
 	return s;
 }
 
@@ -61,7 +64,10 @@ int fp_ch_open(struct fp_ch *c, const char *url, const char *user,
 	CURL *h;
 
 	memset(c, 0, sizeof(*c));
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) || !(h = curl_easy_init())) {
+	cu = fp_curl_load(c->err, sizeof(c->err));
+	if (!cu)
+		return -1;
+	if (cu->global_init(CURL_GLOBAL_DEFAULT) || !(h = cu->easy_init())) {
 		snprintf(c->err, sizeof(c->err),
 			 "cannot set up libcurl (out of memory?)");
 		return -1;
@@ -79,24 +85,24 @@ int fp_ch_open(struct fp_ch *c, const char *url, const char *user,
 		return -1;
 	}
 	snprintf(agent, sizeof(agent), "footprint/%s", fp_version());
-	curl_easy_setopt(h, CURLOPT_USERAGENT, agent);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	cu->easy_setopt(h, CURLOPT_USERAGENT, agent);
+	cu->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	cu->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	cu->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+	cu->easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
+	cu->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
 	/* a server that stops answering for a minute is gone */
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_answer);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
+	cu->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	cu->easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+	cu->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_answer);
+	cu->easy_setopt(h, CURLOPT_WRITEDATA, c);
+	cu->easy_setopt(h, CURLOPT_POST, 1L);
 	if (c->user || c->password) {
-		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(h, CURLOPT_USERNAME,
-				 c->user ? c->user : "default");
-		curl_easy_setopt(h, CURLOPT_PASSWORD,
-				 c->password ? c->password : "");
+		cu->easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		cu->easy_setopt(h, CURLOPT_USERNAME,
+				c->user ? c->user : "default");
+		cu->easy_setopt(h, CURLOPT_PASSWORD,
+				c->password ? c->password : "");
 	}
 	return 0;
 }
@@ -111,7 +117,7 @@ static void wipe(char *s)
 void fp_ch_close(struct fp_ch *c)
 {
 	if (c->curl)
-		curl_easy_cleanup(c->curl);
+		cu->easy_cleanup(c->curl);
 	free(c->url);
 	free(c->shown);
 	wipe(c->user);
@@ -150,11 +156,11 @@ static enum fp_ch_status perform(struct fp_ch *c, const char *url,
 	c->http = 0;
 	if (c->answer)
 		c->answer[0] = '\0';
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body ? body : "");
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	rc = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->http);
+	cu->easy_setopt(h, CURLOPT_URL, url);
+	cu->easy_setopt(h, CURLOPT_POSTFIELDS, body ? body : "");
+	cu->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	rc = cu->easy_perform(h);
+	cu->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->http);
 	if (rc == CURLE_WRITE_ERROR && c->answer_big) {
 		snprintf(c->err, sizeof(c->err),
 			 "%s answered more than %u MiB; ask for less", c->shown,
@@ -167,7 +173,7 @@ static enum fp_ch_status perform(struct fp_ch *c, const char *url,
 	}
 	if (rc != CURLE_OK) {
 		snprintf(c->err, sizeof(c->err), "cannot reach %s: %s",
-			 c->shown, curl_easy_strerror(rc));
+			 c->shown, cu->easy_strerror(rc));
 		return FP_CH_DOWN;
 	}
 	if (c->http != 200) {
@@ -180,7 +186,7 @@ static enum fp_ch_status perform(struct fp_ch *c, const char *url,
 /* the URL with "query=" and any settings added to its own parameters */
 static char *request_url(struct fp_ch *c, const char *sql, const char *more)
 {
-	char *q = sql ? curl_easy_escape(c->curl, sql, 0) : NULL, *u = NULL;
+	char *q = sql ? cu->easy_escape(c->curl, sql, 0) : NULL, *u = NULL;
 	const char *sep = strchr(c->url, '?') ? "&" : "?";
 
 	if (sql && !q)
@@ -188,7 +194,7 @@ static char *request_url(struct fp_ch *c, const char *sql, const char *more)
 	if (asprintf(&u, "%s%s%s%s%s", c->url, sep, q ? "query=" : "",
 		     q ? q : "", more ? more : "") < 0)
 		u = NULL;
-	curl_free(q);
+	cu->free(q);
 	return u;
 }
 
@@ -251,17 +257,17 @@ enum fp_ch_status fp_ch_insert_stream(struct fp_ch *c, const char *sql,
 	c->answer_len = 0;
 	c->answer_big = false;
 	c->http = 0;
-	curl_easy_setopt(h, CURLOPT_URL, u);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, NULL);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)-1);
-	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
-	curl_easy_setopt(h, CURLOPT_READDATA, &st);
-	curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 512L * 1024);
-	rc = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->http);
+	cu->easy_setopt(h, CURLOPT_URL, u);
+	cu->easy_setopt(h, CURLOPT_POSTFIELDS, NULL);
+	cu->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)-1);
+	cu->easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+	cu->easy_setopt(h, CURLOPT_READDATA, &st);
+	cu->easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 512L * 1024);
+	rc = cu->easy_perform(h);
+	cu->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->http);
 	/* back to bodies from memory for the next request */
-	curl_easy_setopt(h, CURLOPT_READFUNCTION, NULL);
-	curl_easy_setopt(h, CURLOPT_READDATA, NULL);
+	cu->easy_setopt(h, CURLOPT_READFUNCTION, NULL);
+	cu->easy_setopt(h, CURLOPT_READDATA, NULL);
 	free(u);
 	if (st.aborted) {
 		/* the rows could not be made: the caller says why */
@@ -270,7 +276,7 @@ enum fp_ch_status fp_ch_insert_stream(struct fp_ch *c, const char *sql,
 	}
 	if (rc != CURLE_OK) {
 		snprintf(c->err, sizeof(c->err), "cannot reach %s: %s",
-			 c->shown, curl_easy_strerror(rc));
+			 c->shown, cu->easy_strerror(rc));
 		return FP_CH_DOWN;
 	}
 	ret = FP_CH_OK;
