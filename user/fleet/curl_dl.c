@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 
 #include "curl_dl.h"
+#include "dl_table.h"
 
 #define CURL_LIB "libcurl.so.4"
 
@@ -13,50 +13,24 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} syms[] = {
-#define SYM(field, name) { #name, offsetof(struct fp_curl, field) }
-		SYM(global_init, curl_global_init),
-		SYM(easy_init, curl_easy_init),
-		SYM(easy_setopt, curl_easy_setopt),
-		SYM(easy_perform, curl_easy_perform),
-		SYM(easy_getinfo, curl_easy_getinfo),
-		SYM(easy_strerror, curl_easy_strerror),
-		SYM(easy_escape, curl_easy_escape),
-		SYM(easy_cleanup, curl_easy_cleanup),
-		SYM(free, curl_free),
-		SYM(url, curl_url),
-		SYM(url_set, curl_url_set),
-		SYM(url_get, curl_url_get),
-		SYM(url_cleanup, curl_url_cleanup),
-#undef SYM
+	static const struct fp_dl_sym syms[] = {
+		FP_DL_SYM(struct fp_curl, global_init, curl_global_init),
+		FP_DL_SYM(struct fp_curl, easy_init, curl_easy_init),
+		FP_DL_SYM(struct fp_curl, easy_setopt, curl_easy_setopt),
+		FP_DL_SYM(struct fp_curl, easy_perform, curl_easy_perform),
+		FP_DL_SYM(struct fp_curl, easy_getinfo, curl_easy_getinfo),
+		FP_DL_SYM(struct fp_curl, easy_strerror, curl_easy_strerror),
+		FP_DL_SYM(struct fp_curl, easy_escape, curl_easy_escape),
+		FP_DL_SYM(struct fp_curl, easy_cleanup, curl_easy_cleanup),
+		FP_DL_SYM(struct fp_curl, free, curl_free),
+		FP_DL_SYM(struct fp_curl, url, curl_url),
+		FP_DL_SYM(struct fp_curl, url_set, curl_url_set),
+		FP_DL_SYM(struct fp_curl, url_get, curl_url_get),
+		FP_DL_SYM(struct fp_curl, url_cleanup, curl_url_cleanup),
 	};
-	struct fp_curl got;
-	void *lib, *fn;
-	size_t i;
 
-	/* once whole, open for good: the table points into it */
-	lib = dlopen(CURL_LIB, RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(load_err, sizeof(load_err), "%s; install libcurl4",
-			 dlerror());
-		return;
-	}
-	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		fn = dlsym(lib, syms[i].name);
-		if (!fn) {
-			snprintf(
-				load_err, sizeof(load_err),
-				"%s has no %s; it is older than footprint needs",
-				CURL_LIB, syms[i].name);
-			dlclose(lib);
-			return;
-		}
-		*(void **)((char *)&got + syms[i].off) = fn;
-	}
-	curl = got;
+	fp_dl_table(CURL_LIB, "libcurl4", syms, sizeof(syms) / sizeof(syms[0]),
+		    &curl, sizeof(curl), load_err, sizeof(load_err));
 }
 
 const struct fp_curl *fp_curl_load(char *err, size_t errlen)
