@@ -51,6 +51,17 @@ def cannot_test(why):
     raise unittest.SkipTest(why)
 
 
+# where need_tools() looks, whatever PATH the suite was started with
+SYS_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def need_tools(*names):
+    for name in names:
+        if not shutil.which(name, path=SYS_PATH):
+            cannot_test("%s is not installed; run scripts/install-deps" %
+                        name)
+
+
 def check_binaries():
     for path in (FOOTPRINT, FPPROBE):
         if not os.access(path, os.X_OK):

@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+from fptest import cannot_test, need_tools  # noqa: F401
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FOOTPRINT = os.path.abspath(os.environ.get("FOOTPRINT") or
@@ -34,20 +35,6 @@ EXIT_OK = 0
 EXIT_VERDICT = 1
 EXIT_USAGE = 2
 EXIT_NOTRACE = 125
-
-
-def cannot_test(why):
-    """Skip, or fail when FOOTPRINT_REQUIRE_BPF=1."""
-    if REQUIRE_BPF:
-        raise AssertionError(why + " (FOOTPRINT_REQUIRE_BPF=1)")
-    raise unittest.SkipTest(why)
-
-
-def need_tools(*names):
-    for name in names:
-        if not shutil.which(name, path=SYS_PATH):
-            cannot_test("%s is not installed; run scripts/install-deps" %
-                        name)
 
 
 class User:

@@ -21,6 +21,7 @@ import tempfile
 import time
 import unittest
 import uuid
+from fptest import cannot_test  # noqa: F401
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FOOTPRINT = os.path.abspath(os.environ.get("FOOTPRINT") or
@@ -64,13 +65,6 @@ def world_copy(path):
         shutil.copy2(path, dst)
         os.chmod(dst, 0o755)
     return dst
-
-
-def cannot_test(why):
-    """Skip, or fail when FOOTPRINT_REQUIRE_BPF=1."""
-    if REQUIRE_BPF:
-        raise AssertionError(why + " (FOOTPRINT_REQUIRE_BPF=1)")
-    raise unittest.SkipTest(why)
 
 
 def check_binary():

@@ -23,6 +23,7 @@ import unittest
 from jsonschema import Draft202012Validator
 
 import fptest
+from fptest import cannot_test  # noqa: F401
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FOOTPRINT = os.environ.get("FOOTPRINT") or os.path.join(TOP, "build",
@@ -50,13 +51,6 @@ def exe_of(name):
     if not path:
         raise unittest.SkipTest("%s is not installed" % name)
     return os.path.realpath(path)
-
-
-def cannot_test(why):
-    """Skip, or fail when FOOTPRINT_REQUIRE_BPF=1."""
-    if REQUIRE_BPF:
-        raise AssertionError(why + " (FOOTPRINT_REQUIRE_BPF=1)")
-    raise unittest.SkipTest(why)
 
 
 def schema_errors(doc):

@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 import unittest
+from fptest import cannot_test, need_tools  # noqa: F401
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FOOTPRINT = os.path.abspath(os.environ.get("FOOTPRINT") or
@@ -37,20 +38,6 @@ SYS_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 EXIT_OK = 0
 EXIT_VERDICT = 1
 EXIT_NOTRACE = 125
-
-
-def cannot_test(why):
-    """Skip, or fail when FOOTPRINT_REQUIRE_BPF=1."""
-    if REQUIRE_BPF:
-        raise AssertionError(why + " (FOOTPRINT_REQUIRE_BPF=1)")
-    raise unittest.SkipTest(why)
-
-
-def need_tools(*names):
-    for name in names:
-        if not shutil.which(name, path=SYS_PATH):
-            cannot_test("%s is not installed; run scripts/install-deps" %
-                        name)
 
 
 def need_python_modules(*mods):
