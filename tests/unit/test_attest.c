@@ -105,18 +105,6 @@ Test(attest_canon, base64)
 
 /* ---- keys ---- */
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = malloc(1 << 16);
-
-	cr_assert(f && buf, "%s", path);
-	*len = fread(buf, 1, (1 << 16) - 1, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static struct fp_attest_key *load(const char *name, char *err, size_t errlen)
 {
 	struct fp_attest_key *k = NULL;

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "event.h"
 
@@ -28,6 +29,27 @@ static inline char *data_path(const char *name)
 	/* this header's own path: tests/unit/ */
 	snprintf(src, sizeof(src), "%s", __FILE__);
 	snprintf(buf, sizeof(buf), "%s/../data/%s", dirname(src), name);
+	return buf;
+}
+
+/* The whole of path, NUL-terminated (the caller frees it); *len: its
+ * bytes, without the NUL. */
+static inline char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	cr_assert_not_null(f, "open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	cr_assert_not_null(buf, "out of memory");
+	cr_assert_eq(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
 	return buf;
 }
 
