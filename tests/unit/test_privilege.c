@@ -359,12 +359,7 @@ static void judge(void)
 
 static bool has_reason(const char *want)
 {
-	size_t i;
-
-	for (i = 0; i < V.reasons.n; i++)
-		if (!strcmp(((char **)V.reasons.v)[i], want))
-			return true;
-	return false;
+	return has_str(&V.reasons, want);
 }
 
 TestSuite(privs_judge, .init = jsetup, .fini = jteardown, .timeout = 10);

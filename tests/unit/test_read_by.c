@@ -251,12 +251,7 @@ static const struct fp_read_finding *read_by(const char *path, const char *exe)
 
 static bool suggested(const char *line)
 {
-	size_t i;
-
-	for (i = 0; i < V.suggestions.n; i++)
-		if (!strcmp(((char **)V.suggestions.v)[i], line))
-			return true;
-	return false;
+	return has_str(&V.suggestions, line);
 }
 
 Test(reads, each_program_is_its_own_finding)

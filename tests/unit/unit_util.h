@@ -5,10 +5,13 @@
 
 #include <criterion/criterion.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "event.h"
+#include "findings.h"
 
 /* An owned, NUL-terminated copy of len bytes (fp_bytes_dup), or a test
  * failure. */
@@ -51,6 +54,17 @@ static inline char *slurp(const char *path, size_t *len)
 	buf[n] = '\0';
 	*len = n;
 	return buf;
+}
+
+/* v, a vector of char *, holds s: a verdict's reasons or suggestions */
+static inline bool has_str(const struct fp_vec *v, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (!strcmp(((char **)v->v)[i], s))
+			return true;
+	return false;
 }
 
 #endif
