@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "logcodec.h"
+#include "recon_fixture.h"
 #include "reconcile.h"
 
 #define PARENT 100 /* the step parent: Runner.Worker */
@@ -40,25 +41,15 @@ static void teardown(void)
 
 TestSuite(own, .init = setup, .fini = teardown, .timeout = 20);
 
-static struct fp_bytes str(const char *s)
-{
-	struct fp_bytes b = { strdup(s), strlen(s) };
-
-	cr_assert_not_null(b.data);
-	return b;
-}
-
 static void feed(struct fp_event *ev)
 {
-	ev->ts_ns = now_ns++;
 	ev->tid = ev->pid;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
+	recon_feed(R, &now_ns, ev);
 }
 
 static void ev_fork(pid_t pid, pid_t ppid)
 {
-	struct fp_event ev = { .type = FP_EV_FORK, .pid = pid, .ppid = ppid };
+	struct fp_event ev = fork_event_of(pid, ppid);
 
 	feed(&ev);
 }
@@ -67,15 +58,8 @@ static void ev_fork(pid_t pid, pid_t ppid)
 static void ev_exec(pid_t pid, pid_t ppid, const char *exe, const char *step,
 		    uint32_t euid)
 {
-	struct fp_event ev = { .type = FP_EV_EXEC, .pid = pid, .ppid = ppid };
+	struct fp_event ev = step_exec_of(pid, ppid, exe, step);
 
-	ev.exec.exe = str(exe);
-	ev.exec.filename = str(exe);
-	ev.exec.argv = str(exe);
-	ev.exec.argv_total = strlen(exe) + 1;
-	ev.exec.old_pid = pid;
-	if (step)
-		ev.exec.step_name = str(step);
 	ev.exec.creds = (struct fp_privs){ .known = true,
 					   .uid = 1000,
 					   .euid = euid,
@@ -91,23 +75,18 @@ static void ev_exec(pid_t pid, pid_t ppid, const char *exe, const char *step,
 
 static void ev_write(pid_t pid, pid_t ppid, const char *path)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .ppid = ppid };
+	struct fp_event ev =
+		file_event_of(pid, FP_SYS_OPENAT, path, NULL,
+			      O_WRONLY | O_CREAT | O_TRUNC, true, 3);
 
-	ev.file.sys = FP_SYS_OPENAT;
-	ev.file.flags = O_WRONLY | O_CREAT | O_TRUNC;
-	ev.file.created = true;
-	ev.file.ret = 3;
-	ev.file.npaths = 1;
-	ev.file.path[0].path = str(path);
-	ev.file.path[0].dirfd = AT_FDCWD;
+	ev.ppid = ppid;
 	feed(&ev);
 }
 
 static void ev_mark(const char *name)
 {
-	struct fp_event ev = { .type = FP_EV_MARK };
+	struct fp_event ev = mark_event_of(name);
 
-	ev.mark.name = str(name);
 	feed(&ev);
 }
 
@@ -131,12 +110,7 @@ static void ev_control(uint32_t op, pid_t pid, const pid_t *own, unsigned n,
 
 static void reconcile(void)
 {
-	struct fp_recon_input in = {
-		.fs_before = &B,
-		.fs_after = &A,
-		.roots = roots,
-		.nroots = 1,
-	};
+	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
 
 	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
 }
