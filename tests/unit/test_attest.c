@@ -21,6 +21,7 @@
 #include "jsonin.h"
 #include "judge.h"
 #include "receipt.h"
+#include "recon_fixture.h"
 #include "reconcile.h"
 #include "sensitive.h"
 #include "unit_util.h"
@@ -282,35 +283,22 @@ TestSuite(attest_reads, .init = setup, .fini = teardown, .timeout = 10);
 
 static void feed(struct fp_event *ev)
 {
-	ev->ts_ns = now++;
-	ev->tid = ev->pid;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
+	recon_feed(R, &now, ev);
 }
 
 static void open_of(const char *path, uint64_t flags, bool created)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = 10 };
+	struct fp_event ev =
+		file_event_of(10, FP_SYS_OPENAT, path, NULL, flags, created, 3);
 
-	ev.file.sys = FP_SYS_OPENAT;
-	ev.file.flags = flags;
-	ev.file.ret = 3;
-	ev.file.created = created;
-	ev.file.npaths = 1;
-	ev.file.path[0].path = bytes(path, strlen(path));
-	ev.file.path[0].dirfd = -100;
 	feed(&ev);
 }
 
 static void rename_of(const char *from, const char *to)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = 10 };
+	struct fp_event ev =
+		file_event_of(10, FP_SYS_RENAME, from, to, 0, false, 0);
 
-	ev.file.sys = FP_SYS_RENAME;
-	ev.file.npaths = 2;
-	ev.file.path[0].path = bytes(from, strlen(from));
-	ev.file.path[1].path = bytes(to, strlen(to));
-	ev.file.path[0].dirfd = ev.file.path[1].dirfd = -100;
 	feed(&ev);
 }
 
@@ -330,27 +318,19 @@ static void before(const char *const *paths, size_t n)
 
 static void judge(void)
 {
-	struct fp_recon_input in = { .fs_before = &B,
-				     .fs_after = &A,
-				     .proc_before = &PT,
-				     .proc_after = &PT,
-				     .roots = roots,
-				     .nroots = 1 };
-	struct fp_outcome o = { .complete = true };
+	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
 
-	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
+	in.proc_before = in.proc_after = &PT;
+	recon_judge(R, &in, &F, &P, &V);
 }
 
 static const struct fp_read_finding *read_at(const char *path)
 {
-	size_t i;
+	const struct fp_read_finding *x = find_read(&F, path, NULL);
 
-	for (i = 0; i < F.reads.n; i++)
-		if (!strcmp(FP_READS(&F)[i].path.data, path))
-			return &FP_READS(&F)[i];
-	cr_assert_fail("no read of %s", path);
-	return NULL;
+	if (!x)
+		cr_assert_fail("no read of %s", path);
+	return x;
 }
 
 Test(attest_reads, a_file_the_run_made_and_read_is_no_material)

@@ -14,6 +14,7 @@
 #include "judge.h"
 #include "logcodec.h"
 #include "policy.h"
+#include "recon_fixture.h"
 #include "reconcile.h"
 #include "sensitive.h"
 #include "unit_util.h"
@@ -30,9 +31,7 @@ static int parse(const char *line, char *err, size_t n)
 
 static void rule(const char *line)
 {
-	char err[300] = "";
-
-	cr_assert_eq(parse(line, err, sizeof(err)), 0, "%s: %s", line, err);
+	policy_rule(&P, roots, 1, line);
 }
 
 static enum fp_decision by(const char *path, const char *exe)
@@ -148,22 +147,15 @@ TestSuite(reads, .init = setup, .fini = teardown, .timeout = 10);
 
 static void feed(struct fp_event *ev)
 {
-	ev->ts_ns = now++;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
+	recon_feed(R, &now, ev);
 }
 
 /* an exec of exe; owner uid, mode; secure: AT_SECURE */
 static struct fp_event exec_ev(pid_t pid, pid_t ppid, const char *exe)
 {
-	struct fp_event ev = {
-		.type = FP_EV_EXEC, .pid = pid, .tid = pid, .ppid = ppid
-	};
+	struct fp_event ev =
+		exec_event_of(pid, ppid, exe, exe, strlen(exe) + 1);
 
-	ev.exec.exe = bytes(exe, strlen(exe));
-	ev.exec.filename = bytes(exe, strlen(exe));
-	ev.exec.argv = bytes(exe, strlen(exe) + 1);
-	ev.exec.argv_total = strlen(exe) + 1;
 	ev.exec.creds = (struct fp_privs){ .known = true,
 					   .uid = 1000,
 					   .euid = 1000,
@@ -199,54 +191,31 @@ static void exec_auth(pid_t pid, const char *exe, uint32_t owner, uint32_t mode,
 
 static void fork_of(pid_t child, pid_t parent)
 {
-	struct fp_event ev = {
-		.type = FP_EV_FORK, .pid = child, .tid = child, .ppid = parent
-	};
+	struct fp_event ev = fork_event_of(child, parent);
 
-	ev.fork.parent_tid = parent;
 	feed(&ev);
 }
 
 static void open_of(pid_t pid, const char *path, int64_t ret)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .tid = pid };
+	struct fp_event ev = file_event_of(pid, FP_SYS_OPENAT, path, NULL,
+					   O_RDONLY, false, ret);
 
-	ev.file.sys = FP_SYS_OPENAT;
-	ev.file.flags = O_RDONLY;
-	ev.file.ret = ret;
-	ev.file.npaths = 1;
-	ev.file.path[0].path = bytes(path, strlen(path));
-	ev.file.path[0].dirfd = -100;
 	feed(&ev);
 }
 
 static void judge(void)
 {
-	struct fp_recon_input in = { .fs_before = &B,
-				     .fs_after = &A,
-				     .proc_before = &PT,
-				     .proc_after = &PT,
-				     .roots = roots,
-				     .nroots = 1 };
-	struct fp_outcome o = { .complete = true };
+	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
 
-	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
+	in.proc_before = in.proc_after = &PT;
+	recon_judge(R, &in, &F, &P, &V);
 }
 
 /* the read of path by exe, or NULL */
 static const struct fp_read_finding *read_by(const char *path, const char *exe)
 {
-	size_t i;
-
-	for (i = 0; i < F.reads.n; i++) {
-		const struct fp_read_finding *x = &FP_READS(&F)[i];
-
-		if (!strcmp(x->path.data, path) && x->by.exe.data &&
-		    !strcmp(x->by.exe.data, exe))
-			return x;
-	}
-	return NULL;
+	return find_read(&F, path, exe);
 }
 
 static bool suggested(const char *line)

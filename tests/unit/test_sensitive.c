@@ -11,6 +11,7 @@
 #include "judge.h"
 #include "logcodec.h"
 #include "policy.h"
+#include "recon_fixture.h"
 #include "reconcile.h"
 #include "secrets.h"
 #include "sensitive.h"
@@ -121,41 +122,26 @@ TestSuite(sensitive, .init = setup, .fini = teardown, .timeout = 10);
 
 static void rule(const char *line)
 {
-	char err[300];
-
-	cr_assert_eq(fp_policy_parse_line(&P, line, strlen(line), roots, 1, err,
-					  sizeof(err)),
-		     0, "%s", err);
+	policy_rule(&P, roots, 1, line);
 }
 
 static void feed(struct fp_event *ev)
 {
-	ev->ts_ns = now++;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
+	recon_feed(R, &now, ev);
 }
 
 static void exec_of(pid_t pid, const char *exe)
 {
-	struct fp_event ev = { .type = FP_EV_EXEC, .pid = pid, .tid = pid };
+	struct fp_event ev = exec_event_of(pid, 0, exe, exe, strlen(exe) + 1);
 
-	ev.exec.exe = bytes(exe, strlen(exe));
-	ev.exec.filename = bytes(exe, strlen(exe));
-	ev.exec.argv = bytes(exe, strlen(exe) + 1);
-	ev.exec.argv_total = strlen(exe) + 1;
 	feed(&ev);
 }
 
 static void open_of(pid_t pid, const char *path, uint64_t flags, int64_t ret)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .tid = pid };
+	struct fp_event ev = file_event_of(pid, FP_SYS_OPENAT, path, NULL,
+					   flags, false, ret);
 
-	ev.file.sys = FP_SYS_OPENAT;
-	ev.file.flags = flags;
-	ev.file.ret = ret;
-	ev.file.npaths = 1;
-	ev.file.path[0].path = bytes(path, strlen(path));
-	ev.file.path[0].dirfd = -100;
 	feed(&ev);
 }
 
@@ -175,26 +161,15 @@ static void signal_of(pid_t pid, uint32_t sys, int sig, uint32_t target,
 
 static void judge(void)
 {
-	struct fp_recon_input in = { .fs_before = &B,
-				     .fs_after = &A,
-				     .proc_before = &PT,
-				     .proc_after = &PT,
-				     .roots = roots,
-				     .nroots = 1 };
-	struct fp_outcome o = { .complete = true };
+	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
 
-	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
+	in.proc_before = in.proc_after = &PT;
+	recon_judge(R, &in, &F, &P, &V);
 }
 
 static const struct fp_read_finding *read_at(const char *path)
 {
-	size_t i;
-
-	for (i = 0; i < F.reads.n; i++)
-		if (!strcmp(FP_READS(&F)[i].path.data, path))
-			return &FP_READS(&F)[i];
-	return NULL;
+	return find_read(&F, path, NULL);
 }
 
 Test(sensitive, secret_read_fails_and_names_reader)
