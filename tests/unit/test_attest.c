@@ -21,7 +21,7 @@
 #include "jsonin.h"
 #include "judge.h"
 #include "receipt.h"
-#include "recon_fixture.h"
+#include "reads_fixture.h"
 #include "reconcile.h"
 #include "sensitive.h"
 #include "unit_util.h"
@@ -249,42 +249,21 @@ Test(attest_key, a_keyid_that_is_not_the_keys_is_refused)
 
 /* ---- which reads are materials (reconcile) ---- */
 
-static struct fp_recon *R;
-static struct fp_findings F;
-static struct fp_verdict V;
-static struct fp_policy P;
-static struct fp_fs_snapshot B, A;
-static struct fp_proc_table PT;
-static char *roots[] = { "/r" };
 static struct fp_reads_conf C = { roots, 1, NULL, 0, &P, false };
 static struct fp_fentry ents[8];
-static uint64_t now = 1000;
-
-static void setup(void)
-{
-	R = fp_recon_new();
-	cr_assert_not_null(R);
-}
 
 static void teardown(void)
 {
 	size_t i;
 
-	fp_verdict_free(&V);
-	fp_findings_free(&F);
-	fp_policy_free(&P);
-	fp_recon_free(R);
+	reads_fixture_free();
 	for (i = 0; i < 8; i++)
 		free(ents[i].path.data);
 	memset(ents, 0, sizeof(ents));
 }
 
-TestSuite(attest_reads, .init = setup, .fini = teardown, .timeout = 10);
-
-static void feed(struct fp_event *ev)
-{
-	recon_feed(R, &now, ev);
-}
+TestSuite(attest_reads, .init = reads_fixture_setup, .fini = teardown,
+	  .timeout = 10);
 
 static void open_of(const char *path, uint64_t flags, bool created)
 {
@@ -314,14 +293,6 @@ static void before(const char *const *paths, size_t n)
 	}
 	B.e = A.e = ents;
 	B.n = A.n = n;
-}
-
-static void judge(void)
-{
-	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
-
-	in.proc_before = in.proc_after = &PT;
-	recon_judge(R, &in, &F, &P, &V);
 }
 
 static const struct fp_read_finding *read_at(const char *path)

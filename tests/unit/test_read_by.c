@@ -14,24 +14,16 @@
 #include "judge.h"
 #include "logcodec.h"
 #include "policy.h"
-#include "recon_fixture.h"
+#include "reads_fixture.h"
 #include "reconcile.h"
 #include "sensitive.h"
 #include "unit_util.h"
 
 /* ---- the rule ---- */
 
-static struct fp_policy P;
-static char *roots[] = { "/r" };
-
 static int parse(const char *line, char *err, size_t n)
 {
 	return fp_policy_parse_line(&P, line, strlen(line), roots, 1, err, n);
-}
-
-static void rule(const char *line)
-{
-	policy_rule(&P, roots, 1, line);
 }
 
 static enum fp_decision by(const char *path, const char *exe)
@@ -119,36 +111,16 @@ Test(read_by, bad_scopes_are_one_line_errors)
 
 /* ---- reconcile and judge: one finding per program ---- */
 
-static struct fp_recon *R;
-static struct fp_findings F;
-static struct fp_verdict V;
-static struct fp_fs_snapshot B, A;
-static struct fp_proc_table PT;
 static char *homes[] = { "/home/a" };
 static struct fp_reads_conf C = { roots, 1, homes, 1, &P, false };
-static uint64_t now = 1000;
 
 static void setup(void)
 {
-	R = fp_recon_new();
-	cr_assert_not_null(R);
+	reads_fixture_setup();
 	fp_recon_set_reads(R, &C);
 }
 
-static void teardown(void)
-{
-	fp_verdict_free(&V);
-	fp_findings_free(&F);
-	fp_policy_free(&P);
-	fp_recon_free(R);
-}
-
-TestSuite(reads, .init = setup, .fini = teardown, .timeout = 10);
-
-static void feed(struct fp_event *ev)
-{
-	recon_feed(R, &now, ev);
-}
+TestSuite(reads, .init = setup, .fini = reads_fixture_free, .timeout = 10);
 
 /* an exec of exe; owner uid, mode; secure: AT_SECURE */
 static struct fp_event exec_ev(pid_t pid, pid_t ppid, const char *exe)
@@ -202,14 +174,6 @@ static void open_of(pid_t pid, const char *path, int64_t ret)
 					   O_RDONLY, false, ret);
 
 	feed(&ev);
-}
-
-static void judge(void)
-{
-	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
-
-	in.proc_before = in.proc_after = &PT;
-	recon_judge(R, &in, &F, &P, &V);
 }
 
 /* the read of path by exe, or NULL */
@@ -330,7 +294,7 @@ Test(reads, a_program_is_trusted_by_its_file_not_its_name)
 	size_t i;
 
 	for (i = 0; i < sizeof(fake) / sizeof(fake[0]); i++) {
-		teardown();
+		reads_fixture_free();
 		memset(&F, 0, sizeof(F));
 		memset(&V, 0, sizeof(V));
 		setup();

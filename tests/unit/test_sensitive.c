@@ -11,7 +11,7 @@
 #include "judge.h"
 #include "logcodec.h"
 #include "policy.h"
-#include "recon_fixture.h"
+#include "reads_fixture.h"
 #include "reconcile.h"
 #include "secrets.h"
 #include "sensitive.h"
@@ -94,41 +94,10 @@ Test(secrets, proc_pid)
 
 /* ---- reconcile and judge ---- */
 
-static struct fp_recon *R;
-static struct fp_findings F;
-static struct fp_verdict V;
-static struct fp_policy P;
-static struct fp_fs_snapshot B, A;
-static struct fp_proc_table PT;
-static char *roots[] = { "/r" };
 static struct fp_reads_conf C = { roots, 1, homes, 2, &P, false };
-static uint64_t now = 1000;
 
-static void setup(void)
-{
-	R = fp_recon_new();
-	cr_assert_not_null(R);
-}
-
-static void teardown(void)
-{
-	fp_verdict_free(&V);
-	fp_findings_free(&F);
-	fp_policy_free(&P);
-	fp_recon_free(R);
-}
-
-TestSuite(sensitive, .init = setup, .fini = teardown, .timeout = 10);
-
-static void rule(const char *line)
-{
-	policy_rule(&P, roots, 1, line);
-}
-
-static void feed(struct fp_event *ev)
-{
-	recon_feed(R, &now, ev);
-}
+TestSuite(sensitive, .init = reads_fixture_setup, .fini = reads_fixture_free,
+	  .timeout = 10);
 
 static void exec_of(pid_t pid, const char *exe)
 {
@@ -157,14 +126,6 @@ static void signal_of(pid_t pid, uint32_t sys, int sig, uint32_t target,
 	ev.signal.request = sys == FP_SYS_PTRACE ? 0x4206 : 0;
 	ev.signal.ret = ret;
 	feed(&ev);
-}
-
-static void judge(void)
-{
-	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
-
-	in.proc_before = in.proc_after = &PT;
-	recon_judge(R, &in, &F, &P, &V);
 }
 
 static const struct fp_read_finding *read_at(const char *path)
