@@ -15,44 +15,10 @@
 #include "logcodec.h"
 #include "recon_fixture.h"
 #include "reconcile.h"
+#include "sidecar_fixture.h"
 
-#define PARENT 100 /* the step parent: Runner.Worker */
-
-static struct fp_recon *R;
-static struct fp_fs_snapshot B, A;
-static struct fp_findings F;
-static uint64_t now_ns = 1000;
-static char *roots[] = { "/w" };
-
-static void setup(void)
-{
-	R = fp_recon_new();
-	cr_assert_not_null(R);
-	fp_recon_set_step_parent(R, PARENT);
-}
-
-static void teardown(void)
-{
-	fp_findings_free(&F);
-	fp_recon_free(R);
-	memset(&B, 0, sizeof(B));
-	memset(&A, 0, sizeof(A));
-}
-
-TestSuite(own, .init = setup, .fini = teardown, .timeout = 20);
-
-static void feed(struct fp_event *ev)
-{
-	ev->tid = ev->pid;
-	recon_feed(R, &now_ns, ev);
-}
-
-static void ev_fork(pid_t pid, pid_t ppid)
-{
-	struct fp_event ev = fork_event_of(pid, ppid);
-
-	feed(&ev);
-}
+TestSuite(own, .init = sidecar_fixture_setup, .fini = sidecar_fixture_free,
+	  .timeout = 20);
 
 /* euid: what the new image runs as (1000: the runner's user) */
 static void ev_exec(pid_t pid, pid_t ppid, const char *exe, const char *step,
@@ -70,23 +36,6 @@ static void ev_exec(pid_t pid, pid_t ppid, const char *exe, const char *step,
 					   .cap_eff = euid ? 0 : ~0ULL >> 24,
 					   .cap_prm = euid ? 0 : ~0ULL >> 24,
 					   .secure_exec = !euid };
-	feed(&ev);
-}
-
-static void ev_write(pid_t pid, pid_t ppid, const char *path)
-{
-	struct fp_event ev =
-		file_event_of(pid, FP_SYS_OPENAT, path, NULL,
-			      O_WRONLY | O_CREAT | O_TRUNC, true, 3);
-
-	ev.ppid = ppid;
-	feed(&ev);
-}
-
-static void ev_mark(const char *name)
-{
-	struct fp_event ev = mark_event_of(name);
-
 	feed(&ev);
 }
 

@@ -25,53 +25,29 @@
 #include "recon_fixture.h"
 #include "reconcile.h"
 #include "run.h"
+#include "sidecar_fixture.h"
 
-#define PARENT 100 /* the step parent: Runner.Worker */
-
-static struct fp_recon *R;
-static struct fp_fs_snapshot B, A;
 static struct fp_proc_table PB, PA;
-static struct fp_findings F;
 static struct fp_verdict V;
 static struct fp_policy P;
 static const char *state_dir;
-static uint64_t now_ns = 1000;
-static char *roots[] = { "/w" };
 
 static void setup(void)
 {
-	R = fp_recon_new();
-	cr_assert_not_null(R);
-	fp_recon_set_step_parent(R, PARENT);
+	sidecar_fixture_setup();
 	state_dir = NULL;
 }
 
 static void teardown(void)
 {
 	fp_verdict_free(&V);
-	fp_findings_free(&F);
 	fp_policy_free(&P);
-	fp_recon_free(R);
 	fp_proc_table_free(&PB);
 	fp_proc_table_free(&PA);
-	memset(&B, 0, sizeof(B));
-	memset(&A, 0, sizeof(A));
+	sidecar_fixture_free();
 }
 
 TestSuite(steps, .init = setup, .fini = teardown, .timeout = 20);
-
-static void feed(struct fp_event *ev)
-{
-	ev->tid = ev->pid;
-	recon_feed(R, &now_ns, ev);
-}
-
-static void ev_fork(pid_t pid, pid_t ppid)
-{
-	struct fp_event ev = fork_event_of(pid, ppid);
-
-	feed(&ev);
-}
 
 /* step: GITHUB_ACTION in the new environment, or NULL */
 static void ev_exec(pid_t pid, pid_t ppid, const char *exe, const char *step)
@@ -85,16 +61,6 @@ static void ev_exit(pid_t pid, pid_t ppid)
 {
 	struct fp_event ev = { .type = FP_EV_EXIT, .pid = pid, .ppid = ppid };
 
-	feed(&ev);
-}
-
-static void ev_write(pid_t pid, pid_t ppid, const char *path)
-{
-	struct fp_event ev =
-		file_event_of(pid, FP_SYS_OPENAT, path, NULL,
-			      O_WRONLY | O_CREAT | O_TRUNC, true, 3);
-
-	ev.ppid = ppid;
 	feed(&ev);
 }
 
@@ -116,13 +82,6 @@ static void ev_bind(pid_t pid, pid_t ppid, uint16_t port)
 	ev.bind.sock_type = SOCK_STREAM;
 	snprintf(ev.bind.address, sizeof(ev.bind.address), "0.0.0.0");
 	ev.bind.port = ev.bind.bound_port = port;
-	feed(&ev);
-}
-
-static void ev_mark(const char *name)
-{
-	struct fp_event ev = mark_event_of(name);
-
 	feed(&ev);
 }
 
