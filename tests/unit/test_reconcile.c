@@ -2159,14 +2159,11 @@ Test(reconcile, mount_by_the_command_not_by_the_launcher)
 static void ev_exec_file(pid_t pid, pid_t ppid, const char *exe,
 			 const char *filename, const char *argv, size_t argvlen)
 {
-	struct fp_event ev = {
-		.type = FP_EV_EXEC, .pid = pid, .tid = pid, .ppid = ppid
-	};
+	struct fp_event ev = exec_event_of(pid, ppid, exe, argv, argvlen);
 
-	ev.exec.exe = str(exe);
+	/* the name execve was given, not what it ran */
+	free(ev.exec.filename.data);
 	ev.exec.filename = str(filename);
-	ev.exec.argv = bytes(argv, argvlen);
-	ev.exec.argv_total = argvlen;
 	feed(&ev);
 }
 
