@@ -160,15 +160,4 @@ find_read(const struct fp_findings *f, const char *path, const char *exe)
 	return NULL;
 }
 
-/* line, a rule under roots, added to p */
-static inline void policy_rule(struct fp_policy *p, char *const *roots,
-			       size_t nroots, const char *line)
-{
-	char err[300] = "";
-	int ret = fp_policy_parse_line(p, line, strlen(line), roots, nroots,
-				       err, sizeof(err));
-
-	cr_assert_eq(ret, 0, "parse '%s': %d %s", line, ret, err);
-}
-
 #endif

@@ -12,6 +12,7 @@
 
 #include "event.h"
 #include "findings.h"
+#include "policy.h"
 
 /* An owned, NUL-terminated copy of len bytes (fp_bytes_dup), or a test
  * failure. */
@@ -65,6 +66,17 @@ static inline bool has_str(const struct fp_vec *v, const char *s)
 		if (!strcmp(((char **)v->v)[i], s))
 			return true;
 	return false;
+}
+
+/* line, a rule under roots, added to p */
+static inline void policy_rule(struct fp_policy *p, char *const *roots,
+			       size_t nroots, const char *line)
+{
+	char err[300] = "";
+	int ret = fp_policy_parse_line(p, line, strlen(line), roots, nroots,
+				       err, sizeof(err));
+
+	cr_assert_eq(ret, 0, "parse '%s': %d %s", line, ret, err);
 }
 
 #endif
