@@ -21,6 +21,7 @@
 #include "jsonin.h"
 #include "judge.h"
 #include "receipt.h"
+#include "reads_fixture.h"
 #include "reconcile.h"
 #include "sensitive.h"
 #include "unit_util.h"
@@ -104,18 +105,6 @@ Test(attest_canon, base64)
 }
 
 /* ---- keys ---- */
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = malloc(1 << 16);
-
-	cr_assert(f && buf, "%s", path);
-	*len = fread(buf, 1, (1 << 16) - 1, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
 
 static struct fp_attest_key *load(const char *name, char *err, size_t errlen)
 {
@@ -260,69 +249,35 @@ Test(attest_key, a_keyid_that_is_not_the_keys_is_refused)
 
 /* ---- which reads are materials (reconcile) ---- */
 
-static struct fp_recon *R;
-static struct fp_findings F;
-static struct fp_verdict V;
-static struct fp_policy P;
-static struct fp_fs_snapshot B, A;
-static struct fp_proc_table PT;
-static char *roots[] = { "/r" };
 static struct fp_reads_conf C = { roots, 1, NULL, 0, &P, false };
 static struct fp_fentry ents[8];
-static uint64_t now = 1000;
-
-static void setup(void)
-{
-	R = fp_recon_new();
-	cr_assert_not_null(R);
-}
 
 static void teardown(void)
 {
 	size_t i;
 
-	fp_verdict_free(&V);
-	fp_findings_free(&F);
-	fp_policy_free(&P);
-	fp_recon_free(R);
+	reads_fixture_free();
 	for (i = 0; i < 8; i++)
 		free(ents[i].path.data);
 	memset(ents, 0, sizeof(ents));
 }
 
-TestSuite(attest_reads, .init = setup, .fini = teardown, .timeout = 10);
-
-static void feed(struct fp_event *ev)
-{
-	ev->ts_ns = now++;
-	ev->tid = ev->pid;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
-}
+TestSuite(attest_reads, .init = reads_fixture_setup, .fini = teardown,
+	  .timeout = 10);
 
 static void open_of(const char *path, uint64_t flags, bool created)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = 10 };
+	struct fp_event ev =
+		file_event_of(10, FP_SYS_OPENAT, path, NULL, flags, created, 3);
 
-	ev.file.sys = FP_SYS_OPENAT;
-	ev.file.flags = flags;
-	ev.file.ret = 3;
-	ev.file.created = created;
-	ev.file.npaths = 1;
-	ev.file.path[0].path = bytes(path, strlen(path));
-	ev.file.path[0].dirfd = -100;
 	feed(&ev);
 }
 
 static void rename_of(const char *from, const char *to)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = 10 };
+	struct fp_event ev =
+		file_event_of(10, FP_SYS_RENAME, from, to, 0, false, 0);
 
-	ev.file.sys = FP_SYS_RENAME;
-	ev.file.npaths = 2;
-	ev.file.path[0].path = bytes(from, strlen(from));
-	ev.file.path[1].path = bytes(to, strlen(to));
-	ev.file.path[0].dirfd = ev.file.path[1].dirfd = -100;
 	feed(&ev);
 }
 
@@ -340,29 +295,13 @@ static void before(const char *const *paths, size_t n)
 	B.n = A.n = n;
 }
 
-static void judge(void)
-{
-	struct fp_recon_input in = { .fs_before = &B,
-				     .fs_after = &A,
-				     .proc_before = &PT,
-				     .proc_after = &PT,
-				     .roots = roots,
-				     .nroots = 1 };
-	struct fp_outcome o = { .complete = true };
-
-	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
-}
-
 static const struct fp_read_finding *read_at(const char *path)
 {
-	size_t i;
+	const struct fp_read_finding *x = find_read(&F, path, NULL);
 
-	for (i = 0; i < F.reads.n; i++)
-		if (!strcmp(FP_READS(&F)[i].path.data, path))
-			return &FP_READS(&F)[i];
-	cr_assert_fail("no read of %s", path);
-	return NULL;
+	if (!x)
+		cr_assert_fail("no read of %s", path);
+	return x;
 }
 
 Test(attest_reads, a_file_the_run_made_and_read_is_no_material)

@@ -89,24 +89,6 @@ Test(rowbinary, encodes_as_clickhouse_reads)
 	fp_rb_free(&b);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	cr_assert_not_null(f, "%s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	cr_assert_eq(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 struct seen {
 	unsigned int n, failing, bound, logs;
 	char bind_subject[64];

@@ -82,11 +82,7 @@ static struct fp_net_finding *net(enum fp_net_list l, pid_t pid, int family,
 
 static void rule(const char *line)
 {
-	char err[256] = "";
-	int ret = fp_policy_parse_line(&P, line, strlen(line), roots, 1, err,
-				       sizeof(err));
-
-	cr_assert_eq(ret, 0, "parse '%s': %d %s", line, ret, err);
+	policy_rule(&P, roots, 1, line);
 }
 
 static void judge(void)
@@ -108,16 +104,6 @@ static const char *suggestion(size_t i)
 	return ((char **)V.suggestions.v)[i];
 }
 
-static bool has(const struct fp_vec *v, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < v->n; i++)
-		if (!strcmp(((char **)v->v)[i], s))
-			return true;
-	return false;
-}
-
 static void dump(void)
 {
 	size_t i;
@@ -128,18 +114,19 @@ static void dump(void)
 		cr_log_info("suggestion: %s", ((char **)V.suggestions.v)[i]);
 }
 
-#define assert_reason(s)                                              \
-	do {                                                          \
-		if (!has(&V.reasons, s))                              \
-			dump();                                       \
-		cr_assert(has(&V.reasons, s), "no reason \"%s\"", s); \
+#define assert_reason(s)                                                  \
+	do {                                                              \
+		if (!has_str(&V.reasons, s))                              \
+			dump();                                           \
+		cr_assert(has_str(&V.reasons, s), "no reason \"%s\"", s); \
 	} while (0)
 
 #define assert_suggestion(s)                                                \
 	do {                                                                \
-		if (!has(&V.suggestions, s))                                \
+		if (!has_str(&V.suggestions, s))                            \
 			dump();                                             \
-		cr_assert(has(&V.suggestions, s), "no suggestion '%s'", s); \
+		cr_assert(has_str(&V.suggestions, s), "no suggestion '%s'", \
+			  s);                                               \
 	} while (0)
 
 /* ---- files ---- */
@@ -352,8 +339,8 @@ Test(judge, cut_path_matches_no_allow_ignore_or_expect)
 		      "cut; no rule can allow it)");
 	/* the expect rule was not met by the cut path */
 	assert_reason("expected change missing: expect /tmp/scratch/x");
-	cr_assert_not(has(&V.suggestions, "allow /tmp/scratch/x"));
-	cr_assert_not(has(&V.suggestions, "allow /dev/null"));
+	cr_assert_not(has_str(&V.suggestions, "allow /tmp/scratch/x"));
+	cr_assert_not(has_str(&V.suggestions, "allow /dev/null"));
 }
 
 Test(judge, cut_path_can_be_forbidden)
@@ -1145,12 +1132,12 @@ Test(judge, setuid_mount_fileless_fail_namespace_is_reported)
 	cr_assert_not(FP_PROCOPS(&F, FP_PO_MOUNT)[1].failing);
 	cr_assert_not(FP_PROCOPS(&F, FP_PO_NAMESPACE)[0].failing);
 	cr_assert(FP_PROCOPS(&F, FP_PO_FILELESS)[0].failing);
-	cr_assert(has(&V.reasons,
-		      "files.setuid: fchmodat 4755 /root/t by pid 7 ?"));
-	cr_assert(
-		has(&V.reasons, "processes.mounts: mount /root/m by pid 7 ?"));
-	cr_assert(has(&V.reasons, "processes.fileless_exec: exec of "
-				  "memfd:payload by pid 7 ?"));
+	cr_assert(has_str(&V.reasons,
+			  "files.setuid: fchmodat 4755 /root/t by pid 7 ?"));
+	cr_assert(has_str(&V.reasons,
+			  "processes.mounts: mount /root/m by pid 7 ?"));
+	cr_assert(has_str(&V.reasons, "processes.fileless_exec: exec of "
+				      "memfd:payload by pid 7 ?"));
 	cr_assert_eq(V.reasons.n, 3, "%zu", V.reasons.n);
 }
 
@@ -1172,6 +1159,7 @@ Test(judge, procop_rules_allow_and_forbid)
 	cr_assert(FP_PROCOPS(&F, FP_PO_NAMESPACE)[0].forbidden);
 	cr_assert(FP_PROCOPS(&F, FP_PO_NAMESPACE)[0].failing);
 	cr_assert_eq(V.reasons.n, 1, "%zu", V.reasons.n);
-	cr_assert(has(&V.reasons,
-		      "processes.namespaces: setns by pid 7 ? (forbidden)"));
+	cr_assert(
+		has_str(&V.reasons,
+			"processes.namespaces: setns by pid 7 ? (forbidden)"));
 }

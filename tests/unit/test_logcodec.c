@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "codec_fixture.h"
 #include "logcodec.h"
 
 static struct fp_event base(uint32_t type)
@@ -16,21 +17,6 @@ static struct fp_event base(uint32_t type)
 	ev.tid = 42;
 	strcpy(ev.comm, "sh");
 	return ev;
-}
-
-static void roundtrip(const struct fp_event *in, struct fp_event *out)
-{
-	struct fp_enc e = { 0 };
-	struct fp_dec d;
-	uint64_t ts = 0;
-
-	fp_enc_event(&e, in, &ts);
-	cr_assert_eq(e.err, 0);
-	d = (struct fp_dec){ .p = e.p, .len = e.len };
-	ts = 0;
-	cr_assert_eq(fp_dec_event(&d, out, &ts), 0);
-	cr_assert_eq(d.pos, d.len, "the record was not read to its end");
-	fp_enc_free(&e);
 }
 
 Test(logcodec, exec_step_name_roundtrip)

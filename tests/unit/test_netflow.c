@@ -106,11 +106,7 @@ static struct fp_event answer(pid_t pid, const char *name, const uint8_t a[4])
 
 static void policy(const char *line)
 {
-	char err[300];
-
-	cr_assert_eq(fp_policy_parse_line(&P, line, strlen(line), NULL, 0, err,
-					  sizeof(err)),
-		     0, "%s", err);
+	policy_rule(&P, NULL, 0, line);
 }
 
 static const struct fp_conn_finding *connected(size_t i)

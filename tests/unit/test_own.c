@@ -13,69 +13,19 @@
 #include <string.h>
 
 #include "logcodec.h"
+#include "recon_fixture.h"
 #include "reconcile.h"
+#include "sidecar_fixture.h"
 
-#define PARENT 100 /* the step parent: Runner.Worker */
-
-static struct fp_recon *R;
-static struct fp_fs_snapshot B, A;
-static struct fp_findings F;
-static uint64_t now_ns = 1000;
-static char *roots[] = { "/w" };
-
-static void setup(void)
-{
-	R = fp_recon_new();
-	cr_assert_not_null(R);
-	fp_recon_set_step_parent(R, PARENT);
-}
-
-static void teardown(void)
-{
-	fp_findings_free(&F);
-	fp_recon_free(R);
-	memset(&B, 0, sizeof(B));
-	memset(&A, 0, sizeof(A));
-}
-
-TestSuite(own, .init = setup, .fini = teardown, .timeout = 20);
-
-static struct fp_bytes str(const char *s)
-{
-	struct fp_bytes b = { strdup(s), strlen(s) };
-
-	cr_assert_not_null(b.data);
-	return b;
-}
-
-static void feed(struct fp_event *ev)
-{
-	ev->ts_ns = now_ns++;
-	ev->tid = ev->pid;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
-}
-
-static void ev_fork(pid_t pid, pid_t ppid)
-{
-	struct fp_event ev = { .type = FP_EV_FORK, .pid = pid, .ppid = ppid };
-
-	feed(&ev);
-}
+TestSuite(own, .init = sidecar_fixture_setup, .fini = sidecar_fixture_free,
+	  .timeout = 20);
 
 /* euid: what the new image runs as (1000: the runner's user) */
 static void ev_exec(pid_t pid, pid_t ppid, const char *exe, const char *step,
 		    uint32_t euid)
 {
-	struct fp_event ev = { .type = FP_EV_EXEC, .pid = pid, .ppid = ppid };
+	struct fp_event ev = step_exec_of(pid, ppid, exe, step);
 
-	ev.exec.exe = str(exe);
-	ev.exec.filename = str(exe);
-	ev.exec.argv = str(exe);
-	ev.exec.argv_total = strlen(exe) + 1;
-	ev.exec.old_pid = pid;
-	if (step)
-		ev.exec.step_name = str(step);
 	ev.exec.creds = (struct fp_privs){ .known = true,
 					   .uid = 1000,
 					   .euid = euid,
@@ -86,28 +36,6 @@ static void ev_exec(pid_t pid, pid_t ppid, const char *exe, const char *step,
 					   .cap_eff = euid ? 0 : ~0ULL >> 24,
 					   .cap_prm = euid ? 0 : ~0ULL >> 24,
 					   .secure_exec = !euid };
-	feed(&ev);
-}
-
-static void ev_write(pid_t pid, pid_t ppid, const char *path)
-{
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .ppid = ppid };
-
-	ev.file.sys = FP_SYS_OPENAT;
-	ev.file.flags = O_WRONLY | O_CREAT | O_TRUNC;
-	ev.file.created = true;
-	ev.file.ret = 3;
-	ev.file.npaths = 1;
-	ev.file.path[0].path = str(path);
-	ev.file.path[0].dirfd = AT_FDCWD;
-	feed(&ev);
-}
-
-static void ev_mark(const char *name)
-{
-	struct fp_event ev = { .type = FP_EV_MARK };
-
-	ev.mark.name = str(name);
 	feed(&ev);
 }
 
@@ -131,12 +59,7 @@ static void ev_control(uint32_t op, pid_t pid, const pid_t *own, unsigned n,
 
 static void reconcile(void)
 {
-	struct fp_recon_input in = {
-		.fs_before = &B,
-		.fs_after = &A,
-		.roots = roots,
-		.nroots = 1,
-	};
+	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
 
 	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
 }

@@ -14,6 +14,7 @@
 #include "capnames.h"
 #include "privilege.h"
 #include "receipt.h"
+#include "recon_fixture.h"
 #include "reconcile.h"
 #include "unit_util.h"
 
@@ -187,33 +188,23 @@ static void rteardown(void)
 
 static void feed(struct fp_event *ev)
 {
-	ev->ts_ns = now_ns++;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
+	recon_feed(R, &now_ns, ev);
 }
 
 static void ev_exec(pid_t pid, pid_t ppid, const char *exe,
 		    struct fp_privs creds)
 {
-	struct fp_event ev = {
-		.type = FP_EV_EXEC, .pid = pid, .tid = pid, .ppid = ppid
-	};
+	struct fp_event ev =
+		exec_event_of(pid, ppid, exe, exe, strlen(exe) + 1);
 
-	ev.exec.exe = bytes(exe, strlen(exe));
-	ev.exec.filename = bytes(exe, strlen(exe));
-	ev.exec.argv = bytes(exe, strlen(exe) + 1);
-	ev.exec.argv_total = ev.exec.argv.len;
 	ev.exec.creds = creds;
 	feed(&ev);
 }
 
 static void ev_fork(pid_t pid, pid_t ppid)
 {
-	struct fp_event ev = {
-		.type = FP_EV_FORK, .pid = pid, .tid = pid, .ppid = ppid
-	};
+	struct fp_event ev = fork_event_of(pid, ppid);
 
-	ev.fork.parent_tid = ppid;
 	feed(&ev);
 }
 
@@ -221,12 +212,7 @@ static void reconcile(void)
 {
 	static struct fp_fs_snapshot B, A;
 	static char *roots[] = { "/r" };
-	struct fp_recon_input in = {
-		.fs_before = &B,
-		.fs_after = &A,
-		.roots = roots,
-		.nroots = 1,
-	};
+	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
 
 	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
 }
@@ -352,19 +338,12 @@ static void privileged(pid_t pid, const char *exe)
 
 static void judge(void)
 {
-	struct fp_outcome o = { .exit_code = 0, .complete = true };
-
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
+	judge_run(&P, &F, &V);
 }
 
 static bool has_reason(const char *want)
 {
-	size_t i;
-
-	for (i = 0; i < V.reasons.n; i++)
-		if (!strcmp(((char **)V.reasons.v)[i], want))
-			return true;
-	return false;
+	return has_str(&V.reasons, want);
 }
 
 TestSuite(privs_judge, .init = jsetup, .fini = jteardown, .timeout = 10);

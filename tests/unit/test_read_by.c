@@ -14,25 +14,16 @@
 #include "judge.h"
 #include "logcodec.h"
 #include "policy.h"
+#include "reads_fixture.h"
 #include "reconcile.h"
 #include "sensitive.h"
 #include "unit_util.h"
 
 /* ---- the rule ---- */
 
-static struct fp_policy P;
-static char *roots[] = { "/r" };
-
 static int parse(const char *line, char *err, size_t n)
 {
 	return fp_policy_parse_line(&P, line, strlen(line), roots, 1, err, n);
-}
-
-static void rule(const char *line)
-{
-	char err[300] = "";
-
-	cr_assert_eq(parse(line, err, sizeof(err)), 0, "%s: %s", line, err);
 }
 
 static enum fp_decision by(const char *path, const char *exe)
@@ -120,50 +111,23 @@ Test(read_by, bad_scopes_are_one_line_errors)
 
 /* ---- reconcile and judge: one finding per program ---- */
 
-static struct fp_recon *R;
-static struct fp_findings F;
-static struct fp_verdict V;
-static struct fp_fs_snapshot B, A;
-static struct fp_proc_table PT;
 static char *homes[] = { "/home/a" };
 static struct fp_reads_conf C = { roots, 1, homes, 1, &P, false };
-static uint64_t now = 1000;
 
 static void setup(void)
 {
-	R = fp_recon_new();
-	cr_assert_not_null(R);
+	reads_fixture_setup();
 	fp_recon_set_reads(R, &C);
 }
 
-static void teardown(void)
-{
-	fp_verdict_free(&V);
-	fp_findings_free(&F);
-	fp_policy_free(&P);
-	fp_recon_free(R);
-}
-
-TestSuite(reads, .init = setup, .fini = teardown, .timeout = 10);
-
-static void feed(struct fp_event *ev)
-{
-	ev->ts_ns = now++;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
-}
+TestSuite(reads, .init = setup, .fini = reads_fixture_free, .timeout = 10);
 
 /* an exec of exe; owner uid, mode; secure: AT_SECURE */
 static struct fp_event exec_ev(pid_t pid, pid_t ppid, const char *exe)
 {
-	struct fp_event ev = {
-		.type = FP_EV_EXEC, .pid = pid, .tid = pid, .ppid = ppid
-	};
+	struct fp_event ev =
+		exec_event_of(pid, ppid, exe, exe, strlen(exe) + 1);
 
-	ev.exec.exe = bytes(exe, strlen(exe));
-	ev.exec.filename = bytes(exe, strlen(exe));
-	ev.exec.argv = bytes(exe, strlen(exe) + 1);
-	ev.exec.argv_total = strlen(exe) + 1;
 	ev.exec.creds = (struct fp_privs){ .known = true,
 					   .uid = 1000,
 					   .euid = 1000,
@@ -199,64 +163,28 @@ static void exec_auth(pid_t pid, const char *exe, uint32_t owner, uint32_t mode,
 
 static void fork_of(pid_t child, pid_t parent)
 {
-	struct fp_event ev = {
-		.type = FP_EV_FORK, .pid = child, .tid = child, .ppid = parent
-	};
+	struct fp_event ev = fork_event_of(child, parent);
 
-	ev.fork.parent_tid = parent;
 	feed(&ev);
 }
 
 static void open_of(pid_t pid, const char *path, int64_t ret)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .tid = pid };
+	struct fp_event ev = file_event_of(pid, FP_SYS_OPENAT, path, NULL,
+					   O_RDONLY, false, ret);
 
-	ev.file.sys = FP_SYS_OPENAT;
-	ev.file.flags = O_RDONLY;
-	ev.file.ret = ret;
-	ev.file.npaths = 1;
-	ev.file.path[0].path = bytes(path, strlen(path));
-	ev.file.path[0].dirfd = -100;
 	feed(&ev);
-}
-
-static void judge(void)
-{
-	struct fp_recon_input in = { .fs_before = &B,
-				     .fs_after = &A,
-				     .proc_before = &PT,
-				     .proc_after = &PT,
-				     .roots = roots,
-				     .nroots = 1 };
-	struct fp_outcome o = { .complete = true };
-
-	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
 }
 
 /* the read of path by exe, or NULL */
 static const struct fp_read_finding *read_by(const char *path, const char *exe)
 {
-	size_t i;
-
-	for (i = 0; i < F.reads.n; i++) {
-		const struct fp_read_finding *x = &FP_READS(&F)[i];
-
-		if (!strcmp(x->path.data, path) && x->by.exe.data &&
-		    !strcmp(x->by.exe.data, exe))
-			return x;
-	}
-	return NULL;
+	return find_read(&F, path, exe);
 }
 
 static bool suggested(const char *line)
 {
-	size_t i;
-
-	for (i = 0; i < V.suggestions.n; i++)
-		if (!strcmp(((char **)V.suggestions.v)[i], line))
-			return true;
-	return false;
+	return has_str(&V.suggestions, line);
 }
 
 Test(reads, each_program_is_its_own_finding)
@@ -366,7 +294,7 @@ Test(reads, a_program_is_trusted_by_its_file_not_its_name)
 	size_t i;
 
 	for (i = 0; i < sizeof(fake) / sizeof(fake[0]); i++) {
-		teardown();
+		reads_fixture_free();
 		memset(&F, 0, sizeof(F));
 		memset(&V, 0, sizeof(V));
 		setup();

@@ -13,6 +13,7 @@
 #include "policy.h"
 #include "reconcile.h"
 #include "procops.h"
+#include "recon_fixture.h"
 #include "sensitive.h"
 #include "unit_util.h"
 
@@ -43,11 +44,6 @@ static void teardown(void)
 }
 
 TestSuite(reconcile, .init = setup, .fini = teardown, .timeout = 10);
-
-static struct fp_bytes str(const char *s)
-{
-	return bytes(s, strlen(s));
-}
 
 /* ---- snapshots ---- */
 
@@ -102,32 +98,21 @@ static int ent_cmp(const void *x, const void *y)
 
 static void feed(struct fp_event *ev)
 {
-	ev->ts_ns = now_ns++;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
+	recon_feed(R, &now_ns, ev);
 }
 
 static void ev_exec(pid_t pid, pid_t ppid, const char *exe, const char *argv,
 		    size_t argvlen)
 {
-	struct fp_event ev = {
-		.type = FP_EV_EXEC, .pid = pid, .tid = pid, .ppid = ppid
-	};
+	struct fp_event ev = exec_event_of(pid, ppid, exe, argv, argvlen);
 
-	ev.exec.exe = str(exe);
-	ev.exec.filename = str(exe);
-	ev.exec.argv = bytes(argv, argvlen);
-	ev.exec.argv_total = argvlen;
 	feed(&ev);
 }
 
 static void ev_fork(pid_t pid, pid_t ppid)
 {
-	struct fp_event ev = {
-		.type = FP_EV_FORK, .pid = pid, .tid = pid, .ppid = ppid
-	};
+	struct fp_event ev = fork_event_of(pid, ppid);
 
-	ev.fork.parent_tid = ppid;
 	feed(&ev);
 }
 
@@ -143,19 +128,9 @@ static void ev_exit(pid_t pid, int code, int sig)
 static void ev_file(pid_t pid, uint32_t sys, const char *p0, const char *p1,
 		    uint64_t flags, bool created, int64_t ret)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .tid = pid };
+	struct fp_event ev =
+		file_event_of(pid, sys, p0, p1, flags, created, ret);
 
-	ev.file.sys = sys;
-	ev.file.flags = flags;
-	ev.file.created = created;
-	ev.file.ret = ret;
-	ev.file.npaths = p1 ? 2 : 1;
-	ev.file.path[0].path = str(p0);
-	ev.file.path[0].dirfd = AT_FDCWD;
-	if (p1) {
-		ev.file.path[1].path = str(p1);
-		ev.file.path[1].dirfd = AT_FDCWD;
-	}
 	feed(&ev);
 }
 
@@ -2184,14 +2159,11 @@ Test(reconcile, mount_by_the_command_not_by_the_launcher)
 static void ev_exec_file(pid_t pid, pid_t ppid, const char *exe,
 			 const char *filename, const char *argv, size_t argvlen)
 {
-	struct fp_event ev = {
-		.type = FP_EV_EXEC, .pid = pid, .tid = pid, .ppid = ppid
-	};
+	struct fp_event ev = exec_event_of(pid, ppid, exe, argv, argvlen);
 
-	ev.exec.exe = str(exe);
+	/* the name execve was given, not what it ran */
+	free(ev.exec.filename.data);
 	ev.exec.filename = str(filename);
-	ev.exec.argv = bytes(argv, argvlen);
-	ev.exec.argv_total = argvlen;
 	feed(&ev);
 }
 

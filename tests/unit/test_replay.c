@@ -19,23 +19,6 @@
 #include "run.h"
 #include "unit_util.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	cr_assert_not_null(f, "open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	cr_assert_eq(fread(buf, 1, n, f), (size_t)n);
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* the receipt a replay of log gives, with the recorded policy */
 static char *replay(const char *log, int *load_ret, size_t *len)
 {

@@ -11,6 +11,7 @@
 #include "judge.h"
 #include "logcodec.h"
 #include "policy.h"
+#include "reads_fixture.h"
 #include "reconcile.h"
 #include "secrets.h"
 #include "sensitive.h"
@@ -93,69 +94,23 @@ Test(secrets, proc_pid)
 
 /* ---- reconcile and judge ---- */
 
-static struct fp_recon *R;
-static struct fp_findings F;
-static struct fp_verdict V;
-static struct fp_policy P;
-static struct fp_fs_snapshot B, A;
-static struct fp_proc_table PT;
-static char *roots[] = { "/r" };
 static struct fp_reads_conf C = { roots, 1, homes, 2, &P, false };
-static uint64_t now = 1000;
 
-static void setup(void)
-{
-	R = fp_recon_new();
-	cr_assert_not_null(R);
-}
-
-static void teardown(void)
-{
-	fp_verdict_free(&V);
-	fp_findings_free(&F);
-	fp_policy_free(&P);
-	fp_recon_free(R);
-}
-
-TestSuite(sensitive, .init = setup, .fini = teardown, .timeout = 10);
-
-static void rule(const char *line)
-{
-	char err[300];
-
-	cr_assert_eq(fp_policy_parse_line(&P, line, strlen(line), roots, 1, err,
-					  sizeof(err)),
-		     0, "%s", err);
-}
-
-static void feed(struct fp_event *ev)
-{
-	ev->ts_ns = now++;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
-}
+TestSuite(sensitive, .init = reads_fixture_setup, .fini = reads_fixture_free,
+	  .timeout = 10);
 
 static void exec_of(pid_t pid, const char *exe)
 {
-	struct fp_event ev = { .type = FP_EV_EXEC, .pid = pid, .tid = pid };
+	struct fp_event ev = exec_event_of(pid, 0, exe, exe, strlen(exe) + 1);
 
-	ev.exec.exe = bytes(exe, strlen(exe));
-	ev.exec.filename = bytes(exe, strlen(exe));
-	ev.exec.argv = bytes(exe, strlen(exe) + 1);
-	ev.exec.argv_total = strlen(exe) + 1;
 	feed(&ev);
 }
 
 static void open_of(pid_t pid, const char *path, uint64_t flags, int64_t ret)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .tid = pid };
+	struct fp_event ev = file_event_of(pid, FP_SYS_OPENAT, path, NULL,
+					   flags, false, ret);
 
-	ev.file.sys = FP_SYS_OPENAT;
-	ev.file.flags = flags;
-	ev.file.ret = ret;
-	ev.file.npaths = 1;
-	ev.file.path[0].path = bytes(path, strlen(path));
-	ev.file.path[0].dirfd = -100;
 	feed(&ev);
 }
 
@@ -173,28 +128,9 @@ static void signal_of(pid_t pid, uint32_t sys, int sig, uint32_t target,
 	feed(&ev);
 }
 
-static void judge(void)
-{
-	struct fp_recon_input in = { .fs_before = &B,
-				     .fs_after = &A,
-				     .proc_before = &PT,
-				     .proc_after = &PT,
-				     .roots = roots,
-				     .nroots = 1 };
-	struct fp_outcome o = { .complete = true };
-
-	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
-}
-
 static const struct fp_read_finding *read_at(const char *path)
 {
-	size_t i;
-
-	for (i = 0; i < F.reads.n; i++)
-		if (!strcmp(FP_READS(&F)[i].path.data, path))
-			return &FP_READS(&F)[i];
-	return NULL;
+	return find_read(&F, path, NULL);
 }
 
 Test(sensitive, secret_read_fails_and_names_reader)

@@ -22,78 +22,38 @@
 #include "logrun.h"
 #include "policy.h"
 #include "receipt.h"
+#include "recon_fixture.h"
 #include "reconcile.h"
 #include "run.h"
+#include "sidecar_fixture.h"
 
-#define PARENT 100 /* the step parent: Runner.Worker */
-
-static struct fp_recon *R;
-static struct fp_fs_snapshot B, A;
 static struct fp_proc_table PB, PA;
-static struct fp_findings F;
 static struct fp_verdict V;
 static struct fp_policy P;
 static const char *state_dir;
-static uint64_t now_ns = 1000;
-static char *roots[] = { "/w" };
 
 static void setup(void)
 {
-	R = fp_recon_new();
-	cr_assert_not_null(R);
-	fp_recon_set_step_parent(R, PARENT);
+	sidecar_fixture_setup();
 	state_dir = NULL;
 }
 
 static void teardown(void)
 {
 	fp_verdict_free(&V);
-	fp_findings_free(&F);
 	fp_policy_free(&P);
-	fp_recon_free(R);
 	fp_proc_table_free(&PB);
 	fp_proc_table_free(&PA);
-	memset(&B, 0, sizeof(B));
-	memset(&A, 0, sizeof(A));
+	sidecar_fixture_free();
 }
 
 TestSuite(steps, .init = setup, .fini = teardown, .timeout = 20);
 
-static struct fp_bytes str(const char *s)
-{
-	struct fp_bytes b = { strdup(s), strlen(s) };
-
-	cr_assert_not_null(b.data);
-	return b;
-}
-
-static void feed(struct fp_event *ev)
-{
-	ev->ts_ns = now_ns++;
-	ev->tid = ev->pid;
-	cr_assert_eq(fp_recon_feed(R, ev), 0);
-	fp_event_free(ev);
-}
-
-static void ev_fork(pid_t pid, pid_t ppid)
-{
-	struct fp_event ev = { .type = FP_EV_FORK, .pid = pid, .ppid = ppid };
-
-	feed(&ev);
-}
-
 /* step: GITHUB_ACTION in the new environment, or NULL */
 static void ev_exec(pid_t pid, pid_t ppid, const char *exe, const char *step)
 {
-	struct fp_event ev = { .type = FP_EV_EXEC, .pid = pid, .ppid = ppid };
+	struct fp_event ev = step_exec_of(pid, ppid, exe, step);
 
-	ev.exec.exe = str(exe);
-	ev.exec.filename = str(exe);
-	ev.exec.argv = str(exe);
-	ev.exec.argv_total = strlen(exe) + 1;
-	ev.exec.old_pid = pid;
-	if (step)
-		ev.exec.step_name = str(step);
 	feed(&ev);
 }
 
@@ -104,30 +64,12 @@ static void ev_exit(pid_t pid, pid_t ppid)
 	feed(&ev);
 }
 
-static void ev_write(pid_t pid, pid_t ppid, const char *path)
-{
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .ppid = ppid };
-
-	ev.file.sys = FP_SYS_OPENAT;
-	ev.file.flags = O_WRONLY | O_CREAT | O_TRUNC;
-	ev.file.created = true;
-	ev.file.ret = 3;
-	ev.file.npaths = 1;
-	ev.file.path[0].path = str(path);
-	ev.file.path[0].dirfd = AT_FDCWD;
-	feed(&ev);
-}
-
 static void ev_rename(pid_t pid, pid_t ppid, const char *from, const char *to)
 {
-	struct fp_event ev = { .type = FP_EV_FILE, .pid = pid, .ppid = ppid };
+	struct fp_event ev =
+		file_event_of(pid, FP_SYS_RENAMEAT2, from, to, 0, false, 0);
 
-	ev.file.sys = FP_SYS_RENAMEAT2;
-	ev.file.npaths = 2;
-	ev.file.path[0].path = str(from);
-	ev.file.path[0].dirfd = AT_FDCWD;
-	ev.file.path[1].path = str(to);
-	ev.file.path[1].dirfd = AT_FDCWD;
+	ev.ppid = ppid;
 	feed(&ev);
 }
 
@@ -140,14 +82,6 @@ static void ev_bind(pid_t pid, pid_t ppid, uint16_t port)
 	ev.bind.sock_type = SOCK_STREAM;
 	snprintf(ev.bind.address, sizeof(ev.bind.address), "0.0.0.0");
 	ev.bind.port = ev.bind.bound_port = port;
-	feed(&ev);
-}
-
-static void ev_mark(const char *name)
-{
-	struct fp_event ev = { .type = FP_EV_MARK };
-
-	ev.mark.name = str(name);
 	feed(&ev);
 }
 
@@ -176,33 +110,22 @@ static void proc_row(struct fp_proc_table *t, pid_t pid, pid_t ppid)
 
 static void reconcile(void)
 {
-	struct fp_recon_input in = {
-		.fs_before = &B,
-		.fs_after = &A,
-		.proc_before = PB.n ? &PB : NULL,
-		.proc_after = PA.n ? &PA : NULL,
-		.roots = roots,
-		.nroots = 1,
-		.state_dir = state_dir,
-	};
+	struct fp_recon_input in = recon_input(&B, &A, roots, 1);
 
+	in.proc_before = PB.n ? &PB : NULL;
+	in.proc_after = PA.n ? &PA : NULL;
+	in.state_dir = state_dir;
 	cr_assert_eq(fp_reconcile(R, &in, &F), 0);
 }
 
 static void judge(void)
 {
-	struct fp_outcome o = { .exit_code = 0, .complete = true };
-
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
+	judge_run(&P, &F, &V);
 }
 
 static void rule(const char *line)
 {
-	char err[256] = "";
-
-	cr_assert_eq(fp_policy_parse_line(&P, line, strlen(line), roots, 1, err,
-					  sizeof(err)),
-		     0, "%s", err);
+	policy_rule(&P, roots, 1, line);
 }
 
 static const struct fp_step *step(unsigned int i)

@@ -10,23 +10,10 @@
 #include "judge.h"
 #include "policy.h"
 #include "suggest.h"
+#include "suggest_fixture.h"
 
-static struct fp_suggester *S;
-static struct fp_vec OUT;
-
-static void setup(void)
-{
-	S = NULL;
-	memset(&OUT, 0, sizeof(OUT));
-}
-
-static void teardown(void)
-{
-	fp_suggester_free(S);
-	fp_suggs_free(&OUT);
-}
-
-TestSuite(suggest, .init = setup, .fini = teardown, .timeout = 20);
+TestSuite(suggest, .init = suggest_fixture_setup, .fini = suggest_fixture_free,
+	  .timeout = 20);
 
 static void start(unsigned int nruns, const char *root)
 {
@@ -34,46 +21,6 @@ static void start(unsigned int nruns, const char *root)
 	cr_assert_not_null(S);
 	if (root)
 		cr_assert_eq(fp_suggester_root(S, root, strlen(root)), 0);
-}
-
-static void made_n(const char *p, size_t len, bool dir)
-{
-	cr_assert_eq(fp_suggester_created(S, p, len, dir), 0);
-}
-
-static void made(const char *p, bool dir)
-{
-	made_n(p, strlen(p), dir);
-}
-
-/* a failing finding at path p, made by the run or not */
-static void need_n(const char *p, size_t len, bool created)
-{
-	if (created)
-		made_n(p, len, false);
-	cr_assert_eq(fp_suggester_need(S, FP_T_PATH, p, len, created), 0);
-}
-
-static void need(const char *p, bool created)
-{
-	need_n(p, strlen(p), created);
-}
-
-static void finish(void)
-{
-	size_t i;
-
-	cr_assert_eq(fp_suggester_finish(S, &OUT), 0);
-	for (i = 0; i < OUT.n; i++)
-		cr_log_info("%s  # covers %zu",
-			    ((struct fp_sugg *)OUT.v)[i].line,
-			    ((struct fp_sugg *)OUT.v)[i].count);
-}
-
-static const struct fp_sugg *sugg(size_t i)
-{
-	cr_assert_lt(i, OUT.n, "only %zu suggestions", OUT.n);
-	return &((struct fp_sugg *)OUT.v)[i];
 }
 
 static void assert_sugg(size_t i, const char *line, size_t count)

@@ -11,23 +11,10 @@
 
 #include "policy.h"
 #include "suggest.h"
+#include "suggest_fixture.h"
 
-static struct fp_suggester *S;
-static struct fp_vec OUT;
-
-static void setup(void)
-{
-	S = NULL;
-	memset(&OUT, 0, sizeof(OUT));
-}
-
-static void teardown(void)
-{
-	fp_suggester_free(S);
-	fp_suggs_free(&OUT);
-}
-
-TestSuite(churn, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(churn, .init = suggest_fixture_setup, .fini = suggest_fixture_free,
+	  .timeout = 30);
 
 static void start(unsigned int nruns, bool relative)
 {
@@ -42,38 +29,14 @@ static void root(const char *r)
 	cr_assert_eq(fp_suggester_root(S, r, strlen(r)), 0);
 }
 
-static void made(const char *p, bool dir)
-{
-	cr_assert_eq(fp_suggester_created(S, p, strlen(p), dir), 0);
-}
-
-static void need(const char *p, bool created)
-{
-	if (created)
-		made(p, false);
-	cr_assert_eq(fp_suggester_need(S, FP_T_PATH, p, strlen(p), created), 0);
-}
-
 static void end_run(void)
 {
 	cr_assert_eq(fp_suggester_end_run(S), 0);
 }
 
-static void finish(void)
-{
-	size_t i;
-
-	cr_assert_eq(fp_suggester_finish(S, &OUT), 0);
-	for (i = 0; i < OUT.n; i++)
-		cr_log_info("%s  # covers %zu",
-			    ((struct fp_sugg *)OUT.v)[i].line,
-			    ((struct fp_sugg *)OUT.v)[i].count);
-}
-
 static const char *line(size_t i)
 {
-	cr_assert_lt(i, OUT.n, "only %zu suggestions", OUT.n);
-	return ((struct fp_sugg *)OUT.v)[i].line;
+	return sugg(i)->line;
 }
 
 static bool has(const char *l)

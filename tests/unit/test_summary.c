@@ -54,22 +54,12 @@ static int path_cmp(const void *x, const void *y)
 /* as reconcile leaves them: each list sorted by path bytes */
 static void judge(void)
 {
-	struct fp_outcome o = { .exit_code = 0, .complete = true };
 	size_t l;
 
 	for (l = 0; l < FP_F_NLISTS; l++)
 		qsort(F.files[l].v, F.files[l].n,
 		      sizeof(struct fp_file_finding), path_cmp);
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
-}
-
-static void summary(size_t max)
-{
-	FILE *f = open_memstream(&out, &outlen);
-	struct fp_summary_opts so = { false, max };
-
-	fp_summary_write_opts(f, &F, &V, &so);
-	fclose(f);
+	verdict_judge();
 }
 
 static size_t lines(void)
@@ -98,17 +88,6 @@ static void assert_clean_lines(void)
 			cr_assert_neq(out[i - 1], ' ',
 				      "trailing space at %zu:\n%s", i, out);
 	}
-}
-
-static bool has_line(const char *line)
-{
-	size_t n = strlen(line);
-	const char *p;
-
-	for (p = strstr(out, line); p; p = strstr(p + 1, line))
-		if ((p == out || p[-1] == '\n') && p[n] == '\n')
-			return true;
-	return false;
 }
 
 static void add_tree(const char *top, size_t dirs, size_t files)

@@ -43,13 +43,6 @@ static struct fp_file_finding *outside(const char *path, size_t len,
 	return x;
 }
 
-static void judge(void)
-{
-	struct fp_outcome o = { .exit_code = 0, .complete = true };
-
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
-}
-
 static void md(size_t max)
 {
 	FILE *f = open_memstream(&out, &outlen);
@@ -97,7 +90,7 @@ Test(summary_md, verdict_first_then_a_line_per_step_and_kind)
 	outside("/etc/a", 6, 2);
 	outside("/etc/b", 6, 2);
 	outside("/var/c", 6, 0);
-	judge();
+	verdict_judge();
 	md(FP_MD_SUMMARY_MAX);
 	cr_assert(!strncmp(out,
 			   "## footprint: FAIL (3 failing findings: 3 high)\n",
@@ -127,7 +120,7 @@ Test(summary_md, verdict_first_then_a_line_per_step_and_kind)
 Test(summary_md, an_ok_job_says_ok)
 {
 	add_step("build", 5);
-	judge();
+	verdict_judge();
 	md(FP_MD_SUMMARY_MAX);
 	cr_assert(!strncmp(out, "## footprint: ok\n", 17), "%s", out);
 	cr_assert_null(strstr(out, "###"));
@@ -144,7 +137,7 @@ Test(summary_md, hostile_names_stay_in_their_cell)
 
 	add_step(name, sizeof(name) - 1);
 	outside(path, sizeof(path) - 1, 1);
-	judge();
+	verdict_judge();
 	md(FP_MD_SUMMARY_MAX);
 	cr_assert_null(strstr(out, "<img"), "%s", out);
 	cr_assert_null(strstr(out, "\r"));
@@ -231,7 +224,7 @@ Test(summary_md, a_hundred_thousand_findings_stay_under_64k)
 			t->created_by.step = 1 + i % 1000;
 		}
 	}
-	judge();
+	verdict_judge();
 	md(FP_MD_SUMMARY_MAX);
 	cr_assert_lt(outlen, 64 * 1024);
 	cr_assert_not_null(strstr(out, "| and 900 more steps | "), "%s", out);
@@ -254,7 +247,7 @@ Test(summary_md, a_small_budget_cuts_between_rows)
 		outside("/etc/x", 6, 1);
 	for (i = 0; i < 7; i++)
 		outside("/etc/y", 6, 2);
-	judge();
+	verdict_judge();
 	md(FP_MD_SUMMARY_MAX);
 	/* room for all of step 1, and for the closing line */
 	max = strstr(out, "### Step 2") - out + 96;
@@ -283,7 +276,7 @@ Test(summary_md, annotations_are_capped_at_ten_one_line_each)
 
 		outside(path, n, 1);
 	}
-	judge();
+	verdict_judge();
 	annotations(FP_ANNOTATIONS_MAX);
 	for (p = out; *p; p = strchr(p, '\n') + 1) {
 		cr_assert(!strncmp(p, "::error title=footprint::", 25), "%s",
@@ -313,7 +306,7 @@ Test(summary_md, annotation_messages_are_escaped)
 
 	add_step("a\nb", 3);
 	outside(path, sizeof(path) - 1, 1);
-	judge();
+	verdict_judge();
 	annotations(FP_ANNOTATIONS_MAX);
 	cr_assert_eq(count(out, "\n"), 1, "%s", out);
 	cr_assert_null(strstr(out, "\r"));

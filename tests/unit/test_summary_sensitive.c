@@ -85,37 +85,10 @@ static void the_run(unsigned int step)
 	connected("10.9.8.7", "egress.example", step);
 }
 
-static void judge(void)
-{
-	struct fp_outcome o = { .exit_code = 0, .complete = true };
-
-	cr_assert_eq(fp_judge(&P, &F, &o, &V), 0);
-}
-
-static void summary(size_t max)
-{
-	FILE *f = open_memstream(&out, &outlen);
-	struct fp_summary_opts so = { false, max };
-
-	fp_summary_write_opts(f, &F, &V, &so);
-	fclose(f);
-}
-
-static bool has_line(const char *line)
-{
-	size_t n = strlen(line);
-	const char *p;
-
-	for (p = strstr(out, line); p; p = strstr(p + 1, line))
-		if ((p == out || p[-1] == '\n') && p[n] == '\n')
-			return true;
-	return false;
-}
-
 Test(summary_sensitive, each_failing_category_has_its_line)
 {
 	the_run(0);
-	judge();
+	verdict_judge();
 	cr_assert_not(V.ok);
 	cr_assert_eq(V.failing, 4);
 	summary(5);
@@ -154,7 +127,7 @@ Test(summary_sensitive, nothing_hides_behind_the_reason_cap)
 	cr_assert_eq(
 		fp_policy_parse_line(&P, "expect /w/out", 13, NULL, 0, NULL, 0),
 		0);
-	judge();
+	verdict_judge();
 	cr_assert_eq(V.failing, 82);
 	summary(3);
 	cr_assert(has_line("  files.read 80:"), "%s", out);
@@ -182,7 +155,7 @@ Test(summary_sensitive, steps_count_and_annotate_them)
 
 	add_step("Build");
 	the_run(1);
-	judge();
+	verdict_judge();
 	c = fp_step_counts(&F);
 	cr_assert_not_null(c);
 	cr_assert_eq(c[1].failing_all, 4);
@@ -218,7 +191,7 @@ Test(summary_sensitive, markdown_rows_and_destinations)
 	the_run(1);
 	connected("127.0.0.1", NULL, 1);
 	((struct fp_conn_finding *)F.connected.v)[1].loopback = true;
-	judge();
+	verdict_judge();
 	f = open_memstream(&out, &outlen);
 	cr_assert_eq(fp_summary_md_write(f, &F, &V, FP_MD_SUMMARY_MAX), 0);
 	fclose(f);
@@ -249,12 +222,7 @@ Test(summary_sensitive, markdown_rows_and_destinations)
 
 static bool suggested(const char *line)
 {
-	size_t i;
-
-	for (i = 0; i < V.suggestions.n; i++)
-		if (!strcmp(((char **)V.suggestions.v)[i], line))
-			return true;
-	return false;
+	return has_str(&V.suggestions, line);
 }
 
 /* the lines suggested, taken as the policy, let the same run pass */
@@ -264,7 +232,7 @@ Test(summary_sensitive, suggestions_let_the_run_pass)
 	size_t i;
 
 	the_run(0);
-	judge();
+	verdict_judge();
 	/* scoped to the program that read it, never to every process */
 	cr_assert(suggested("allow read /home/u/.ssh/id_rsa by /bin/cat"));
 	cr_assert_not(suggested("allow read /home/u/.ssh/id_rsa"));
@@ -282,7 +250,7 @@ Test(summary_sensitive, suggestions_let_the_run_pass)
 	fp_findings_free(&F);
 	memset(&F, 0, sizeof(F));
 	the_run(0);
-	judge();
+	verdict_judge();
 	cr_assert(V.ok, "still failing: %zu", V.failing);
 	cr_assert_eq(V.failing, 0);
 }
@@ -317,7 +285,7 @@ Test(summary_sensitive, a_passing_run_says_what_it_saw)
 	cr_assert_eq(fp_policy_parse_line(&P, "allow connect tcp/*.npmjs.org:*",
 					  31, NULL, 0, path, sizeof(path)),
 		     0);
-	judge();
+	verdict_judge();
 	cr_assert(V.ok, "%zu failing", V.failing);
 	f = open_memstream(&out, &outlen);
 	fp_summary_write_roots(f, &F, &V, &so, roots, 1);

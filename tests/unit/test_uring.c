@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec_fixture.h"
 #include "collector.h"
 #include "logcodec.h"
 #include "uring_seen.h"
@@ -277,21 +278,6 @@ Test(uring_pair, malformed_records_are_counted)
 }
 
 /* ---- the log ---- */
-
-static void roundtrip(const struct fp_event *in, struct fp_event *out)
-{
-	struct fp_enc e = { 0 };
-	struct fp_dec d;
-	uint64_t ts = 0;
-
-	fp_enc_event(&e, in, &ts);
-	cr_assert_eq(e.err, 0);
-	d = (struct fp_dec){ .p = e.p, .len = e.len };
-	ts = 0;
-	cr_assert_eq(fp_dec_event(&d, out, &ts), 0);
-	cr_assert_eq(d.pos, d.len);
-	fp_enc_free(&e);
-}
 
 Test(uring_log, via_and_the_uring_event_roundtrip)
 {

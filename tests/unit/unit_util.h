@@ -5,9 +5,14 @@
 
 #include <criterion/criterion.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "event.h"
+#include "findings.h"
+#include "policy.h"
 
 /* An owned, NUL-terminated copy of len bytes (fp_bytes_dup), or a test
  * failure. */
@@ -29,6 +34,49 @@ static inline char *data_path(const char *name)
 	snprintf(src, sizeof(src), "%s", __FILE__);
 	snprintf(buf, sizeof(buf), "%s/../data/%s", dirname(src), name);
 	return buf;
+}
+
+/* The whole of path, NUL-terminated (the caller frees it); *len: its
+ * bytes, without the NUL. */
+static inline char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	cr_assert_not_null(f, "open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	cr_assert_not_null(buf, "out of memory");
+	cr_assert_eq(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* v, a vector of char *, holds s: a verdict's reasons or suggestions */
+static inline bool has_str(const struct fp_vec *v, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (!strcmp(((char **)v->v)[i], s))
+			return true;
+	return false;
+}
+
+/* line, a rule under roots, added to p */
+static inline void policy_rule(struct fp_policy *p, char *const *roots,
+			       size_t nroots, const char *line)
+{
+	char err[300] = "";
+	int ret = fp_policy_parse_line(p, line, strlen(line), roots, nroots,
+				       err, sizeof(err));
+
+	cr_assert_eq(ret, 0, "parse '%s': %d %s", line, ret, err);
 }
 
 #endif
