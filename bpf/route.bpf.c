@@ -282,11 +282,19 @@ int BPF_PROG(handle_fib6, const struct net *net, const struct fib6_result *res,
 }
 
 /*
+ * Set (and never cleared) once a traced task's connect put an entry in
+ * conn_waits: until then the state changes of every TCP socket on the
+ * machine leave after this load, with no map lookup, while a run that
+ * makes no TCP connect is active.
+ */
+__u32 conn_waits_used SEC(".bss");
+
+/*
  * A TCP socket's state changes. At SYN_SENT, in the connecting task, a
  * traced task's socket gets an entry: where it connects to, and the
  * task's header. When it leaves SYN_SENT (ESTABLISHED, or CLOSE with the
  * socket's error) the entry gets the outcome. Other sockets cost a
- * lookup.
+ * lookup once a traced task connected (conn_waits_used), none before.
  */
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(handle_sock_state, const struct sock *sk, const int oldstate,
@@ -302,15 +310,20 @@ int BPF_PROG(handle_sock_state, const struct sock *sk, const int oldstate,
 		return 0;
 	if (newstate == TCP_SYN_SENT) {
 		/* another socket's, at the same address: stale */
-		bpf_map_delete_elem(&conn_waits, &key);
+		if (conn_waits_used)
+			bpf_map_delete_elem(&conn_waits, &key);
 		if (!traced() ||
 		    task_syscall(ctx, bpf_get_current_task_btf()) == -1)
 			return 0;
+		if (!conn_waits_used)
+			conn_waits_used = 1;
 		fill_hdr(&nw.hdr, FP_EV_NET);
 		nw.addrlen = v4_unmap(nw.addr, sock_peer(nw.addr, sk));
 		bpf_map_update_elem(&conn_waits, &key, &nw, BPF_ANY);
 		return 0;
 	}
+	if (!conn_waits_used)
+		return 0;
 	w = bpf_map_lookup_elem(&conn_waits, &key);
 	if (!w)
 		return 0;
