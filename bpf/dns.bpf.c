@@ -178,9 +178,14 @@ int BPF_PROG(handle_dns_queued, const struct sock *sk)
 	__u32 zero = 0, ino = 0;
 	int th;
 
-	/* every socket on the machine comes here: no DNS socket, no look */
-	if (!dns_active || !bpf_map_lookup_elem(&dns_socks, &key) ||
-	    BPF_CORE_READ(sk, sk_protocol) != PROTO_UDP ||
+	/*
+	 * every socket on the machine comes here: no DNS socket, no look;
+	 * while a run that sent a DNS query is active, a plain load of the
+	 * protocol turns away the machine's other traffic before the
+	 * lookup's call
+	 */
+	if (!dns_active || sk->sk_protocol != PROTO_UDP ||
+	    !bpf_map_lookup_elem(&dns_socks, &key) ||
 	    !BPF_CORE_READ(sk, sk_receive_queue.qlen))
 		return 0;
 	e = bpf_map_lookup_elem(&dns_rec, &zero);
