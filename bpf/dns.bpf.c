@@ -19,6 +19,7 @@
  */
 #include "common.bpf.h"
 #include "scope.bpf.h"
+#include "dns_filter.bpf.h"
 #include <bpf/bpf_endian.h>
 
 #define ETH_P_IP 0x0800
@@ -178,9 +179,15 @@ int BPF_PROG(handle_dns_queued, const struct sock *sk)
 	__u32 zero = 0, ino = 0;
 	int th;
 
-	/* every socket on the machine comes here: no DNS socket, no look */
-	if (!dns_active || !bpf_map_lookup_elem(&dns_socks, &key) ||
-	    BPF_CORE_READ(sk, sk_protocol) != PROTO_UDP ||
+	/*
+	 * every socket on the machine comes here: no DNS socket, no look;
+	 * while a run that sent a DNS query is active, plain loads (the
+	 * protocol, the filter's bit for the socket's inode) turn away the
+	 * machine's other traffic before the lookup's call
+	 */
+	if (!dns_active || sk->sk_protocol != PROTO_UDP ||
+	    !dns_sock_maybe(sk->sk_socket->file->f_inode->i_ino) ||
+	    !bpf_map_lookup_elem(&dns_socks, &key) ||
 	    !BPF_CORE_READ(sk, sk_receive_queue.qlen))
 		return 0;
 	e = bpf_map_lookup_elem(&dns_rec, &zero);

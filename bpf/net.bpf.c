@@ -8,6 +8,8 @@
 #include "path.bpf.h"
 #include "flowcache.bpf.h"
 #include "route.bpf.h"
+#define DNS_FILTER_DEFINE
+#include "dns_filter.bpf.h"
 
 /*
  * A unix socket bound by a relative name: where the kernel put its file,
@@ -211,6 +213,7 @@ static __always_inline void dns_mark(struct sock *sk, const __u8 *addr,
 	if (!sk)
 		return;
 	bpf_probe_read_kernel(d.peer, sizeof(d.peer), addr);
+	dns_sock_mark(BPF_CORE_READ(sk, sk_socket, file, f_inode, i_ino));
 	if (bpf_map_update_elem(&dns_socks, &key, &d, BPF_ANY)) {
 		struct fp_stats *st = stats_cpu();
 

@@ -49,16 +49,20 @@ const volatile long route_nr[4] = { -1, -1, -1, -1 };
  * interrupt stack (ksoftirqd and threaded interrupts run in kernel
  * threads, which are never traced). The preempt count would say so too,
  * but it is a per-CPU variable, and the verifier finds those only in
- * kernels built with KALLSYMS_ALL. Global, with a frame of a few bytes:
- * the verifier gives a larger one a private stack of its own, which is
- * no task's.
+ * kernels built with KALLSYMS_ALL.
+ *
+ * The mark is the program's context: a raw tracepoint's arguments, an
+ * array on the stack the tracepoint fired on (bpf_trace_run*()), not the
+ * program's own frame, which the verifier may move to a private per-CPU
+ * stack. Inline, not a function of its own: on this machine's CPU
+ * (AMD, "Safe RET") every call and return costs some 15 ns, and this
+ * runs on every send of a flood.
  */
-__noinline long fp_task_syscall(void)
+static __always_inline long task_syscall(const void *ctx,
+					 struct task_struct *task)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	volatile __u64 mark = 0;
-	__u64 here = (__u64)&mark;
+	__u64 here = (__u64)ctx;
 	long nr;
 
 	if (!regs || here < (__u64)task->stack || here >= (__u64)regs)
@@ -122,7 +126,7 @@ static __always_inline int compat_route_call(struct pt_regs *regs, long nr,
 #endif
 
 /*
- * What the current syscall (nr, from fp_task_syscall()) makes of a route
+ * What the current syscall (nr, from task_syscall()) makes of a route
  * looked up in it (RC_*), and for a sendmmsg its fd.
  */
 static __always_inline int route_call(struct task_struct *task, long nr,
@@ -152,35 +156,50 @@ static __always_inline int route_call(struct task_struct *task, long nr,
 }
 
 /*
- * A route the kernel looked up, in r: noted for the task's syscall, or
- * counted for a sendmmsg if it is the lookup's last word (final; a
- * table that did not hold the destination passes it on to the next).
+ * Whether a route looked up now may concern the run: the current thread
+ * holds a flow cache slot (only a traced thread ever takes one,
+ * flowcache.bpf.h; the slot goes in *slot), or it is traced. The fib
+ * programs ask this first, before they read anything else: they run for
+ * every route lookup on the machine, of every process, and an untraced
+ * sender leaves after one helper call (the scope's cgroup test) and an
+ * array lookup the verifier inlines.
  */
-static __always_inline int route_seen(struct fp_route *r, bool final)
+static __always_inline bool route_scope(struct task_struct *task,
+					struct fp_flow_cache **slot)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct fp_flow_cache *c;
+	struct fp_flow_cache *c = flow_slot(task->pid);
+
+	if (c && c->tid == task->pid) {
+		*slot = c;
+		return true;
+	}
+	*slot = NULL;
+	return traced();
+}
+
+/*
+ * A route the kernel looked up, in r, for task (in scope: its slot c, or
+ * NULL): noted for the task's syscall, or counted for a sendmmsg if it is
+ * the lookup's last word (final; a table that did not hold the
+ * destination passes it on to the next).
+ */
+static __always_inline int route_seen(const void *ctx, struct task_struct *task,
+				      struct fp_flow_cache *c,
+				      const struct fp_route *r, bool final)
+{
 	struct fp_route *n;
 	__u64 fd = -1;
 	int kind;
 
-	kind = route_call(task, fp_task_syscall(), &fd);
+	kind = route_call(task, task_syscall(ctx, task), &fd);
 	if (!kind)
 		return 0;
-	/* a thread holding a flow cache slot is traced (flowcache.bpf.h) */
-	c = flow_slot(task->pid);
-	if (c && c->tid == task->pid) {
-		if (kind == RC_NOTE) {
-			__builtin_memcpy(&c->note, r, sizeof(*r));
-			return 0;
-		}
-	} else if (!traced()) {
-		return 0;
-	}
 	if (kind == RC_COUNT)
-		return final ? fp_route_count(fd, r) : 0;
+		return final ? fp_route_count(fd, (struct fp_route *)r) : 0;
 	/* one that cannot be kept: the exit finds none, and says so */
-	n = route_note(task, true);
+	n = c ? &c->note :
+		bpf_task_storage_get(&routes, task, 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (n)
 		__builtin_memcpy(n, r, sizeof(*r));
 	return 0;
@@ -210,12 +229,19 @@ int BPF_PROG(handle_fib4, u32 tb_id, const struct flowi4 *flp,
 {
 	struct fp_route r = {};
 	__u8 *sa = (__u8 *)r.sa;
-	__be32 daddr = flp->daddr;
-	__be16 port = flp->uli.ports.dport;
+	struct task_struct *task;
+	struct fp_flow_cache *c;
+	__be32 daddr;
+	__be16 port;
 
 	if (flp->__fl_common.flowic_iif != LOOPBACK_IFINDEX ||
 	    !flp->__fl_common.flowic_proto)
 		return 0;
+	task = bpf_get_current_task_btf();
+	if (!route_scope(task, &c))
+		return 0;
+	daddr = flp->daddr;
+	port = flp->uli.ports.dport;
 	r.len = 16;
 	r.proto = flp->__fl_common.flowic_proto;
 	r.err = err;
@@ -223,7 +249,7 @@ int BPF_PROG(handle_fib4, u32 tb_id, const struct flowi4 *flp,
 	if (has_port(r.proto))
 		__builtin_memcpy(sa + 2, &port, 2);
 	__builtin_memcpy(sa + 4, &daddr, 4);
-	return route_seen(&r, err != -EAGAIN);
+	return route_seen(ctx, task, c, &r, err != -EAGAIN);
 }
 
 SEC("tp_btf/fib6_table_lookup")
@@ -232,12 +258,19 @@ int BPF_PROG(handle_fib6, const struct net *net, const struct fib6_result *res,
 {
 	struct fp_route r = {};
 	__u8 *sa = (__u8 *)r.sa;
-	__be16 port = flp->uli.ports.dport;
-	bool found = res->f6i != net->ipv6.fib6_null_entry;
+	struct task_struct *task;
+	struct fp_flow_cache *c;
+	__be16 port;
+	bool found;
 
 	if (flp->__fl_common.flowic_iif != LOOPBACK_IFINDEX ||
 	    !flp->__fl_common.flowic_proto)
 		return 0;
+	task = bpf_get_current_task_btf();
+	if (!route_scope(task, &c))
+		return 0;
+	port = flp->uli.ports.dport;
+	found = res->f6i != net->ipv6.fib6_null_entry;
 	r.len = 28;
 	r.proto = flp->__fl_common.flowic_proto;
 	r.err = found ? 0 : -101 /* ENETUNREACH */;
@@ -245,15 +278,23 @@ int BPF_PROG(handle_fib6, const struct net *net, const struct fib6_result *res,
 	if (has_port(r.proto))
 		__builtin_memcpy(sa + 2, &port, 2);
 	__builtin_memcpy(sa + 8, &flp->daddr, 16);
-	return route_seen(&r, found);
+	return route_seen(ctx, task, c, &r, found);
 }
+
+/*
+ * Set (and never cleared) once a traced task's connect put an entry in
+ * conn_waits: until then the state changes of every TCP socket on the
+ * machine leave after this load, with no map lookup, while a run that
+ * makes no TCP connect is active.
+ */
+__u32 conn_waits_used SEC(".bss");
 
 /*
  * A TCP socket's state changes. At SYN_SENT, in the connecting task, a
  * traced task's socket gets an entry: where it connects to, and the
  * task's header. When it leaves SYN_SENT (ESTABLISHED, or CLOSE with the
  * socket's error) the entry gets the outcome. Other sockets cost a
- * lookup.
+ * lookup once a traced task connected (conn_waits_used), none before.
  */
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(handle_sock_state, const struct sock *sk, const int oldstate,
@@ -269,14 +310,20 @@ int BPF_PROG(handle_sock_state, const struct sock *sk, const int oldstate,
 		return 0;
 	if (newstate == TCP_SYN_SENT) {
 		/* another socket's, at the same address: stale */
-		bpf_map_delete_elem(&conn_waits, &key);
-		if (fp_task_syscall() == -1 || !traced())
+		if (conn_waits_used)
+			bpf_map_delete_elem(&conn_waits, &key);
+		if (!traced() ||
+		    task_syscall(ctx, bpf_get_current_task_btf()) == -1)
 			return 0;
+		if (!conn_waits_used)
+			conn_waits_used = 1;
 		fill_hdr(&nw.hdr, FP_EV_NET);
 		nw.addrlen = v4_unmap(nw.addr, sock_peer(nw.addr, sk));
 		bpf_map_update_elem(&conn_waits, &key, &nw, BPF_ANY);
 		return 0;
 	}
+	if (!conn_waits_used)
+		return 0;
 	w = bpf_map_lookup_elem(&conn_waits, &key);
 	if (!w)
 		return 0;
