@@ -946,6 +946,15 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 
 	if (!v)
 		return 0;
+	/*
+	 * read() is the most frequent syscall there is, and matters only for
+	 * DNS answers: most runs never pay for it, not even the task's load
+	 * of the compat test, when its 32-bit meaning is none or a read too
+	 */
+	if (fp_sys_is_recv(FP_SYS_NATIVE(v)) && !dns_active &&
+	    !(v & (FP_SYS_GEN | FP_SYS_GEN << 16)) &&
+	    (!FP_SYS_COMPAT(v) || fp_sys_is_recv(FP_SYS_COMPAT(v))))
+		return 0;
 		/*
 	 * A flood's call that only counts, told first: before the scope
 	 * test, and before the compat test, which fp_sendto_again() makes
