@@ -852,9 +852,8 @@ static __always_inline int procop_exit(__u32 sys, __u64 *a, long ret)
  * and the generation its own rmdir bumped path_gen to (0: none).
  */
 static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
-				    __u64 own_gen)
+				    __u64 own_gen, __u64 name_read)
 {
-	long again = 0;
 	__u64 *a;
 
 	if (sys == FP_SYS_HEARTBEAT) {
@@ -867,19 +866,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 	if (!a)
 		return 0;
 	saved_args(regs, a);
-	/*
-	 * A repeat of the held open only counts: told before building, and
-	 * before the scope test (fp_open_again() says why that holds).
-	 */
-	if (sys == FP_SYS_OPEN && ret >= 0 && !every_open)
-		again = fp_open_again(ret, (__u32)AT_FDCWD | (__u64)sys << 32,
-				      a[0], a[1], a[2]);
-	else if (sys == FP_SYS_OPENAT && ret >= 0 && !every_open)
-		again = fp_open_again(ret, (__u32)a[0] | (__u64)sys << 32, a[1],
-				      a[2], a[3]);
-	if (again > 0)
-		return 0;
-	a[FP_ARG_NAME_READ] = -again;
+	a[FP_ARG_NAME_READ] = name_read;
 	/* they check their own scope: the tracer's own tasks matter there */
 	if (sys == FP_SYS_BPF || sys == FP_SYS_PTRACE)
 		fp_tamper_enter(sys, a[0], a[1]);
@@ -917,6 +904,32 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 	return 0;
 }
 
+/*
+ * fp_open_again() for an open (sys FP_SYS_OPEN) or openat of the native
+ * ABI, its arguments read from regs as saved_args() reads them.
+ */
+static __always_inline long open_again(struct pt_regs *regs, __u32 sys,
+				       long ret)
+{
+	__u64 a0, a1, a2, a3;
+
+#if defined(__TARGET_ARCH_x86)
+	a0 = regs->di;
+	a1 = regs->si;
+	a2 = regs->dx;
+	a3 = regs->r10;
+#else
+	a0 = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	a1 = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	a2 = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	a3 = PT_REGS_PARM4_CORE_SYSCALL(regs);
+#endif
+	if (sys == FP_SYS_OPEN)
+		return fp_open_again(ret, (__u32)AT_FDCWD | (__u64)sys << 32,
+				     a0, a1, a2);
+	return fp_open_again(ret, (__u32)a0 | (__u64)sys << 32, a1, a2, a3);
+}
+
 /* Exec and exit (process.bpf.c): the task's held open goes out first. */
 __noinline int fp_open_flush(void)
 {
@@ -942,6 +955,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 #endif
 	__u32 v = sys_entry(id), sys;
 	__u64 own_gen = 0;
+	long again = 0;
 	bool compat;
 
 	if (!v)
@@ -973,6 +987,19 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 			    PT_REGS_PARM5_CORE_SYSCALL(regs)))
 		return 0;
 #endif
+	/*
+	 * A repeat of the held open only counts: told before building, and
+	 * before the scope test and the compat test (fp_open_again() says
+	 * why that holds). Unless the number's 32-bit meaning bumps the
+	 * generation. The arguments as saved_args() reads them.
+	 */
+	sys = FP_SYS_NATIVE(v);
+	if ((sys == FP_SYS_OPEN || sys == FP_SYS_OPENAT) && !FP_GEN_COMPAT(v) &&
+	    ret >= 0 && !every_open) {
+		again = open_again(regs, sys, ret);
+		if (again > 0)
+			return 0;
+	}
 	/* the number may belong to the 32-bit table */
 	compat = in_compat_syscall();
 	if (v & (FP_SYS_GEN | FP_SYS_GEN << 16))
@@ -985,7 +1012,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	/* reads matter only for DNS answers: most runs never pay for them */
 	if (fp_sys_is_recv(sys) && !dns_active)
 		return 0;
-	return sys_exit(regs, sys, ret, own_gen);
+	return sys_exit(regs, sys, ret, own_gen, -again);
 }
 
 /*
