@@ -41,6 +41,7 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 {
 	char *buf = s->buf;
 	__u32 start = *pos, limit = start + FP_PATH_MAX, n0, flags = 0;
+	struct task_struct *task;
 	long n;
 	char c0;
 
@@ -66,9 +67,11 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 		}
 		fpath = fi->path;
 		fp->flags |= fi->kind;
-		n0 = file_name_key(s, fi, start, limit);
+		/* one helper call for the task, for the key and the cache */
+		task = bpf_get_current_task_btf();
+		n0 = file_name_key(s, task, fi, start, limit);
 		if (n0) {
-			n0 += cached_walk(s, &s->trim.base, &s->trim.key,
+			n0 += cached_walk(s, task, &s->trim.base, &s->trim.key,
 					  start + n0, limit, &flags,
 					  FP_WC_FILE);
 			/*
@@ -103,11 +106,15 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	if (c0 == '/' || dirfd == FP_DIRFD_NONE)
 		return;
 
-	if (fp_dir_key(dirfd)) {
+	/* one helper call for the task, for the key and the cache */
+	task = bpf_get_current_task_btf();
+	if (dirfd == AT_FDCWD) {
+		dir_key_cwd(&s->trim, task->fs);
+	} else if (fp_dir_key(dirfd)) {
 		fp->flags |= FP_PATH_BASE_UNKNOWN;
 		return;
 	}
-	fp->base_len = cached_walk(s, &s->trim.base, &s->trim.key, *pos,
+	fp->base_len = cached_walk(s, task, &s->trim.base, &s->trim.key, *pos,
 				   start + FP_PATH_MAX, &fp->flags,
 				   dirfd == AT_FDCWD ? FP_WC_CWD : FP_WC_DIRFD);
 	*pos += fp->base_len;
@@ -528,7 +535,10 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		return;
 	e = (struct fp_file *)s->buf;
 	pa = &s->paths;
-	fill_hdr_untimed(&e->hdr, FP_EV_FILE);
+	/* fill_hdr_untimed() without fp_cur_hdr()'s call: this is verified once */
+	e->hdr.type = FP_EV_FILE;
+	e->hdr.ts_ns = 0;
+	hdr_who(&e->hdr, bpf_get_current_task_btf());
 	e->ret = ret;
 	e->sys = sys;
 	e->npaths = 1;
