@@ -48,6 +48,15 @@ struct {
 	__type(value, struct fp_held_open);
 } held_opens SEC(".maps");
 
+/* Does thread tid hold a record? Told inline, without the record's lookup */
+static __always_inline bool held_owned(__u32 tid)
+{
+	__u32 k = tid & (FP_HELD_TASKS - 1);
+	__u64 *owner = bpf_map_lookup_elem(&held_owner, &k);
+
+	return owner && *owner == tid;
+}
+
 /* The record thread tid holds, or NULL. */
 static __always_inline struct fp_held_open *held_get(__u32 tid)
 {

@@ -525,6 +525,7 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 {
 	struct scratch *s = scratch_get();
 	const struct file_args *t;
+	struct task_struct *task;
 	struct path_args *pa;
 	struct fp_file *e;
 	__u32 size;
@@ -536,9 +537,10 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 	e = (struct fp_file *)s->buf;
 	pa = &s->paths;
 	/* fill_hdr_untimed() without fp_cur_hdr()'s call: this is verified once */
+	task = bpf_get_current_task_btf();
 	e->hdr.type = FP_EV_FILE;
 	e->hdr.ts_ns = 0;
-	hdr_who(&e->hdr, bpf_get_current_task_btf());
+	hdr_who(&e->hdr, task);
 	e->ret = ret;
 	e->sys = sys;
 	e->npaths = 1;
@@ -569,7 +571,13 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;
 	e->hdr.size = size;
-	if (!fp_held_take(sys, ret, size)) {
+	/*
+	 * fp_held_take() holds the record or flushes the task's held one
+	 * first: neither, so not its call either, when the record cannot be
+	 * held and the task holds none
+	 */
+	if (!((holdable(e, sys, ret) || held_owned(task->pid)) &&
+	      fp_held_take(sys, ret, size))) {
 		e->hdr.ts_ns = bpf_ktime_get_ns();
 		emit(e, size);
 	}
