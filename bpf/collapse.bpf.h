@@ -48,6 +48,15 @@ struct {
 	__type(value, struct fp_held_open);
 } held_opens SEC(".maps");
 
+/* Does thread tid hold a record? Told inline, without the record's lookup */
+static __always_inline bool held_owned(__u32 tid)
+{
+	__u32 k = tid & (FP_HELD_TASKS - 1);
+	__u64 *owner = bpf_map_lookup_elem(&held_owner, &k);
+
+	return owner && *owner == tid;
+}
+
 /* The record thread tid holds, or NULL. */
 static __always_inline struct fp_held_open *held_get(__u32 tid)
 {
@@ -319,7 +328,10 @@ static __always_inline bool same_name(const char *a, const char *b, __u32 n)
  * a repeat has the held record's header, so the same task in the same
  * cgroup: still in scope, unless the tracer has since named the process
  * its own (tested here). An untraced task holds no slot, and costs one
- * compare here.
+ * compare here. And before the compat test, which this makes with the
+ * task it reads anyway: a helper call and its return cost some 15 ns on
+ * a kernel with return thunks (SRSO, retbleed), and a 32-bit call, whose
+ * number means another syscall, is never a repeat.
  */
 __noinline long fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
 			      __u64 flags, __u64 mode)
@@ -335,7 +347,7 @@ __noinline long fp_open_again(long ret, __u64 dirfd_sys, __u64 upath,
 	long n, miss;
 
 	if (every_open || !s || ret < 0 || (flags & 03) ||
-	    (flags & (0100 | 01000)))
+	    (flags & (0100 | 01000)) || task_in_compat_syscall(task))
 		return 0;
 	tid = task->pid;
 	h = held_get(tid);

@@ -41,6 +41,7 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 {
 	char *buf = s->buf;
 	__u32 start = *pos, limit = start + FP_PATH_MAX, n0, flags = 0;
+	struct task_struct *task;
 	long n;
 	char c0;
 
@@ -66,9 +67,11 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 		}
 		fpath = fi->path;
 		fp->flags |= fi->kind;
-		n0 = file_name_key(s, fi, start, limit);
+		/* one helper call for the task, for the key and the cache */
+		task = bpf_get_current_task_btf();
+		n0 = file_name_key(s, task, fi, start, limit);
 		if (n0) {
-			n0 += cached_walk(s, &s->trim.base, &s->trim.key,
+			n0 += cached_walk(s, task, &s->trim.base, &s->trim.key,
 					  start + n0, limit, &flags,
 					  FP_WC_FILE);
 			/*
@@ -103,11 +106,15 @@ static __always_inline void put_path(struct scratch *s, __u32 *pos,
 	if (c0 == '/' || dirfd == FP_DIRFD_NONE)
 		return;
 
-	if (fp_dir_key(dirfd)) {
+	/* one helper call for the task, for the key and the cache */
+	task = bpf_get_current_task_btf();
+	if (dirfd == AT_FDCWD) {
+		dir_key_cwd(&s->trim, task->fs);
+	} else if (fp_dir_key(dirfd)) {
 		fp->flags |= FP_PATH_BASE_UNKNOWN;
 		return;
 	}
-	fp->base_len = cached_walk(s, &s->trim.base, &s->trim.key, *pos,
+	fp->base_len = cached_walk(s, task, &s->trim.base, &s->trim.key, *pos,
 				   start + FP_PATH_MAX, &fp->flags,
 				   dirfd == AT_FDCWD ? FP_WC_CWD : FP_WC_DIRFD);
 	*pos += fp->base_len;
@@ -518,6 +525,7 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 {
 	struct scratch *s = scratch_get();
 	const struct file_args *t;
+	struct task_struct *task;
 	struct path_args *pa;
 	struct fp_file *e;
 	__u32 size;
@@ -528,7 +536,11 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		return;
 	e = (struct fp_file *)s->buf;
 	pa = &s->paths;
-	fill_hdr_untimed(&e->hdr, FP_EV_FILE);
+	/* fill_hdr_untimed() without fp_cur_hdr()'s call: this is verified once */
+	task = bpf_get_current_task_btf();
+	e->hdr.type = FP_EV_FILE;
+	e->hdr.ts_ns = 0;
+	hdr_who(&e->hdr, task);
 	e->ret = ret;
 	e->sys = sys;
 	e->npaths = 1;
@@ -559,7 +571,13 @@ static __always_inline void file_event(__u32 sys, const __u64 *a, long ret)
 		e->path[1].flags |= FP_PATH_OPENED;
 	size = pa->pos;
 	e->hdr.size = size;
-	if (!fp_held_take(sys, ret, size)) {
+	/*
+	 * fp_held_take() holds the record or flushes the task's held one
+	 * first: neither, so not its call either, when the record cannot be
+	 * held and the task holds none
+	 */
+	if (!((holdable(e, sys, ret) || held_owned(task->pid)) &&
+	      fp_held_take(sys, ret, size))) {
 		e->hdr.ts_ns = bpf_ktime_get_ns();
 		emit(e, size);
 	}
@@ -852,9 +870,8 @@ static __always_inline int procop_exit(__u32 sys, __u64 *a, long ret)
  * and the generation its own rmdir bumped path_gen to (0: none).
  */
 static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
-				    __u64 own_gen)
+				    __u64 own_gen, __u64 name_read)
 {
-	long again = 0;
 	__u64 *a;
 
 	if (sys == FP_SYS_HEARTBEAT) {
@@ -867,19 +884,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 	if (!a)
 		return 0;
 	saved_args(regs, a);
-	/*
-	 * A repeat of the held open only counts: told before building, and
-	 * before the scope test (fp_open_again() says why that holds).
-	 */
-	if (sys == FP_SYS_OPEN && ret >= 0 && !every_open)
-		again = fp_open_again(ret, (__u32)AT_FDCWD | (__u64)sys << 32,
-				      a[0], a[1], a[2]);
-	else if (sys == FP_SYS_OPENAT && ret >= 0 && !every_open)
-		again = fp_open_again(ret, (__u32)a[0] | (__u64)sys << 32, a[1],
-				      a[2], a[3]);
-	if (again > 0)
-		return 0;
-	a[FP_ARG_NAME_READ] = -again;
+	a[FP_ARG_NAME_READ] = name_read;
 	/* they check their own scope: the tracer's own tasks matter there */
 	if (sys == FP_SYS_BPF || sys == FP_SYS_PTRACE)
 		fp_tamper_enter(sys, a[0], a[1]);
@@ -917,6 +922,32 @@ static __always_inline int sys_exit(struct pt_regs *regs, __u32 sys, long ret,
 	return 0;
 }
 
+/*
+ * fp_open_again() for an open (sys FP_SYS_OPEN) or openat of the native
+ * ABI, its arguments read from regs as saved_args() reads them.
+ */
+static __always_inline long open_again(struct pt_regs *regs, __u32 sys,
+				       long ret)
+{
+	__u64 a0, a1, a2, a3;
+
+#if defined(__TARGET_ARCH_x86)
+	a0 = regs->di;
+	a1 = regs->si;
+	a2 = regs->dx;
+	a3 = regs->r10;
+#else
+	a0 = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	a1 = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	a2 = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	a3 = PT_REGS_PARM4_CORE_SYSCALL(regs);
+#endif
+	if (sys == FP_SYS_OPEN)
+		return fp_open_again(ret, (__u32)AT_FDCWD | (__u64)sys << 32,
+				     a0, a1, a2);
+	return fp_open_again(ret, (__u32)a0 | (__u64)sys << 32, a1, a2, a3);
+}
+
 /* Exec and exit (process.bpf.c): the task's held open goes out first. */
 __noinline int fp_open_flush(void)
 {
@@ -942,9 +973,19 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 #endif
 	__u32 v = sys_entry(id), sys;
 	__u64 own_gen = 0;
+	long again = 0;
 	bool compat;
 
 	if (!v)
+		return 0;
+	/*
+	 * read() is the most frequent syscall there is, and matters only for
+	 * DNS answers: most runs never pay for it, not even the task's load
+	 * of the compat test, when its 32-bit meaning is none or a read too
+	 */
+	if (fp_sys_is_recv(FP_SYS_NATIVE(v)) && !dns_active &&
+	    !(v & (FP_SYS_GEN | FP_SYS_GEN << 16)) &&
+	    (!FP_SYS_COMPAT(v) || fp_sys_is_recv(FP_SYS_COMPAT(v))))
 		return 0;
 		/*
 	 * A flood's call that only counts, told first: before the scope
@@ -964,6 +1005,19 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 			    PT_REGS_PARM5_CORE_SYSCALL(regs)))
 		return 0;
 #endif
+	/*
+	 * A repeat of the held open only counts: told before building, and
+	 * before the scope test and the compat test (fp_open_again() says
+	 * why that holds). Unless the number's 32-bit meaning bumps the
+	 * generation. The arguments as saved_args() reads them.
+	 */
+	sys = FP_SYS_NATIVE(v);
+	if ((sys == FP_SYS_OPEN || sys == FP_SYS_OPENAT) && !FP_GEN_COMPAT(v) &&
+	    ret >= 0 && !every_open) {
+		again = open_again(regs, sys, ret);
+		if (again > 0)
+			return 0;
+	}
 	/* the number may belong to the 32-bit table */
 	compat = in_compat_syscall();
 	if (v & (FP_SYS_GEN | FP_SYS_GEN << 16))
@@ -976,7 +1030,7 @@ int BPF_PROG(handle_sys_exit, struct pt_regs *regs, long ret)
 	/* reads matter only for DNS answers: most runs never pay for them */
 	if (fp_sys_is_recv(sys) && !dns_active)
 		return 0;
-	return sys_exit(regs, sys, ret, own_gen);
+	return sys_exit(regs, sys, ret, own_gen, -again);
 }
 
 /*

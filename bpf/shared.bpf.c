@@ -344,21 +344,8 @@ __noinline __u32 fp_cur_ppid(void)
  */
 __noinline int fp_cur_hdr(struct fp_hdr *h)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	const struct cred *cred;
-
-	if (!h)
-		return 0;
-	cred = task->cred;
-	h->pid = task->tgid;
-	h->tid = task->pid;
-	h->ppid = task->real_parent->tgid;
-	h->uid = cred->uid.val;
-	h->gid = cred->gid.val;
-	h->_pad = 0;
-	h->cgroup_id = task->cgroups->dfl_cgrp->kn->id;
-	*(__u64 *)&h->comm[0] = *(const __u64 *)&task->comm[0];
-	*(__u64 *)&h->comm[8] = *(const __u64 *)&task->comm[8];
+	if (h)
+		hdr_who(h, bpf_get_current_task_btf());
 	return 0;
 }
 

@@ -294,6 +294,22 @@ static __always_inline void trim_key_dir(struct trim_state *t, struct dentry *d,
 }
 
 /*
+ * The cwd of the task whose fs this is, as the directory a relative name
+ * is relative to (fp_dir_key): inline where the caller has the task, as
+ * a call and its return cost some 15 ns on a kernel with return thunks.
+ */
+static __always_inline void dir_key_cwd(struct trim_state *t,
+					struct fs_struct *fs)
+{
+	struct dentry *d = fs->pwd.dentry;
+	struct inode *inode = d->d_inode;
+
+	trim_key_root(t, fs);
+	trim_key_dir(t, d, fs->pwd.mnt, inode, inode->i_ino);
+	t->proc = d->d_sb->s_magic == PROC_SUPER_MAGIC;
+}
+
+/*
  * The directory a relative name is relative to: the cwd, or the file at
  * dirfd, into trim.base, its key into trim.key, and whether it is on
  * procfs into trim.proc. A global function, for the same reason as
@@ -304,27 +320,21 @@ __noinline int fp_dir_key(int dirfd)
 	struct fs_struct *fs = bpf_get_current_task_btf()->fs;
 	struct scratch *s = scratch_get();
 	struct trim_state *t;
-	struct inode *inode;
 	struct fd_info *fi;
-	struct dentry *d;
 
 	if (!s)
 		return -1;
 	t = &s->trim;
-	trim_key_root(t, fs);
 	if (dirfd == AT_FDCWD) {
-		d = fs->pwd.dentry;
-		inode = d->d_inode;
-		trim_key_dir(t, d, fs->pwd.mnt, inode, inode->i_ino);
-		t->proc = d->d_sb->s_magic == PROC_SUPER_MAGIC;
-	} else {
-		if (fp_fd_info(dirfd, 0, 1))
-			return -1;
-		fi = &s->fdinfo;
-		trim_key_dir(t, fi->path.dentry, fi->path.mnt, fi->inode,
-			     fi->ino);
-		t->proc = !!(fi->kind & FP_PATH_PROCFS);
+		dir_key_cwd(t, fs);
+		return 0;
 	}
+	trim_key_root(t, fs);
+	if (fp_fd_info(dirfd, 0, 1))
+		return -1;
+	fi = &s->fdinfo;
+	trim_key_dir(t, fi->path.dentry, fi->path.mnt, fi->inode, fi->ino);
+	t->proc = !!(fi->kind & FP_PATH_PROCFS);
 	return 0;
 }
 
@@ -556,10 +566,11 @@ __noinline long fp_walk_sibling(__u32 slot, __u32 pos, __u32 avail, __u64 gen)
  * name that does not fit: the caller then walks the file itself.
  */
 static __always_inline __u32 file_name_key(struct scratch *s,
+					   struct task_struct *task,
 					   const struct fd_info *fi, __u32 pos,
 					   __u32 limit)
 {
-	struct fs_struct *fs = bpf_get_current_task_btf()->fs;
+	struct fs_struct *fs = task->fs;
 	struct trim_state *t = &s->trim;
 	struct dentry *d = fi->path.dentry;
 	struct vfsmount *mnt = fi->path.mnt;
@@ -586,9 +597,14 @@ static __always_inline __u32 file_name_key(struct scratch *s,
  * a file named by its fd), done again only when the directory, the
  * task's root or the generation changed since this task's last walk of
  * that slot. The names written
- * are the same bytes either way, so nothing downstream changes.
+ * are the same bytes either way, so nothing downstream changes. task is
+ * the current one, read once by the caller for this and file_name_key():
+ * each helper call and its return cost some 15 ns on a kernel with
+ * return thunks (SRSO, retbleed).
  */
-static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
+static __always_inline __u32 cached_walk(struct scratch *s,
+					 struct task_struct *task,
+					 struct path *base,
 					 const struct walk_key *k, __u32 pos,
 					 __u32 limit, __u32 *flags, __u32 slot)
 {
@@ -602,7 +618,7 @@ static __always_inline __u32 cached_walk(struct scratch *s, struct path *base,
 	s->trim.steps = FP_WALK_MAX;
 	if (!walk_cache_on)
 		return walk_path(s, base, pos, limit, flags);
-	c = bpf_task_storage_get(&walk_cache, bpf_get_current_task_btf(), 0,
+	c = bpf_task_storage_get(&walk_cache, task, 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	e = c ? wc_entry(c, slot) : NULL;
 	if (!e)
