@@ -380,16 +380,20 @@ static int snapshot_incomplete(struct fp_run *run, const char *why)
 }
 
 /*
- * The files while the tracer loads on the other CPU (tracer_async.c); the
- * unit, processes and sockets once it has, close to the attach as before:
- * a process that starts between the snapshots is the run's or new_outside.
- * A tracer that did not load fails the run first: a session that never
- * started, whose log goes (fp_session_finish). Without a load in flight
- * (sidecar), the processes first, then the files, as ever.
+ * The files while the tracer loads (and attaches, tracer_async.c) on the
+ * other CPU; then the processes and sockets, still beside the load, last
+ * before the command is launched: a process that starts between the
+ * snapshots is the run's (in its cgroup, which the command is cloned
+ * into) or new_outside. A --unit shape, a D-Bus round trip, waits for
+ * the load as before. A tracer that did not load fails the run: a
+ * session that never started, whose log goes (fp_session_finish).
+ * Without a load in flight (sidecar), the processes first, then the
+ * files, as ever.
  */
 static int before_snapshot(struct fp_session *s)
 {
 	bool *have = &s->run.have_snap[FP_PHASE_BEFORE];
+	bool unit = s->o.unit != NULL;
 	int fs_ret, rc;
 
 	if (!s->loader) {
@@ -401,12 +405,16 @@ static int before_snapshot(struct fp_session *s)
 	}
 	fs_ret = take_snapshot(s, FP_PHASE_BEFORE, true, false);
 	*have = false;
+	if (!unit)
+		s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
 	if (fp_session_join_tracer(s, false))
 		return FP_EXIT_NOTRACE;
-	rc = fp_session_shape(s, FP_PHASE_BEFORE);
-	if (rc)
-		return rc;
-	s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
+	if (unit) {
+		rc = fp_session_shape(s, FP_PHASE_BEFORE);
+		if (rc)
+			return rc;
+		s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
+	}
 	if (!s->snap_ret)
 		s->snap_ret = fs_ret;
 	*have = !s->snap_ret;
@@ -456,7 +464,8 @@ int fp_session_attach(struct fp_session *s, char *err, size_t errlen)
 {
 	int ret = fp_session_secret_ids(s, err, errlen);
 
-	if (!ret)
+	/* a load on a thread attached already (tracer_async.c) */
+	if (!ret && !fp_tracer_attached(s->tracer))
 		ret = fp_tracer_attach(s->tracer, err, errlen);
 
 	if (s->events)

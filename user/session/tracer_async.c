@@ -2,8 +2,12 @@
 /*
  * The tracer's load (libbpf's BTF parse, map creation, the verifier: most
  * of a short run's time) on a thread of its own, while the main thread
- * takes the before snapshot on the other CPU. Nothing is attached until
- * both are done, so the snapshot sees what it would have seen without.
+ * takes the before snapshot on the other CPU. The loader attaches as soon
+ * as the programs are loaded: the text patching of the attach (an IPI to
+ * every CPU per tracepoint) is then off the main thread's path too. It is
+ * harmless to the snapshot: nothing is in scope yet (no cgroup, no tree,
+ * traced() is false for every task), and the run's cgroup is set as the
+ * scope after the join, before the command is launched into it.
  * The snapshot's fs credentials are per thread (creds.c), so the loader
  * keeps root's.
  */
@@ -30,6 +34,13 @@ static void *load(void *arg)
 
 	l->ret = fp_tracer_open(&l->tracer, &s->o.tracer, s->col, l->err,
 				sizeof(l->err));
+	if (l->ret)
+		return NULL;
+	l->ret = fp_tracer_attach(l->tracer, l->err, sizeof(l->err));
+	if (l->ret) {
+		fp_tracer_close(l->tracer);
+		l->tracer = NULL;
+	}
 	return NULL;
 }
 

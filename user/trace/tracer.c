@@ -399,6 +399,11 @@ int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen)
 	return 0;
 }
 
+bool fp_tracer_attached(const struct fp_tracer *t)
+{
+	return t->attached;
+}
+
 void fp_tracer_detach(struct fp_tracer *t)
 {
 	t->attached = false;

@@ -79,6 +79,8 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
  */
 int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen);
 void fp_tracer_detach(struct fp_tracer *t);
+/* attached, and not detached since */
+bool fp_tracer_attached(const struct fp_tracer *t);
 /* Trace this cgroup (and below) only, in place of any set before. */
 int fp_tracer_set_cgroup(struct fp_tracer *t, int cgroup_fd);
 /*
