@@ -207,6 +207,9 @@ static int run_command(struct fp_session *s, struct fp_run_target *t)
 		stop_run(&t->cg);
 	/* every process in the cgroup is gone: its records are in the ring */
 	fp_session_drain(s);
+	/* nothing left to kill, nothing traced: its exit beside the verdict */
+	if (t->leftovers != LEFTOVERS_ALLOW)
+		fp_watchdog_release(&t->wd);
 	if (run->exec_errno)
 		fprintf(stderr, "footprint: cannot run %s: %s\n", t->argv[0],
 			strerror(run->exec_errno));

@@ -497,8 +497,12 @@ static void consume(struct fp_session *s)
 void fp_session_drain(struct fp_session *s)
 {
 	consume(s);
-	/* detached first: no task can hold back an open once drained */
-	fp_tracer_detach(s->tracer);
+	/* stopped first: no task can hold back an open once drained; a
+	 * run's links go once it is drained, on a thread (close_async) */
+	if (s->close_async)
+		fp_tracer_stop(s->tracer);
+	else
+		fp_tracer_detach(s->tracer);
 	consume(s);
 	fp_tracer_drain_held(s->tracer);
 	fp_collector_flush(s->col);
@@ -506,6 +510,8 @@ void fp_session_drain(struct fp_session *s)
 	fp_tracer_flush_flows(s->tracer, s->col);
 	if (s->events)
 		write_stats_json(s->events, &s->st, s->col);
+	if (s->close_async)
+		fp_session_close_tracer(s);
 }
 
 /* The after snapshot gets what is left of --timeout, and at least
@@ -653,6 +659,7 @@ void fp_session_free(struct fp_session *s)
 	fp_findings_free(&s->findings);
 	fp_trace_stats_free(&s->st);
 	fp_session_join_tracer(s, true);
+	fp_session_join_closer(s);
 	fp_tracer_close(s->tracer);
 	s->tracer = NULL;
 	fp_run_free(&s->run);

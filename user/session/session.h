@@ -67,6 +67,7 @@ struct fp_session_opts {
 enum { FP_OUT_LOG, FP_OUT_EVENTS, FP_OUT_RECEIPT, FP_OUT_HTML, FP_OUT_N };
 
 struct fp_loader;
+struct fp_closer;
 
 struct fp_session {
 	struct fp_session_opts o;
@@ -77,6 +78,10 @@ struct fp_session {
 	struct fp_collector *col;
 	struct fp_tracer *tracer;
 	struct fp_loader *loader; /* the tracer's load, in flight */
+	/* run: the drain stops the tracer and its close (the links' detach)
+	 * goes on a thread while the verdict is written (tracer_async.c) */
+	bool close_async;
+	struct fp_closer *closer; /* the tracer's close, in flight */
 	struct fp_enc enc;
 	struct fp_log_sink log;
 	bool logging;
@@ -109,6 +114,10 @@ int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen);
  */
 int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen);
 int fp_session_join_tracer(struct fp_session *s, bool quiet);
+/* Close the drained tracer on a thread (or later, in fp_session_free,
+ * if none can be had); the join waits for it. */
+void fp_session_close_tracer(struct fp_session *s);
+void fp_session_join_closer(struct fp_session *s);
 /* where the tracer's events go */
 int fp_session_sink(void *ctx, const struct fp_event *ev);
 /* Who traced what, where: argv (NULL-terminated) names the target. */

@@ -65,6 +65,7 @@ int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen)
 		return s->tracer ? 0 : -EINVAL;
 	}
 	s->loader = l;
+	s->close_async = true;
 	return 0;
 }
 
@@ -83,4 +84,54 @@ int fp_session_join_tracer(struct fp_session *s, bool quiet)
 		fprintf(stderr, "%s\n", l->err);
 	free(l);
 	return ret;
+}
+
+/*
+ * The close of a drained tracer: its links' detach (a text patch and an
+ * IPI to every CPU per tracepoint, 1-1.5 ms), the ring's unmap and the
+ * warm set's release, beside the after snapshot of the files and the
+ * verdict. The drain stopped the programs first (fp_tracer_stop), so
+ * nothing of the run is read after this starts.
+ */
+struct fp_closer {
+	pthread_t thread;
+	struct fp_tracer *tracer;
+};
+
+static void *close_tracer(void *arg)
+{
+	struct fp_closer *c = arg;
+
+	fp_tracer_close(c->tracer);
+	return NULL;
+}
+
+void fp_session_close_tracer(struct fp_session *s)
+{
+	struct fp_closer *c;
+
+	if (!s->tracer || s->closer)
+		return;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	c->tracer = s->tracer;
+	/* no thread to be had: fp_session_free closes it */
+	if (pthread_create(&c->thread, NULL, close_tracer, c)) {
+		free(c);
+		return;
+	}
+	s->tracer = NULL;
+	s->closer = c;
+}
+
+void fp_session_join_closer(struct fp_session *s)
+{
+	struct fp_closer *c = s->closer;
+
+	if (!c)
+		return;
+	pthread_join(c->thread, NULL);
+	s->closer = NULL;
+	free(c);
 }
