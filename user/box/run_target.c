@@ -133,6 +133,16 @@ static int run_signals(struct fp_run_target *t, int64_t deadline_ms)
 	return 0;
 }
 
+/* The ring read to its end, the tracer stopped (and closed on a thread);
+ * the watchdog told to go once nothing is left to kill, nothing traced,
+ * so that its exit runs beside what remains of the run. */
+static void end_trace(struct fp_session *s, struct fp_run_target *t)
+{
+	fp_session_drain(s);
+	if (t->leftovers != LEFTOVERS_ALLOW)
+		fp_watchdog_release(&t->wd);
+}
+
 /* Launch the command and trace it until it exits; then leftovers. */
 static int run_command(struct fp_session *s, struct fp_run_target *t)
 {
@@ -140,6 +150,7 @@ static int run_command(struct fp_session *s, struct fp_run_target *t)
 	struct fp_run *run = &s->run;
 	int64_t t0 = fp_now_ms();
 	int status = 0, nleft, ret;
+	bool drained;
 	char err[512];
 
 	if (fp_watchdog_armed(&t->wd, err, sizeof(err))) {
@@ -201,15 +212,23 @@ static int run_command(struct fp_session *s, struct fp_run_target *t)
 		fp_box_end(&t->child);
 	/* else it keeps the leftovers' namespace until they are stopped */
 	run->own_pid = t->child.init_pid > 0 ? t->child.init_pid : 0;
+	/*
+	 * Nothing of the run is left, not even a process still exiting (the
+	 * cgroup is populated until its last task's exit was traced): the
+	 * ring holds all of it, so it is drained now, and the tracer's close
+	 * (its links' detach) and the watchdog's exit run beside the after
+	 * snapshot. Else the snapshot sees what is left first, as ever.
+	 */
+	drained = fp_cgroup_populated(&t->cg) == 0;
+	if (drained)
+		end_trace(s, t);
 	if (fp_session_after_procs(s))
 		return FP_EXIT_NOTRACE;
 	if (t->leftovers != LEFTOVERS_ALLOW)
 		stop_run(&t->cg);
 	/* every process in the cgroup is gone: its records are in the ring */
-	fp_session_drain(s);
-	/* nothing left to kill, nothing traced: its exit beside the verdict */
-	if (t->leftovers != LEFTOVERS_ALLOW)
-		fp_watchdog_release(&t->wd);
+	if (!drained)
+		end_trace(s, t);
 	if (run->exec_errno)
 		fprintf(stderr, "footprint: cannot run %s: %s\n", t->argv[0],
 			strerror(run->exec_errno));
