@@ -560,6 +560,71 @@ int fp_proc_snapshot(struct fp_proc_table *t)
 	return fp_proc_snapshot_max(t, NULL, FP_PROC_MAX);
 }
 
+int fp_proc_snapshot_refresh(struct fp_proc_table *t)
+{
+	struct fp_proc_table nt = { 0 };
+	bool *kept = NULL;
+	pid_t *pids = NULL;
+	char name[16];
+	size_t n = 0, i;
+	int ret;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	ret = list_pids(d, FP_PROC_MAX, &pids, &n);
+	if (ret)
+		goto cleanup;
+	nt.procs = calloc(n ? n : 1, sizeof(*nt.procs));
+	kept = calloc(t->n ? t->n : 1, sizeof(*kept));
+	if (!nt.procs || !kept) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		const struct fp_proc *q = fp_proc_find(t, pids[i]);
+		struct fp_proc *p = &nt.procs[nt.n];
+
+		if (q) {
+			kept[q - t->procs] = true;
+			*p = *q;
+			nt.n++;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%d", (int)pids[i]);
+		ret = read_proc(dirfd(d), name, pids[i], p, NULL);
+		if (!ret)
+			ret = fill_empty(p);
+		if (ret < 0) {
+			proc_free(p);
+			goto cleanup;
+		}
+		if (!ret)
+			nt.n++;
+		ret = 0;
+	}
+	/* what t held and /proc no longer lists goes; the rest moved */
+	for (i = 0; i < t->n; i++)
+		if (!kept[i])
+			proc_free(&t->procs[i]);
+	free(t->procs);
+	qsort(nt.procs, nt.n, sizeof(*nt.procs), cmp_pid);
+	*t = nt;
+	nt.procs = NULL;
+	nt.n = 0;
+cleanup:
+	/* on failure nt holds t's entries too: only the new ones are nt's */
+	for (i = 0; nt.procs && i < nt.n; i++)
+		if (!fp_proc_find(t, nt.procs[i].pid))
+			proc_free(&nt.procs[i]);
+	free(nt.procs);
+	free(kept);
+	free(pids);
+	closedir(d);
+	return ret;
+}
+
 void fp_proc_table_free(struct fp_proc_table *t)
 {
 	size_t i;
