@@ -531,12 +531,12 @@ static void consume(struct fp_session *s)
 	s->trace_err = ret;
 }
 
-void fp_session_drain(struct fp_session *s)
+/* stop: take every task out of scope, the links left for the close */
+static void drain(struct fp_session *s, bool stop)
 {
 	consume(s);
-	/* stopped first: no task can hold back an open once drained; a
-	 * run's links go once it is drained, on a thread (close_async) */
-	if (s->close_async)
+	/* stopped first: no task can hold back an open once drained */
+	if (stop)
 		fp_tracer_stop(s->tracer);
 	else
 		fp_tracer_detach(s->tracer);
@@ -547,8 +547,19 @@ void fp_session_drain(struct fp_session *s)
 	fp_tracer_flush_flows(s->tracer, s->col);
 	if (s->events)
 		write_stats_json(s->events, &s->st, s->col);
+}
+
+void fp_session_drain(struct fp_session *s)
+{
+	/* a run's links go once it is drained, on a thread (close_async) */
+	drain(s, s->close_async);
 	if (s->close_async)
 		fp_session_close_tracer(s);
+}
+
+void fp_session_drain_detach(struct fp_session *s)
+{
+	drain(s, false);
 }
 
 /* The after snapshot gets what is left of --timeout, and at least
