@@ -1,14 +1,16 @@
 """The window of a run's trace: from before the command's first exec to
 after its last exit, and nothing outside the run within it.
 
-A `run` attaches its programs on the loader's thread as soon as they are
-loaded, while the before snapshot is taken (user/session/tracer_async.c),
-with nothing in scope until the run's cgroup is set, before the command
-is cloned into it. At the end the drain takes every task out of scope
-(fp_tracer_stop) and the links are closed on a thread while the verdict
-is written. These tests check both ends: a command that forks, execs and
-exits at once is traced whole, warm and cold, run after run; and a
-process outside the run, busy the whole time, is never in the events.
+A `run` loads its programs on a thread while the before snapshot is
+taken, reads the process table beside the load and brings it up to the
+launch after it (user/session/tracer_async.c, session.c). At the end,
+once nothing of the run is left, the drain, the links' detach and the
+tracer's close run on a thread beside the after snapshot; with
+leftovers, the drain takes every task out of scope (fp_tracer_stop) and
+the links are closed on a thread while the verdict is written. These
+tests check both ends: a command that forks, execs and exits at once is
+traced whole, warm and cold, run after run; and a process outside the
+run, busy the whole time, is never in the events.
 """
 
 import os

@@ -413,9 +413,9 @@ static int procs_late(struct fp_session *s)
 
 /*
  * The files and then most of the process table while the tracer loads
- * (and attaches, tracer_async.c) on the other CPU; once it has, the
- * table brought up to now and the sockets, last before the command is
- * launched, as before: a process that starts between the snapshots is
+ * on the other CPU (tracer_async.c); once it has, the table brought up
+ * to now and the sockets, last before the attach and the launch, as
+ * before: a process that starts between the snapshots is
  * the run's (in its cgroup, which the command is cloned into) or
  * new_outside, and the window for another user's is no wider than it
  * was (BENCHMARKS.md, "Snapshots before the loader is joined"). A --unit
@@ -501,8 +501,7 @@ int fp_session_attach(struct fp_session *s, char *err, size_t errlen)
 {
 	int ret = fp_session_secret_ids(s, err, errlen);
 
-	/* a load on a thread attached already (tracer_async.c) */
-	if (!ret && !fp_tracer_attached(s->tracer))
+	if (!ret)
 		ret = fp_tracer_attach(s->tracer, err, errlen);
 
 	if (s->events)

@@ -2,12 +2,12 @@
 /*
  * The tracer's load (libbpf's BTF parse, map creation, the verifier: most
  * of a short run's time) on a thread of its own, while the main thread
- * takes the before snapshot on the other CPU. The loader attaches as soon
- * as the programs are loaded: the text patching of the attach (an IPI to
- * every CPU per tracepoint) is then off the main thread's path too. It is
- * harmless to the snapshot: nothing is in scope yet (no cgroup, no tree,
- * traced() is false for every task), and the run's cgroup is set as the
- * scope after the join, before the command is launched into it.
+ * takes the before snapshot on the other CPU. Nothing is attached until
+ * both are done: an attach made as soon as the programs were loaded took
+ * its text patching off the main thread, but the first tracepoint a run
+ * attaches waits for an RCU grace period after the machine's last
+ * detach (tracepoint_add_func(), 8-20 ms at HZ=250), and the earlier the
+ * attach, the likelier that wait: back to back, runs were slower.
  * The snapshot's fs credentials are per thread (creds.c), so the loader
  * keeps root's.
  */
@@ -34,13 +34,6 @@ static void *load(void *arg)
 
 	l->ret = fp_tracer_open(&l->tracer, &s->o.tracer, s->col, l->err,
 				sizeof(l->err));
-	if (l->ret)
-		return NULL;
-	l->ret = fp_tracer_attach(l->tracer, l->err, sizeof(l->err));
-	if (l->ret) {
-		fp_tracer_close(l->tracer);
-		l->tracer = NULL;
-	}
 	return NULL;
 }
 

@@ -406,11 +406,6 @@ void fp_tracer_stop(struct fp_tracer *t)
 	__atomic_store_n(&t->skel->bss->ncgroups, 0, __ATOMIC_RELEASE);
 }
 
-bool fp_tracer_attached(const struct fp_tracer *t)
-{
-	return t->attached;
-}
-
 void fp_tracer_detach(struct fp_tracer *t)
 {
 	t->attached = false;

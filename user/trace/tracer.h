@@ -79,8 +79,6 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
  */
 int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen);
 void fp_tracer_detach(struct fp_tracer *t);
-/* attached, and not detached since */
-bool fp_tracer_attached(const struct fp_tracer *t);
 /*
  * Take every task out of scope, links attached: the programs leave at
  * their scope test from here on, as they would detached, at the cost of
