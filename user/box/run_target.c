@@ -224,8 +224,12 @@ static int run_command(struct fp_session *s, struct fp_run_target *t)
 		fp_cgroup_populated(&t->cg) == 0 && !fp_session_drain_begin(s);
 	if (draining && t->leftovers != LEFTOVERS_ALLOW)
 		fp_watchdog_release(&t->wd);
-	if (fp_session_after_procs(s))
+	if (fp_session_after_procs(s)) {
+		/* the outputs are closed next: the drain's writes end first */
+		if (draining)
+			fp_session_join_closer(s);
 		return FP_EXIT_NOTRACE;
+	}
 	if (t->leftovers != LEFTOVERS_ALLOW)
 		stop_run(&t->cg);
 	/* every process in the cgroup is gone: its records are in the ring */
