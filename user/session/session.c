@@ -442,6 +442,8 @@ static int before_snapshot(struct fp_session *s)
 	*have = false;
 	if (!unit)
 		s->snap_ret = procs_early(s);
+	/* the secrets' stat calls too, for the attach */
+	fp_session_secret_ids_read(s);
 	if (fp_session_join_tracer(s, false))
 		return FP_EXIT_NOTRACE;
 	if (unit) {
@@ -709,6 +711,8 @@ void fp_session_free(struct fp_session *s)
 	fp_session_join_closer(s);
 	fp_tracer_close(s->tracer);
 	s->tracer = NULL;
+	free(s->secret_ids);
+	s->secret_ids = NULL;
 	fp_run_free(&s->run);
 	free(s->col);
 	s->col = NULL;

@@ -82,6 +82,7 @@ struct fp_session {
 	 * goes on a thread while the verdict is written (tracer_async.c) */
 	bool close_async;
 	struct fp_closer *closer; /* the tracer's close, in flight */
+	void *secret_ids; /* read, not yet handed over (secret_ids.c) */
 	struct fp_enc enc;
 	struct fp_log_sink log;
 	bool logging;
@@ -139,8 +140,11 @@ int fp_session_shape(struct fp_session *s, unsigned int phase);
 /* --unit: seed 002's triage table of the unit's drift, on stderr */
 void fp_session_shape_summary(struct fp_session *s);
 int fp_session_attach(struct fp_session *s, char *err, size_t errlen);
-/* the secrets' devices and inodes to the tracer (secret_ids.c) */
+/* the secrets' devices and inodes to the tracer (secret_ids.c); read
+ * first, if fp_session_secret_ids_read did not (it may fail silently:
+ * this one then says so) */
 int fp_session_secret_ids(struct fp_session *s, char *err, size_t errlen);
+void fp_session_secret_ids_read(struct fp_session *s);
 /* Processes and sockets, while what is left of the target still runs. */
 int fp_session_after_procs(struct fp_session *s);
 /* Once the target is gone: read the rest of the ring and detach. */
