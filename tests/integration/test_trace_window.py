@@ -3,11 +3,9 @@ after its last exit, and nothing outside the run within it.
 
 A `run` loads its programs on a thread while the before snapshot is
 taken, reads the process table beside the load and brings it up to the
-launch after it (user/session/tracer_async.c, session.c). At the end,
-once nothing of the run is left, the drain, the links' detach and the
-tracer's close run on a thread beside the after snapshot; with
-leftovers, the drain takes every task out of scope (fp_tracer_stop) and
-the links are closed on a thread while the verdict is written. These
+launch after it (user/session/tracer_async.c, session.c). At the end
+the drain takes every task out of scope (fp_tracer_stop) and the links
+are closed on a thread while the verdict is written. These
 tests check both ends: a command that forks, execs and exits at once is
 traced whole, warm and cold, run after run; and a process outside the
 run, busy the whole time, is never in the events.

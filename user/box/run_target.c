@@ -150,7 +150,6 @@ static int run_command(struct fp_session *s, struct fp_run_target *t)
 	struct fp_run *run = &s->run;
 	int64_t t0 = fp_now_ms();
 	int status = 0, nleft, ret;
-	bool draining;
 	char err[512];
 
 	if (fp_watchdog_armed(&t->wd, err, sizeof(err))) {
@@ -212,31 +211,12 @@ static int run_command(struct fp_session *s, struct fp_run_target *t)
 		fp_box_end(&t->child);
 	/* else it keeps the leftovers' namespace until they are stopped */
 	run->own_pid = t->child.init_pid > 0 ? t->child.init_pid : 0;
-	/*
-	 * Nothing of the run is left, not even a process still exiting (the
-	 * cgroup is populated until its last task's exit was traced): the
-	 * ring holds all of it, so its drain, the links' detach and the
-	 * tracer's close run on a thread, and the watchdog's exit too,
-	 * beside the after snapshot, taken as soon as ever. Else the
-	 * snapshot sees what is left first, then the drain.
-	 */
-	draining =
-		fp_cgroup_populated(&t->cg) == 0 && !fp_session_drain_begin(s);
-	if (draining && t->leftovers != LEFTOVERS_ALLOW)
-		fp_watchdog_release(&t->wd);
-	if (fp_session_after_procs(s)) {
-		/* the outputs are closed next: the drain's writes end first */
-		if (draining)
-			fp_session_join_closer(s);
+	if (fp_session_after_procs(s))
 		return FP_EXIT_NOTRACE;
-	}
 	if (t->leftovers != LEFTOVERS_ALLOW)
 		stop_run(&t->cg);
 	/* every process in the cgroup is gone: its records are in the ring */
-	if (draining)
-		fp_session_join_closer(s);
-	else
-		end_trace(s, t);
+	end_trace(s, t);
 	if (run->exec_errno)
 		fprintf(stderr, "footprint: cannot run %s: %s\n", t->argv[0],
 			strerror(run->exec_errno));

@@ -558,11 +558,6 @@ void fp_session_drain(struct fp_session *s)
 		fp_session_close_tracer(s);
 }
 
-void fp_session_drain_detach(struct fp_session *s)
-{
-	drain(s, false);
-}
-
 /* The after snapshot gets what is left of --timeout, and at least
  * min(DUR, 5s) when the command used it all up: a receipt of what it did. */
 static int64_t after_deadline_ns(int64_t deadline_ms, int64_t timeout_ms)

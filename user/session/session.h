@@ -119,13 +119,7 @@ int fp_session_join_tracer(struct fp_session *s, bool quiet);
  * if none can be had); the join waits for it. */
 void fp_session_close_tracer(struct fp_session *s);
 void fp_session_join_closer(struct fp_session *s);
-/*
- * Once every process of a run is gone (its cgroup no longer populated):
- * the drain, its detach and the tracer's close on a thread, beside the
- * after snapshot, which nothing of them touches; fp_session_join_closer
- * waits for them. 0, or -1 if no thread could be had (drain as ever).
- */
-int fp_session_drain_begin(struct fp_session *s);
+
 /* where the tracer's events go */
 int fp_session_sink(void *ctx, const struct fp_event *ev);
 /* Who traced what, where: argv (NULL-terminated) names the target. */
@@ -149,9 +143,7 @@ void fp_session_secret_ids_read(struct fp_session *s);
 int fp_session_after_procs(struct fp_session *s);
 /* Once the target is gone: read the rest of the ring and detach. */
 void fp_session_drain(struct fp_session *s);
-/* The same, the links closed before the last read, whatever close_async
- * says (fp_session_drain_begin's thread) */
-void fp_session_drain_detach(struct fp_session *s);
+
 /* The files, and the log's trailer. 0 or an exit code. */
 int fp_session_after_files(struct fp_session *s);
 /* holders_live.c: the writers outside the run of what only an open of

@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "session.h"
 
@@ -89,15 +92,17 @@ int fp_session_join_tracer(struct fp_session *s, bool quiet)
 struct fp_closer {
 	pthread_t thread;
 	struct fp_tracer *tracer;
-	struct fp_session *drain; /* drained here first (drain_begin) */
 };
 
 static void *close_tracer(void *arg)
 {
 	struct fp_closer *c = arg;
 
-	if (c->drain)
-		fp_session_drain_detach(c->drain);
+	/*
+	 * Not the collector's boost it inherits (fp_tracer_boost_collector):
+	 * on a busy CPU the main thread's verdict goes first.
+	 */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
 	fp_tracer_close(c->tracer);
 	return NULL;
 }
@@ -121,25 +126,6 @@ void fp_session_close_tracer(struct fp_session *s)
 	s->closer = c;
 }
 
-int fp_session_drain_begin(struct fp_session *s)
-{
-	struct fp_closer *c;
-
-	if (!s->tracer || s->closer)
-		return -1;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -1;
-	c->tracer = s->tracer;
-	c->drain = s;
-	if (pthread_create(&c->thread, NULL, close_tracer, c)) {
-		free(c);
-		return -1;
-	}
-	s->closer = c;
-	return 0;
-}
-
 void fp_session_join_closer(struct fp_session *s)
 {
 	struct fp_closer *c = s->closer;
@@ -148,8 +134,5 @@ void fp_session_join_closer(struct fp_session *s)
 		return;
 	pthread_join(c->thread, NULL);
 	s->closer = NULL;
-	/* closed on the thread: not again by fp_session_free */
-	if (c->drain)
-		s->tracer = NULL;
 	free(c);
 }
