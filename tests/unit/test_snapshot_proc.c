@@ -676,3 +676,45 @@ Test(snapshot_proc, find_and_free_on_empty_table)
 	fp_proc_table_free(&t);
 	cr_assert_eq(t.n, 0);
 }
+
+/*
+ * A table read early and brought up to now (session.c, procs_late): a
+ * process begun since is read whole, one ended since is dropped, and the
+ * rest are kept as they were read, sorted as a snapshot is.
+ */
+Test(snapshot_proc, refresh_adds_the_new_and_drops_the_gone)
+{
+	struct fp_proc_table t;
+	const struct fp_proc *p, *self;
+	struct fp_proc self_seen;
+	pid_t gone, born;
+	size_t i;
+
+	gone = spawn(set_nnp, NULL);
+	cr_assert_eq(fp_proc_snapshot(&t), 0);
+	cr_assert_not_null(fp_proc_find(&t, gone));
+	self = fp_proc_find(&t, getpid());
+	cr_assert_not_null(self);
+	self_seen = *self;
+	reap(gone);
+	born = spawn(set_nnp, NULL);
+
+	cr_assert_eq(fp_proc_snapshot_refresh(&t), 0);
+	p = fp_proc_find(&t, born);
+	cr_assert_not_null(p, "child %d begun since is missing", born);
+	cr_assert_eq(p->ppid, getpid());
+	cr_assert_eq(p->no_new_privs, 1);
+	cr_assert_not_null(p->argv.data);
+	cr_assert_gt(p->argv.len, 0);
+	p = fp_proc_find(&t, gone);
+	cr_assert_null(p, "child %d ended since is still listed", gone);
+	self = fp_proc_find(&t, getpid());
+	cr_assert_not_null(self);
+	cr_assert(fp_proc_same(self, &self_seen));
+	/* kept as read: the same bytes, not read again */
+	cr_assert_eq(self->argv.data, self_seen.argv.data);
+	for (i = 1; i < t.n; i++)
+		cr_assert_lt(t.procs[i - 1].pid, t.procs[i].pid);
+	reap(born);
+	fp_proc_table_free(&t);
+}

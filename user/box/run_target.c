@@ -133,6 +133,16 @@ static int run_signals(struct fp_run_target *t, int64_t deadline_ms)
 	return 0;
 }
 
+/* The ring read to its end, the tracer stopped (and closed on a thread);
+ * the watchdog told to go once nothing is left to kill, nothing traced,
+ * so that its exit runs beside what remains of the run. */
+static void end_trace(struct fp_session *s, struct fp_run_target *t)
+{
+	fp_session_drain(s);
+	if (t->leftovers != LEFTOVERS_ALLOW)
+		fp_watchdog_release(&t->wd);
+}
+
 /* Launch the command and trace it until it exits; then leftovers. */
 static int run_command(struct fp_session *s, struct fp_run_target *t)
 {
@@ -206,7 +216,7 @@ static int run_command(struct fp_session *s, struct fp_run_target *t)
 	if (t->leftovers != LEFTOVERS_ALLOW)
 		stop_run(&t->cg);
 	/* every process in the cgroup is gone: its records are in the ring */
-	fp_session_drain(s);
+	end_trace(s, t);
 	if (run->exec_errno)
 		fprintf(stderr, "footprint: cannot run %s: %s\n", t->argv[0],
 			strerror(run->exec_errno));

@@ -105,19 +105,23 @@ static void add_home(struct ids *s, const char *home)
 			add_dir(s, path);
 }
 
-int fp_session_secret_ids(struct fp_session *s, char *err, size_t errlen)
+/*
+ * The stat calls alone, before the tracer is there: a run makes them
+ * while the loader loads (session.c), off the path to the launch.
+ */
+void fp_session_secret_ids_read(struct fp_session *s)
 {
 	static const char *const etc[] = { "/etc/shadow", "/etc/shadow-",
 					   "/etc/gshadow", "/etc/gshadow-",
 					   "/etc/sudoers" };
-	struct ids *ids = calloc(1, sizeof(*ids));
+	struct ids *ids;
 	size_t i;
-	int ret;
 
-	if (!ids) {
-		snprintf(err, errlen, "footprint: out of memory");
-		return -ENOMEM;
-	}
+	if (s->secret_ids)
+		return;
+	ids = calloc(1, sizeof(*ids));
+	if (!ids)
+		return;
 	ids->homes = s->run.homes;
 	ids->nhomes = s->run.nhomes;
 	for (i = 0; i < sizeof(etc) / sizeof(etc[0]); i++)
@@ -126,6 +130,20 @@ int fp_session_secret_ids(struct fp_session *s, char *err, size_t errlen)
 	add_home(ids, "/root");
 	for (i = 0; i < ids->nhomes; i++)
 		add_home(ids, ids->homes[i]);
+	s->secret_ids = ids;
+}
+
+int fp_session_secret_ids(struct fp_session *s, char *err, size_t errlen)
+{
+	struct ids *ids;
+	int ret;
+
+	fp_session_secret_ids_read(s);
+	ids = s->secret_ids;
+	if (!ids) {
+		snprintf(err, errlen, "footprint: out of memory");
+		return -ENOMEM;
+	}
 	ret = fp_tracer_set_secret_ids(s->tracer, ids->id, ids->cls, ids->n);
 	if (ret)
 		snprintf(
@@ -133,5 +151,6 @@ int fp_session_secret_ids(struct fp_session *s, char *err, size_t errlen)
 			"footprint: cannot hand the secrets' inodes to the kernel side (%s); rerun, or report it",
 			strerror(-ret));
 	free(ids);
+	s->secret_ids = NULL;
 	return ret;
 }

@@ -304,6 +304,25 @@ int fp_session_header(struct fp_session *s, char *const *argv,
 	return 0;
 }
 
+/* a process or socket table that could not be read, said once */
+static int rest_failed(int ret, unsigned int phase)
+{
+	const char *label = phase == FP_PHASE_BEFORE ? "before" : "after";
+
+	if (ret == -E2BIG)
+		fprintf(stderr,
+			"footprint: more than %d processes at the %s snapshot, more than footprint reads; %s\n",
+			FP_PROC_MAX, label,
+			phase == FP_PHASE_BEFORE ?
+				"the command was not run; run footprint where fewer run" :
+				"the trace is incomplete and no verdict is given; limit the command's processes (ulimit -u) and run again");
+	else if (ret)
+		fprintf(stderr,
+			"footprint: cannot read the process or socket table: %s\n",
+			strerror(-ret));
+	return ret;
+}
+
 static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 			 bool with_rest)
 {
@@ -324,19 +343,8 @@ static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 				phase == FP_PHASE_AFTER ?
 					&run->socks[FP_PHASE_BEFORE] :
 					NULL);
-		if (ret == -E2BIG)
-			fprintf(stderr,
-				"footprint: more than %d processes at the %s snapshot, more than footprint reads; %s\n",
-				FP_PROC_MAX, label,
-				phase == FP_PHASE_BEFORE ?
-					"the command was not run; run footprint where fewer run" :
-					"the trace is incomplete and no verdict is given; limit the command's processes (ulimit -u) and run again");
-		else if (ret)
-			fprintf(stderr,
-				"footprint: cannot read the process or socket table: %s\n",
-				strerror(-ret));
 		if (ret)
-			return ret;
+			return rest_failed(ret, phase);
 	}
 	if (!with_fs)
 		return 0;
@@ -380,16 +388,47 @@ static int snapshot_incomplete(struct fp_run *run, const char *why)
 }
 
 /*
- * The files while the tracer loads on the other CPU (tracer_async.c); the
- * unit, processes and sockets once it has, close to the attach as before:
- * a process that starts between the snapshots is the run's or new_outside.
- * A tracer that did not load fails the run first: a session that never
- * started, whose log goes (fp_session_finish). Without a load in flight
- * (sidecar), the processes first, then the files, as ever.
+ * The process table read while the tracer loads, then brought up to the
+ * launch once it has (fp_proc_snapshot_refresh: a listing of /proc, and
+ * what it lists anew read), and the sockets read then: the table is as
+ * of just before the command starts, as a full read there would have it,
+ * for a fraction of the time. 0 or -errno, said.
+ */
+static int procs_early(struct fp_session *s)
+{
+	int ret = fp_proc_snapshot(&s->run.procs[FP_PHASE_BEFORE]);
+
+	return ret ? rest_failed(ret, FP_PHASE_BEFORE) : 0;
+}
+
+static int procs_late(struct fp_session *s)
+{
+	struct fp_run *run = &s->run;
+	int ret = fp_proc_snapshot_refresh(&run->procs[FP_PHASE_BEFORE]);
+
+	if (!ret)
+		ret = fp_sock_snapshot_new(&run->socks[FP_PHASE_BEFORE], NULL);
+	return ret ? rest_failed(ret, FP_PHASE_BEFORE) : 0;
+}
+
+/*
+ * The files and then most of the process table while the tracer loads
+ * on the other CPU (tracer_async.c); once it has, the table brought up
+ * to now and the sockets, last before the attach and the launch, as
+ * before: a process that starts between the snapshots is
+ * the run's (in its cgroup, which the command is cloned into) or
+ * new_outside, and the window for another user's is no wider than it
+ * was (BENCHMARKS.md, "Snapshots before the loader is joined"). A --unit
+ * shape, a D-Bus round trip, waits for the load, and the table is read
+ * after it, as before. A tracer that did not load fails the run: a
+ * session that never started, whose log goes (fp_session_finish).
+ * Without a load in flight (sidecar), the processes first, then the
+ * files, as ever.
  */
 static int before_snapshot(struct fp_session *s)
 {
 	bool *have = &s->run.have_snap[FP_PHASE_BEFORE];
+	bool unit = s->o.unit != NULL;
 	int fs_ret, rc;
 
 	if (!s->loader) {
@@ -401,12 +440,20 @@ static int before_snapshot(struct fp_session *s)
 	}
 	fs_ret = take_snapshot(s, FP_PHASE_BEFORE, true, false);
 	*have = false;
+	if (!unit)
+		s->snap_ret = procs_early(s);
+	/* the secrets' stat calls too, for the attach */
+	fp_session_secret_ids_read(s);
 	if (fp_session_join_tracer(s, false))
 		return FP_EXIT_NOTRACE;
-	rc = fp_session_shape(s, FP_PHASE_BEFORE);
-	if (rc)
-		return rc;
-	s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
+	if (unit) {
+		rc = fp_session_shape(s, FP_PHASE_BEFORE);
+		if (rc)
+			return rc;
+		s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
+	} else if (!s->snap_ret) {
+		s->snap_ret = procs_late(s);
+	}
 	if (!s->snap_ret)
 		s->snap_ret = fs_ret;
 	*have = !s->snap_ret;
@@ -485,11 +532,15 @@ static void consume(struct fp_session *s)
 	s->trace_err = ret;
 }
 
-void fp_session_drain(struct fp_session *s)
+/* stop: take every task out of scope, the links left for the close */
+static void drain(struct fp_session *s, bool stop)
 {
 	consume(s);
-	/* detached first: no task can hold back an open once drained */
-	fp_tracer_detach(s->tracer);
+	/* stopped first: no task can hold back an open once drained */
+	if (stop)
+		fp_tracer_stop(s->tracer);
+	else
+		fp_tracer_detach(s->tracer);
 	consume(s);
 	fp_tracer_drain_held(s->tracer);
 	fp_collector_flush(s->col);
@@ -497,6 +548,14 @@ void fp_session_drain(struct fp_session *s)
 	fp_tracer_flush_flows(s->tracer, s->col);
 	if (s->events)
 		write_stats_json(s->events, &s->st, s->col);
+}
+
+void fp_session_drain(struct fp_session *s)
+{
+	/* a run's links go once it is drained, on a thread (close_async) */
+	drain(s, s->close_async);
+	if (s->close_async)
+		fp_session_close_tracer(s);
 }
 
 /* The after snapshot gets what is left of --timeout, and at least
@@ -644,8 +703,11 @@ void fp_session_free(struct fp_session *s)
 	fp_findings_free(&s->findings);
 	fp_trace_stats_free(&s->st);
 	fp_session_join_tracer(s, true);
+	fp_session_join_closer(s);
 	fp_tracer_close(s->tracer);
 	s->tracer = NULL;
+	free(s->secret_ids);
+	s->secret_ids = NULL;
 	fp_run_free(&s->run);
 	free(s->col);
 	s->col = NULL;

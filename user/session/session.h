@@ -67,6 +67,7 @@ struct fp_session_opts {
 enum { FP_OUT_LOG, FP_OUT_EVENTS, FP_OUT_RECEIPT, FP_OUT_HTML, FP_OUT_N };
 
 struct fp_loader;
+struct fp_closer;
 
 struct fp_session {
 	struct fp_session_opts o;
@@ -77,6 +78,11 @@ struct fp_session {
 	struct fp_collector *col;
 	struct fp_tracer *tracer;
 	struct fp_loader *loader; /* the tracer's load, in flight */
+	/* run: the drain stops the tracer and its close (the links' detach)
+	 * goes on a thread while the verdict is written (tracer_async.c) */
+	bool close_async;
+	struct fp_closer *closer; /* the tracer's close, in flight */
+	void *secret_ids; /* read, not yet handed over (secret_ids.c) */
 	struct fp_enc enc;
 	struct fp_log_sink log;
 	bool logging;
@@ -109,6 +115,11 @@ int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen);
  */
 int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen);
 int fp_session_join_tracer(struct fp_session *s, bool quiet);
+/* Close the drained tracer on a thread (or later, in fp_session_free,
+ * if none can be had); the join waits for it. */
+void fp_session_close_tracer(struct fp_session *s);
+void fp_session_join_closer(struct fp_session *s);
+
 /* where the tracer's events go */
 int fp_session_sink(void *ctx, const struct fp_event *ev);
 /* Who traced what, where: argv (NULL-terminated) names the target. */
@@ -123,12 +134,16 @@ int fp_session_shape(struct fp_session *s, unsigned int phase);
 /* --unit: seed 002's triage table of the unit's drift, on stderr */
 void fp_session_shape_summary(struct fp_session *s);
 int fp_session_attach(struct fp_session *s, char *err, size_t errlen);
-/* the secrets' devices and inodes to the tracer (secret_ids.c) */
+/* the secrets' devices and inodes to the tracer (secret_ids.c); read
+ * first, if fp_session_secret_ids_read did not (it may fail silently:
+ * this one then says so) */
 int fp_session_secret_ids(struct fp_session *s, char *err, size_t errlen);
+void fp_session_secret_ids_read(struct fp_session *s);
 /* Processes and sockets, while what is left of the target still runs. */
 int fp_session_after_procs(struct fp_session *s);
 /* Once the target is gone: read the rest of the ring and detach. */
 void fp_session_drain(struct fp_session *s);
+
 /* The files, and the log's trailer. 0 or an exit code. */
 int fp_session_after_files(struct fp_session *s);
 /* holders_live.c: the writers outside the run of what only an open of

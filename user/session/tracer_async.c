@@ -3,7 +3,11 @@
  * The tracer's load (libbpf's BTF parse, map creation, the verifier: most
  * of a short run's time) on a thread of its own, while the main thread
  * takes the before snapshot on the other CPU. Nothing is attached until
- * both are done, so the snapshot sees what it would have seen without.
+ * both are done: an attach made as soon as the programs were loaded took
+ * its text patching off the main thread, but the first tracepoint a run
+ * attaches waits for an RCU grace period after the machine's last
+ * detach (tracepoint_add_func(), 8-20 ms at HZ=250), and the earlier the
+ * attach, the likelier that wait: back to back, runs were slower.
  * The snapshot's fs credentials are per thread (creds.c), so the loader
  * keeps root's.
  */
@@ -12,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "session.h"
 
@@ -54,6 +61,7 @@ int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen)
 		return s->tracer ? 0 : -EINVAL;
 	}
 	s->loader = l;
+	s->close_async = true;
 	return 0;
 }
 
@@ -72,4 +80,59 @@ int fp_session_join_tracer(struct fp_session *s, bool quiet)
 		fprintf(stderr, "%s\n", l->err);
 	free(l);
 	return ret;
+}
+
+/*
+ * The close of a drained tracer: its links' detach (a text patch and an
+ * IPI to every CPU per tracepoint, 1-1.5 ms), the ring's unmap and the
+ * warm set's release, beside the after snapshot of the files and the
+ * verdict. The drain stopped the programs first (fp_tracer_stop), so
+ * nothing of the run is read after this starts.
+ */
+struct fp_closer {
+	pthread_t thread;
+	struct fp_tracer *tracer;
+};
+
+static void *close_tracer(void *arg)
+{
+	struct fp_closer *c = arg;
+
+	/*
+	 * Not the collector's boost it inherits (fp_tracer_boost_collector):
+	 * on a busy CPU the main thread's verdict goes first.
+	 */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
+	fp_tracer_close(c->tracer);
+	return NULL;
+}
+
+void fp_session_close_tracer(struct fp_session *s)
+{
+	struct fp_closer *c;
+
+	if (!s->tracer || s->closer)
+		return;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return;
+	c->tracer = s->tracer;
+	/* no thread to be had: fp_session_free closes it */
+	if (pthread_create(&c->thread, NULL, close_tracer, c)) {
+		free(c);
+		return;
+	}
+	s->tracer = NULL;
+	s->closer = c;
+}
+
+void fp_session_join_closer(struct fp_session *s)
+{
+	struct fp_closer *c = s->closer;
+
+	if (!c)
+		return;
+	pthread_join(c->thread, NULL);
+	s->closer = NULL;
+	free(c);
 }

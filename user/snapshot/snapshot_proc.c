@@ -47,12 +47,20 @@ static int set_bytes(struct fp_bytes *b, const char *s, size_t len)
 
 /*
  * /proc files report a size of 0 and may be longer than a page, so read to
- * EOF (or max bytes) into a growing buffer.
+ * EOF (or max bytes) into a growing buffer. stat, status and cgroup are
+ * seq files of one record, made whole at the first read, which hands out
+ * all of it that fits: a read shorter than asked is their end, and the
+ * read that would return 0 is spared (one system call per file, three
+ * per process and snapshot; SEQ_ONE). cmdline is read from the process's
+ * memory, page by page: to EOF.
  */
+#define SEQ_ONE SIZE_MAX /* as max: no bound, and a short read ends */
+
 static int read_at(int dirfd, const char *name, struct fp_bytes *out,
 		   size_t max)
 {
-	size_t cap = 4096, len = 0;
+	bool one = max == SEQ_ONE;
+	size_t cap = 4096, len = 0, want;
 	char *buf = NULL, *nb;
 	ssize_t n;
 	int fd, ret = 0;
@@ -75,8 +83,8 @@ static int read_at(int dirfd, const char *name, struct fp_bytes *out,
 			buf = nb;
 			cap *= 2;
 		}
-		n = read(fd, buf + len,
-			 cap - len - 1 < max - len ? cap - len - 1 : max - len);
+		want = cap - len - 1 < max - len ? cap - len - 1 : max - len;
+		n = read(fd, buf + len, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -86,7 +94,7 @@ static int read_at(int dirfd, const char *name, struct fp_bytes *out,
 		if (n == 0)
 			break;
 		len += n;
-		if (len >= max)
+		if (len >= max || (one && (size_t)n < want))
 			break;
 	}
 	buf[len] = '\0';
@@ -300,7 +308,7 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
 		return gone(ret) || ret == -EACCES || ret == -EPERM ? 1 : ret;
 	}
 
-	ret = read_at(dirfd, "stat", &buf, SIZE_MAX);
+	ret = read_at(dirfd, "stat", &buf, SEQ_ONE);
 	if (!ret)
 		ret = parse_stat(p, &buf, &flags);
 	/* without stat there is no identity to report */
@@ -315,7 +323,7 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
 	if (p->kernel_thread)
 		goto cleanup;
 
-	ret = read_at(dirfd, "cgroup", &buf, SIZE_MAX);
+	ret = read_at(dirfd, "cgroup", &buf, SEQ_ONE);
 	if (!ret)
 		ret = parse_cgroup(p, &buf);
 	ret = tolerate(ret);
@@ -327,7 +335,7 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
 		goto cleanup;
 	}
 
-	ret = read_at(dirfd, "status", &buf, SIZE_MAX);
+	ret = read_at(dirfd, "status", &buf, SEQ_ONE);
 	if (!ret)
 		parse_status(p, buf.data);
 	ret = tolerate(ret);
@@ -346,7 +354,7 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
 		goto cleanup;
 	/* still there (a zombie, a kthread), or did it just exit? */
 	if (gone(exe_err) || gone(cwd_err))
-		ret = tolerate(read_at(dirfd, "stat", &buf, SIZE_MAX));
+		ret = tolerate(read_at(dirfd, "stat", &buf, SEQ_ONE));
 
 cleanup:
 	free(buf.data);
@@ -550,6 +558,71 @@ int fp_proc_snapshot_since(struct fp_proc_table *t,
 int fp_proc_snapshot(struct fp_proc_table *t)
 {
 	return fp_proc_snapshot_max(t, NULL, FP_PROC_MAX);
+}
+
+int fp_proc_snapshot_refresh(struct fp_proc_table *t)
+{
+	struct fp_proc_table nt = { 0 };
+	bool *kept = NULL;
+	pid_t *pids = NULL;
+	char name[16];
+	size_t n = 0, i;
+	int ret;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	ret = list_pids(d, FP_PROC_MAX, &pids, &n);
+	if (ret)
+		goto cleanup;
+	nt.procs = calloc(n ? n : 1, sizeof(*nt.procs));
+	kept = calloc(t->n ? t->n : 1, sizeof(*kept));
+	if (!nt.procs || !kept) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		const struct fp_proc *q = fp_proc_find(t, pids[i]);
+		struct fp_proc *p = &nt.procs[nt.n];
+
+		if (q) {
+			kept[q - t->procs] = true;
+			*p = *q;
+			nt.n++;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%d", (int)pids[i]);
+		ret = read_proc(dirfd(d), name, pids[i], p, NULL);
+		if (!ret)
+			ret = fill_empty(p);
+		if (ret < 0) {
+			proc_free(p);
+			goto cleanup;
+		}
+		if (!ret)
+			nt.n++;
+		ret = 0;
+	}
+	/* what t held and /proc no longer lists goes; the rest moved */
+	for (i = 0; i < t->n; i++)
+		if (!kept[i])
+			proc_free(&t->procs[i]);
+	free(t->procs);
+	qsort(nt.procs, nt.n, sizeof(*nt.procs), cmp_pid);
+	*t = nt;
+	nt.procs = NULL;
+	nt.n = 0;
+cleanup:
+	/* on failure nt holds t's entries too: only the new ones are nt's */
+	for (i = 0; nt.procs && i < nt.n; i++)
+		if (!fp_proc_find(t, nt.procs[i].pid))
+			proc_free(&nt.procs[i]);
+	free(nt.procs);
+	free(kept);
+	free(pids);
+	closedir(d);
+	return ret;
 }
 
 void fp_proc_table_free(struct fp_proc_table *t)

@@ -55,6 +55,15 @@ int fp_proc_snapshot_since(struct fp_proc_table *t,
 /* either, with a bound of its own (prev may be NULL) */
 int fp_proc_snapshot_max(struct fp_proc_table *t,
 			 const struct fp_proc_table *prev, size_t max);
+/*
+ * t, a table of fp_proc_snapshot, brought up to now at the cost of a
+ * listing of /proc: the processes it lacks are read, those gone are
+ * dropped, the rest kept as read. A pid that ended and was taken again
+ * in between keeps the earlier start time, so the process that took it
+ * is new at the next snapshot (the cautious side). 0, -E2BIG past
+ * FP_PROC_MAX, or -errno; t is unchanged on failure.
+ */
+int fp_proc_snapshot_refresh(struct fp_proc_table *t);
 void fp_proc_table_free(struct fp_proc_table *t);
 const struct fp_proc *fp_proc_find(const struct fp_proc_table *t, pid_t pid);
 /* same process: same pid and same start time */

@@ -399,6 +399,13 @@ int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen)
 	return 0;
 }
 
+void fp_tracer_stop(struct fp_tracer *t)
+{
+	/* as traced() reads them: no cgroup, no tree, nothing in scope */
+	__atomic_store_n(&t->skel->bss->pid_tree_on, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->skel->bss->ncgroups, 0, __ATOMIC_RELEASE);
+}
+
 void fp_tracer_detach(struct fp_tracer *t)
 {
 	t->attached = false;

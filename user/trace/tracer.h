@@ -79,6 +79,14 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
  */
 int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen);
 void fp_tracer_detach(struct fp_tracer *t);
+/*
+ * Take every task out of scope, links attached: the programs leave at
+ * their scope test from here on, as they would detached, at the cost of
+ * a store instead of a text patch per tracepoint. What a program that
+ * was past the test still writes is read as after a detach. The links go
+ * with fp_tracer_detach() or fp_tracer_close(), off the run's path.
+ */
+void fp_tracer_stop(struct fp_tracer *t);
 /* Trace this cgroup (and below) only, in place of any set before. */
 int fp_tracer_set_cgroup(struct fp_tracer *t, int cgroup_fd);
 /*

@@ -121,7 +121,11 @@ bool fp_warm_map_resettable(const struct bpf_map *m)
  * What a fresh load would have: empty tables, zero counters, no scope,
  * a zero .bss. path_gen alone goes on, one further: every walk a task
  * cached under an earlier run was read before it and is never trusted,
- * as renames went unbumped while nothing was attached. The ring buffer
+ * as renames went unbumped while nothing was attached. uring_addr_at,
+ * where this kernel keeps an io_uring CONNECT's address, is kept once
+ * learned: a set is this kernel's (its key names it), and the tracer's
+ * calibration (uring_calib.c, a ring set up and torn down) then runs at
+ * the first run only. The ring buffer
  * is drained by the tracer (it owns the consumer); task storage cannot
  * be walked from here, and only the walk cache lives there.
  */
@@ -129,6 +133,7 @@ int fp_warm_reset_state(struct footprint_bpf *skel)
 {
 	const struct bpf_object_skeleton *sk = skel->skeleton;
 	__u64 gen;
+	__u32 addr_at;
 	int i, ret = 0;
 
 	for (i = 0; i < sk->map_cnt && !ret; i++)
@@ -136,7 +141,9 @@ int fp_warm_reset_state(struct footprint_bpf *skel)
 	if (ret)
 		return ret;
 	gen = __atomic_load_n(&skel->bss->path_gen, __ATOMIC_ACQUIRE);
+	addr_at = skel->bss->uring_addr_at;
 	memset(skel->bss, 0, sizeof(*skel->bss));
+	skel->bss->uring_addr_at = addr_at;
 	__atomic_store_n(&skel->bss->path_gen, gen + 1, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -446,18 +446,25 @@ int fp_watchdog_start(struct fp_watchdog *wd, const struct fp_cgroup *cg,
 	return ret ? ret : fp_watchdog_armed(wd, err, errlen);
 }
 
-void fp_watchdog_disarm(struct fp_watchdog *wd)
+void fp_watchdog_release(struct fp_watchdog *wd)
 {
 	const char c = WD_DISARM;
 
-	if (wd->pid <= 0)
+	if (wd->pid <= 0 || wd->sock < 0)
 		return;
-	if (wd->sock >= 0 && send(wd->sock, &c, 1, MSG_NOSIGNAL) != 1)
+	if (send(wd->sock, &c, 1, MSG_NOSIGNAL) != 1)
 		fprintf(stderr,
 			"footprint: the watchdog (pid %d) died during the run; had footprint died too, the command would have run on untraced\n",
 			(int)wd->pid);
-	if (wd->sock >= 0)
-		close(wd->sock);
+	close(wd->sock);
+	wd->sock = -1;
+}
+
+void fp_watchdog_disarm(struct fp_watchdog *wd)
+{
+	if (wd->pid <= 0)
+		return;
+	fp_watchdog_release(wd);
 	/* it exits at once; one that does not (stopped) is no use now */
 	reap(wd, 2000);
 	if (wd->pidfd >= 0)

@@ -48,5 +48,12 @@ int fp_watchdog_fork(struct fp_watchdog *wd, const struct fp_cgroup *cg,
 int fp_watchdog_armed(struct fp_watchdog *wd, char *err, size_t errlen);
 /* The run is over: the watchdog exits without touching the cgroup. */
 void fp_watchdog_disarm(struct fp_watchdog *wd);
+/*
+ * The first half of that: told to exit, not waited for, so that its exit
+ * (the unmap of its copy of footprint's memory, ~1 ms) runs beside the
+ * verdict; fp_watchdog_disarm then reaps it. Once nothing of the run is
+ * left to kill: every process gone, the tracer stopped.
+ */
+void fp_watchdog_release(struct fp_watchdog *wd);
 
 #endif
