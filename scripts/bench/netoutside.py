@@ -29,10 +29,8 @@ udprecv):
   udprecv  N local UDP send+recv pairs (python): every datagram is queued
 """
 
-import json
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -40,6 +38,10 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+
+# the programs' ids and their bpf_stats, read as progstats.py reads them
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from progstats import prog_ids, sample  # noqa: E402
 
 TCP = """import socket, sys
 l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(128)
@@ -64,27 +66,6 @@ DNS = ("import socket, time; s = socket.socket(socket.AF_INET, "
 def usage(msg):
     sys.stderr.write("netoutside: %s; see --help\n" % msg)
     sys.exit(2)
-
-
-def prog_ids(pid):
-    ids = set()
-    for fd in os.listdir("/proc/%d/fdinfo" % pid):
-        try:
-            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
-                m = re.search(r"^prog_id:\s*(\d+)", f.read(), re.M)
-        except OSError:
-            continue
-        if m:
-            ids.add(int(m.group(1)))
-    return ids
-
-
-def sample(ids):
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], check=True,
-                         capture_output=True, text=True).stdout
-    return {p["id"]: (p.get("name", "?"), p.get("run_time_ns", 0),
-                      p.get("run_cnt", 0))
-            for p in json.loads(out) if p["id"] in ids}
 
 
 def loop_cmd(loop, n, tmp):
