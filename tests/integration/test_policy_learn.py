@@ -207,6 +207,31 @@ class PolicyLearnTest(unittest.TestCase):
                 self.assertEqual((rc, out), (EXIT_OK, "ok   %s\n" % log),
                                  err)
 
+    def test_a_failed_write_is_one_line_and_usage(self):
+        """policy suggest and replay writing to a full stdout: exit 2 and
+        one line naming what could not be written, never "ok"."""
+        data = os.path.join(su.TOP, "tests", "data")
+        log = self.sb.out_path("clean.fplog")
+        with open(os.path.join(data, "clean.fplog"), "rb") as f:
+            raw = f.read()
+        with open(log, "wb") as f:
+            f.write(raw)
+        os.chmod(log, 0o644)
+        for args, what in ((["policy", "suggest", log], "the policy"),
+                           (["policy", "learn", log], "the policy"),
+                           (["replay", "-q", "--receipt", "-", log],
+                            "the receipt")):
+            with self.subTest(args), open("/dev/full", "wb") as full:
+                p = subprocess.run([FOOTPRINT] + args, cwd=self.sb.out,
+                                   env=su.sudo_env(NOBODY),
+                                   stdin=subprocess.DEVNULL, stdout=full,
+                                   stderr=subprocess.PIPE, timeout=60)
+                err = p.stderr.decode("utf-8", "replace")
+                self.assertEqual(p.returncode, EXIT_USAGE, err)
+                self.assertEqual(
+                    err, "footprint: writing %s to - failed: "
+                    "No space left on device\n" % what)
+
     def test_logs_are_read_with_the_users_rights(self):
         log = self.record()
         secret = self.sb.out_path("root-only.fplog")

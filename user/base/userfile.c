@@ -261,6 +261,20 @@ FILE *fp_outdir_fopen(const char *what, const char *path)
 	return f;
 }
 
+int fp_outdir_fclose(FILE *f, const char *what, const char *path)
+{
+	int err = fflush(f) ? errno : 0;
+
+	/* closed even when the flush failed: the fd is not left behind */
+	if (f != stdout && fclose(f) && !err)
+		err = errno;
+	if (!err)
+		return 0;
+	fprintf(stderr, "footprint: writing %s to %s failed: %s\n", what,
+		path ? path : "-", strerror(err));
+	return -1;
+}
+
 /* mkdir -p of path as the calling thread's user, one component at a
  * time under the one before, never following a link */
 static int make_dirs(const char *path)

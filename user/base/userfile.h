@@ -49,6 +49,12 @@ void fp_outdir_close(struct fp_outdir *d);
 FILE *fp_outdir_fopen(const char *what, const char *path);
 
 /*
+ * Flush and close what fp_outdir_fopen() opened (stdout stays open). -1
+ * after one line on stderr when a write failed, naming what and path.
+ */
+int fp_outdir_fclose(FILE *f, const char *what, const char *path);
+
+/*
  * Open an input file for reading as c: a regular file only, at most max
  * bytes. Returns an fd or -errno with err filled.
  */

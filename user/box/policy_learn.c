@@ -144,13 +144,7 @@ int fp_policy_write(const char *path, const char *sub,
 			fputc('\n', out);
 		write_rule(out, fp_vec_at(rules, struct fp_sugg, i), logs, n);
 	}
-	if (fflush(out) || (out != stdout && fclose(out))) {
-		fprintf(stderr,
-			"footprint: writing the policy to %s failed: %s\n",
-			path, strerror(errno));
-		return FP_EXIT_USAGE;
-	}
-	return 0;
+	return fp_outdir_fclose(out, "the policy", path) ? FP_EXIT_USAGE : 0;
 }
 
 /* each log's roots (no rule covers one) and homes (none is churned) */

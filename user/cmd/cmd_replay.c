@@ -166,12 +166,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	rc = replay_report(&args, &run, &pol, out, &html);
 cleanup:
-	if (out && (fflush(out) || (out != stdout && fclose(out)))) {
-		fprintf(stderr,
-			"footprint: writing the receipt to %s failed: %s\n",
-			receipt_path, strerror(errno));
+	if (out && fp_outdir_fclose(out, "the receipt", receipt_path))
 		rc = FP_EXIT_USAGE;
-	}
 	fp_output_discard_empty(&html, NULL);
 	if (html.fd >= 0)
 		close(html.fd);

@@ -101,13 +101,7 @@ static int write_policy(const char *path, const char *job,
 	}
 	fputs("# Review it before you commit it.\n", out);
 	write_rules(out, rules, runs, n);
-	if (fflush(out) || (out != stdout && fclose(out))) {
-		fprintf(stderr,
-			"footprint: writing the policy to %s failed: %s\n",
-			path, strerror(errno));
-		return FP_EXIT_USAGE;
-	}
-	return 0;
+	return fp_outdir_fclose(out, "the policy", path) ? FP_EXIT_USAGE : 0;
 }
 
 int fp_fleet_learn(struct fp_fleet *fl, const char *job, unsigned int last,
