@@ -433,21 +433,30 @@ struct proc_share {
 	size_t n, first, stride;
 };
 
+/* read_proc() of pid into p, complete (fill_empty) or freed: its result */
+static int read_pid(int procfd, pid_t pid, struct fp_proc *p,
+		    const struct fp_proc_table *prev)
+{
+	char name[16];
+	int ret;
+
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	ret = read_proc(procfd, name, pid, p, prev);
+	if (!ret)
+		ret = fill_empty(p);
+	if (ret < 0)
+		proc_free(p);
+	return ret;
+}
+
 static void *read_share(void *arg)
 {
 	const struct proc_share *sh = arg;
-	char name[16];
 	size_t i;
 
-	for (i = sh->first; i < sh->n; i += sh->stride) {
-		snprintf(name, sizeof(name), "%d", (int)sh->pids[i]);
-		sh->res[i] = read_proc(sh->procfd, name, sh->pids[i],
-				       &sh->procs[i], sh->prev);
-		if (!sh->res[i])
-			sh->res[i] = fill_empty(&sh->procs[i]);
-		if (sh->res[i] < 0)
-			proc_free(&sh->procs[i]);
-	}
+	for (i = sh->first; i < sh->n; i += sh->stride)
+		sh->res[i] = read_pid(sh->procfd, sh->pids[i], &sh->procs[i],
+				      sh->prev);
 	return NULL;
 }
 
@@ -565,7 +574,6 @@ int fp_proc_snapshot_refresh(struct fp_proc_table *t)
 	struct fp_proc_table nt = { 0 };
 	bool *kept = NULL;
 	pid_t *pids = NULL;
-	char name[16];
 	size_t n = 0, i;
 	int ret;
 	DIR *d;
@@ -592,14 +600,9 @@ int fp_proc_snapshot_refresh(struct fp_proc_table *t)
 			nt.n++;
 			continue;
 		}
-		snprintf(name, sizeof(name), "%d", (int)pids[i]);
-		ret = read_proc(dirfd(d), name, pids[i], p, NULL);
-		if (!ret)
-			ret = fill_empty(p);
-		if (ret < 0) {
-			proc_free(p);
+		ret = read_pid(dirfd(d), pids[i], p, NULL);
+		if (ret < 0)
 			goto cleanup;
-		}
 		if (!ret)
 			nt.n++;
 		ret = 0;
