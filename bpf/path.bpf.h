@@ -136,17 +136,28 @@ __noinline __u32 fp_walk(__u32 pos, __u32 limit, __u32 budget)
 }
 #endif
 
-/* Write the names of path p leaf-first at pos; returns bytes written. */
-static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
-				       __u32 pos, __u32 limit, __u32 *flags)
+/* Write the names from dentry on mnt leaf-first at pos; bytes written. */
+static __always_inline __u32 walk_from(struct scratch *s, struct dentry *dentry,
+				       struct vfsmount *mnt, __u32 pos,
+				       __u32 limit, __u32 *flags)
 {
 	__u32 n;
 
-	s->walk.dentry = BPF_CORE_READ(p, dentry);
-	s->walk.vfsmnt = BPF_CORE_READ(p, mnt);
+	s->walk.dentry = dentry;
+	s->walk.vfsmnt = mnt;
 	n = fp_walk(pos, limit, FP_WALK_MAX);
 	*flags |= s->walk.flags;
 	return n;
+}
+
+/*
+ * Write the names of path p leaf-first at pos; returns bytes written. p is
+ * the caller's copy (stack or scratch): plain loads, no helper call.
+ */
+static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
+				       __u32 pos, __u32 limit, __u32 *flags)
+{
+	return walk_from(s, p->dentry, p->mnt, pos, limit, flags);
 }
 
 #endif /* FP_PATH_BPF_H */
