@@ -58,17 +58,29 @@ static long walk_step(__u64 i, void *unused)
 		parent = BPF_CORE_READ(d, d_parent);
 	}
 	if (d == mnt_root || d == parent) {
-		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+		struct mount *up, *mt = NULL;
 
+		if (has_rdonly_cast) {
+			mt = bpf_rdonly_cast(
+				mnt, bpf_core_type_id_kernel(struct mount));
+			up = mt->mnt_parent;
+		} else {
+			up = BPF_CORE_READ(mnt, mnt_parent);
+		}
 		if (d != mnt_root || up == mnt) {
 			/* above the task's root, or an unlinked/lazy-unmounted tree */
 			w->flags |= FP_PATH_BASE_DETACHED;
 			return 1;
 		}
-		w->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+		if (mt) {
+			w->dentry = mt->mnt_mountpoint;
+			w->mnt_root = up->mnt.mnt_root;
+		} else {
+			w->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+			w->mnt_root = BPF_CORE_READ(&up->mnt, mnt_root);
+		}
 		w->mnt = up;
 		w->vfsmnt = &up->mnt;
-		w->mnt_root = BPF_CORE_READ(&up->mnt, mnt_root);
 		w->steps++;
 		return 0;
 	}
@@ -106,9 +118,9 @@ static long walk_step(__u64 i, void *unused)
 
 __noinline __u32 fp_walk(__u32 pos, __u32 limit, __u32 budget)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fs_struct *fs = bpf_get_current_task_btf()->fs;
 	struct scratch *s = scratch_get();
-	struct vfsmount *vfsmnt;
+	struct vfsmount *vfsmnt, *vt;
 	struct walk_state *w;
 	long loops;
 
@@ -117,9 +129,16 @@ __noinline __u32 fp_walk(__u32 pos, __u32 limit, __u32 budget)
 	w = &s->walk;
 	vfsmnt = w->vfsmnt;
 	w->mnt = real_mount(vfsmnt);
-	w->mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
-	w->root_dentry = BPF_CORE_READ(task, fs, root.dentry);
-	w->root_mnt = BPF_CORE_READ(task, fs, root.mnt);
+	/* plain loads where the kernel can type them, not helper calls */
+	if (has_rdonly_cast) {
+		vt = bpf_rdonly_cast(vfsmnt,
+				     bpf_core_type_id_kernel(struct vfsmount));
+		w->mnt_root = vt->mnt_root;
+	} else {
+		w->mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
+	}
+	w->root_dentry = fs->root.dentry;
+	w->root_mnt = fs->root.mnt;
 	w->pos = pos;
 	w->limit = limit;
 	w->flags = 0;
@@ -136,17 +155,28 @@ __noinline __u32 fp_walk(__u32 pos, __u32 limit, __u32 budget)
 }
 #endif
 
-/* Write the names of path p leaf-first at pos; returns bytes written. */
-static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
-				       __u32 pos, __u32 limit, __u32 *flags)
+/* Write the names from dentry on mnt leaf-first at pos; bytes written. */
+static __always_inline __u32 walk_from(struct scratch *s, struct dentry *dentry,
+				       struct vfsmount *mnt, __u32 pos,
+				       __u32 limit, __u32 *flags)
 {
 	__u32 n;
 
-	s->walk.dentry = BPF_CORE_READ(p, dentry);
-	s->walk.vfsmnt = BPF_CORE_READ(p, mnt);
+	s->walk.dentry = dentry;
+	s->walk.vfsmnt = mnt;
 	n = fp_walk(pos, limit, FP_WALK_MAX);
 	*flags |= s->walk.flags;
 	return n;
+}
+
+/*
+ * Write the names of path p leaf-first at pos; returns bytes written. p is
+ * the caller's copy (stack or scratch): plain loads, no helper call.
+ */
+static __always_inline __u32 walk_path(struct scratch *s, struct path *p,
+				       __u32 pos, __u32 limit, __u32 *flags)
+{
+	return walk_from(s, p->dentry, p->mnt, pos, limit, flags);
 }
 
 #endif /* FP_PATH_BPF_H */

@@ -282,20 +282,20 @@ static __always_inline void exec_creds(struct fp_exec_creds *c,
 				       struct task_struct *p,
 				       struct linux_binprm *bprm)
 {
-	const struct cred *cr = BPF_CORE_READ(p, cred);
+	const struct cred *cr = p->cred;
 
-	c->uid = BPF_CORE_READ(cr, uid.val);
-	c->euid = BPF_CORE_READ(cr, euid.val);
-	c->suid = BPF_CORE_READ(cr, suid.val);
-	c->gid = BPF_CORE_READ(cr, gid.val);
-	c->egid = BPF_CORE_READ(cr, egid.val);
-	c->sgid = BPF_CORE_READ(cr, sgid.val);
+	/* plain loads through the tracepoint's BTF pointers, not helpers */
+	c->uid = cr->uid.val;
+	c->euid = cr->euid.val;
+	c->suid = cr->suid.val;
+	c->gid = cr->gid.val;
+	c->egid = cr->egid.val;
+	c->sgid = cr->sgid.val;
 	c->cap_eff = cap_bits(&cr->cap_effective);
 	c->cap_prm = cap_bits(&cr->cap_permitted);
-	c->no_new_privs =
-		(BPF_CORE_READ(p, atomic_flags) >> PFA_NO_NEW_PRIVS) & 1;
-	c->secureexec = BPF_CORE_READ_BITFIELD_PROBED(bprm, secureexec);
-	c->userns_level = BPF_CORE_READ(cr, user_ns, level);
+	c->no_new_privs = (p->atomic_flags >> PFA_NO_NEW_PRIVS) & 1;
+	c->secureexec = BPF_CORE_READ_BITFIELD(bprm, secureexec);
+	c->userns_level = cr->user_ns->level;
 	c->_pad = 0;
 }
 
@@ -307,7 +307,8 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	char *buf;
 	struct fp_exec *e;
 	struct argv_ctx ac = {};
-	struct path exe_path;
+	struct file *exe;
+	struct mm_struct *mm;
 	__u64 arg_start, arg_end, shown;
 	__u32 pos;
 	long n;
@@ -329,19 +330,19 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	exec_creds(&e->creds, p, bprm);
 	pos = sizeof(*e);
 
-	e->exe_uid = BPF_CORE_READ(bprm, file, f_inode, i_uid.val);
-	e->exe_mode = BPF_CORE_READ(bprm, file, f_inode, i_mode);
-	exe_path = BPF_CORE_READ(bprm, file, f_path);
-	e->exe_len =
-		walk_path(s, &exe_path, pos, pos + FP_PATH_MAX, &e->exe_flags);
+	exe = bprm->file;
+	e->exe_uid = exe->f_inode->i_uid.val;
+	e->exe_mode = exe->f_inode->i_mode;
+	e->exe_len = walk_from(s, exe->f_path.dentry, exe->f_path.mnt, pos,
+			       pos + FP_PATH_MAX, &e->exe_flags);
 	/*
 	 * No name on any mount (a memfd, an unlinked O_TMPFILE's fd): the
 	 * file's own dentry name, "memfd:NAME", marked FP_PATH_ANON
 	 */
 	if (!e->exe_len && (e->exe_flags & FP_PATH_BASE_DETACHED)) {
-		n = bpf_probe_read_kernel_str(
-			buf + (pos & FP_BUF_MASK), FP_NAME_MAX,
-			BPF_CORE_READ(exe_path.dentry, d_name.name));
+		n = bpf_probe_read_kernel_str(buf + (pos & FP_BUF_MASK),
+					      FP_NAME_MAX,
+					      exe->f_path.dentry->d_name.name);
 		if (n > 0) {
 			e->exe_len = n;
 			e->exe_flags |= FP_PATH_ANON;
@@ -349,7 +350,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	}
 	pos += e->exe_len;
 	n = bpf_probe_read_kernel_str(buf + (pos & FP_BUF_MASK), FP_PATH_MAX,
-				      BPF_CORE_READ(bprm, filename));
+				      bprm->filename);
 	e->filename_len = n > 0 ? n : 0;
 	pos += e->filename_len;
 	if (step_parent && e->hdr.ppid == step_parent) {
@@ -357,8 +358,9 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 		pos += e->step_len;
 	}
 
-	arg_start = BPF_CORE_READ(p, mm, arg_start);
-	arg_end = BPF_CORE_READ(p, mm, arg_end);
+	mm = p->mm;
+	arg_start = mm->arg_start;
+	arg_end = mm->arg_end;
 	e->argv_len = arg_end > arg_start ? arg_end - arg_start : 0;
 	shown = e->argv_len;
 	if (shown > max_argv_bytes)
@@ -402,8 +404,8 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct fp_fork e = {};
-	__u32 child_pid = BPF_CORE_READ(child, pid);
-	__u32 child_tgid = BPF_CORE_READ(child, tgid);
+	__u32 child_pid = child->pid;
+	__u32 child_tgid = child->tgid;
 	__u32 forker = bpf_get_current_pid_tgid() >> 32;
 
 	if (heartbeat_tgid && forker == heartbeat_tgid)
@@ -428,7 +430,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *p)
 {
-	struct signal_struct *sig = BPF_CORE_READ(p, signal);
+	struct signal_struct *sig = p->signal;
 	struct fp_exit e = {};
 	__u32 tgid;
 
@@ -439,17 +441,17 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 	if (heartbeat_tgid && fp_cur_ppid() == heartbeat_tgid)
 		heartbeat_bump(FP_HB_EXIT);
 	/* only the last thread of the group reports the process exit */
-	if (BPF_CORE_READ(sig, live.counter) != 0)
+	if (sig->live.counter != 0)
 		return 0;
-	tgid = BPF_CORE_READ(p, tgid);
+	tgid = p->tgid;
 	if (traced()) {
 		fill_hdr(&e.hdr, FP_EV_EXIT);
 		e.hdr.size = sizeof(e);
-		if (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT)
-			e.status = BPF_CORE_READ(sig, group_exit_code);
+		if (sig->flags & SIGNAL_GROUP_EXIT)
+			e.status = sig->group_exit_code;
 		else
-			e.status = BPF_CORE_READ(p, exit_code);
-		e.start_ns = BPF_CORE_READ(p, group_leader, start_time);
+			e.status = p->exit_code;
+		e.start_ns = p->group_leader->start_time;
 		emit(&e, sizeof(e));
 	}
 	/* the pid may be reused by a process outside the tree */
