@@ -10,39 +10,15 @@ replayed byte for byte (verdict_util.Env).
 
 import json
 import os
-import platform
-import subprocess
 import unittest
 
+import fptest
 from test_net import WEB, NetCase
 from verdict_util import EXIT_VERDICT
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def build_i386(test, name, out_dir):
-    """tests/integration/NAME.c built for i386 without libc (as
-    test_walk_cache builds rename32.c), or a skip if this compiler
-    cannot."""
-    if platform.machine() != "x86_64":
-        test.skipTest("the 32-bit entry tested is x86's int $0x80")
-    out = os.path.join(out_dir, name)
-    cc = os.environ.get("CC", "cc")
-    res = subprocess.run(
-        [cc, "-m32", "-static", "-nostdlib", "-ffreestanding", "-fno-pie",
-         "-no-pie", "-fno-stack-protector", "-O2", "-o", out,
-         os.path.join(HERE, name + ".c")],
-        capture_output=True, text=True)
-    if res.returncode:
-        test.skipTest("cannot build an i386 static binary: " +
-                      res.stderr.strip()[:200])
-    os.chmod(out, 0o755)
-    return out
-
-
 class TestNet32(NetCase):
     def test_every_32bit_socket_call_is_traced(self):
-        prog = build_i386(self, "net32", self.env.base)
+        prog = fptest.build_i386(self, "net32", self.env.base)
         events = os.path.join(self.env.out, "events.ndjson")
         res = self.run_fp([prog, WEB, "9300", "8080", "8081"],
                           opts=["--events", events])
@@ -77,7 +53,7 @@ class TestNet32(NetCase):
                          (-111, "ECONNREFUSED"))
 
     def test_a_32bit_file_call_is_lost_without_ring_advice(self):
-        prog = build_i386(self, "rename32", self.env.base)
+        prog = fptest.build_i386(self, "rename32", self.env.base)
         src = os.path.join(self.root, "a")
         with open(src, "w") as f:
             f.write("x\n")

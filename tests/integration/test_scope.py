@@ -400,6 +400,12 @@ true
         self.assertEqual(tampers[2]["request_name"], "PTRACE_SEIZE")
 
     def test_bpf_through_the_32bit_entry(self):
+        # some VMs fault on int $0x80: then there is no such call to trace
+        untraced = subprocess.run([FPPROBE, "bpf-compat"],
+                                  capture_output=True)
+        if untraced.returncode < 0:
+            self.skipTest("int $0x80 is killed by signal %d here: no "
+                          "32-bit entry" % -untraced.returncode)
         proc, pids = self.start(
             'echo root $$; read x < "$GO"; "$FPPROBE" bpf-compat; '
             'echo rc $?', 1)

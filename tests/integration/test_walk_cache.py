@@ -15,12 +15,12 @@ the command runs as nobody. Needs root and BPF (see sudo_util.py).
 
 import json
 import os
-import platform
 import shutil
 import subprocess
 import threading
 import unittest
 
+import fptest
 import sudo_util as su
 
 TEST_BIN = os.environ.get("FOOTPRINT_TEST_BIN") or os.path.join(
@@ -179,21 +179,7 @@ class WalkCacheTest(unittest.TestCase):
         self.assertTrue(os.path.exists("%s/c/b/f3" % r))
 
     def rename32(self):
-        """rename32.c built for i386, or a skip if this compiler cannot."""
-        if platform.machine() != "x86_64":
-            self.skipTest("the 32-bit entry tested is x86's int $0x80")
-        src = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "rename32.c")
-        out = os.path.join(self.sb.base, "rename32")
-        cc = os.environ.get("CC", "cc")
-        res = subprocess.run(
-            [cc, "-m32", "-static", "-nostdlib", "-ffreestanding",
-             "-fno-pie", "-no-pie", "-O2", "-o", out, src],
-            capture_output=True, text=True)
-        if res.returncode:
-            self.skipTest("cannot build an i386 static binary: " +
-                          res.stderr.strip()[:200])
-        return out
+        return fptest.build_i386(self, "rename32", self.sb.base, cflags=())
 
     def test_rename_of_cwd_ancestor_by_32bit_process(self):
         r = self.sb.root
