@@ -116,7 +116,7 @@ static pid_t read_pid(int fd)
  * pid and the pipe's, then waits for the word to end, disarming or not.
  */
 static void footprint_stand_in(const struct fp_cgroup *cg, int report, int go,
-			       bool disarm)
+			       bool disarm, bool early)
 {
 	struct fp_watchdog wd = FP_WATCHDOG_INIT;
 	char err[512], path[PATH_MAX + 64], c;
@@ -124,9 +124,12 @@ static void footprint_stand_in(const struct fp_cgroup *cg, int report, int go,
 
 	snprintf(path, sizeof(path), "%s/stderr", g_dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || dup2(fd, STDERR_FILENO) < 0 || pipe(leak))
+	if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
 		_exit(2);
-	if (fp_watchdog_start(&wd, cg, err, sizeof(err)))
+	/* run's order: spawned first, the cgroup (and more files) later */
+	if (early && fp_watchdog_spawn(&wd, err, sizeof(err)))
+		_exit(3);
+	if (pipe(leak) || fp_watchdog_start(&wd, cg, err, sizeof(err)))
 		_exit(3);
 	if (write(report, &wd.pid, sizeof(wd.pid)) < 0 ||
 	    write(report, &leak[1], sizeof(leak[1])) < 0)
@@ -159,7 +162,8 @@ static void fd_targets(pid_t pid, char *out, size_t len)
 	}
 }
 
-static void run_stand_in(bool disarm, pid_t *wdpid, char *fds, size_t len)
+static void run_stand_in(bool disarm, bool early, pid_t *wdpid, char *fds,
+			 size_t len)
 {
 	struct fp_cgroup cg;
 	int rep[2], go[2], status;
@@ -175,7 +179,7 @@ static void run_stand_in(bool disarm, pid_t *wdpid, char *fds, size_t len)
 	if (fp == 0) {
 		close(rep[0]);
 		close(go[1]);
-		footprint_stand_in(&cg, rep[1], go[0], disarm);
+		footprint_stand_in(&cg, rep[1], go[0], disarm, early);
 	}
 	close(rep[1]);
 	close(go[0]);
@@ -190,13 +194,13 @@ static void run_stand_in(bool disarm, pid_t *wdpid, char *fds, size_t len)
 	close(cg.fd);
 }
 
-Test(watchdog, fires_when_footprint_dies_without_a_word, .fini = cleanup_dir)
+static void fires(bool early)
 {
 	char fds[4096];
 	pid_t wd;
 	int status;
 
-	run_stand_in(false, &wd, fds, sizeof(fds));
+	run_stand_in(false, early, &wd, fds, sizeof(fds));
 	cr_assert(wait_for_content("cgroup.kill", "1", 5000),
 		  "cgroup.kill was not written: '%s'", get_file("cgroup.kill"));
 	cr_assert_str_eq(get_file("cgroup.freeze"), "1");
@@ -209,12 +213,22 @@ Test(watchdog, fires_when_footprint_dies_without_a_word, .fini = cleanup_dir)
 		  "stderr: '%s'", get_file("stderr"));
 }
 
-Test(watchdog, keeps_only_its_own_files_open, .fini = cleanup_dir)
+Test(watchdog, fires_when_footprint_dies_without_a_word, .fini = cleanup_dir)
+{
+	fires(false);
+}
+
+Test(watchdog, spawned_early_fires_when_footprint_dies, .fini = cleanup_dir)
+{
+	fires(true);
+}
+
+static void keeps_its_own(bool early)
 {
 	char fds[4096], *line;
 	pid_t wd;
 
-	run_stand_in(true, &wd, fds, sizeof(fds));
+	run_stand_in(true, early, &wd, fds, sizeof(fds));
 	/* stdin and stdout are /dev/null, stderr is footprint's */
 	cr_assert(strstr(fds, "0=/dev/null\n") && strstr(fds, "1=/dev/null\n"),
 		  "%s", fds);
@@ -232,12 +246,34 @@ Test(watchdog, keeps_only_its_own_files_open, .fini = cleanup_dir)
 		     "a disarmed watchdog outlived footprint");
 }
 
+Test(watchdog, keeps_only_its_own_files_open, .fini = cleanup_dir)
+{
+	keeps_its_own(false);
+}
+
+Test(watchdog, spawned_early_keeps_only_its_own_files, .fini = cleanup_dir)
+{
+	keeps_its_own(true);
+}
+
+Test(watchdog, disarmed_before_its_cgroup_it_just_exits, .fini = cleanup_dir)
+{
+	struct fp_watchdog wd = FP_WATCHDOG_INIT;
+	char err[512];
+
+	cr_assert_eq(fp_watchdog_spawn(&wd, err, sizeof(err)), 0, "%s", err);
+	cr_assert_gt(wd.pid, 0);
+	fp_watchdog_disarm(&wd);
+	cr_assert_eq(wd.pid, -1);
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child is left");
+}
+
 Test(watchdog, disarmed_it_leaves_the_cgroup_alone, .fini = cleanup_dir)
 {
 	char fds[4096];
 	pid_t wd;
 
-	run_stand_in(true, &wd, fds, sizeof(fds));
+	run_stand_in(true, false, &wd, fds, sizeof(fds));
 	cr_assert_str_eq(get_file("cgroup.kill"), "");
 	cr_assert_str_eq(get_file("cgroup.freeze"), "");
 	cr_assert_str_eq(get_file("stderr"), "");

@@ -229,6 +229,11 @@ int fp_run_target_session(struct fp_session *s, struct fp_run_target *t,
 	char err[512];
 	int rc;
 
+	/* first, while footprint is small and has one thread */
+	if (fp_watchdog_spawn(&t->wd, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return FP_EXIT_NOTRACE;
+	}
 	rc = fp_session_outputs(s);
 	if (!rc)
 		rc = run_cgroup(s, t);

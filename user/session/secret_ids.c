@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +56,9 @@ static void add_at(struct ids *s, int dfd, const char *name, const char *path)
 	s->n++;
 }
 
-/* the files of one directory, opened without following a link */
-static void add_dir(struct ids *s, const char *dir)
+/* the files of one directory, opened without following a link; 0 or
+ * why it could not be opened */
+static int add_dir(struct ids *s, const char *dir)
 {
 	char path[4096];
 	struct dirent *d;
@@ -66,11 +68,11 @@ static void add_dir(struct ids *s, const char *dir)
 				   O_CLOEXEC);
 
 	if (fd < 0)
-		return;
+		return -errno;
 	dp = fdopendir(fd);
 	if (!dp) {
 		close(fd);
-		return;
+		return 0;
 	}
 	while (seen++ < FP_DIR_ENTRIES && (d = readdir(dp))) {
 		if (d->d_name[0] == '.' &&
@@ -82,6 +84,13 @@ static void add_dir(struct ids *s, const char *dir)
 		add_at(s, dirfd(dp), d->d_name, path);
 	}
 	closedir(dp);
+	return 0;
+}
+
+/* nothing under a path that is not there (a link is followed below) */
+static bool absent(int err)
+{
+	return err == -ENOENT || err == -ENOTDIR;
 }
 
 static void add_home(struct ids *s, const char *home)
@@ -93,16 +102,25 @@ static void add_home(struct ids *s, const char *home)
 					    ".gnupg/private-keys-v1.d",
 					    ".config/gcloud" };
 	char path[4096];
+	struct stat st;
 	size_t i;
+	int e = 0;
 
+	/* most accounts' homes do not exist (/nonexistent): 9 calls saved */
+	if (stat(home, &st) && absent(-errno))
+		return;
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (snprintf(path, sizeof(path), "%s/%s", home, files[i]) <
 		    (int)sizeof(path))
 			add_at(s, AT_FDCWD, path, path);
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		/* .gnupg/private-keys-v1.d is not there without .gnupg */
+		if (i == 2 && absent(e))
+			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", home, dirs[i]) <
 		    (int)sizeof(path))
-			add_dir(s, path);
+			e = add_dir(s, path);
+	}
 }
 
 /*
@@ -129,7 +147,8 @@ void fp_session_secret_ids_read(struct fp_session *s)
 	add_dir(ids, "/etc/sudoers.d");
 	add_home(ids, "/root");
 	for (i = 0; i < ids->nhomes; i++)
-		add_home(ids, ids->homes[i]);
+		if (strcmp(ids->homes[i], "/root"))
+			add_home(ids, ids->homes[i]);
 	s->secret_ids = ids;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "identity.h"
@@ -120,13 +121,18 @@ int fp_identity_resolve(struct fp_identity *id, const char *user_name,
 	return 0;
 }
 
+/*
+ * Raw system calls: the child that calls this shares footprint's memory
+ * (spawn.h), and glibc's wrappers would change the credentials of every
+ * thread of footprint's too.
+ */
 int fp_identity_apply(const struct fp_identity *id)
 {
 	if (!id->drop)
 		return 0;
-	if (setgroups(id->ngroups, id->groups) ||
-	    setresgid(id->gid, id->gid, id->gid) ||
-	    setresuid(id->uid, id->uid, id->uid))
+	if (syscall(SYS_setgroups, id->ngroups, id->groups) ||
+	    syscall(SYS_setresgid, id->gid, id->gid, id->gid) ||
+	    syscall(SYS_setresuid, id->uid, id->uid, id->uid))
 		return -errno;
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "launch.h"
 #include "launch_int.h"
 #include "scratch.h"
+#include "spawn.h"
 
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
@@ -50,16 +52,57 @@ static void child_exec(int errfd, char *const argv[], const sigset_t *mask,
 	_exit(127);
 }
 
-static pid_t clone_into(int cgroup_fd, int *pidfd)
+struct spawn_args {
+	int errfd;
+	char *const *argv;
+	const sigset_t *mask;
+	const struct fp_identity *id;
+	const struct fp_scratch *sc;
+	const struct fp_pty *pty;
+};
+
+static int spawn_child(void *p)
 {
+	const struct spawn_args *a = p;
+
+	fp_spawn_child_signals();
+	child_exec(a->errfd, a->argv, a->mask, a->id, a->sc, a->pty);
+	return 127;
+}
+
+/* What the child's stack must hold: execvp's own (a PATH entry, and
+ * the argv of a script without #!), the set-up's frames and a margin. */
+static size_t spawn_stack(char *const argv[])
+{
+	size_t argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return 64 * 1024 + PATH_MAX + (argc + 3) * sizeof(char *);
+}
+
+/* The child shares footprint's memory until its exec (spawn.h): no
+ * copy of footprint's page tables, no copy-on-write after. */
+static pid_t clone_into(int cgroup_fd, int *pidfd, int errfd,
+			char *const argv[], const sigset_t *mask,
+			const struct fp_identity *id,
+			const struct fp_scratch *sc, const struct fp_pty *pty)
+{
+	struct spawn_args a = { errfd, argv, mask, id, sc, pty };
 	struct clone_args args;
+	pid_t pid;
 
 	memset(&args, 0, sizeof(args));
 	args.flags = CLONE_PIDFD | CLONE_INTO_CGROUP;
 	args.pidfd = (uint64_t)(uintptr_t)pidfd;
 	args.exit_signal = SIGCHLD;
 	args.cgroup = cgroup_fd;
-	return syscall(SYS_clone3, &args, sizeof(args));
+	if (fp_spawn_supported())
+		return fp_spawn(&args, spawn_stack(argv), spawn_child, &a);
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		child_exec(errfd, argv, mask, id, sc, pty);
+	return pid;
 }
 
 /* Kernels before 5.7: the child moves itself before it execs. */
@@ -91,10 +134,9 @@ pid_t fp_launch_command(int cgroup_fd, int errfd, char *const argv[],
 			const struct fp_scratch *sc, const struct fp_pty *pty,
 			int *pidfd)
 {
-	pid_t pid = clone_into(cgroup_fd, pidfd);
+	pid_t pid =
+		clone_into(cgroup_fd, pidfd, errfd, argv, mask, id, sc, pty);
 
-	if (pid == 0)
-		child_exec(errfd, argv, mask, id, sc, pty);
 	if (pid < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG))
 		pid = fork_then_move(cgroup_fd, errfd, argv, mask, pidfd, id,
 				     sc, pty);

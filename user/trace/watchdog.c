@@ -4,9 +4,16 @@
  * have threads, and the watchdog must not depend on footprint's heap,
  * stdio buffers or locks. It never execs, so it never runs code that is
  * not footprint's.
+ *
+ * It is forked early (fp_watchdog_spawn), while footprint is small and
+ * has one thread: a fork copies the page tables of all footprint has
+ * mapped, and while the copy lives every page footprint writes that it
+ * had touched before takes a copy-on-write fault. The run's cgroup comes
+ * later, over the socket (fp_watchdog_fork).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -27,6 +34,7 @@
 
 #define WD_ARMED 'A'
 #define WD_DISARM 'D'
+#define WD_CGROUP 'C'
 /* how long the watchdog waits for the killed cgroup to empty */
 #define WD_EMPTY_POLLS 100
 #define WD_POLL_MS 100
@@ -35,6 +43,12 @@ struct wd {
 	int sock, ppidfd, parent, kill, freeze, events, procs;
 	pid_t footprint;
 	const char *name; /* the run's cgroup, in parent */
+};
+
+/* footprint's word with the run's cgroup (its fd rides along) */
+struct wd_cgroup_msg {
+	char type;
+	char name[NAME_MAX + 1]; /* the cgroup's own, in its parent */
 };
 
 static int pidfd_open_(pid_t pid)
@@ -324,28 +338,61 @@ static void __attribute__((noreturn)) watch(const struct wd *w)
 	}
 }
 
-static void __attribute__((noreturn))
-wd_main(int sock, const struct fp_cgroup *cg, pid_t footprint)
+/*
+ * The run's cgroup, from footprint: its fd (close-on-exec), its name in
+ * name. On footprint's end or disarm first, there is nothing to guard.
+ */
+static int recv_cgroup(int sock, char *name)
+{
+	struct wd_cgroup_msg m;
+	struct iovec iov = { &m, sizeof(m) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	int fd = -1;
+	ssize_t n;
+
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	for (c = CMSG_FIRSTHDR(&msg); n > 0 && c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (n != sizeof(m) || m.type != WD_CGROUP || fd < 0 ||
+	    !memchr(m.name, '\0', sizeof(m.name)))
+		_exit(0);
+	memcpy(name, m.name, sizeof(m.name));
+	return fd;
+}
+
+static void __attribute__((noreturn)) wd_main(int sock, pid_t footprint)
 {
 	struct wd w = { .footprint = footprint };
 	const char armed = WD_ARMED;
+	char name[NAME_MAX + 1];
 	int keep[7], cgfd;
 
 	w.sock = above_stdio(sock);
-	cgfd = above_stdio(cg->fd);
-	stdio_null(sock != STDERR_FILENO && cg->fd != STDERR_FILENO);
+	stdio_null(sock != STDERR_FILENO);
 	detach();
+	close_others(&w.sock, 1);
+	cgfd = recv_cgroup(w.sock, name);
 	w.ppidfd = pidfd_open_(footprint);
 	w.parent = openat(cgfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	w.kill = openat(cgfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
 	w.freeze = openat(cgfd, "cgroup.freeze", O_WRONLY | O_CLOEXEC);
 	w.events = openat(cgfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
 	w.procs = openat(cgfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
-	w.name = strrchr(cg->path, '/');
+	w.name = name;
 	if (w.sock < 0 || w.parent < 0 || w.events < 0 || w.procs < 0 ||
-	    !w.name)
+	    !name[0])
 		_exit(1);
-	w.name++;
 	keep[0] = w.sock;
 	keep[1] = w.ppidfd;
 	keep[2] = w.parent;
@@ -406,8 +453,7 @@ static int watchdog_failed(struct fp_watchdog *wd, int ret, char *err,
 	return ret;
 }
 
-int fp_watchdog_fork(struct fp_watchdog *wd, const struct fp_cgroup *cg,
-		     char *err, size_t errlen)
+int fp_watchdog_spawn(struct fp_watchdog *wd, char *err, size_t errlen)
 {
 	pid_t self = getpid();
 	int sv[2], ret;
@@ -415,12 +461,12 @@ int fp_watchdog_fork(struct fp_watchdog *wd, const struct fp_cgroup *cg,
 	wd->pid = -1;
 	wd->sock = -1;
 	wd->pidfd = -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return watchdog_failed(wd, -errno, err, errlen);
 	wd->pid = fork();
 	if (wd->pid == 0) {
 		close(sv[0]);
-		wd_main(sv[1], cg, self);
+		wd_main(sv[1], self);
 	}
 	ret = -errno;
 	close(sv[1]);
@@ -429,6 +475,46 @@ int fp_watchdog_fork(struct fp_watchdog *wd, const struct fp_cgroup *cg,
 		return watchdog_failed(wd, ret, err, errlen);
 	wd->pidfd = pidfd_open_(wd->pid);
 	return 0;
+}
+
+static int send_cgroup(int sock, const struct fp_cgroup *cg)
+{
+	struct wd_cgroup_msg m = { .type = WD_CGROUP };
+	struct iovec iov = { &m, sizeof(m) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	const char *name = strrchr(cg->path, '/');
+	struct cmsghdr *c;
+
+	if (!name || strlen(name + 1) >= sizeof(m.name) || cg->fd < 0)
+		return -EINVAL;
+	strcpy(m.name, name + 1);
+	memset(&u, 0, sizeof(u));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &cg->fd, sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+		return -errno;
+	return 0;
+}
+
+int fp_watchdog_fork(struct fp_watchdog *wd, const struct fp_cgroup *cg,
+		     char *err, size_t errlen)
+{
+	int ret;
+
+	if (wd->pid <= 0 && (ret = fp_watchdog_spawn(wd, err, errlen)))
+		return ret;
+	ret = send_cgroup(wd->sock, cg);
+	return ret ? watchdog_failed(wd, ret, err, errlen) : 0;
 }
 
 int fp_watchdog_armed(struct fp_watchdog *wd, char *err, size_t errlen)

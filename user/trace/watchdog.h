@@ -38,11 +38,16 @@ struct fp_watchdog {
 int fp_watchdog_start(struct fp_watchdog *wd, const struct fp_cgroup *cg,
 		      char *err, size_t errlen);
 /*
- * fp_watchdog_start in two halves, so that footprint's own start goes on
- * while the watchdog arms (a few ms): fp_watchdog_fork starts it, and
+ * fp_watchdog_start in parts, so that footprint's own start goes on
+ * while the watchdog arms (a few ms). fp_watchdog_spawn forks it early,
+ * while footprint is small and has one thread (the fork is cheaper and
+ * fewer of footprint's pages go copy-on-write); fp_watchdog_fork gives it
+ * the cgroup (spawning it first if that was not done), and
  * fp_watchdog_armed, called before the command is, returns once it is
- * armed. Either failing leaves no watchdog, and why in err.
+ * armed. Any failing leaves no watchdog, and why in err. Disarming one
+ * that has no cgroup yet ends it.
  */
+int fp_watchdog_spawn(struct fp_watchdog *wd, char *err, size_t errlen);
 int fp_watchdog_fork(struct fp_watchdog *wd, const struct fp_cgroup *cg,
 		     char *err, size_t errlen);
 int fp_watchdog_armed(struct fp_watchdog *wd, char *err, size_t errlen);
