@@ -746,15 +746,9 @@ static void drop_outside(void)
 		cr_log_warn("cleanup of %s failed", outside);
 }
 
-/* the first file about to be hashed: both files' paths lead outside */
-static void swap_dir_for_symlink(void *ctx, const char *path, size_t len)
+static void swap_dir_for_symlink(void *ctx)
 {
 	char p[512];
-
-	(void)path;
-	(void)len;
-	if (*(int *)ctx)
-		return;
 
 	cr_assert_eq(rename(at("sub"), at("sub.old")), 0);
 	snprintf(p, sizeof(p), "%s/sub", outside);
@@ -778,8 +772,8 @@ static void assert_never_hashed(const struct fp_fentry *e)
 Test(snapshot_fs, symlink_swapped_in_between_walk_and_hash)
 {
 	int called = 0;
-	struct fp_fs_opts o = { .before_hash = swap_dir_for_symlink,
-				.before_hash_ctx = &called };
+	struct fp_fs_opts o = { .after_walk = swap_dir_for_symlink,
+				.after_walk_ctx = &called };
 
 	make_outside();
 	cr_assert_eq(mkdir(at("sub"), 0755), 0);
@@ -794,79 +788,19 @@ Test(snapshot_fs, symlink_swapped_in_between_walk_and_hash)
 	cr_assert_eq(S.bytes_hashed, 0);
 }
 
-static void swap_file_for_fifo(void *ctx, const char *path, size_t len)
+static void swap_file_for_fifo(void *ctx)
 {
-	(void)ctx;
-	(void)len;
-	cr_assert_str_eq(path, at("f"));
 	cr_assert_eq(unlink(at("f")), 0);
 	cr_assert_eq(mkfifo(at("f"), 0666), 0);
 }
 
 Test(snapshot_fs, fifo_swapped_in_between_walk_and_hash, .timeout = 10)
 {
-	struct fp_fs_opts o = { .before_hash = swap_file_for_fifo };
+	struct fp_fs_opts o = { .after_walk = swap_file_for_fifo };
 
 	write_file("f", "in\n", 3, 0644);
 	snap(&S, &o);
 	assert_never_hashed(need(&S, "f"));
-}
-
-/*
- * Enough files that hashing threads start while the walk goes on: each
- * file is replaced by another of the same bytes just before it is hashed,
- * on whichever thread, and none may be hashed as the file the walk saw.
- */
-struct replace_ctx {
-	int made; /* atomic */
-	int failed; /* atomic */
-};
-
-static void replace_file(void *ctx, const char *path, size_t len)
-{
-	struct replace_ctx *c = ctx;
-	char tmp[600];
-	int n = __atomic_fetch_add(&c->made, 1, __ATOMIC_RELAXED);
-	int fd;
-
-	(void)len;
-	snprintf(tmp, sizeof(tmp), "%s/n%d", outside, n);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (fd < 0 || write(fd, "in\n", 3) != 3 || close(fd) ||
-	    rename(tmp, path))
-		__atomic_fetch_add(&c->failed, 1, __ATOMIC_RELAXED);
-}
-
-Test(snapshot_fs, files_replaced_while_the_walk_goes_on)
-{
-	struct replace_ctx c = { 0 };
-	struct fp_fs_opts o = { .before_hash = replace_file,
-				.before_hash_ctx = &c };
-	char rel[64];
-	size_t i, files = 0;
-	int d, k;
-
-	make_outside();
-	for (d = 0; d < 20; d++) {
-		snprintf(rel, sizeof(rel), "d%02d", d);
-		cr_assert_eq(mkdir(at(rel), 0755), 0);
-		for (k = 0; k < 50; k++) {
-			snprintf(rel, sizeof(rel), "d%02d/f%02d", d, k);
-			write_file(rel, "in\n", 3, 0644);
-		}
-	}
-	snap(&S, &o);
-	drop_outside();
-	cr_assert_eq(c.failed, 0);
-	cr_assert_eq(c.made, 1000);
-	for (i = 0; i < S.n; i++) {
-		if (S.e[i].type != 'f')
-			continue;
-		files++;
-		assert_never_hashed(&S.e[i]);
-	}
-	cr_assert_eq(files, 1000);
-	cr_assert_eq(S.files_hashed, 0);
 }
 
 /* ---- deadline ---- */

@@ -6,8 +6,8 @@
  * keep an fd open; an outer one is reopened through ".." of its child and
  * must still be the directory the walk saw (dev/ino).
  *
- * Hashing starts as the walk finds the files, on every core, and reopens
- * each file beneath its root's fd without following symlinks or entering other
+ * Hashing comes after the walk, on every core, and reopens each file
+ * beneath its root's fd without following symlinks or entering other
  * mounts: swapping a directory for a symlink between walk and hash leads
  * nowhere. Only the regular file the walk saw (dev/ino) is ever hashed.
  */
@@ -68,11 +68,7 @@ struct walker {
 	size_t link_cap;
 	dev_t root_dev;
 	uint64_t progress_at;
-	struct pool *pool; /* hashes the files as the walk finds them */
 };
-
-static int queue_file(struct pool *p, size_t i);
-static void grow_lock(struct pool *p, bool lock);
 
 int fp_bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
@@ -165,16 +161,13 @@ static struct fp_fentry *add_entry(struct walker *w, char *path, size_t len)
 		struct fp_fentry *ne = NULL;
 
 		w->used += (ncap - w->cap) * sizeof(*ne);
-		grow_lock(w->pool, true);
 		if (!w->o->max_bytes || w->used <= w->o->max_bytes)
 			ne = realloc(s->e, ncap * sizeof(*ne));
-		if (ne)
-			s->e = ne;
-		grow_lock(w->pool, false);
 		if (!ne) {
 			free(path);
 			return NULL;
 		}
+		s->e = ne;
 		w->cap = ncap;
 	}
 	if (w->o->max_bytes && w->used > w->o->max_bytes) {
@@ -281,10 +274,9 @@ static int visit(struct walker *w, struct frame *f, const char *name)
 		return -ETIMEDOUT;
 	switch (e->type) {
 	case 'f':
-		/* hashed on the other cores while the walk goes on, unless
-		 * unchanged since the last snapshot */
-		if (!try_reuse(w, e))
-			return queue_file(w->pool, e - w->s->e);
+		/* hashed after the walk, on every core, unless unchanged since
+		 * the last snapshot */
+		try_reuse(w, e);
 		break;
 	case 'l':
 		return read_link(w, f->fd, name, e);
@@ -693,56 +685,25 @@ static int open_entry(const struct root *roots, size_t nroots,
 			    cross_mounts);
 }
 
-/*
- * The files the walk finds go to the hashing threads while it still runs:
- * one core walks while the others hash. The walk may move s->e as it
- * grows, so the queue holds indices, and a hasher copies its entry out and
- * its result back under the read side of p->grow, which the walk takes to
- * grow the table. A file entry's type is the one field the walk reads
- * again, and a hasher never writes it back.
- */
-#define QUEUE_LEN 4096
-#define BATCH 64
-
-/* a file to hash: s->e[i], found by the walk of roots[root] */
-struct item {
-	size_t i, root;
-};
-
 struct pool {
 	struct fp_fs_snapshot *s;
 	const struct fp_fs_opts *o;
 	const struct root *roots;
-	pthread_rwlock_t grow;
-	pthread_mutex_t mu;
-	pthread_cond_t more;
-	struct item queue[QUEUE_LEN]; /* a ring, under mu */
-	size_t head, len; /* under mu */
-	bool walking; /* under mu */
-	struct item batch[BATCH]; /* the walk's, not handed over yet */
-	size_t nbatch;
-	size_t root; /* the one the walk is in: roots[0..root] are open */
-	pthread_t tids[8];
-	int started, nthreads;
-	struct hasher *own; /* the walking thread's */
-	size_t queued;
+	size_t nroots;
+	size_t *todo; /* indices into s->e */
+	size_t ntodo;
+	size_t next; /* atomic */
 	size_t done; /* atomic */
 	uint64_t files, bytes; /* atomic */
 	int err; /* atomic: the first failure stops every thread */
-	bool ready; /* its locks initialised */
 };
 
-static int hash_entry(struct pool *p, struct hasher *h, struct fp_fentry *e,
-		      size_t nroots)
+static int hash_entry(struct pool *p, struct hasher *h, struct fp_fentry *e)
 {
-	int fd;
+	int fd = open_entry(p->roots, p->nroots, e, p->o->cross_mounts);
 	struct stat st;
 	int ret;
 
-	if (p->o->before_hash)
-		p->o->before_hash(p->o->before_hash_ctx, e->path.data,
-				  e->path.len);
-	fd = open_entry(p->roots, nroots, e, p->o->cross_mounts);
 	if (fd < 0) {
 		/* the path no longer leads to the file the walk saw */
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP ||
@@ -764,14 +725,6 @@ static int hash_entry(struct pool *p, struct hasher *h, struct fp_fentry *e,
 	return ret;
 }
 
-static void grow_lock(struct pool *p, bool lock)
-{
-	if (lock)
-		pthread_rwlock_wrlock(&p->grow);
-	else
-		pthread_rwlock_unlock(&p->grow);
-}
-
 static void fail(struct pool *p, int err)
 {
 	int none = 0;
@@ -780,75 +733,29 @@ static void fail(struct pool *p, int err)
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-/* Every field hash_entry may change, but the type the walk reads. */
-static void put_result(struct fp_fentry *to, const struct fp_fentry *from)
-{
-	memcpy(to->sha256, from->sha256, sizeof(to->sha256));
-	to->hashed = from->hashed;
-	to->unstable = from->unstable;
-	to->err = from->err;
-	to->mode = from->mode;
-	to->uid = from->uid;
-	to->gid = from->gid;
-	to->size = from->size;
-	to->mtime_ns = from->mtime_ns;
-	to->ctime_ns = from->ctime_ns;
-	to->dev = from->dev;
-	to->ino = from->ino;
-}
-
-static void hash_item(struct pool *p, struct hasher *h, struct item it)
-{
-	uint64_t files = h->files, bytes = h->bytes;
-	struct fp_fentry e;
-	int ret;
-
-	pthread_rwlock_rdlock(&p->grow);
-	e = p->s->e[it.i];
-	pthread_rwlock_unlock(&p->grow);
-	ret = past(h->deadline_ns) ? -ETIMEDOUT :
-				     hash_entry(p, h, &e, it.root + 1);
-	pthread_rwlock_rdlock(&p->grow);
-	put_result(&p->s->e[it.i], &e);
-	pthread_rwlock_unlock(&p->grow);
-	__atomic_fetch_add(&p->files, h->files - files, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&p->bytes, h->bytes - bytes, __ATOMIC_RELAXED);
-	if (ret)
-		fail(p, ret);
-	else
-		__atomic_add_fetch(&p->done, 1, __ATOMIC_RELAXED);
-}
-
-/* Up to n indices off the queue; 0 once it is empty and the walk over. */
-static size_t take(struct pool *p, struct item *out, size_t n)
-{
-	size_t k = 0;
-
-	pthread_mutex_lock(&p->mu);
-	while (!p->len && p->walking &&
-	       !__atomic_load_n(&p->err, __ATOMIC_RELAXED))
-		pthread_cond_wait(&p->more, &p->mu);
-	while (k < n && p->len) {
-		out[k++] = p->queue[p->head];
-		p->head = (p->head + 1) % QUEUE_LEN;
-		p->len--;
-	}
-	pthread_mutex_unlock(&p->mu);
-	return k;
-}
-
-/* Hash off the queue until it is empty and the walk over, or a failure. */
+/* Take files off the list until there are none or the pool failed. */
 static void drain(struct pool *p, struct hasher *h, bool show)
 {
 	uint64_t shown = 0;
-	struct item got[16];
-	size_t k, j, done;
+	size_t i, done;
 
 	while (!__atomic_load_n(&p->err, __ATOMIC_RELAXED) &&
-	       (k = take(p, got, 16))) {
-		for (j = 0; j < k; j++)
-			hash_item(p, h, got[j]);
-		done = __atomic_load_n(&p->done, __ATOMIC_RELAXED);
+	       (i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) <
+		       p->ntodo) {
+		uint64_t files = h->files, bytes = h->bytes;
+		int ret = past(h->deadline_ns) ?
+				  -ETIMEDOUT :
+				  hash_entry(p, h, &p->s->e[p->todo[i]]);
+
+		__atomic_fetch_add(&p->files, h->files - files,
+				   __ATOMIC_RELAXED);
+		__atomic_fetch_add(&p->bytes, h->bytes - bytes,
+				   __ATOMIC_RELAXED);
+		if (ret) {
+			fail(p, ret);
+			break;
+		}
+		done = __atomic_add_fetch(&p->done, 1, __ATOMIC_RELAXED);
 		if (show && done - shown >= 4096) {
 			shown = done;
 			p->o->progress(
@@ -860,146 +767,71 @@ static void drain(struct pool *p, struct hasher *h, bool show)
 	}
 }
 
+static void drain_with(struct pool *p, bool show)
+{
+	struct hasher h = { .deadline_ns = p->o->deadline_ns };
+
+	h.buf = malloc(HASH_CHUNK);
+	/* without a hasher of its own a thread leaves its share to others */
+	if (h.buf)
+		drain(p, &h, show);
+	free(h.buf);
+}
+
 static void *hash_worker(void *arg)
 {
 	struct pool *p = arg;
-	struct hasher h = { .deadline_ns = p->o->deadline_ns };
 
 	/* per thread: a worker reads with the user's rights or not at all */
 	if (fp_creds_enter(p->o->creds))
 		return NULL;
-	h.buf = malloc(HASH_CHUNK);
-	/* without a hasher of its own a thread leaves its share to others */
-	if (h.buf)
-		drain(p, &h, false);
-	free(h.buf);
+	drain_with(p, false);
 	fp_creds_leave(p->o->creds);
 	return NULL;
 }
 
-static int pool_init(struct pool *p, struct fp_fs_snapshot *s,
-		     const struct fp_fs_opts *o, const struct root *roots)
+/*
+ * Hash every regular file the walk left for later, on all cores: with
+ * many small files a snapshot is syscall-bound, with big ones hash-bound,
+ * and either way one core leaves the others idle. The calling thread has
+ * entered the creds already and hashes too.
+ */
+static int hash_all(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
+		    const struct root *roots, size_t nroots)
 {
-	p->s = s;
-	p->o = o;
-	p->roots = roots;
-	p->walking = true;
-	pthread_rwlockattr_t attr;
-	int err;
-
-	/* the walk must not starve behind the hashers' short reads */
-	if (pthread_rwlockattr_init(&attr))
-		return -ENOMEM;
-	pthread_rwlockattr_setkind_np(
-		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	err = pthread_rwlock_init(&p->grow, &attr);
-	pthread_rwlockattr_destroy(&attr);
-	if (err)
-		return -ENOMEM;
-	if (pthread_mutex_init(&p->mu, NULL)) {
-		pthread_rwlock_destroy(&p->grow);
-		return -ENOMEM;
-	}
-	if (pthread_cond_init(&p->more, NULL)) {
-		pthread_rwlock_destroy(&p->grow);
-		pthread_mutex_destroy(&p->mu);
-		return -ENOMEM;
-	}
-	p->ready = true;
-	return 0;
-}
-
-static void pool_free(struct pool *p)
-{
-	if (p && p->ready) {
-		pthread_rwlock_destroy(&p->grow);
-		pthread_mutex_destroy(&p->mu);
-		pthread_cond_destroy(&p->more);
-	}
-	free(p);
-}
-
-/* With a few files, no threads: they cost more than they save. */
-static void start_workers(struct pool *p)
-{
+	struct pool p = { .s = s, .o = o, .roots = roots, .nroots = nroots };
+	pthread_t tids[8];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int t;
+	int nthreads = ncpu < 1 ? 1 : ncpu > 8 ? 8 : ncpu, started = 0, t;
+	size_t i;
 
-	p->nthreads = ncpu < 1 ? 1 : ncpu > 8 ? 8 : ncpu;
-	for (t = 1; t < p->nthreads; t++) {
-		if (pthread_create(&p->tids[p->started], NULL, hash_worker, p))
+	p.todo = malloc((s->n ? s->n : 1) * sizeof(size_t));
+	if (!p.todo)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		const struct fp_fentry *e = &s->e[i];
+
+		if (e->type == 'f' && !e->hashed && !e->unstable && !e->err)
+			p.todo[p.ntodo++] = i;
+	}
+	if (p.ntodo < 64)
+		nthreads = 1;
+	for (t = 1; t < nthreads; t++) {
+		if (pthread_create(&tids[t], NULL, hash_worker, &p))
 			break;
-		p->started++;
+		started++;
 	}
+	drain_with(&p, o->progress != NULL);
+	for (t = 1; t <= started; t++)
+		pthread_join(tids[t], NULL);
+	s->files_hashed += p.files;
+	s->bytes_hashed += p.bytes;
+	free(p.todo);
+	if (!p.err && p.done < p.ntodo)
+		p.err = -ENOMEM;
+	return p.err;
 }
 
-/*
- * The walk's batch to the queue, or, while the hashers are behind, hashed
- * by the walking thread itself: the queue stays bounded and the walk never
- * waits on a thread that may have failed.
- */
-static int flush_batch(struct pool *p)
-{
-	size_t j;
-	bool queued = false;
-
-	if (!p->nbatch)
-		return 0;
-	if (!p->nthreads)
-		start_workers(p);
-	pthread_mutex_lock(&p->mu);
-	if (p->started && QUEUE_LEN - p->len >= p->nbatch) {
-		for (j = 0; j < p->nbatch; j++)
-			p->queue[(p->head + p->len++) % QUEUE_LEN] =
-				p->batch[j];
-		pthread_cond_broadcast(&p->more);
-		queued = true;
-	}
-	pthread_mutex_unlock(&p->mu);
-	for (j = 0; !queued && j < p->nbatch; j++)
-		hash_item(p, p->own, p->batch[j]);
-	p->nbatch = 0;
-	return __atomic_load_n(&p->err, __ATOMIC_RELAXED);
-}
-
-/* A file of s->e the walk found, to hash unless it stopped. */
-static int queue_file(struct pool *p, size_t i)
-{
-	p->queued++;
-	p->batch[p->nbatch++] = (struct item){ .i = i, .root = p->root };
-	if (p->nbatch < BATCH)
-		return __atomic_load_n(&p->err, __ATOMIC_RELAXED);
-	return flush_batch(p);
-}
-
-/*
- * The walk is over (ret its outcome): the calling thread, which has entered
- * the creds, hashes what is left beside the workers, unless it failed.
- */
-static int finish_hashing(struct pool *p, int ret)
-{
-	int t;
-
-	if (ret)
-		fail(p, ret);
-	else if (p->nthreads)
-		flush_batch(p);
-	pthread_mutex_lock(&p->mu);
-	p->walking = false;
-	pthread_cond_broadcast(&p->more);
-	pthread_mutex_unlock(&p->mu);
-	while (!ret && p->nbatch && !__atomic_load_n(&p->err, __ATOMIC_RELAXED))
-		hash_item(p, p->own, p->batch[--p->nbatch]);
-	if (!ret)
-		drain(p, p->own, p->o->progress != NULL);
-	for (t = 0; t < p->started; t++)
-		pthread_join(p->tids[t], NULL);
-	p->s->files_hashed += p->files;
-	p->s->bytes_hashed += p->bytes;
-	if (!p->err && p->done < p->queued)
-		p->err = -ENOMEM;
-	return p->err;
-}
 static int entry_cmp(const void *a, const void *b)
 {
 	const struct fp_fentry *x = a, *y = b;
@@ -1030,10 +862,8 @@ static int walk_roots(struct walker *w, struct root *r, size_t nroots)
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < nroots && !ret; i++) {
-		w->pool->root = i;
+	for (i = 0; i < nroots && !ret; i++)
 		ret = snapshot_root(w, &r[i]);
-	}
 	/* an error leaves frames behind */
 	while (w->depth) {
 		struct frame *f = &w->stack[--w->depth];
@@ -1048,8 +878,6 @@ int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 		   const struct fp_fs_opts *o)
 {
 	struct walker w = { .s = s, .o = o };
-	struct hasher own = { .deadline_ns = o->deadline_ns };
-	struct pool *p = calloc(1, sizeof(*p));
 	struct root *r = calloc(nroots ? nroots : 1, sizeof(*r));
 	struct timespec now;
 	size_t i;
@@ -1059,11 +887,8 @@ int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->started_ns = ts_ns(&now);
 	w.dents = malloc(DENTS_BUF);
-	own.buf = malloc(HASH_CHUNK);
-	if (!r || !p || !w.dents || !own.buf || pool_init(p, s, o, r))
+	if (!r || !w.dents)
 		goto cleanup;
-	p->own = &own;
-	w.pool = p;
 	for (i = 0; i < nroots; i++) {
 		r[i].path = roots[i];
 		r[i].len = strlen(roots[i]);
@@ -1076,17 +901,18 @@ int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 	ret = walk_roots(&w, r, nroots);
 	if (ret == -ENOMEM && o->max_bytes && w.used > o->max_bytes)
 		ret = -E2BIG;
-	ret = finish_hashing(p, ret);
-	if (!ret)
+	if (!ret) {
 		sort_entries(s);
+		if (o->after_walk)
+			o->after_walk(o->after_walk_ctx);
+		ret = hash_all(s, o, r, nroots);
+	}
 	fp_creds_leave(o->creds);
 cleanup:
 	for (i = 0; r && i < nroots; i++)
 		if (r[i].fd >= 0)
 			close(r[i].fd);
 	free(r);
-	pool_free(p);
-	free(own.buf);
 	free(w.dents);
 	free(w.link);
 	free(w.stack);

@@ -72,10 +72,9 @@ struct fp_fs_opts {
 	/* per root: read it through this directory fd (a scratch box's
 	 * overlay), not by its path; NULL: every root by path */
 	const int *root_fds;
-	/* tests: called by a hashing thread before it opens a file the walk
-	 * listed, maybe while the walk goes on */
-	void (*before_hash)(void *ctx, const char *path, size_t len);
-	void *before_hash_ctx;
+	/* tests: called between the walk and the hashing */
+	void (*after_walk)(void *ctx);
+	void *after_walk_ctx;
 };
 
 /* A reused hash must have a ctime this much older than prev->started_ns. */
