@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cmdterm.h"
+#include "fdpass.h"
 #include "launch_int.h"
 
 /* what the monitor says, one message each */
@@ -44,52 +45,14 @@ struct mon_msg {
 static int send_msg(int sock, int type, int value, int fd)
 {
 	struct mon_msg m = { type, value };
-	struct iovec iov = { &m, sizeof(m) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
 
-	if (fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		msg.msg_control = u.buf;
-		msg.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == sizeof(m) ? 0 : -1;
+	return fp_fdpass_send(sock, &m, sizeof(m), fd);
 }
 
 /* One message; *fd the descriptor it carried (-1: none). 0, or -1. */
 static int recv_msg(int sock, struct mon_msg *m, int *fd)
 {
-	struct iovec iov = { m, sizeof(*m) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-	ssize_t n;
-
-	*fd = -1;
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n != sizeof(*m))
-		return -1;
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
-	return 0;
+	return fp_fdpass_recv(sock, m, sizeof(*m), fd);
 }
 
 /*

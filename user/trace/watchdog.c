@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "watchdog.h"
 
 #define WD_ARMED 'A'
@@ -345,27 +346,10 @@ static void __attribute__((noreturn)) watch(const struct wd *w)
 static int recv_cgroup(int sock, char *name)
 {
 	struct wd_cgroup_msg m;
-	struct iovec iov = { &m, sizeof(m) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-	int fd = -1;
-	ssize_t n;
+	int fd;
 
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	for (c = CMSG_FIRSTHDR(&msg); n > 0 && c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (n != sizeof(m) || m.type != WD_CGROUP || fd < 0 ||
-	    !memchr(m.name, '\0', sizeof(m.name)))
+	if (fp_fdpass_recv(sock, &m, sizeof(m), &fd) || m.type != WD_CGROUP ||
+	    fd < 0 || !memchr(m.name, '\0', sizeof(m.name)))
 		_exit(0);
 	memcpy(name, m.name, sizeof(m.name));
 	return fd;
@@ -480,30 +464,12 @@ int fp_watchdog_spawn(struct fp_watchdog *wd, char *err, size_t errlen)
 static int send_cgroup(int sock, const struct fp_cgroup *cg)
 {
 	struct wd_cgroup_msg m = { .type = WD_CGROUP };
-	struct iovec iov = { &m, sizeof(m) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
 	const char *name = strrchr(cg->path, '/');
-	struct cmsghdr *c;
 
 	if (!name || strlen(name + 1) >= sizeof(m.name) || cg->fd < 0)
 		return -EINVAL;
 	strcpy(m.name, name + 1);
-	memset(&u, 0, sizeof(u));
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &cg->fd, sizeof(int));
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(m))
-		return -errno;
-	return 0;
+	return fp_fdpass_send(sock, &m, sizeof(m), cg->fd);
 }
 
 int fp_watchdog_fork(struct fp_watchdog *wd, const struct fp_cgroup *cg,
