@@ -180,7 +180,10 @@ class TestShadowAsNobody(unittest.TestCase):
 
 class TestSignalsOutside(SecretsBase):
     def outside(self):
-        p = subprocess.Popen(["sleep", su.unique_seconds()])
+        # a suite started under nohup would hand its SIG_IGN of HUP on
+        p = subprocess.Popen(["sleep", su.unique_seconds()],
+                             preexec_fn=lambda: signal.signal(
+                                 signal.SIGHUP, signal.SIG_DFL))
         self.addCleanup(p.wait)
         self.addCleanup(lambda: p.poll() is None and p.kill())
         return p
