@@ -288,6 +288,22 @@ class WarmTest(fptest.TraceCase):
         third = self.kept(line)
         self.assertEqual(sets(), sorted([first, third]))
 
+    def test_a_debug_switch_is_a_set_of_its_own(self):
+        """FOOTPRINT_DEBUG_PROBE_READS changes what a load chooses, not an
+        option: a set made without it is not reused with it, nor the
+        other way round."""
+        _, line = self.warm_run(["true"])
+        plain = self.kept(line)
+        env = dict(self.env, FOOTPRINT_DEBUG_PROBE_READS="1")
+        r = self.trace(["true"], env=env)
+        probe = self.kept(tracer_line(r.stderr))
+        self.assertNotEqual(probe, plain)
+        self.assertIn(b"kernel reads: probe reads", r.stderr)
+        r = self.trace(["true"], env=env)
+        self.reused(tracer_line(r.stderr), probe)
+        _, line = self.warm_run(["true"])
+        self.reused(line, plain)
+
     def test_a_set_cut_short_is_made_again(self):
         _, line = self.warm_run(["true"])
         key = self.kept(line)

@@ -10,6 +10,7 @@
 #include "btf_names.h"
 #include "footprint.skel.h"
 #include "hooks.h"
+#include "skel_index.h"
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
@@ -142,13 +143,35 @@ void fp_hooks_note(const struct footprint_bpf *skel)
 			"footprint: note: this kernel has io_uring but not all of its tracepoints; the path cache is off (slower, nothing missed)\n");
 }
 
-bool fp_hooks_optional(const struct footprint_bpf *skel,
-		       const struct bpf_program *prog)
+bool fp_hooks_optional(int prog_index)
 {
-	return prog == skel->progs.handle_fib6 ||
-	       prog == skel->progs.handle_uring_submit ||
-	       prog == skel->progs.handle_uring_submit_sqe ||
-	       prog == skel->progs.handle_uring_complete ||
-	       prog == skel->progs.handle_dns_queued ||
-	       prog == skel->progs.handle_dns_consumed;
+	static const size_t optional[] = {
+		FP_SKEL_PROG(handle_fib6),
+		FP_SKEL_PROG(handle_uring_submit),
+		FP_SKEL_PROG(handle_uring_submit_sqe),
+		FP_SKEL_PROG(handle_uring_complete),
+		FP_SKEL_PROG(handle_dns_queued),
+		FP_SKEL_PROG(handle_dns_consumed),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
+		if ((size_t)prog_index == optional[i])
+			return true;
+	return false;
+}
+
+unsigned int fp_hooks_debug(void)
+{
+	static const char *const names[] = {
+		"FOOTPRINT_DEBUG_NO_URING",
+		"FOOTPRINT_DEBUG_DNS_CONSUMED",
+		"FOOTPRINT_DEBUG_PROBE_READS",
+	};
+	unsigned int i, bits = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (getenv(names[i]))
+			bits |= 1u << i;
+	return bits;
 }

@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct bpf_program;
 struct footprint_bpf;
 
 /*
@@ -25,8 +24,12 @@ int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen);
  * what fp_hooks_choose's note said, from what the choice left in .rodata.
  */
 void fp_hooks_note(const struct footprint_bpf *skel);
-/* Whether fp_hooks_choose() may turn this program's autoload off. */
-bool fp_hooks_optional(const struct footprint_bpf *skel,
-		       const struct bpf_program *prog);
+/* Whether fp_hooks_choose() may turn the i-th program's autoload off. */
+bool fp_hooks_optional(int prog_index);
+/*
+ * The FOOTPRINT_DEBUG_* switches that change fp_hooks_choose()'s choice,
+ * as bits: a warm set made without them is not one made with them.
+ */
+unsigned int fp_hooks_debug(void);
 
 #endif

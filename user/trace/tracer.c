@@ -18,7 +18,9 @@
 #include "collapse.h"
 #include "footprint.skel.h"
 #include "hooks.h"
+#include "knobs.h"
 #include "scope.h"
+#include "skel_index.h"
 #include "syscalls.h"
 #include "tracer.h"
 #include "flows.h"
@@ -121,9 +123,25 @@ static void fill_route_nr(struct footprint_bpf *skel)
 				nr[k] = s->nr;
 }
 
+static bool reused(const struct fp_tracer *t)
+{
+	return t->warm.mode == FP_WARM_REUSE;
+}
+
+/*
+ * The skeleton's map of index i (FP_SKEL_MAP): loaded here, or reused,
+ * where libbpf never opened the object and the skeleton's maps are NULL.
+ */
+static int map_fd(const struct fp_tracer *t, size_t i)
+{
+	if (reused(t))
+		return t->warm.map_fd[i];
+	return bpf_map__fd(*t->skel->skeleton->maps[i].map);
+}
+
 static int fill_sys_table(struct fp_tracer *t, const __u32 *v)
 {
-	int fd = bpf_map__fd(t->skel->maps.sys_table);
+	int fd = map_fd(t, FP_SKEL_MAP(sys_table));
 	__u32 key;
 
 	for (key = 0; key < FP_NR_SYSCALLS; key++)
@@ -185,6 +203,7 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 		const char **step)
 {
 	__u32 sys_table[FP_NR_SYSCALLS];
+	struct fp_load_knobs knobs;
 	char note[256];
 	int ret;
 
@@ -192,8 +211,9 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 	ret = sys_table_values(sys_table);
 	if (ret)
 		return ret;
+	fp_knobs_of(&knobs, opts);
 	/* a set made on this kernel holds what the choice below made */
-	if (opts->warm && fp_warm_begin(&t->warm, t->skel, sys_table,
+	if (opts->warm && fp_warm_begin(&t->warm, t->skel, &knobs, sys_table,
 					FP_NR_SYSCALLS) == FP_WARM_REUSE) {
 		*step = reuse_step;
 		ret = fp_warm_reuse(&t->warm, t->skel);
@@ -201,6 +221,15 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 			fp_hooks_note(t->skel);
 		return ret;
 	}
+	/* only a fresh load needs libbpf to read the object (~12 ms) */
+	*step = "open";
+	ret = bpf_object__open_skeleton(t->skel->skeleton, NULL);
+	if (ret)
+		return ret;
+	*step = "size the ring buffer and process-tree table of";
+	ret = fp_knobs_apply(t->skel, &knobs);
+	if (ret)
+		return ret;
 	*step = "read the kernel's BTF for";
 	ret = fp_hooks_choose(t->skel, note, sizeof(note));
 	if (ret)
@@ -270,34 +299,26 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 			strerror(-ret));
 		goto cleanup;
 	}
-	t->skel = footprint_bpf__open();
+	/* created, not opened: a reused set needs no libbpf open (load()) */
+	t->skel = calloc(1, sizeof(*t->skel));
 	if (!t->skel) {
-		ret = -errno;
+		ret = -ENOMEM;
 		goto fail;
 	}
-	t->skel->rodata->max_argv_bytes = opts->max_argv_bytes;
-	t->skel->rodata->wakeup_bytes = opts->ring_bytes / 4;
-	t->skel->rodata->every_open = opts->every_open;
-	if (opts->dns_ports[0])
-		memcpy((void *)t->skel->rodata->dns_ports, opts->dns_ports,
-		       sizeof(opts->dns_ports));
-	step = "size the ring buffer of";
-	ret = bpf_map__set_max_entries(t->skel->maps.events, opts->ring_bytes);
+	ret = footprint_bpf__create_skeleton(t->skel);
 	if (ret)
 		goto fail;
-	step = "size the process-tree table of";
-	if (opts->max_tree_pids)
-		ret = bpf_map__set_max_entries(t->skel->maps.traced_pids,
-					       opts->max_tree_pids);
-	if (ret)
+	step = "index the skeleton of";
+	if (!fp_skel_in_order(t->skel)) {
+		ret = -EINVAL;
 		goto fail;
+	}
 	ret = load(t, opts, &step);
 	if (ret)
 		goto fail;
 	fp_warm_report(&t->warm);
 	step = "set up the ring buffer of";
-	ret = fp_ring_open(&t->ring, bpf_map__fd(t->skel->maps.events), feed,
-			   t);
+	ret = fp_ring_open(&t->ring, map_fd(t, FP_SKEL_MAP(events)), feed, t);
 	if (ret)
 		goto fail;
 	ret = drain_earlier_run(t);
@@ -324,11 +345,6 @@ fail:
 cleanup:
 	fp_tracer_close(t);
 	return ret;
-}
-
-static bool reused(const struct fp_tracer *t)
-{
-	return t->warm.mode == FP_WARM_REUSE;
 }
 
 /* The skeleton's i-th program and its link, loaded here or reused. */
@@ -359,7 +375,7 @@ static void save_link_ids(struct fp_tracer *t)
 		__u32 len = sizeof(info);
 
 		t->link_ids[i] = 0;
-		if (!bpf_program__autoload(*sk->progs[i].prog))
+		if (prog_fd(t, i) < 0)
 			continue;
 		if (link_fd(t, i) >= 0 &&
 		    !bpf_obj_get_info_by_fd(link_fd(t, i), &info, &len))
@@ -371,7 +387,7 @@ static int complete_trees(struct fp_tracer *t);
 
 int fp_tracer_attach(struct fp_tracer *t, char *err, size_t errlen)
 {
-	int ret = reused(t) ? fp_warm_attach(&t->warm, t->skel) :
+	int ret = reused(t) ? fp_warm_attach(&t->warm) :
 			      footprint_bpf__attach(t->skel);
 
 	if (ret) {
@@ -432,7 +448,7 @@ int fp_tracer_add_cgroup(struct fp_tracer *t, int cgroup_fd)
 	if (fstat(cgroup_fd, &st))
 		return -errno;
 	t->skel->bss->target_cgroup_ids[key] = st.st_ino;
-	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.target_cgroup), &key,
+	if (bpf_map_update_elem(map_fd(t, FP_SKEL_MAP(target_cgroup)), &key,
 				&cgroup_fd, BPF_ANY))
 		return -errno;
 	/* the entry is in place before the programs look at it */
@@ -463,7 +479,7 @@ int fp_tracer_add_self(struct fp_tracer *t, pid_t tgid)
 	t->skel->bss->self_tgids[n] = tgid;
 	__atomic_store_n(&t->skel->bss->nself, n + 1, __ATOMIC_RELEASE);
 	/* it may have been forked by a traced process, as a daemon is */
-	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.traced_pids), &key);
+	bpf_map_delete_elem(map_fd(t, FP_SKEL_MAP(traced_pids)), &key);
 	return 0;
 }
 
@@ -480,14 +496,14 @@ static bool tree_has(void *ctx, pid_t pid)
 	struct fp_tracer *t = ctx;
 	__u32 key = pid, root;
 
-	return !bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.traced_pids),
-				    &key, &root);
+	return !bpf_map_lookup_elem(map_fd(t, FP_SKEL_MAP(traced_pids)), &key,
+				    &root);
 }
 
 static int tree_add(void *ctx, pid_t pid, pid_t parent)
 {
 	struct fp_tracer *t = ctx;
-	int fd = bpf_map__fd(t->skel->maps.traced_pids);
+	int fd = map_fd(t, FP_SKEL_MAP(traced_pids));
 	__u32 key = parent, root = parent;
 
 	bpf_map_lookup_elem(fd, &key, &root);
@@ -548,7 +564,7 @@ static int complete_trees(struct fp_tracer *t)
 
 int fp_tracer_add_pid_tree(struct fp_tracer *t, pid_t root)
 {
-	int fd = bpf_map__fd(t->skel->maps.traced_pids);
+	int fd = map_fd(t, FP_SKEL_MAP(traced_pids));
 	__u32 key = root, val = root;
 
 	if (root <= 0)
@@ -590,7 +606,7 @@ int fp_tracer_consume(struct fp_tracer *t)
  */
 int fp_tracer_drain_held(struct fp_tracer *t)
 {
-	int rfd = bpf_map__fd(t->skel->maps.held_opens);
+	int rfd = map_fd(t, FP_SKEL_MAP(held_opens));
 	struct fp_held_open h;
 	struct fp_map_array a;
 	__u64 *owner;
@@ -598,7 +614,7 @@ int fp_tracer_drain_held(struct fp_tracer *t)
 	__u32 i;
 	int n = 0, ret;
 
-	ret = fp_map_array_open(&a, bpf_map__fd(t->skel->maps.held_owner),
+	ret = fp_map_array_open(&a, map_fd(t, FP_SKEL_MAP(held_owner)),
 				sizeof(*owner), FP_HELD_TASKS, 1);
 	if (ret)
 		return ret;
@@ -622,11 +638,11 @@ int fp_tracer_drain_held(struct fp_tracer *t)
 
 int fp_tracer_flush_flows(struct fp_tracer *t, struct fp_collector *c)
 {
-	int flows = bpf_map__fd(t->skel->maps.net_flows);
+	int flows = map_fd(t, FP_SKEL_MAP(net_flows));
 	int merged, ret;
 
-	merged = fp_flows_merge_cache(bpf_map__fd(t->skel->maps.flow_cache),
-				      flows, c);
+	merged = fp_flows_merge_cache(map_fd(t, FP_SKEL_MAP(flow_cache)), flows,
+				      c);
 	ret = fp_flows_flush(flows, c);
 	return merged < 0 ? merged : ret;
 }
@@ -665,7 +681,7 @@ int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st)
 		ret = -ENOMEM;
 		goto cleanup;
 	}
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &key, per)) {
+	if (bpf_map_lookup_elem(map_fd(t, FP_SKEL_MAP(stats)), &key, per)) {
 		ret = -errno;
 		goto cleanup;
 	}
@@ -704,7 +720,7 @@ static bool links_intact(struct fp_tracer *t)
 		__u32 len = sizeof(info);
 
 		/* not loaded on this kernel (hooks.c): nothing to check */
-		if (!bpf_program__autoload(*sk->progs[i].prog))
+		if (prog_fd(t, i) < 0)
 			continue;
 		if (link_fd(t, i) < 0 || !t->link_ids[i] ||
 		    bpf_obj_get_info_by_fd(link_fd(t, i), &info, &len) ||
@@ -790,7 +806,7 @@ int fp_tracer_set_secret_ids(struct fp_tracer *t,
 			     const struct fp_secret_id *ids,
 			     const uint32_t *cls, size_t n)
 {
-	int fd = bpf_map__fd(t->skel->maps.secret_ids);
+	int fd = map_fd(t, FP_SKEL_MAP(secret_ids));
 	size_t i;
 
 	if (n > FP_MAX_SECRET_IDS)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -21,11 +22,13 @@
 #include "footprint.skel.h"
 #include "hooks.h"
 #include "json.h"
+#include "knobs.h"
 #include "sha256.h"
+#include "skel_index.h"
 #include "warm.h"
 #include "warm_reset.h"
 
-#define WARM_FORMAT "footprint-warm-1"
+#define WARM_FORMAT "footprint-warm-2"
 /* pinned last: a set without it was cut short and is made again */
 #define WARM_READY "ready"
 /* sets kept pinned, runs at once included once they end */
@@ -115,17 +118,22 @@ _Static_assert(sizeof(((struct footprint_bpf *)0)->maps) /
 
 static bool skeleton_fits(const struct bpf_object_skeleton *sk)
 {
+	struct fp_map_shape shape;
 	int i;
 
 	if (sk->prog_cnt > FP_WARM_MAX_PROGS || sk->map_cnt > FP_WARM_MAX_MAPS)
 		return false;
-	for (i = 0; i < sk->map_cnt; i++)
-		if (!fp_warm_map_resettable(*sk->maps[i].map))
+	for (i = 0; i < sk->map_cnt; i++) {
+		fp_map_shape_of(*sk->maps[i].map, sk->maps[i].mmaped, &shape);
+		if (!fp_warm_map_resettable(&shape))
 			return false;
+	}
 	/* attached as the skeleton would: a raw tracepoint link each */
 	for (i = 0; i < sk->prog_cnt; i++)
-		if (bpf_program__expected_attach_type(*sk->progs[i].prog) !=
-		    BPF_TRACE_RAW_TP)
+		if (bpf_program__type(*sk->progs[i].prog) !=
+			    BPF_PROG_TYPE_TRACING ||
+		    bpf_program__expected_attach_type(*sk->progs[i].prog) !=
+			    BPF_TRACE_RAW_TP)
 			return false;
 	return true;
 }
@@ -135,18 +143,20 @@ static void feed_u32(struct fp_sha256 *h, __u32 v)
 	fp_sha256_update(h, &v, sizeof(v));
 }
 
-/* Everything that decides what a load makes, and so whether a set fits. */
-static void make_key(struct footprint_bpf *skel, const __u32 *sys_table,
+/*
+ * Everything that decides what a load makes, and so whether a set fits:
+ * the object (its maps, programs and first images), the options that
+ * become its knobs and sizes (knobs.h, the only place they are set), the
+ * syscall table, the kernel. No libbpf open is needed to make it.
+ */
+static void make_key(const struct bpf_object_skeleton *sk,
+		     const struct fp_load_knobs *k, const __u32 *sys_table,
 		     size_t n, char *out)
 {
-	const struct bpf_object_skeleton *sk = sk_of(skel);
 	unsigned char md[FP_SHA256_LEN];
 	struct fp_sha256 h;
 	struct utsname u;
 	struct stat st;
-	const void *p;
-	size_t sz;
-	int i;
 
 	fp_sha256_init(&h);
 	fp_sha256_update(&h, WARM_FORMAT, sizeof(WARM_FORMAT));
@@ -154,18 +164,9 @@ static void make_key(struct footprint_bpf *skel, const __u32 *sys_table,
 	 * bytes here took ~0.5 ms of every run's load (test_bpf_digest.c
 	 * checks that the two agree) */
 	fp_sha256_update(&h, FP_BPF_OBJ_SHA256, sizeof(FP_BPF_OBJ_SHA256));
-	for (i = 0; i < sk->map_cnt; i++) {
-		const struct bpf_map *m = *sk->maps[i].map;
-
-		feed_u32(&h, bpf_map__type(m));
-		feed_u32(&h, bpf_map__key_size(m));
-		feed_u32(&h, bpf_map__value_size(m));
-		feed_u32(&h, bpf_map__max_entries(m));
-		feed_u32(&h, bpf_map__map_flags(m));
-		p = bpf_map__initial_value((struct bpf_map *)m, &sz);
-		if (p && sk->maps[i].mmaped)
-			fp_sha256_update(&h, p, sz);
-	}
+	feed_u32(&h, sk->map_cnt);
+	feed_u32(&h, sk->prog_cnt);
+	fp_sha256_update(&h, k, sizeof(*k));
 	fp_sha256_update(&h, sys_table, n * sizeof(*sys_table));
 	/*
 	 * What fp_hooks_choose() makes of the kernel's BTF is not hashed
@@ -347,32 +348,76 @@ static void close_fds(int *fd, int n)
 	}
 }
 
-static bool map_matches(int fd, const struct bpf_map *m)
+/* the first BPF_OBJ_NAME_LEN - 1 bytes of a name are what the kernel keeps */
+static bool same_name(const char *kernel, const char *ours)
 {
+	return !strncmp(kernel, ours, BPF_OBJ_NAME_LEN - 1);
+}
+
+/* The size the skeleton's struct gives a map of global data; 0: none. */
+static size_t global_size(int i)
+{
+	if (i == (int)FP_SKEL_MAP(rodata))
+		return sizeof(struct footprint_bpf__rodata);
+	if (i == (int)FP_SKEL_MAP(bss))
+		return sizeof(struct footprint_bpf__bss);
+	if (i == (int)FP_SKEL_MAP(kconfig))
+		return sizeof(struct footprint_bpf__kconfig);
+	return 0;
+}
+
+/*
+ * The i-th pinned map, if it is the one the skeleton names there, of the
+ * size the knobs make it, and of a kind a reset handles.
+ */
+static bool take_map(struct fp_warm *w, const struct bpf_object_skeleton *sk,
+		     int i, const struct fp_load_knobs *k)
+{
+	struct fp_map_shape *s = &w->map_shape[i];
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
+	char path[64];
 
-	return !bpf_obj_get_info_by_fd(fd, &info, &len) &&
-	       info.type == bpf_map__type(m) &&
-	       info.key_size == bpf_map__key_size(m) &&
-	       info.value_size == bpf_map__value_size(m) &&
-	       info.max_entries == bpf_map__max_entries(m);
+	pin_path(path, sizeof(path), w->dirfd, 'm', i);
+	w->map_fd[i] = bpf_obj_get(path);
+	if (w->map_fd[i] < 0 ||
+	    bpf_obj_get_info_by_fd(w->map_fd[i], &info, &len) ||
+	    !same_name(info.name, sk->maps[i].name) ||
+	    !fp_knobs_sized(i, info.max_entries, k))
+		return false;
+	s->type = info.type;
+	s->key_size = info.key_size;
+	s->value_size = info.value_size;
+	s->max_entries = info.max_entries;
+	s->flags = info.map_flags;
+	s->global_data = sk->maps[i].mmaped;
+	/* the struct may end in padding the section does not have */
+	if (s->global_data &&
+	    ((s->value_size + 7) / 8 != (global_size(i) + 7) / 8 ||
+	     s->max_entries != 1))
+		return false;
+	return fp_warm_map_resettable(s);
 }
 
-static bool prog_matches(int fd, const struct bpf_program *p)
+/* The set's .rodata holds the knobs this run asks for. */
+static bool knobs_kept(const struct fp_warm *w, const struct fp_load_knobs *k)
 {
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
+	struct footprint_bpf__rodata ro;
+	__u32 key = 0;
 
-	return !bpf_obj_get_info_by_fd(fd, &info, &len) &&
-	       info.type == bpf_program__type(p) &&
-	       !strncmp(info.name, bpf_program__name(p), BPF_OBJ_NAME_LEN - 1);
+	return !bpf_map_lookup_elem(w->map_fd[FP_SKEL_MAP(rodata)], &key,
+				    &ro) &&
+	       fp_knobs_in(&ro, k);
 }
 
-/* The set's pins, each checked against what this skeleton would load. */
-static bool take_pins(struct fp_warm *w, struct footprint_bpf *skel)
+/*
+ * The set's pins, each checked against what the skeleton names at its
+ * place: found without libbpf's open of the object (the most of a warm
+ * start's time it was), by the kernel's word on each.
+ */
+static bool take_pins(struct fp_warm *w, const struct bpf_object_skeleton *sk,
+		      const struct fp_load_knobs *k)
 {
-	const struct bpf_object_skeleton *sk = sk_of(skel);
 	char path[64];
 	int i, fd;
 
@@ -381,26 +426,24 @@ static bool take_pins(struct fp_warm *w, struct footprint_bpf *skel)
 	if (fd < 0)
 		return false;
 	close(fd);
-	for (i = 0; i < sk->map_cnt; i++) {
-		pin_path(path, sizeof(path), w->dirfd, 'm', i);
-		w->map_fd[i] = bpf_obj_get(path);
-		if (w->map_fd[i] < 0 ||
-		    !map_matches(w->map_fd[i], *sk->maps[i].map))
+	for (i = 0; i < sk->map_cnt; i++)
+		if (!take_map(w, sk, i, k))
 			goto stale;
-	}
+	if (!knobs_kept(w, k))
+		goto stale;
 	for (i = 0; i < sk->prog_cnt; i++) {
-		const struct bpf_program *p = *sk->progs[i].prog;
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
 
 		pin_path(path, sizeof(path), w->dirfd, 'p', i);
 		fd = bpf_obj_get(path);
 		/* only a program fp_hooks_choose() may leave out can be missing */
-		if (fd < 0 && fp_hooks_optional(skel, p)) {
-			bpf_program__set_autoload((struct bpf_program *)p,
-						  false);
+		if (fd < 0 && fp_hooks_optional(i))
 			continue;
-		}
 		w->prog_fd[i] = fd;
-		if (fd < 0 || !prog_matches(fd, p))
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+		    info.type != BPF_PROG_TYPE_TRACING ||
+		    !same_name(info.name, sk->progs[i].name))
 			goto stale;
 	}
 	return true;
@@ -411,15 +454,17 @@ stale:
 }
 
 enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
+				const struct fp_load_knobs *k,
 				const __u32 *sys_table, size_t n)
 {
+	const struct bpf_object_skeleton *sk = sk_of(skel);
 	int bpffs = -1, base = -1;
 
 	fp_warm_init(w);
-	w->why = "its maps or programs are of a kind a reset cannot handle";
-	if (!skeleton_fits(sk_of(skel)))
+	w->why = "it has more maps or programs than a set holds";
+	if (sk->prog_cnt > FP_WARM_MAX_PROGS || sk->map_cnt > FP_WARM_MAX_MAPS)
 		goto cleanup;
-	make_key(skel, sys_table, n, w->key);
+	make_key(sk, k, sys_table, n, w->key);
 	w->why = "no bpffs at " FP_WARM_BPFFS;
 	if (ensure_bpffs())
 		goto cleanup;
@@ -450,7 +495,7 @@ enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
 	w->why = NULL;
 	/* its mtime says when it was last used, for evict_sets() */
 	futimens(w->dirfd, NULL);
-	if (take_pins(w, skel)) {
+	if (take_pins(w, sk, k)) {
 		w->mode = FP_WARM_REUSE;
 	} else {
 		clear_set(w->dirfd);
@@ -477,13 +522,22 @@ int fp_warm_reuse(struct fp_warm *w, struct footprint_bpf *skel)
 	const struct bpf_object_skeleton *sk = sk_of(skel);
 	int i, ret = 0;
 
-	for (i = 0; i < sk->map_cnt && !ret; i++)
-		ret = bpf_map__reuse_fd(*sk->maps[i].map, w->map_fd[i]);
-	close_fds(w->map_fd, FP_WARM_MAX_MAPS);
-	for (i = 0; i < sk->map_cnt && !ret; i++)
-		ret = fp_warm_map_global_data(&sk->maps[i]);
+	/* where the skeleton's code looks for the global data, as a load
+	 * would have mapped it */
+	for (i = 0; i < sk->map_cnt && !ret; i++) {
+		if (!sk->maps[i].mmaped)
+			continue;
+		w->mapped[i] = fp_warm_map_global_data(
+			w->map_fd[i], &w->map_shape[i], &w->mapped_len[i]);
+		if (!w->mapped[i])
+			ret = -errno;
+		else
+			*sk->maps[i].mmaped = w->mapped[i];
+		w->mapped_at[i] = sk->maps[i].mmaped;
+	}
 	if (!ret)
-		ret = fp_warm_reset_state(skel);
+		ret = fp_warm_reset_state(w->map_fd, w->map_shape, sk->map_cnt,
+					  skel->bss);
 	/* whatever went wrong, the next run makes the set again */
 	if (ret)
 		clear_set(w->dirfd);
@@ -496,6 +550,14 @@ void fp_warm_save(struct fp_warm *w, struct footprint_bpf *skel)
 	char path[64];
 	int i, ret = 0;
 
+	/* a set this run could not reset or attach as it would: none */
+	if (!skeleton_fits(sk)) {
+		clear_set(w->dirfd);
+		fp_warm_end(w);
+		w->why =
+			"its maps or programs are of a kind a reset cannot handle";
+		return;
+	}
 	for (i = 0; i < sk->map_cnt && !ret; i++) {
 		pin_path(path, sizeof(path), w->dirfd, 'm', i);
 		ret = bpf_obj_pin(bpf_map__fd(*sk->maps[i].map), path);
@@ -541,12 +603,11 @@ void fp_warm_report(const struct fp_warm *w)
 			what[w->mode], FP_WARM_DIR, w->key);
 }
 
-int fp_warm_attach(struct fp_warm *w, struct footprint_bpf *skel)
+int fp_warm_attach(struct fp_warm *w)
 {
-	const struct bpf_object_skeleton *sk = sk_of(skel);
 	int i, ret = 0;
 
-	for (i = 0; i < sk->prog_cnt && !ret; i++) {
+	for (i = 0; i < FP_WARM_MAX_PROGS && !ret; i++) {
 		if (w->prog_fd[i] < 0)
 			continue;
 		w->link_fd[i] = bpf_link_create(w->prog_fd[i], 0,
@@ -564,9 +625,24 @@ void fp_warm_detach(struct fp_warm *w)
 	close_fds(w->link_fd, FP_WARM_MAX_PROGS);
 }
 
+static void unmap_global_data(struct fp_warm *w)
+{
+	int i;
+
+	for (i = 0; i < FP_WARM_MAX_MAPS; i++) {
+		if (w->mapped[i])
+			munmap(w->mapped[i], w->mapped_len[i]);
+		if (w->mapped_at[i])
+			*w->mapped_at[i] = NULL;
+		w->mapped[i] = NULL;
+		w->mapped_at[i] = NULL;
+	}
+}
+
 void fp_warm_end(struct fp_warm *w)
 {
 	close_fds(w->link_fd, FP_WARM_MAX_PROGS);
+	unmap_global_data(w);
 	close_fds(w->prog_fd, FP_WARM_MAX_PROGS);
 	close_fds(w->map_fd, FP_WARM_MAX_MAPS);
 	/*

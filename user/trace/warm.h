@@ -20,7 +20,10 @@
 
 #include <linux/types.h>
 
+#include "warm_reset.h"
+
 struct footprint_bpf;
+struct fp_load_knobs;
 
 #define FP_WARM_BPFFS "/sys/fs/bpf"
 #define FP_WARM_DIR FP_WARM_BPFFS "/footprint"
@@ -44,27 +47,38 @@ struct fp_warm {
 	int prog_fd[FP_WARM_MAX_PROGS];
 	int map_fd[FP_WARM_MAX_MAPS];
 	int link_fd[FP_WARM_MAX_PROGS];
+	struct fp_map_shape map_shape[FP_WARM_MAX_MAPS]; /* the kernel's word */
+	/* REUSE: the global data mapped, and the skeleton's pointer to it */
+	void *mapped[FP_WARM_MAX_MAPS];
+	size_t mapped_len[FP_WARM_MAX_MAPS];
+	void **mapped_at[FP_WARM_MAX_MAPS];
 	const char *why; /* OFF: why, for FOOTPRINT_DEBUG */
 	bool foreign; /* a directory not root's alone where a set would go */
 };
 
 void fp_warm_init(struct fp_warm *w);
 /*
- * For a skeleton opened and set up but not loaded, and the syscall table
- * user space will fill in: REUSE if a complete set of the same key was
- * free to take, SAVE if this run is to make one, OFF if neither (bpffs
- * missing, the set busy with another run, a directory not root's alone).
- * The sets are chosen, made and evicted under FP_WARM_DIR's flock, so
- * that runs at once cannot evict a set another is making.
+ * For a skeleton created (libbpf need not have opened it), the knobs of
+ * the load and the syscall table user space will fill in: REUSE if a
+ * complete set of the same key was free to take, SAVE if this run is to
+ * make one, OFF if neither (bpffs missing, the set busy with another
+ * run, a directory not root's alone). The sets are chosen, made and
+ * evicted under FP_WARM_DIR's flock, so that runs at once cannot evict a
+ * set another is making.
  */
 enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
+				const struct fp_load_knobs *k,
 				const __u32 *sys_table, size_t n);
-/* REUSE: the skeleton's maps become the pinned ones, their state reset */
+/*
+ * REUSE: the skeleton's global data pointers (rodata, bss) become the
+ * set's, its state reset; the maps are used by map_fd[], never through
+ * the skeleton's (unopened) maps.
+ */
 int fp_warm_reuse(struct fp_warm *w, struct footprint_bpf *skel);
 /* SAVE, once loaded: pin it all; on failure no set is left, mode OFF */
 void fp_warm_save(struct fp_warm *w, struct footprint_bpf *skel);
 /* REUSE: link (and unlink) the pinned programs, as the skeleton would */
-int fp_warm_attach(struct fp_warm *w, struct footprint_bpf *skel);
+int fp_warm_attach(struct fp_warm *w);
 void fp_warm_detach(struct fp_warm *w);
 /*
  * Lets the set go (the next run may take it) and closes what it held;

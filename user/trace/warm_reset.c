@@ -29,10 +29,10 @@ static int clear_hash(int fd, __u32 key_size)
 	return errno == ENOENT ? 0 : -errno;
 }
 
-static int zero_percpu(int fd, const struct bpf_map *m)
+static int zero_percpu(int fd, const struct fp_map_shape *s)
 {
 	int ncpus = libbpf_num_possible_cpus();
-	size_t sz = (bpf_map__value_size(m) + 7) / 8 * 8;
+	size_t sz = (s->value_size + 7) / 8 * 8;
 	void *zero;
 	__u32 key;
 	int ret = 0;
@@ -42,7 +42,7 @@ static int zero_percpu(int fd, const struct bpf_map *m)
 	zero = calloc(ncpus, sz);
 	if (!zero)
 		return -ENOMEM;
-	for (key = 0; key < bpf_map__max_entries(m) && !ret; key++)
+	for (key = 0; key < s->max_entries && !ret; key++)
 		if (bpf_map_update_elem(fd, &key, zero, BPF_ANY))
 			ret = -errno;
 	free(zero);
@@ -50,25 +50,24 @@ static int zero_percpu(int fd, const struct bpf_map *m)
 }
 
 /* A slot table (flow_cache, held_owner), zeroed in place (maparray.h). */
-static int zero_array(int fd, const struct bpf_map *m)
+static int zero_array(int fd, const struct fp_map_shape *s)
 {
 	struct fp_map_array a;
 	int ret;
 
-	ret = fp_map_array_open(&a, fd, bpf_map__value_size(m),
-				bpf_map__max_entries(m), 1);
+	ret = fp_map_array_open(&a, fd, s->value_size, s->max_entries, 1);
 	if (ret)
 		return ret;
-	memset(a.base, 0, a.stride * bpf_map__max_entries(m));
+	memset(a.base, 0, a.stride * s->max_entries);
 	fp_map_array_close(&a);
 	return 0;
 }
 
-static int clear_cgroups(int fd, const struct bpf_map *m)
+static int clear_cgroups(int fd, const struct fp_map_shape *s)
 {
 	__u32 key;
 
-	for (key = 0; key < bpf_map__max_entries(m); key++)
+	for (key = 0; key < s->max_entries; key++)
 		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
 			return -errno;
 	return 0;
@@ -77,21 +76,21 @@ static int clear_cgroups(int fd, const struct bpf_map *m)
 /*
  * One map back to what a fresh load has: emptied, zeroed, or (a table a
  * load fills for good, the ring the tracer drains, task storage only a
- * run's own new tasks have) left as it is. With dry set, only whether
+ * run's own new tasks have) left as it is. With fd -1, only whether
  * this kind of map is known: -EOPNOTSUPP if not.
  */
-static int reset_map(const struct bpf_map *m, bool dry)
+static int reset_map(int fd, const struct fp_map_shape *s)
 {
-	int fd = bpf_map__fd(m);
+	bool dry = fd < 0;
 
-	switch (bpf_map__type(m)) {
+	switch (s->type) {
 	case BPF_MAP_TYPE_HASH:
 	case BPF_MAP_TYPE_LRU_HASH:
-		return dry ? 0 : clear_hash(fd, bpf_map__key_size(m));
+		return dry ? 0 : clear_hash(fd, s->key_size);
 	case BPF_MAP_TYPE_PERCPU_ARRAY:
-		return dry ? 0 : zero_percpu(fd, m);
+		return dry ? 0 : zero_percpu(fd, s);
 	case BPF_MAP_TYPE_CGROUP_ARRAY:
-		return dry ? 0 : clear_cgroups(fd, m);
+		return dry ? 0 : clear_cgroups(fd, s);
 	case BPF_MAP_TYPE_ARRAY:
 		/*
 		 * An array the kernel side lets userspace map is a slot table
@@ -100,9 +99,8 @@ static int reset_map(const struct bpf_map *m, bool dry)
 		 * held records (a slot's is written before it is read) are
 		 * a load's.
 		 */
-		if ((bpf_map__map_flags(m) & BPF_F_MMAPABLE) &&
-		    !bpf_map__is_internal(m))
-			return dry ? 0 : zero_array(fd, m);
+		if ((s->flags & BPF_F_MMAPABLE) && !s->global_data)
+			return dry ? 0 : zero_array(fd, s);
 		return 0;
 	case BPF_MAP_TYPE_RINGBUF:
 	case BPF_MAP_TYPE_TASK_STORAGE:
@@ -112,9 +110,20 @@ static int reset_map(const struct bpf_map *m, bool dry)
 	}
 }
 
-bool fp_warm_map_resettable(const struct bpf_map *m)
+void fp_map_shape_of(const struct bpf_map *m, bool global_data,
+		     struct fp_map_shape *s)
 {
-	return !reset_map(m, true);
+	s->type = bpf_map__type(m);
+	s->key_size = bpf_map__key_size(m);
+	s->value_size = bpf_map__value_size(m);
+	s->max_entries = bpf_map__max_entries(m);
+	s->flags = bpf_map__map_flags(m);
+	s->global_data = global_data;
+}
+
+bool fp_warm_map_resettable(const struct fp_map_shape *s)
+{
+	return !reset_map(-1, s);
 }
 
 /*
@@ -129,41 +138,44 @@ bool fp_warm_map_resettable(const struct bpf_map *m)
  * is drained by the tracer (it owns the consumer); task storage cannot
  * be walked from here, and only the walk cache lives there.
  */
-int fp_warm_reset_state(struct footprint_bpf *skel)
+int fp_warm_reset_state(const int *map_fd, const struct fp_map_shape *shape,
+			int n, struct footprint_bpf__bss *bss)
 {
-	const struct bpf_object_skeleton *sk = skel->skeleton;
 	__u64 gen;
 	__u32 addr_at;
 	int i, ret = 0;
 
-	for (i = 0; i < sk->map_cnt && !ret; i++)
-		ret = reset_map(*sk->maps[i].map, false);
+	for (i = 0; i < n && !ret; i++)
+		ret = map_fd[i] < 0 ? -EBADF : reset_map(map_fd[i], &shape[i]);
 	if (ret)
 		return ret;
-	gen = __atomic_load_n(&skel->bss->path_gen, __ATOMIC_ACQUIRE);
-	addr_at = skel->bss->uring_addr_at;
-	memset(skel->bss, 0, sizeof(*skel->bss));
-	skel->bss->uring_addr_at = addr_at;
-	__atomic_store_n(&skel->bss->path_gen, gen + 1, __ATOMIC_RELEASE);
+	gen = __atomic_load_n(&bss->path_gen, __ATOMIC_ACQUIRE);
+	addr_at = bss->uring_addr_at;
+	memset(bss, 0, sizeof(*bss));
+	bss->uring_addr_at = addr_at;
+	__atomic_store_n(&bss->path_gen, gen + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
-int fp_warm_map_global_data(const struct bpf_map_skeleton *ms)
+void *fp_warm_map_global_data(int fd, const struct fp_map_shape *s, size_t *len)
 {
-	const struct bpf_map *m = *ms->map;
 	long page = sysconf(_SC_PAGESIZE);
-	size_t sz =
-		(bpf_map__value_size(m) + 7) / 8 * 8 * bpf_map__max_entries(m);
+	size_t sz = (size_t)(s->value_size + 7) / 8 * 8 * s->max_entries;
 	int prot = PROT_READ;
 	void *p;
 
-	if (!ms->mmaped || !*ms->mmaped ||
-	    !(bpf_map__map_flags(m) & BPF_F_MMAPABLE))
-		return 0;
-	if (!(bpf_map__map_flags(m) & BPF_F_RDONLY_PROG))
+	*len = 0;
+	if (!(s->flags & BPF_F_MMAPABLE)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* as libbpf: what the programs only read is read-only here too */
+	if (!(s->flags & BPF_F_RDONLY_PROG))
 		prot |= PROT_WRITE;
 	sz = (sz + page - 1) / page * page;
-	p = mmap(*ms->mmaped, sz, prot, MAP_SHARED | MAP_FIXED, bpf_map__fd(m),
-		 0);
-	return p == MAP_FAILED ? -errno : 0;
+	p = mmap(NULL, sz, prot, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*len = sz;
+	return p;
 }
