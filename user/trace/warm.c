@@ -385,12 +385,7 @@ static bool take_map(struct fp_warm *w, const struct bpf_object_skeleton *sk,
 	    !same_name(info.name, sk->maps[i].name) ||
 	    !fp_knobs_sized(i, info.max_entries, k))
 		return false;
-	s->type = info.type;
-	s->key_size = info.key_size;
-	s->value_size = info.value_size;
-	s->max_entries = info.max_entries;
-	s->flags = info.map_flags;
-	s->global_data = sk->maps[i].mmaped;
+	fp_map_shape_info(&info, sk->maps[i].mmaped, s);
 	/* the struct may end in padding the section does not have */
 	if (s->global_data &&
 	    ((s->value_size + 7) / 8 != (global_size(i) + 7) / 8 ||

@@ -121,6 +121,17 @@ void fp_map_shape_of(const struct bpf_map *m, bool global_data,
 	s->global_data = global_data;
 }
 
+void fp_map_shape_info(const struct bpf_map_info *info, bool global_data,
+		       struct fp_map_shape *s)
+{
+	s->type = info->type;
+	s->key_size = info->key_size;
+	s->value_size = info->value_size;
+	s->max_entries = info->max_entries;
+	s->flags = info->map_flags;
+	s->global_data = global_data;
+}
+
 bool fp_warm_map_resettable(const struct fp_map_shape *s)
 {
 	return !reset_map(-1, s);

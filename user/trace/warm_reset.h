@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 struct bpf_map;
+struct bpf_map_info;
 struct footprint_bpf__bss;
 
 /* What a reset needs to know of a map: the kernel's word, or libbpf's. */
@@ -21,8 +22,11 @@ struct fp_map_shape {
 	bool global_data; /* .rodata, .bss, .kconfig: mapped, a load's */
 };
 
+/* libbpf's word (an opened object), or the kernel's (a pinned map) */
 void fp_map_shape_of(const struct bpf_map *m, bool global_data,
 		     struct fp_map_shape *s);
+void fp_map_shape_info(const struct bpf_map_info *info, bool global_data,
+		       struct fp_map_shape *s);
 /* Is a map of this shape one fp_warm_reset_state() brings back? */
 bool fp_warm_map_resettable(const struct fp_map_shape *s);
 /* Each of n maps, and the .bss, back to what a fresh load has. */
