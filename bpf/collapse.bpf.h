@@ -233,8 +233,9 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 
 /* Is the task's header the held record's: every field fill_hdr() reads? */
 static __always_inline bool same_hdr(const struct fp_hdr *h,
-				     struct task_struct *task)
+				     struct task_struct *t)
 {
+	struct task_struct *task = untrusted(t);
 	const struct cred *cred = task->cred;
 
 	if (h->pid != task->tgid || h->tid != task->pid ||
@@ -254,7 +255,7 @@ static __always_inline bool same_hdr(const struct fp_hdr *h,
 static __always_inline bool same_dir(const struct fp_held_open *h,
 				     struct task_struct *task, int dirfd)
 {
-	struct fs_struct *fs = task->fs;
+	struct fs_struct *fs = untrusted(task)->fs;
 	struct dentry *d;
 	struct inode *inode;
 	struct path p;

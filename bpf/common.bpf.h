@@ -42,19 +42,43 @@ static __always_inline bool task_in_compat_syscall(struct task_struct *task)
 	return task->thread_info.status & TS_COMPAT;
 }
 
-#ifdef FP_DEFINE_SHARED
 /*
  * A kernel function of 6.2 and later, weak so that an older kernel still
  * loads the object: has_rdonly_cast (set by user space from the kernel's
  * BTF, hooks.c) leaves its calls dead code there. It makes a pointer
  * read from the kernel a typed one, whose fields are then plain loads (a
- * fault reads 0), not a probe-read helper call each (some 30 ns). For
- * shared.bpf.c alone: the static linker refuses the same kfunc declared
- * in two objects, so what uses it is a global function there.
+ * fault reads 0), not a probe-read helper call each (some 30 ns). The
+ * static linker of Debian 12's bpftool (libbpf 1.1) refuses a kfunc
+ * declared __ksym in two objects: shared.bpf.c, linked first, declares
+ * it so, and the others as a plain extern function, which the linker
+ * merges into that one (linked the other way round it refuses it).
  */
+#ifdef FP_DEFINE_SHARED
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __weak __ksym;
 const volatile bool has_rdonly_cast = false;
+#else
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __weak;
+extern const volatile bool has_rdonly_cast;
 #endif
+
+/*
+ * p (a pointer to a kernel struct) as one the verifier does not trust:
+ * its fields are loaded the same way, but each pointer the verifier
+ * loads from a trusted (or RCU) one costs it a search of the kernel's
+ * BTF by name for the type's "__safe_trusted" and "__safe_rcu" lists,
+ * some 0.5 ms a load on 6.18 (a linear scan of 126,000 types), again
+ * on every path it explores: that was the larger part of the cold
+ * start. A helper that takes a task (task storage, pt_regs) needs the
+ * trusted one. Left out of put_path(): the cast's dead branch grows its
+ * frame on 6.1, whose verifier allows handle_sys_exit's longest chain of
+ * frames (put_path's walk) 512 bytes in all (scripts/portability).
+ */
+#define untrusted_as(p, T)                                               \
+	(has_rdonly_cast ?                                               \
+		 (T *)bpf_rdonly_cast((p), bpf_core_type_id_kernel(T)) : \
+		 (T *)(p))
+/* the same for p not const-qualified: the kernel type is p's own */
+#define untrusted(p) untrusted_as(p, typeof(*(p)))
 
 /* Knobs, set through the skeleton before load (values in shared.bpf.c). */
 extern const volatile __u64 max_argv_bytes;
@@ -334,8 +358,9 @@ int fp_fd_sock(int fd, struct fp_sock_ref *r);
  * caller verified once that has the task already, as a call and its
  * return cost some 15 ns on a kernel with return thunks (SRSO).
  */
-static __always_inline void hdr_who(struct fp_hdr *h, struct task_struct *task)
+static __always_inline void hdr_who(struct fp_hdr *h, struct task_struct *t)
 {
+	struct task_struct *task = untrusted(t);
 	const struct cred *cred = task->cred;
 
 	h->pid = task->tgid;
@@ -407,6 +432,8 @@ int fp_open_flush(void); /* file: emit the task's held open (collapse.bpf.h) */
 FP_SHARED __u32 secret_ids_on;
 FP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	/* filled by userspace alone: nothing to allocate while tracing */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, FP_MAX_SECRET_IDS);
 	__type(key, struct fp_secret_id);
 	__type(value, __u32);

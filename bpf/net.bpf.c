@@ -412,23 +412,27 @@ __noinline int fp_connect_exit(long ret, __u64 fd, __u64 uaddr, __u64 addrlen)
 	return 0;
 }
 
-/* Copy the first FP_DNS_MAX bytes at ubuf of a DNS socket's traffic;
- * ino: the socket's inode number (dns.bpf.c's answers name it too) */
-static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
-				     long moved, const struct dns_sock *d,
-				     __u32 ino)
+/*
+ * Copy the first FP_DNS_MAX bytes at ubuf of a DNS socket's traffic;
+ * ino_dir: the socket's inode number (dns.bpf.c's answers name it too)
+ * and above it the direction, packed as a global function takes five
+ * arguments. Global, so that the verifier checks it once rather than in
+ * each send and receive path and each of sendmmsg's unrolled messages.
+ */
+__noinline int fp_dns_copy(__u64 fd, __u64 ubuf, long moved,
+			   const struct dns_sock *d, __u64 ino_dir)
 {
 	struct fp_dns *e = (struct fp_dns *)scratch_buf();
 	__u32 n;
 
-	if (!e || moved <= 0 || !ubuf)
-		return;
+	if (!e || !d || moved <= 0 || !ubuf)
+		return 0;
 	fill_hdr(&e->hdr, FP_EV_DNS);
 	e->fd = (int)fd;
-	e->dir = dir;
+	e->dir = ino_dir >> 32;
 	e->sock_type = d->sock_type;
 	e->total = moved;
-	e->sock = ino;
+	e->sock = (__u32)ino_dir;
 	bpf_probe_read_kernel(e->peer, sizeof(e->peer), d->peer);
 	n = moved < FP_DNS_MAX ? moved : FP_DNS_MAX;
 	barrier_var(n);
@@ -440,6 +444,14 @@ static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
 	e->len = n;
 	e->hdr.size = sizeof(*e) - FP_DNS_MAX + n;
 	emit(e, e->hdr.size);
+	return 0;
+}
+
+static __always_inline void dns_copy(__u16 dir, __u64 fd, __u64 ubuf,
+				     long moved, const struct dns_sock *d,
+				     __u32 ino)
+{
+	fp_dns_copy(fd, ubuf, moved, d, (__u64)dir << 32 | ino);
 }
 
 /* A query or answer on an already marked DNS socket (send, read, ...) */
@@ -551,13 +563,13 @@ static __always_inline void unrouted_addr(struct fp_net *e, struct sock *sk,
  * kernel looked up in this call, which it took from its own copy of the
  * sockaddr; a route on a send with no name (its socket's dst had to be
  * looked up again) counts only if it is not the socket's peer: a msghdr
- * rewritten to drop its name after the kernel read it.
+ * rewritten to drop its name after the kernel read it. Global, so that
+ * the verifier checks it once, not in each of the four sends it serves.
  */
-static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
-				   bool cache_missed)
+__noinline int fp_sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
+			  __u32 cache_missed)
 {
 	struct fp_net *e;
-	struct dns_sock d = {};
 	struct fp_sock_ref r;
 	struct fp_route rt;
 	struct sock *sk;
@@ -590,6 +602,10 @@ static __always_inline int sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
 	if (!net_peer(e))
 		return 0;
 	if (is_dns_port(sa_port(e->key.addr))) {
+		/* here, not above: its stack is rt's, done with (the 32-bit
+		 * path's chain of frames has 512 bytes before 6.13) */
+		struct dns_sock d = {};
+
 		dns_mark(sk, e->key.addr, type);
 		bpf_probe_read_kernel(d.peer, sizeof(d.peer), e->key.addr);
 		d.sock_type = type;
@@ -626,7 +642,7 @@ __noinline int fp_net_task_exit(void)
 __noinline int fp_sendto_exit(long ret, __u64 fd, __u64 ubuf, __u64 len,
 			      __u64 uaddr)
 {
-	return sent_to(ret, fd, ubuf, uaddr, true);
+	return fp_sent_to(ret, fd, ubuf, uaddr, true);
 }
 
 /* the i386 layouts of struct msghdr and struct iovec */
@@ -684,22 +700,30 @@ static __always_inline void msghdr_read(__u64 umsg, bool compat, __u64 *name,
 	}
 }
 
-/* sendmsg(fd, msg, flags): a destination if msg_name is set or the kernel
- * routed one; a DNS query is looked for in the first iovec */
-static __always_inline int sendmsg_exit(long ret, __u64 fd, __u64 umsg,
-					bool compat)
-{
-	__u64 name, base, len;
+/* what a sendmsg's msghdr names: the destination and the first iovec */
+struct msg_parts {
+	__u64 name;
+	__u64 base;
+	__u64 len;
+};
 
-	msghdr_read(umsg, compat, &name, &base, &len);
-	if (ret > (long)len)
-		ret = len;
-	return sent_to(ret, fd, base, name, compat);
+/* sendmsg(fd, msg, flags), its msghdr read into m: a destination if
+ * msg_name is set or the kernel routed one; a DNS query is looked for in
+ * the first iovec */
+static __always_inline int msg_sent(long ret, __u64 fd,
+				    const struct msg_parts *m, bool compat)
+{
+	if (ret > (long)m->len)
+		ret = m->len;
+	return fp_sent_to(ret, fd, m->base, m->name, compat);
 }
 
 __noinline int fp_sendmsg_exit(long ret, __u64 fd, __u64 umsg)
 {
-	return sendmsg_exit(ret, fd, umsg, false);
+	struct msg_parts m;
+
+	msghdr_read(umsg, false, &m.name, &m.base, &m.len);
+	return msg_sent(ret, fd, &m, false);
 }
 
 /*
@@ -750,7 +774,7 @@ static long mmsg_step(__u32 i, void *ctx)
 		return 0; /* routed: counted then */
 	if (family == AF_INET || !net_peer(e))
 		return 0;
-	/* as sent_to() marks a DNS socket it did not see routed */
+	/* as fp_sent_to() marks a DNS socket it did not see routed */
 	if (is_dns_port(sa_port(e->key.addr)))
 		dns_mark((struct sock *)w->r.sk, e->key.addr, e->key.sock_type);
 	flow_count(e);
@@ -1015,17 +1039,15 @@ static __always_inline __u32 socketcall_args(__u32 a[8])
  * The 32-bit calls, each a global function of its own: inlined into
  * fp_compat_net_exit() they would share its frame, which the 32-bit path
  * stacks between handle_sys_exit's and its callees' (fp_connect_exit's),
- * and kernels before 6.13 allow that chain 512 bytes in all.
+ * and kernels before 6.13 allow that chain 512 bytes in all. The sends
+ * call fp_sent_to() from fp_compat_net_exit() itself, one frame fewer
+ * on that chain; a 32-bit msghdr is read by a leaf of its own.
  */
-/* sendto: as a cache miss, a 32-bit call is never a cached flow's */
-__noinline int fp_sendto32_exit(long ret, __u64 fd, __u64 ubuf, __u64 uaddr)
+__noinline int fp_msghdr32_read(__u64 umsg, struct msg_parts *m)
 {
-	return sent_to(ret, fd, ubuf, uaddr, true);
-}
-
-__noinline int fp_sendmsg32_exit(long ret, __u64 fd, __u64 umsg)
-{
-	return sendmsg_exit(ret, fd, umsg, true);
+	if (m)
+		msghdr_read(umsg, true, &m->name, &m->base, &m->len);
+	return 0;
 }
 
 __noinline int fp_sendmmsg32_exit(long ret, __u64 fd, __u64 vec)
@@ -1048,6 +1070,7 @@ __noinline int fp_compat_net_exit(__u32 csys, long ret)
 {
 	struct pt_regs *regs =
 		(struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct msg_parts m = {};
 	__u32 a[8] = {};
 
 	if (!regs)
@@ -1066,9 +1089,11 @@ __noinline int fp_compat_net_exit(__u32 csys, long ret)
 	case FP_SYS_CONNECT:
 		return fp_connect_exit(ret, a[0], a[1], a[2]);
 	case FP_SYS_SENDTO:
-		return fp_sendto32_exit(ret, a[0], a[1], a[4]);
+		/* as a cache miss: a 32-bit call is never a cached flow's */
+		return fp_sent_to(ret, a[0], a[1], a[4], true);
 	case FP_SYS_SENDMSG:
-		return fp_sendmsg32_exit(ret, a[0], a[1]);
+		fp_msghdr32_read(a[1], &m);
+		return msg_sent(ret, a[0], &m, true);
 	case FP_SYS_SENDMMSG:
 		return fp_sendmmsg32_exit(ret, a[0], a[1]);
 	case FP_SYS_ACCEPT:

@@ -118,7 +118,7 @@ static long walk_step(__u64 i, void *unused)
 
 __noinline __u32 fp_walk(__u32 pos, __u32 limit, __u32 budget)
 {
-	struct fs_struct *fs = bpf_get_current_task_btf()->fs;
+	struct fs_struct *fs = untrusted(bpf_get_current_task_btf())->fs;
 	struct scratch *s = scratch_get();
 	struct vfsmount *vfsmnt, *vt;
 	struct walk_state *w;

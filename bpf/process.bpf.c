@@ -282,7 +282,7 @@ static __always_inline void exec_creds(struct fp_exec_creds *c,
 				       struct task_struct *p,
 				       struct linux_binprm *bprm)
 {
-	const struct cred *cr = p->cred;
+	const struct cred *cr = untrusted(p)->cred;
 
 	/* plain loads through the tracepoint's BTF pointers, not helpers */
 	c->uid = cr->uid.val;
@@ -330,7 +330,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	exec_creds(&e->creds, p, bprm);
 	pos = sizeof(*e);
 
-	exe = bprm->file;
+	exe = untrusted(bprm)->file;
 	e->exe_uid = exe->f_inode->i_uid.val;
 	e->exe_mode = exe->f_inode->i_mode;
 	e->exe_len = walk_from(s, exe->f_path.dentry, exe->f_path.mnt, pos,
@@ -358,7 +358,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 		pos += e->step_len;
 	}
 
-	mm = p->mm;
+	mm = untrusted(p)->mm;
 	arg_start = mm->arg_start;
 	arg_end = mm->arg_end;
 	e->argv_len = arg_end > arg_start ? arg_end - arg_start : 0;
@@ -430,7 +430,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *p)
 {
-	struct signal_struct *sig = p->signal;
+	struct signal_struct *sig = untrusted(p)->signal;
 	struct fp_exit e = {};
 	__u32 tgid;
 
@@ -451,7 +451,7 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 			e.status = sig->group_exit_code;
 		else
 			e.status = p->exit_code;
-		e.start_ns = p->group_leader->start_time;
+		e.start_ns = untrusted(p)->group_leader->start_time;
 		emit(&e, sizeof(e));
 	}
 	/* the pid may be reused by a process outside the tree */

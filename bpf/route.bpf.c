@@ -270,7 +270,8 @@ int BPF_PROG(handle_fib6, const struct net *net, const struct fib6_result *res,
 	if (!route_scope(task, &c))
 		return 0;
 	port = flp->uli.ports.dport;
-	found = res->f6i != net->ipv6.fib6_null_entry;
+	found = untrusted_as(res, struct fib6_result)->f6i !=
+		untrusted_as(net, struct net)->ipv6.fib6_null_entry;
 	r.len = 28;
 	r.proto = flp->__fl_common.flowic_proto;
 	r.err = found ? 0 : -101 /* ENETUNREACH */;

@@ -37,6 +37,8 @@ FP_SHARED struct {
  */
 FP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	/* see net_flows (flowcache.bpf.h); a failed add is scope_full */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, FP_MAX_TRACED_PIDS);
 	__type(key, __u32);
 	__type(value, __u32);

@@ -21,7 +21,7 @@
  */
 static __always_inline __u64 task_fd_file(struct task_struct *task, int fd)
 {
-	struct fdtable *fdt = task->files->fdt;
+	struct fdtable *fdt = untrusted(task)->files->fdt;
 	struct file **fds;
 	struct file *f = NULL;
 	struct kiocb *slot;
@@ -184,7 +184,7 @@ __noinline int fp_fd_info(int fd, int leader, int dir_only)
 		return -1;
 	fi = &s->fdinfo;
 	if (leader)
-		task = task->group_leader;
+		task = untrusted(task)->group_leader;
 	f = (struct file *)task_fd_file(task, fd);
 	fi->file = f;
 	fi->fd = fd;
@@ -331,7 +331,7 @@ __noinline int fp_fd_secret(int fd)
 
 __noinline __u32 fp_cur_ppid(void)
 {
-	return bpf_get_current_task_btf()->real_parent->tgid;
+	return untrusted(bpf_get_current_task_btf())->real_parent->tgid;
 }
 
 /*

@@ -317,7 +317,7 @@ static __always_inline void dir_key_cwd(struct trim_state *t,
  */
 __noinline int fp_dir_key(int dirfd)
 {
-	struct fs_struct *fs = bpf_get_current_task_btf()->fs;
+	struct fs_struct *fs = untrusted(bpf_get_current_task_btf())->fs;
 	struct scratch *s = scratch_get();
 	struct trim_state *t;
 	struct fd_info *fi;
