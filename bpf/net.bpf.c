@@ -785,6 +785,29 @@ static long mmsg_step(__u32 i, void *ctx)
 #define FP_MMSG_DNS 4
 
 /*
+ * Message i of the struct mmsghdr vector at vec (i386: 32 bytes each, its
+ * msg_len at 28; else 64, at 56) into m, its length cut to what was
+ * sent; -1 if unreadable. A global function: the verifier checks it
+ * once, not in each unrolled message of both sendmmsg paths.
+ */
+__noinline int fp_mmsg_sent(__u64 vec, __u32 i, __u32 compat,
+			    struct msg_parts *m)
+{
+	__u64 at = vec + (__u64)i * (compat ? 32 : 64);
+	__u32 sent;
+
+	if (!m)
+		return -1;
+	msghdr_read(at, compat, &m->name, &m->base, &m->len);
+	if (bpf_probe_read_user(&sent, sizeof(sent),
+				(void *)(at + (compat ? 28 : 56))))
+		return -1;
+	if (sent < m->len)
+		m->len = sent;
+	return 0;
+}
+
+/*
  * The DNS queries among the first FP_MMSG_DNS messages a sendmmsg() sent
  * (glibc sends a lookup's A and AAAA queries so), from the first iovec
  * of each, if its socket is a DNS one by now: connected to a DNS port,
@@ -799,9 +822,9 @@ static long mmsg_step(__u32 i, void *ctx)
 static __always_inline void mmsg_queries(const struct mmsg_walk *w, long ret)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u64 key = w->r.sk, name, base, len, at;
+	__u64 key = w->r.sk;
+	struct msg_parts m;
 	struct dns_sock *d;
-	__u32 sent;
 	int i;
 
 	if (!dns_active || ret <= 0 || !bpf_map_lookup_elem(&dns_tgids, &tgid))
@@ -810,16 +833,10 @@ static __always_inline void mmsg_queries(const struct mmsg_walk *w, long ret)
 	if (!d)
 		return;
 	for (i = 0; i < FP_MMSG_DNS && i < ret; i++) {
-		/* struct mmsghdr: a msghdr, then msg_len (i386: 28, 32) */
-		at = w->vec + (__u64)i * (w->compat ? 32 : 64);
-		msghdr_read(at, w->compat, &name, &base, &len);
-		if (bpf_probe_read_user(&sent, sizeof(sent),
-					(void *)(at + (w->compat ? 28 : 56))))
+		if (fp_mmsg_sent(w->vec, i, w->compat, &m))
 			break;
-		if (sent < len)
-			len = sent;
-		if (len && base)
-			dns_copy(FP_DNS_QUERY, w->fd, base, len, d,
+		if (m.len && m.base)
+			dns_copy(FP_DNS_QUERY, w->fd, m.base, m.len, d,
 				 (__u32)w->r.ino);
 	}
 }
