@@ -20,6 +20,14 @@
 struct fp_held_open {
 	__u64 inode; /* kernel addresses: identity only, never shown */
 	__u64 mnt;
+	/*
+	 * The dentry the kernel opened, and path_gen when the record was
+	 * held: an open of the same dentry under the same generation (no
+	 * rename, rmdir, mount or chdir since) reached the same name in the
+	 * tree, whatever bytes its caller passed (fp_open_again).
+	 */
+	__u64 dentry;
+	__u64 file_gen;
 	__u32 size; /* bytes of rec compared: hdr.size rounded up to 8 */
 	__u32 _pad;
 	/*

@@ -334,8 +334,10 @@ int fp_cur_hdr(struct fp_hdr *h); /* the header's who: pid ... comm */
 struct fp_file_id {
 	__u64 inode;
 	__u64 mnt;
+	__u64 dentry;
 };
-/* an open file's inode and mount (shared.bpf.c); -1 if fd is not open */
+/* an open file's inode, mount and dentry (shared.bpf.c); -1 if fd is not
+ * open */
 int fp_fd_identity(int fd, struct fp_file_id *id);
 /*
  * The file at fd of the current task's table (of its group leader's if

@@ -64,6 +64,7 @@ __noinline int fp_fd_identity(int fd, struct fp_file_id *id)
 {
 	__u32 oi = bpf_core_field_offset(struct file, f_inode),
 	      om = bpf_core_field_offset(struct file, f_path.mnt),
+	      od = bpf_core_field_offset(struct file, f_path.dentry),
 	      lo = oi < om ? oi : om;
 	struct file *f = (struct file *)fd_file(fd);
 	__u64 span[8];
@@ -74,17 +75,21 @@ __noinline int fp_fd_identity(int fd, struct fp_file_id *id)
 		f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
 		id->inode = (__u64)f->f_inode;
 		id->mnt = (__u64)f->f_path.mnt;
+		id->dentry = (__u64)f->f_path.dentry;
 		return 0;
 	}
-	if (oi - lo > 56 || om - lo > 56) {
+	lo = od < lo ? od : lo;
+	if (oi - lo > 56 || om - lo > 56 || od - lo > 56) {
 		id->inode = (__u64)BPF_CORE_READ(f, f_inode);
 		id->mnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+		id->dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
 		return 0;
 	}
 	if (bpf_probe_read_kernel(span, sizeof(span), (void *)f + lo))
 		return -1;
 	id->inode = span[((oi - lo) / 8) & 7];
 	id->mnt = span[((om - lo) / 8) & 7];
+	id->dentry = span[((od - lo) / 8) & 7];
 	return 0;
 }
 

@@ -167,6 +167,52 @@ class RepeatTest(fptest.TraceCase):
              (b + "/data", "renamed", 65534, True, 25)], got)
 
 
+# One file reached by other spellings, by a hard link, and by its new name
+# after another thread renamed it: only what reaches the same directory
+# entry with no rename in between is a repeat, whatever its bytes.
+SPELLINGS = r"""
+import os, sys, threading
+a, n = sys.argv[1], int(sys.argv[2])
+
+def loop(name):
+    for _ in range(n):
+        os.close(os.open(name, os.O_RDONLY))
+
+os.chdir(a)
+loop("data")
+loop("./data")
+loop(os.path.join(a, "data"))
+loop("hl")                       # a hard link: the same inode, another name
+loop("data")
+t = threading.Thread(target=os.rename, args=("data", "moved"))
+t.start(); t.join()
+loop("moved")                    # the same dentry, under its new name
+"""
+
+
+class SpellingTest(fptest.TraceCase):
+    """A repeat is told by the dentry the kernel opened, not by the bytes
+    the caller passed: another spelling of the same name is the same
+    open; a hard link, or the name a rename gave, is an open of its own."""
+
+    def test_the_kernel_s_dentry_not_the_caller_s_bytes(self):
+        a = self.path("a")
+        os.mkdir(a)
+        os.chmod(a, 0o755)
+        os.chmod(self.path(), 0o755)
+        with open(os.path.join(a, "data"), "w") as f:
+            f.write("data")
+        os.chmod(os.path.join(a, "data"), 0o644)
+        os.link(os.path.join(a, "data"), os.path.join(a, "hl"))
+        r = self.trace([PY, "-c", SPELLINGS, a, "20"])
+        names = {a + "/data", a + "/hl", a + "/moved"}
+        got = [(ev["path"], ev.get("count", 1))
+               for ev in r.of(type="open")
+               if ev["path"] in names and ev.get("ok")]
+        self.assertEqual(got, [(a + "/data", 60), (a + "/hl", 20),
+                               (a + "/data", 20), (a + "/moved", 20)])
+
+
 class HeldAtStopTest(unittest.TestCase):
     """A process still running when tracing stops: its held open is
     drained from the kernel with its count; replay gives the receipt."""
