@@ -159,13 +159,16 @@ class SecMemoryTest(unittest.TestCase):
         self.assertEqual(res.stderr, b"", res.describe())
 
     def make_names(self, k):
-        """A file and k symlinks to its directory: DIR/lI/lJ/f are k*k
-        distinct names of one file, with no million inodes to make."""
+        """Two files and k symlinks to their directory: DIR/lI/lJ/f and g
+        are k*k distinct names, with no million inodes to make. The probe
+        opens f and g by turns: opens of the file the last one reached are
+        one event with a count (docs/events.md), distinct names or not."""
         d = os.path.join(self.sb.base, "ro")
         os.mkdir(d, 0o755)
-        with open(os.path.join(d, "f"), "w") as f:
-            f.write("x\n")
-        os.chmod(os.path.join(d, "f"), 0o644)
+        for name in ("f", "g"):
+            with open(os.path.join(d, name), "w") as f:
+                f.write("x\n")
+            os.chmod(os.path.join(d, name), 0o644)
         for i in range(k):
             os.symlink(".", os.path.join(d, "l%d" % i))
         return d
