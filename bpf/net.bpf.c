@@ -602,8 +602,6 @@ __noinline int fp_sent_to(long ret, __u64 fd, __u64 ubuf, __u64 uaddr,
 	if (!net_peer(e))
 		return 0;
 	if (is_dns_port(sa_port(e->key.addr))) {
-		/* here, not above: its stack is rt's, done with (the 32-bit
-		 * path's chain of frames has 512 bytes before 6.13) */
 		struct dns_sock d = {};
 
 		dns_mark(sk, e->key.addr, type);
