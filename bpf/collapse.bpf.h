@@ -7,10 +7,13 @@
  * the collector's time. The first such open is held back in a table by
  * task; each open after it that is identical (every byte of the record
  * but the timestamp, the same fd, the same struct file's inode and
- * mount) only counts. Any other file syscall, exec or exit of the task
+ * mount), or that reached the same dentry with no rename or the like
+ * since, only counts. Any other file syscall, exec or exit of the task
  * first emits the held record, so a task's records keep their order;
  * userspace drains what is left when tracing stops. Mutating opens, and
- * reads that went through /proc, are never held.
+ * reads that went through /proc, are never held; one through /proc that
+ * reaches the held open's dentry is counted into it (fp_open_again()
+ * does not read the name of a repeat), as it read the file named.
  */
 #ifndef FP_COLLAPSE_BPF_H
 #define FP_COLLAPSE_BPF_H
