@@ -147,17 +147,6 @@ static __always_inline bool holdable(struct fp_file *e, __u32 sys, long ret)
 	       !(e->flags & (0100 | 01000)); /* O_CREAT, O_TRUNC */
 }
 
-/* path_gen now: a rename after this read bumps past it */
-static __always_inline __u64 gen_now(void)
-{
-#if defined(__TARGET_ARCH_x86)
-	return *(volatile __u64 *)&path_gen;
-#else
-	/* x86 keeps loads in order; elsewhere the fetch is the barrier */
-	return __sync_fetch_and_add(&path_gen, 0);
-#endif
-}
-
 /*
  * What fp_open_again() needs to tell the open being held from a repeat:
  * for a relative name, the directory key and generation its walk had

@@ -430,7 +430,8 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *p)
 {
-	struct signal_struct *sig = untrusted(p)->signal;
+	struct task_struct *t = untrusted(p);
+	struct signal_struct *sig = t->signal;
 	struct fp_exit e = {};
 	__u32 tgid;
 
@@ -451,7 +452,7 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 			e.status = sig->group_exit_code;
 		else
 			e.status = p->exit_code;
-		e.start_ns = untrusted(p)->group_leader->start_time;
+		e.start_ns = t->group_leader->start_time;
 		emit(&e, sizeof(e));
 	}
 	/* the pid may be reused by a process outside the tree */

@@ -25,6 +25,17 @@
  */
 __u64 path_gen SEC(".bss");
 
+/* path_gen now: a rename after this read bumps past it */
+static __always_inline __u64 gen_now(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	return *(volatile __u64 *)&path_gen;
+#else
+	/* x86 keeps loads in order; elsewhere the fetch is the barrier */
+	return __sync_fetch_and_add(&path_gen, 0);
+#endif
+}
+
 /*
  * Cleared by user space on a kernel where no io_uring submission hook
  * could be attached: an io_uring rename would not bump path_gen there,
@@ -623,15 +634,8 @@ static __always_inline __u32 cached_walk(struct scratch *s,
 	e = c ? wc_entry(c, slot) : NULL;
 	if (!e)
 		return walk_path(s, base, pos, limit, flags);
-		/*
-	 * Before the walk reads any dentry: a rename after it bumps past gen.
-	 * x86 keeps loads in order; elsewhere the fetch is the barrier.
-	 */
-#if defined(__TARGET_ARCH_x86)
-	gen = *(volatile __u64 *)&path_gen;
-#else
-	gen = __sync_fetch_and_add(&path_gen, 0);
-#endif
+	/* before the walk reads any dentry */
+	gen = gen_now();
 	s->trim.gen = gen;
 	own_rmdir_revalidate(s, e, k, gen);
 	/* the steps of the walk given, or more (see file_walk) */
