@@ -49,6 +49,14 @@ FP_SHARED struct {
 	__type(value, struct fp_flow_cache);
 } flow_cache SEC(".maps");
 
+/*
+ * Set once a thread of the run takes a slot, never cleared by the
+ * programs: a run that sends no flood leaves every slot as it found it
+ * (zero), and the stop's scan and the next run's reset of the 800 KB of
+ * slots (user/trace/flows.c, warm_reset.c) are skipped.
+ */
+FP_SHARED __u32 flow_slots_taken;
+
 static __always_inline struct fp_flow_cache *flow_slot(__u32 tid)
 {
 	__u32 k = tid & (FP_FLOW_SLOTS - 1);
@@ -96,6 +104,8 @@ static __always_inline void flow_cache_set(const struct fp_net_key *key,
 		/* another thread's slot: this one's calls keep taking
 		 * net_flows, nothing lost */
 		return;
+	} else if (!flow_slots_taken) {
+		flow_slots_taken = 1;
 	}
 	/* a slot given back has nothing pending (fp_net_task_exit); the
 	 * note was taken before (route_take()) */

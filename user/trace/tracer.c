@@ -639,10 +639,12 @@ int fp_tracer_drain_held(struct fp_tracer *t)
 int fp_tracer_flush_flows(struct fp_tracer *t, struct fp_collector *c)
 {
 	int flows = map_fd(t, FP_SKEL_MAP(net_flows));
-	int merged, ret;
+	int merged = 0, ret;
 
-	merged = fp_flows_merge_cache(map_fd(t, FP_SKEL_MAP(flow_cache)), flows,
-				      c);
+	/* no slot taken: every one is free, with nothing pending */
+	if (__atomic_load_n(&t->skel->bss->flow_slots_taken, __ATOMIC_ACQUIRE))
+		merged = fp_flows_merge_cache(
+			map_fd(t, FP_SKEL_MAP(flow_cache)), flows, c);
 	ret = fp_flows_flush(flows, c);
 	return merged < 0 ? merged : ret;
 }

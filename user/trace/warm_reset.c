@@ -14,6 +14,7 @@
 
 #include "footprint.skel.h"
 #include "maparray.h"
+#include "skel_index.h"
 #include "warm_reset.h"
 
 static int clear_hash(int fd, __u32 key_size)
@@ -156,8 +157,12 @@ int fp_warm_reset_state(const int *map_fd, const struct fp_map_shape *shape,
 	__u32 addr_at;
 	int i, ret = 0;
 
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
+		/* slots no thread took are as the last reset left them */
+		if (i == FP_SKEL_MAP(flow_cache) && !bss->flow_slots_taken)
+			continue;
 		ret = map_fd[i] < 0 ? -EBADF : reset_map(map_fd[i], &shape[i]);
+	}
 	if (ret)
 		return ret;
 	gen = __atomic_load_n(&bss->path_gen, __ATOMIC_ACQUIRE);
