@@ -9,11 +9,13 @@ mid-flood does not leak into the next, and that a busy, stale, swapped or
 foreign set is never used.
 """
 
+import fcntl
 import json
 import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 import unittest
 
@@ -52,6 +54,22 @@ def prog_ids(key):
             check=True, stdout=subprocess.PIPE).stdout
         ids[name] = json.loads(out)["id"]
     return ids
+
+
+def live_watchdogs():
+    """The pids of fp-watchdog processes not exited."""
+    live = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                stat = f.read()
+        except (OSError, ValueError):
+            continue
+        comm = stat[stat.find("(") + 1:stat.rfind(")")]
+        state = stat[stat.rfind(")") + 2:].split(" ", 1)[0]
+        if comm == "fp-watchdog" and state not in ("Z", "X"):
+            live.append(int(pid))
+    return live
 
 
 def tracer_line(stderr):
@@ -268,6 +286,74 @@ class WarmTest(fptest.TraceCase):
         self.reused(tracer_line(err), key)
         self.assertEqual(prog_ids(key), ids)
         self.assertEqual(sets(), [key])
+
+    def links_of(self, ids):
+        """The links, attached now, of the programs of these ids."""
+        out = subprocess.run(["bpftool", "-j", "link", "show"], check=True,
+                             stdout=subprocess.PIPE).stdout
+        return [ln for ln in json.loads(out or b"[]")
+                if ln.get("prog_id") in ids]
+
+    def test_the_watchdog_detaches_and_lets_the_set_go(self):
+        # a run's links are closed by its watchdog once footprint has
+        # ended (their detach is not on footprint's way out), and the set
+        # goes with them: nothing stays attached, nothing stays held
+        _, line = self.warm_run(["true"])
+        key = self.kept(line)
+        ids = set(prog_ids(key).values())
+        r, line = self.warm_run(["true"])
+        self.reused(line, key)
+        deadline = time.monotonic() + 10
+        while self.links_of(ids):
+            self.assertLess(time.monotonic(), deadline,
+                            "a finished run's links stay attached")
+            time.sleep(0.05)
+        fd = os.open(os.path.join(WARM, key), os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    self.assertLess(time.monotonic(), deadline,
+                                    "a finished run's set stays held")
+                    time.sleep(0.05)
+        finally:
+            os.close(fd)
+        # exited, if not reaped yet: init reaps it, as any orphan
+        self.assertEqual(live_watchdogs(), [], "a watchdog lives on")
+
+    def run_beside_shared_hold(self, let_go_after):
+        """A run while the kept set is held shared (as a finished run's
+        watchdog holds it), let go after let_go_after s (None: never)."""
+        _, line = self.warm_run(["true"])
+        key = self.kept(line)
+        fd = os.open(os.path.join(WARM, key), os.O_RDONLY | os.O_DIRECTORY)
+        timer = None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if let_go_after is not None:
+                timer = threading.Timer(let_go_after, fcntl.flock,
+                                        (fd, fcntl.LOCK_UN))
+                timer.start()
+            _, line = self.warm_run(["true"])
+        finally:
+            if timer:
+                timer.join()
+            os.close(fd)
+        return key, line
+
+    def test_a_set_being_let_go_is_waited_for(self):
+        # the next run waits for it rather than load afresh
+        key, line = self.run_beside_shared_hold(0.1)
+        self.reused(line, key)
+
+    def test_a_set_let_go_too_slowly_is_not_waited_for(self):
+        # a holder that never lets go (a stopped watchdog) costs a wait
+        # of a bounded 200 ms, then a load of the run's own
+        _, line = self.run_beside_shared_hold(None)
+        self.assertEqual(
+            line, "loaded afresh, none kept: the set is another run's")
 
     def test_two_sets_kept_the_oldest_goes(self):
         _, line = self.warm_run(["true"])

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +291,46 @@ Test(watchdog, a_cgroup_it_cannot_watch_is_an_error, .fini = cleanup_dir)
 	cr_assert_eq(strncmp(err, "footprint: ", 11), 0, "%s", err);
 	cr_assert_eq(wd.pid, -1);
 	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child is left");
+	close(cg.fd);
+}
+
+/*
+ * Fds handed with the disarm (the tracer's links) are closed by the
+ * watchdog only after footprint's word, the handed socket's close: the
+ * last close of a link detaches it, and footprint's copy is closed first.
+ * The disarm does not wait for the watchdog's exit.
+ */
+Test(watchdog, handed_fds_are_closed_after_footprints_word, .fini = cleanup_dir)
+{
+	struct fp_watchdog wd = FP_WATCHDOG_INIT;
+	struct pollfd p = { .events = POLLIN };
+	struct fp_cgroup cg;
+	int pfd[2], sock;
+	char err[512], c;
+	pid_t pid;
+
+	fake_cgroup(&cg, true);
+	cr_assert_eq(fp_watchdog_start(&wd, &cg, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
+	cr_assert_eq(fp_watchdog_release_fds(&wd, &pfd[1], 1), 0);
+	close(pfd[1]);
+	sock = fp_watchdog_handed_sock(&wd);
+	cr_assert_geq(sock, 0);
+	pid = wd.pid;
+	fp_watchdog_disarm(&wd);
+	cr_assert_eq(wd.pid, -1);
+	p.fd = pfd[0];
+	cr_assert_eq(poll(&p, 1, 300), 0,
+		     "the handed fd was closed before footprint's word");
+	close(sock);
+	cr_assert_eq(poll(&p, 1, 5000), 1, "the handed fd stays open");
+	cr_assert_eq(read(pfd[0], &c, 1), 0);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	/* disarmed: the cgroup left alone */
+	cr_assert_str_eq(get_file("cgroup.kill"), "");
+	cr_assert_str_eq(get_file("cgroup.freeze"), "");
+	close(pfd[0]);
 	close(cg.fd);
 }
 

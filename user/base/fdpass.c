@@ -12,30 +12,43 @@ union fd_control {
 	struct cmsghdr align;
 };
 
-int fp_fdpass_send(int sock, const void *buf, size_t len, int fd)
+union fds_control {
+	char buf[CMSG_SPACE(sizeof(int) * FP_FDPASS_MAX)];
+	struct cmsghdr align;
+};
+
+int fp_fdpass_send_n(int sock, const void *buf, size_t len, const int *fds,
+		     int n)
 {
 	struct iovec iov = { (void *)buf, len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	union fd_control u;
+	union fds_control u;
 	struct cmsghdr *c;
-	ssize_t n;
+	ssize_t sent;
 
-	if (fd >= 0) {
+	if (n < 0 || n > FP_FDPASS_MAX)
+		return -EINVAL;
+	if (n) {
 		memset(&u, 0, sizeof(u));
 		msg.msg_control = u.buf;
-		msg.msg_controllen = sizeof(u.buf);
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * n);
 		c = CMSG_FIRSTHDR(&msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
 	}
 	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
+		sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (sent < 0 && errno == EINTR);
+	if (sent < 0)
 		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
+	return (size_t)sent == len ? 0 : -EIO;
+}
+
+int fp_fdpass_send(int sock, const void *buf, size_t len, int fd)
+{
+	return fp_fdpass_send_n(sock, buf, len, &fd, fd >= 0);
 }
 
 int fp_fdpass_recv(int sock, void *buf, size_t len, int *fd)

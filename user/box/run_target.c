@@ -135,12 +135,11 @@ static int run_signals(struct fp_run_target *t, int64_t deadline_ms)
 
 /* The ring read to its end, the tracer stopped (and closed on a thread);
  * the watchdog told to go once nothing is left to kill, nothing traced,
- * so that its exit runs beside what remains of the run. */
+ * so that its exit runs beside what remains of the run, and with it the
+ * links' detach. */
 static void end_trace(struct fp_session *s, struct fp_run_target *t)
 {
-	fp_session_drain(s);
-	if (t->leftovers != LEFTOVERS_ALLOW)
-		fp_watchdog_release(&t->wd);
+	fp_session_drain(s, t->leftovers != LEFTOVERS_ALLOW ? &t->wd : NULL);
 }
 
 /* Launch the command and trace it until it exits; then leftovers. */

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "event_json.h"
+#include "fdpass.h"
 #include "json.h"
 #include "reconcile.h"
 #include "session.h"
@@ -550,12 +551,19 @@ static void drain(struct fp_session *s, bool stop)
 		write_stats_json(s->events, &s->st, s->col);
 }
 
-void fp_session_drain(struct fp_session *s)
+void fp_session_drain(struct fp_session *s, struct fp_watchdog *wd)
 {
+	int fds[FP_FDPASS_MAX], n = 0;
+
 	/* a run's links go once it is drained, on a thread (close_async) */
 	drain(s, s->close_async);
+	if (wd && s->close_async && s->tracer)
+		n = fp_tracer_end_fds(s->tracer, fds, FP_FDPASS_MAX);
+	if (wd)
+		fp_watchdog_release_fds(wd, fds, n > 0 ? n : 0);
 	if (s->close_async)
-		fp_session_close_tracer(s);
+		fp_session_close_tracer(s,
+					wd ? fp_watchdog_handed_sock(wd) : -1);
 }
 
 /* The after snapshot gets what is left of --timeout, and at least

@@ -33,6 +33,7 @@
 #include "run.h"
 #include "snapshot_fs.h"
 #include "tracer.h"
+#include "watchdog.h"
 
 struct fp_session_opts {
 	char *const *roots; /* absolute, canonical */
@@ -115,9 +116,9 @@ int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen);
  */
 int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen);
 int fp_session_join_tracer(struct fp_session *s, bool quiet);
-/* Close the drained tracer on a thread (or later, in fp_session_free,
- * if none can be had); the join waits for it. */
-void fp_session_close_tracer(struct fp_session *s);
+/* Close the drained tracer on a thread (or here, if none can be had),
+ * and then fd unless it is -1; the join waits for it. */
+void fp_session_close_tracer(struct fp_session *s, int then_close);
 void fp_session_join_closer(struct fp_session *s);
 
 /* where the tracer's events go */
@@ -141,8 +142,13 @@ int fp_session_secret_ids(struct fp_session *s, char *err, size_t errlen);
 void fp_session_secret_ids_read(struct fp_session *s);
 /* Processes and sockets, while what is left of the target still runs. */
 int fp_session_after_procs(struct fp_session *s);
-/* Once the target is gone: read the rest of the ring and detach. */
-void fp_session_drain(struct fp_session *s);
+/*
+ * Once the target is gone: read the rest of the ring and detach. wd: the
+ * run's watchdog, told to go, and handed the links to close after
+ * footprint's copies (their detach, ~4 ms, is then not on its way out);
+ * NULL: it stays.
+ */
+void fp_session_drain(struct fp_session *s, struct fp_watchdog *wd);
 
 /* The files, and the log's trailer. 0 or an exit code. */
 int fp_session_after_files(struct fp_session *s);

@@ -562,7 +562,7 @@ static int finish(struct fp_session *s, int fds[FP_SC_STOP_FDS], int64_t t0,
 	find_leftovers(s, stopper);
 	rc = fp_session_after_procs(s);
 	if (!rc) {
-		fp_session_drain(s);
+		fp_session_drain(s, NULL);
 		rc = fp_session_after_files(s);
 	}
 	if (!rc)

@@ -422,6 +422,25 @@ void fp_tracer_stop(struct fp_tracer *t)
 	__atomic_store_n(&t->skel->bss->ncgroups, 0, __ATOMIC_RELEASE);
 }
 
+int fp_tracer_end_fds(struct fp_tracer *t, int *fds, int max)
+{
+	int i, n = 0, set;
+
+	for (i = 0; i < t->skel->skeleton->prog_cnt; i++) {
+		if (link_fd(t, i) < 0)
+			continue;
+		if (n == max)
+			return -ENOSPC;
+		fds[n++] = link_fd(t, i);
+	}
+	if (n == max)
+		return -ENOSPC;
+	set = fp_warm_detaching(&t->warm);
+	if (set >= 0)
+		fds[n++] = set;
+	return n;
+}
+
 void fp_tracer_detach(struct fp_tracer *t)
 {
 	t->attached = false;

@@ -87,6 +87,13 @@ void fp_tracer_detach(struct fp_tracer *t);
  * with fp_tracer_detach() or fp_tracer_close(), off the run's path.
  */
 void fp_tracer_stop(struct fp_tracer *t);
+/*
+ * The fds whose last close ends a stopped tracer, for another process to
+ * close once this one has ended: every link, then the warm set's
+ * directory (fp_warm_detaching). This one's copies are closed as ever.
+ * How many, at most max; -ENOSPC for more.
+ */
+int fp_tracer_end_fds(struct fp_tracer *t, int *fds, int max);
 /* Trace this cgroup (and below) only, in place of any set before. */
 int fp_tracer_set_cgroup(struct fp_tracer *t, int cgroup_fd);
 /*

@@ -38,6 +38,9 @@
 /* how long a run waits for another's choice of sets: 5 s at most */
 #define FP_WARM_LOCK_TRIES 500
 #define FP_WARM_LOCK_WAIT_US 10000
+/* how long a run waits for a set whose links are being closed: 200 ms */
+#define FP_WARM_LETGO_TRIES 400
+#define FP_WARM_LETGO_WAIT_US 500
 
 static const struct bpf_object_skeleton *sk_of(struct footprint_bpf *skel)
 {
@@ -448,6 +451,27 @@ stale:
 	return false;
 }
 
+/*
+ * A set another process holds shared is one whose run has ended, its
+ * links being closed (fp_warm_detaching): waited for, a few ms, under
+ * the base's flock, rather than loaded afresh (~250 ms). One held
+ * exclusive is a run's. true once this run holds it.
+ */
+static bool let_go(int dirfd)
+{
+	int tries;
+
+	if (flock(dirfd, LOCK_SH | LOCK_NB))
+		return false;
+	flock(dirfd, LOCK_UN);
+	for (tries = 0; tries < FP_WARM_LETGO_TRIES; tries++) {
+		if (!flock(dirfd, LOCK_EX | LOCK_NB))
+			return true;
+		usleep(FP_WARM_LETGO_WAIT_US);
+	}
+	return false;
+}
+
 enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
 				const struct fp_load_knobs *k,
 				const __u32 *sys_table, size_t n)
@@ -482,7 +506,7 @@ enum fp_warm_mode fp_warm_begin(struct fp_warm *w, struct footprint_bpf *skel,
 	}
 	/* busy: another run has it, and this one loads its own */
 	w->why = "the set is another run's";
-	if (flock(w->dirfd, LOCK_EX | LOCK_NB)) {
+	if (flock(w->dirfd, LOCK_EX | LOCK_NB) && !let_go(w->dirfd)) {
 		close(w->dirfd);
 		w->dirfd = -1;
 		goto cleanup;
@@ -618,6 +642,21 @@ int fp_warm_attach(struct fp_warm *w)
 void fp_warm_detach(struct fp_warm *w)
 {
 	close_fds(w->link_fd, FP_WARM_MAX_PROGS);
+}
+
+int fp_warm_detaching(struct fp_warm *w)
+{
+	int ret;
+
+	if (w->dirfd < 0 || w->basefd < 0 || lock_base(w->basefd))
+		return -1;
+	/* flock() lets go of the old lock before it takes the new one:
+	 * under the base's flock, no run takes the set between */
+	ret = flock(w->dirfd, LOCK_SH);
+	if (ret)
+		flock(w->dirfd, LOCK_EX | LOCK_NB);
+	flock(w->basefd, LOCK_UN);
+	return ret ? -1 : w->dirfd;
 }
 
 static void unmap_global_data(struct fp_warm *w)

@@ -81,6 +81,13 @@ void fp_warm_save(struct fp_warm *w, struct footprint_bpf *skel);
 int fp_warm_attach(struct fp_warm *w);
 void fp_warm_detach(struct fp_warm *w);
 /*
+ * The set, to be handed on with its links to a process that closes them
+ * after this one has ended (the watchdog): its flock made shared, which
+ * tells the next run the set is being let go, not used (fp_warm_begin
+ * waits for it then). Its fd, or -1: no set, or the flock unchanged.
+ */
+int fp_warm_detaching(struct fp_warm *w);
+/*
  * Lets the set go (the next run may take it) and closes what it held;
  * then, under FP_WARM_DIR's flock, no more sets stay pinned than the
  * bound, counting those other runs still hold.

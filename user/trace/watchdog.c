@@ -317,10 +317,71 @@ static void __attribute__((noreturn)) fire(const struct wd *w)
 	_exit(0);
 }
 
+/*
+ * Disarmed, with what came with it: the tracer's links, then its warm
+ * set, closed here in that order (the set is let go once nothing is
+ * attached), so that their detach (a text patch and an IPI to every CPU
+ * per tracepoint, ~4 ms in all) is not footprint's. The last close of a
+ * link detaches it: they are closed once footprint has closed its copies
+ * and its end of the socket (fp_watchdog_handed_sock), or has ended. At
+ * no special priority: it is no longer urgent.
+ */
+static void __attribute__((noreturn))
+disarmed(const struct wd *w, const int *fds, int n)
+{
+	struct pollfd p = { .fd = w->sock, .events = POLLIN };
+	struct sched_param normal = { .sched_priority = 0 };
+	int i;
+
+	/* a reader of the caller's stderr is not kept waiting for its end */
+	close(STDERR_FILENO);
+	if (!n)
+		_exit(0);
+	sched_setscheduler(0, SCHED_OTHER, &normal);
+	setpriority(PRIO_PROCESS, 0, 0);
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	_exit(0);
+}
+
+/* footprint's word, not waited for: a byte into *c, its fds into fds */
+static ssize_t recv_word(int sock, char *c, int *fds, int *nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * FP_FDPASS_MAX)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { c, 1 };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(sock, &msg, MSG_DONTWAIT);
+	size_t k;
+
+	*nfds = 0;
+	for (cm = CMSG_FIRSTHDR(&msg); n >= 0 && cm;
+	     cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_RIGHTS || *nfds)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (k > FP_FDPASS_MAX)
+			k = FP_FDPASS_MAX;
+		memcpy(fds, CMSG_DATA(cm), k * sizeof(int));
+		*nfds = (int)k;
+	}
+	return n;
+}
+
 static void __attribute__((noreturn)) watch(const struct wd *w)
 {
 	struct pollfd p[2] = { { .fd = w->sock, .events = POLLIN },
 			       { .fd = w->ppidfd, .events = POLLIN } };
+	int fds[FP_FDPASS_MAX], nfds;
 	ssize_t n;
 	char c;
 
@@ -328,9 +389,9 @@ static void __attribute__((noreturn)) watch(const struct wd *w)
 		if (poll(p, w->ppidfd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
 			fire(w);
 		/* a disarm sent just before footprint exited comes first */
-		n = recv(w->sock, &c, 1, MSG_DONTWAIT);
+		n = recv_word(w->sock, &c, fds, &nfds);
 		if (n == 1 && c == WD_DISARM)
-			_exit(0);
+			disarmed(w, fds, nfds);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			fire(w);
 		/* a leaked copy of footprint's end cannot keep us waiting */
@@ -445,6 +506,7 @@ int fp_watchdog_spawn(struct fp_watchdog *wd, char *err, size_t errlen)
 	wd->pid = -1;
 	wd->sock = -1;
 	wd->pidfd = -1;
+	wd->handed_sock = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return watchdog_failed(wd, -errno, err, errlen);
 	wd->pid = fork();
@@ -498,18 +560,39 @@ int fp_watchdog_start(struct fp_watchdog *wd, const struct fp_cgroup *cg,
 	return ret ? ret : fp_watchdog_armed(wd, err, errlen);
 }
 
-void fp_watchdog_release(struct fp_watchdog *wd)
+int fp_watchdog_release_fds(struct fp_watchdog *wd, const int *fds, int n)
 {
 	const char c = WD_DISARM;
+	int ret;
 
 	if (wd->pid <= 0 || wd->sock < 0)
-		return;
-	if (send(wd->sock, &c, 1, MSG_NOSIGNAL) != 1)
+		return -ESRCH;
+	ret = fp_fdpass_send_n(wd->sock, &c, 1, fds, n);
+	if (ret)
 		fprintf(stderr,
 			"footprint: the watchdog (pid %d) died during the run; had footprint died too, the command would have run on untraced\n",
 			(int)wd->pid);
-	close(wd->sock);
+	wd->handed = !ret && n > 0;
+	/* a watchdog handed fds waits for this end to close */
+	if (!wd->handed)
+		close(wd->sock);
+	else
+		wd->handed_sock = wd->sock;
 	wd->sock = -1;
+	return ret;
+}
+
+int fp_watchdog_handed_sock(struct fp_watchdog *wd)
+{
+	int fd = wd->handed_sock;
+
+	wd->handed_sock = -1;
+	return fd;
+}
+
+void fp_watchdog_release(struct fp_watchdog *wd)
+{
+	fp_watchdog_release_fds(wd, NULL, 0);
 }
 
 void fp_watchdog_disarm(struct fp_watchdog *wd)
@@ -517,8 +600,12 @@ void fp_watchdog_disarm(struct fp_watchdog *wd)
 	if (wd->pid <= 0)
 		return;
 	fp_watchdog_release(wd);
-	/* it exits at once; one that does not (stopped) is no use now */
-	reap(wd, 2000);
+	/* it exits at once; one that does not (stopped) is no use now. One
+	 * that closes what it was handed is not waited for: init reaps it */
+	if (!wd->handed)
+		reap(wd, 2000);
+	if (wd->handed_sock >= 0)
+		close(wd->handed_sock);
 	if (wd->pidfd >= 0)
 		close(wd->pidfd);
 	wd->pid = wd->sock = wd->pidfd = -1;

@@ -11,6 +11,7 @@
 #ifndef FP_WATCHDOG_H
 #define FP_WATCHDOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,11 +21,13 @@ struct fp_watchdog {
 	pid_t pid;
 	int sock; /* footprint's end: closed without a word, the watchdog fires */
 	int pidfd;
+	bool handed; /* it closes fds it was handed: not waited for */
+	int handed_sock; /* then: its word to close them (or -1) */
 };
 
-#define FP_WATCHDOG_INIT                           \
-	{                                          \
-		.pid = -1, .sock = -1, .pidfd = -1 \
+#define FP_WATCHDOG_INIT                                              \
+	{                                                             \
+		.pid = -1, .sock = -1, .pidfd = -1, .handed_sock = -1 \
 	}
 
 /* The name the watchdog shows in ps, as comm and as its command line. */
@@ -60,5 +63,17 @@ void fp_watchdog_disarm(struct fp_watchdog *wd);
  * left to kill: every process gone, the tracer stopped.
  */
 void fp_watchdog_release(struct fp_watchdog *wd);
+/*
+ * The same, handing it n fds (at most FP_FDPASS_MAX) to close in order
+ * before it exits, which footprint does not wait for: the tracer's links
+ * (fp_tracer_end_fds), whose detach is then not on footprint's way out.
+ * It closes them once footprint has closed its copies and then the fd
+ * fp_watchdog_handed_sock gives (or has ended). 0, or -errno (said): the
+ * fds stay footprint's alone.
+ */
+int fp_watchdog_release_fds(struct fp_watchdog *wd, const int *fds, int n);
+/* After a release with fds: the socket to close after footprint's copies
+ * of them, the caller's from here (-1: none) */
+int fp_watchdog_handed_sock(struct fp_watchdog *wd);
 
 #endif
