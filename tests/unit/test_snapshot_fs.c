@@ -273,6 +273,31 @@ Test(snapshot_fs, overlapping_roots_listed_once)
 	assert_sha(need(&S, "d/f"), hello_sha);
 }
 
+/* given in any order, and one inside another's tree by its name */
+Test(snapshot_fs, roots_out_of_order_sorted_by_bytes)
+{
+	static const char *const sub[] = { "b", "a.b", "a" };
+	char paths[3][PATH_MAX];
+	char *r[3];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		char f[64];
+
+		cr_assert_eq(mkdir(at(sub[i]), 0755), 0);
+		snprintf(f, sizeof(f), "%s/f", sub[i]);
+		write_file(f, "hello\n", 6, 0644);
+		snprintf(paths[i], sizeof(paths[i]), "%s", at(sub[i]));
+		r[i] = paths[i];
+	}
+	cr_assert_eq(fp_fs_snapshot(&S, r, 3, &(struct fp_fs_opts){}), 0);
+	cr_assert_eq(S.n, 6, "%zu entries", S.n);
+	assert_sorted(&S);
+	assert_sha(need(&S, "a.b/f"), hello_sha);
+	assert_sha(need(&S, "a/f"), hello_sha);
+	assert_sha(need(&S, "b/f"), hello_sha);
+}
+
 Test(snapshot_fs, sorted_by_bytes)
 {
 	static const char *const names[] = { "a", "a-b",  "a.b", "a0",
