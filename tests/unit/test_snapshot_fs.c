@@ -908,6 +908,165 @@ Test(snapshot_fs, reads_with_the_invoking_users_rights)
 	fp_creds_free(&c);
 }
 
+/* ---- every CPU walks ---- */
+
+enum { WIDE_TOPS = 12, WIDE_CHAIN = 40 };
+
+/*
+ * Directories enough for walkers to hand some to others: WIDE_TOPS tops,
+ * each with five directories of three files, a symlink, a FIFO and a
+ * directory only root may enter; in the first, a chain deeper than a
+ * walker keeps fds for, two directories a level (c goes on, x holds a
+ * file), so that a handed directory is walked deep.
+ */
+static void make_wide_tree(void)
+{
+	char rel[128];
+	int t, d, f, fd, sub, i;
+
+	for (t = 0; t < WIDE_TOPS; t++) {
+		snprintf(rel, sizeof(rel), "t%d", t);
+		cr_assert_eq(mkdir(at(rel), 0755), 0);
+		for (d = 0; d < 5; d++) {
+			snprintf(rel, sizeof(rel), "t%d/d%d", t, d);
+			cr_assert_eq(mkdir(at(rel), 0755), 0);
+			for (f = 0; f < 3; f++) {
+				snprintf(rel, sizeof(rel), "t%d/d%d/f%d", t, d,
+					 f);
+				write_file(rel, rel, strlen(rel), 0644);
+			}
+		}
+		snprintf(rel, sizeof(rel), "t%d/l", t);
+		cr_assert_eq(symlink("d0", at(rel)), 0);
+		snprintf(rel, sizeof(rel), "t%d/p", t);
+		cr_assert_eq(mkfifo(at(rel), 0644), 0);
+		snprintf(rel, sizeof(rel), "t%d/private", t);
+		cr_assert_eq(mkdir(at(rel), 0700), 0);
+		snprintf(rel, sizeof(rel), "t%d/private/inner", t);
+		write_file(rel, "x", 1, 0644);
+	}
+	fd = open(at("t0"), O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(fd, 0);
+	for (i = 0; i < WIDE_CHAIN; i++) {
+		cr_assert_eq(mkdirat(fd, "x", 0755), 0);
+		sub = openat(fd, "x/f", O_WRONLY | O_CREAT, 0644);
+		cr_assert_geq(sub, 0);
+		cr_assert_eq(write(sub, "hello\n", 6), 6);
+		close(sub);
+		cr_assert_eq(mkdirat(fd, "c", 0755), 0);
+		sub = openat(fd, "c", O_RDONLY | O_DIRECTORY);
+		cr_assert_geq(sub, 0);
+		close(fd);
+		fd = sub;
+	}
+	close(fd);
+}
+
+/* the root; a top, its 5 + 15, l, p, private and inner; 3 a level */
+#define WIDE_ENTRIES (1 + WIDE_TOPS * 25 + WIDE_CHAIN * 3)
+
+static void assert_same_entries(const struct fp_fs_snapshot *a,
+				const struct fp_fs_snapshot *b)
+{
+	size_t i;
+
+	cr_assert_eq(a->n, b->n, "%zu entries against %zu", a->n, b->n);
+	for (i = 0; i < a->n; i++) {
+		const struct fp_fentry *x = &a->e[i], *y = &b->e[i];
+
+		cr_assert_eq(fp_bytes_cmp(x->path.data, x->path.len,
+					  y->path.data, y->path.len),
+			     0, "%s against %s", x->path.data, y->path.data);
+		cr_assert(x->type == y->type && x->mode == y->mode &&
+				  x->uid == y->uid && x->size == y->size &&
+				  x->mtime_ns == y->mtime_ns &&
+				  x->ctime_ns == y->ctime_ns &&
+				  x->dev == y->dev && x->ino == y->ino,
+			  "%s: stat differs", x->path.data);
+		cr_assert(x->hashed == y->hashed && x->err == y->err &&
+				  x->unstable == y->unstable &&
+				  x->mount == y->mount,
+			  "%s: hashed %d/%d err %d/%d unstable %d/%d",
+			  x->path.data, x->hashed, y->hashed, x->err, y->err,
+			  x->unstable, y->unstable);
+		cr_assert_eq(memcmp(x->sha256, y->sha256, 32), 0, "%s",
+			     x->path.data);
+		cr_assert_eq(x->target.len, y->target.len, "%s", x->path.data);
+		if (x->target.len)
+			cr_assert_eq(memcmp(x->target.data, y->target.data,
+					    x->target.len),
+				     0, "%s", x->path.data);
+	}
+}
+
+Test(snapshot_fs, every_cpu_walks_what_one_walks, .timeout = 60)
+{
+	struct fp_fs_opts one = { .threads = 1 }, many = { .threads = 4 };
+	int before, round;
+
+	make_wide_tree();
+	before = open_fds();
+	snap(&S, &one);
+	cr_assert_eq(S.n, WIDE_ENTRIES, "%zu entries", S.n);
+	assert_sha(need(&S, "t0/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/"
+			    "c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/c/x/f"),
+		   hello_sha);
+	/* which walker takes which directory changes from run to run */
+	for (round = 0; round < 20; round++) {
+		snap(&S2, &many);
+		assert_sorted(&S2);
+		assert_same_entries(&S, &S2);
+		fp_fs_snapshot_free(&S2);
+		cr_assert_eq(open_fds(), before, "fds leaked");
+	}
+}
+
+Test(snapshot_fs, every_walker_reads_with_the_invoking_users_rights)
+{
+	struct fp_creds c;
+	struct fp_fs_opts o = { .threads = 4 };
+	char err[256], rel[64];
+	int t;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to act as nobody");
+	cr_assert_eq(chmod(dir, 0755), 0);
+	make_wide_tree();
+	cr_assert_eq(setenv("SUDO_UID", "65534", 1), 0);
+	cr_assert_eq(fp_creds_invoker(&c, err, sizeof(err)), 0, "%s", err);
+	o.creds = &c;
+	snap(&S, &o);
+	for (t = 0; t < WIDE_TOPS; t++) {
+		snprintf(rel, sizeof(rel), "t%d/private", t);
+		cr_assert_eq(need(&S, rel)->err, EACCES, "%s", rel);
+		snprintf(rel, sizeof(rel), "t%d/private/inner", t);
+		cr_assert_null(find(&S, rel), "%s listed", rel);
+		snprintf(rel, sizeof(rel), "t%d/d4/f2", t);
+		cr_assert(need(&S, rel)->hashed, "%s", rel);
+	}
+	cr_assert_eq(S.n, WIDE_ENTRIES - WIDE_TOPS, "%zu entries", S.n);
+	fp_creds_free(&c);
+}
+
+Test(snapshot_fs, every_walker_stops_at_the_budget)
+{
+	/*
+	 * Room for the first walker's table (1,024 entries) and not for all
+	 * the paths: one walker alone runs out too, so it fails however the
+	 * walkers are scheduled, and the one that runs out may be any
+	 */
+	struct fp_fs_opts o = { .threads = 4, .max_bytes = 136 * 1024 };
+	int before, round;
+
+	make_wide_tree();
+	before = open_fds();
+	for (round = 0; round < 10; round++) {
+		cr_assert_eq(fp_fs_snapshot(&S, roots, 1, &o), -E2BIG);
+		cr_assert_eq(S.n, 0);
+		cr_assert_eq(open_fds(), before, "fds leaked");
+	}
+}
+
 /* ---- path helpers ---- */
 
 static bool under(const char *p, const char *root)

@@ -41,9 +41,14 @@ struct fp_fentry {
 	int err; /* errno when the entry or its contents were unreadable */
 };
 
+struct fp_fs_chunk;
+
 struct fp_fs_snapshot {
 	struct fp_fentry *e; /* sorted by path bytes */
 	size_t n;
+	/* a walk's: where every path and target is. NULL: each is its own
+	 * allocation (a snapshot read back from a log) */
+	struct fp_fs_chunk *chunks;
 	int64_t started_ns; /* CLOCK_REALTIME, for the racy-clean rule */
 	uint64_t files_hashed;
 	uint64_t bytes_hashed;
@@ -72,6 +77,9 @@ struct fp_fs_opts {
 	/* per root: read it through this directory fd (a scratch box's
 	 * overlay), not by its path; NULL: every root by path */
 	const int *root_fds;
+	/* threads that walk and hash at most; 0: one per CPU (up to 8).
+	 * touched is called from any of them, progress from the caller's */
+	unsigned int threads;
 	/* tests: called between the walk and the hashing */
 	void (*after_walk)(void *ctx);
 	void *after_walk_ctx;
