@@ -71,8 +71,11 @@ struct fp_fs_opts {
 	/* CLOCK_MONOTONIC; past it the snapshot gives up with -ETIMEDOUT;
 	 * 0: no deadline */
 	int64_t deadline_ns;
-	/* the entries and their paths may take at most this many bytes;
-	 * past it the snapshot gives up with -E2BIG. 0: no bound */
+	/* the entries and their paths may take at most this many bytes,
+	 * counted as one table doubling from 1,024 entries would take them
+	 * (the same for any number of threads; what they allocate stays
+	 * within twice that); past it the snapshot gives up with -E2BIG.
+	 * 0: no bound */
 	uint64_t max_bytes;
 	/* per root: read it through this directory fd (a scratch box's
 	 * overlay), not by its path; NULL: every root by path */

@@ -76,6 +76,7 @@ struct walker {
 	struct anchor *anchors;
 	size_t nanchors, anchors_cap;
 	struct fp_fs_chunk *chunks; /* its paths; the first has room left */
+	uint64_t pend_entries, pend_bytes; /* not yet in the pool's counts */
 };
 
 struct walk_pool {
@@ -88,7 +89,7 @@ struct walk_pool {
 	int idle; /* members waiting for an item */
 	bool done;
 	int err; /* atomic: the first failure stops every walker */
-	uint64_t used; /* atomic: bytes the entries take, against max_bytes */
+	uint64_t entries, bytes; /* atomic: against max_bytes (budget_used) */
 	uint64_t seen; /* atomic: entries, for the progress line */
 	const struct fp_fs_opts *o;
 	struct walker w[FP_FS_THREADS_MAX];
@@ -136,12 +137,46 @@ int fp_fs_threads(const struct fp_fs_opts *o)
 	return n < 1 ? 1 : n > FP_FS_THREADS_MAX ? FP_FS_THREADS_MAX : n;
 }
 
-static bool over_budget(struct walker *w, uint64_t more)
+/*
+ * What entries and their path bytes cost against max_bytes: as one table
+ * doubling from 1,024 entries would hold them, whatever the walkers
+ * hold, so that whether a tree fits depends on the tree, not on how the
+ * walkers were scheduled. What they allocate stays within twice that,
+ * their chunks' last 64 KiB and the queue's copies aside.
+ */
+static uint64_t budget_used(uint64_t entries, uint64_t bytes)
 {
-	uint64_t used =
-		__atomic_add_fetch(&w->pool->used, more, __ATOMIC_RELAXED);
+	uint64_t cap = entries ? 1024 : 0;
 
-	return w->o->max_bytes && used > w->o->max_bytes;
+	while (cap < entries)
+		cap *= 2;
+	return cap * sizeof(struct fp_fentry) + bytes;
+}
+
+/*
+ * One more entry and its bytes against the budget; true if it is spent.
+ * A walker adds to the pool's counts every BUDGET_BATCH entries or bytes
+ * (atomics on a line both CPUs write were a tenth of an entry's cost),
+ * and fp_fs_walk() adds what is left: a tree over the budget is always
+ * told, a few dozen entries late at most.
+ */
+#define BUDGET_BATCH 64
+#define BUDGET_BATCH_BYTES (64 * 1024)
+static bool over_budget(struct walker *w, uint64_t entries, uint64_t bytes)
+{
+	struct walk_pool *p = w->pool;
+	uint64_t e, b;
+
+	w->pend_entries += entries;
+	w->pend_bytes += bytes;
+	if (!w->o->max_bytes || (w->pend_entries < BUDGET_BATCH &&
+				 w->pend_bytes < BUDGET_BATCH_BYTES))
+		return false;
+	e = __atomic_add_fetch(&p->entries, w->pend_entries, __ATOMIC_RELAXED);
+	b = __atomic_add_fetch(&p->bytes, w->pend_bytes, __ATOMIC_RELAXED);
+	w->pend_entries = w->pend_bytes = 0;
+	/* each count only grows: over now is over at the end */
+	return budget_used(e, b) > w->o->max_bytes;
 }
 
 /* A zeroed entry at the end of the walker's table. */
@@ -152,11 +187,8 @@ static struct fp_fentry *add_slot(struct walker *w)
 
 	if (s->n == w->cap) {
 		size_t ncap = w->cap ? w->cap * 2 : 1024;
-		struct fp_fentry *ne = NULL;
+		struct fp_fentry *ne = realloc(s->e, ncap * sizeof(*ne));
 
-		/* the table, as allocated, is what the tree costs us too */
-		if (!over_budget(w, (ncap - w->cap) * sizeof(*ne)))
-			ne = realloc(s->e, ncap * sizeof(*ne));
 		if (!ne)
 			return NULL;
 		s->e = ne;
@@ -179,8 +211,6 @@ static char *alloc_bytes(struct walker *w, size_t n)
 	if (!c || c->cap - c->used < n) {
 		size_t cap = n > FP_FS_CHUNK ? n : FP_FS_CHUNK;
 
-		if (over_budget(w, sizeof(*c) + cap))
-			return NULL;
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
@@ -199,15 +229,20 @@ static char *alloc_bytes(struct walker *w, size_t n)
 	return c->data + c->used - n;
 }
 
-/* An entry for len bytes of path, copied NUL-terminated into the chunks. */
+/* An entry for the path p1 + "/" + p2 (or p1 alone), copied
+ * NUL-terminated into the chunks; its bytes count against the budget. */
 static struct fp_fentry *add_entry(struct walker *w, const char *p1,
 				   size_t len1, const char *p2, size_t len2)
 {
 	bool slash = p2 && len1 > 1;
 	size_t len = len1 + slash + len2;
-	char *path = alloc_bytes(w, len + 1);
-	struct fp_fentry *e = path ? add_slot(w) : NULL;
+	char *path = NULL;
+	struct fp_fentry *e = NULL;
 
+	if (!over_budget(w, 1, len + 1))
+		path = alloc_bytes(w, len + 1);
+	if (path)
+		e = add_slot(w);
 	if (!e)
 		return NULL;
 	memcpy(path, p1, len1);
@@ -284,7 +319,8 @@ static int read_link(struct walker *w, int dirfd, const char *name,
 		if (n < (ssize_t)w->link_cap)
 			break;
 	}
-	e->target.data = alloc_bytes(w, n + 1);
+	e->target.data =
+		over_budget(w, 0, n + 1) ? NULL : alloc_bytes(w, n + 1);
 	if (!e->target.data)
 		return -ENOMEM;
 	memcpy(e->target.data, w->link, n);
@@ -596,9 +632,8 @@ static int walk_item(struct walker *w, const struct walk_item *it)
 	if (w->nanchors == w->anchors_cap) {
 		size_t ncap = w->anchors_cap ? w->anchors_cap * 2 : 64;
 
-		a = over_budget(w, (ncap - w->anchors_cap) * sizeof(*a)) ?
-			    NULL :
-			    realloc(w->anchors, ncap * sizeof(*a));
+		/* at most one a directory: within the budget's twice */
+		a = realloc(w->anchors, ncap * sizeof(*a));
 		if (!a) {
 			close(it->fd);
 			return -ENOMEM;
@@ -836,11 +871,17 @@ int fp_fs_walk(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
 	for (t = 1; t < p->members; t++)
 		pthread_join(p->tids[t], NULL);
 	ret = __atomic_load_n(&p->err, __ATOMIC_RELAXED);
+	for (t = 0; t < p->members; t++) {
+		p->entries += p->w[t].pend_entries;
+		p->bytes += p->w[t].pend_bytes;
+	}
+	/* the last entries a walker added were not yet looked at */
+	if ((!ret || ret == -ENOMEM) && o->max_bytes &&
+	    budget_used(p->entries, p->bytes) > o->max_bytes)
+		ret = -E2BIG;
 	/* what the walkers found is the caller's to free, even on failure */
 	if (join_tables(p) && !ret)
 		ret = -ENOMEM;
-	if (ret == -ENOMEM && o->max_bytes && p->used > o->max_bytes)
-		ret = -E2BIG;
 	pool_free(p);
 	free(p);
 	return ret;
