@@ -686,9 +686,12 @@ static void serve(struct walker *w)
 static void *helper(void *arg)
 {
 	struct walker *w = arg;
-	int ret = fp_creds_enter(w->o->creds);
+	int ret;
 
+	/* its buffer only now: a walker starts when there is work for it */
+	w->dents = malloc(DENTS_BUF);
 	/* per thread: a walker reads with the user's rights or not at all */
+	ret = w->dents ? fp_creds_enter(w->o->creds) : -ENOMEM;
 	if (ret) {
 		fail(w->pool, ret);
 		return NULL;
@@ -806,7 +809,6 @@ static void pool_free(struct walk_pool *p)
 	for (t = 0; t < p->threads; t++) {
 		struct walker *w = &p->w[t];
 
-		unwind(w);
 		/* entries borrow their paths from the chunks: the caller's now */
 		if (t)
 			free(w->own.e);
@@ -844,11 +846,9 @@ static int pool_init(struct walk_pool *p, struct fp_fs_snapshot *s,
 		w->pool = p;
 		w->o = o;
 		w->id = t;
-		w->dents = malloc(DENTS_BUF);
-		if (!w->dents)
-			return -ENOMEM;
 	}
-	return 0;
+	p->w[0].dents = malloc(DENTS_BUF);
+	return p->w[0].dents ? 0 : -ENOMEM;
 }
 
 int fp_fs_walk(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
