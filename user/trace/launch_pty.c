@@ -35,6 +35,7 @@ enum {
 	MON_ERROR = 'E', /* it does not: -errno */
 	MON_STOPPED = 'S', /* it stopped: the signal */
 	MON_EXITED = 'X', /* it ended: its wait status */
+	MON_ACK = 'A', /* footprint's one word: it has the pid */
 };
 
 struct mon_msg {
@@ -53,6 +54,23 @@ static int send_msg(int sock, int type, int value, int fd)
 static int recv_msg(int sock, struct mon_msg *m, int *fd)
 {
 	return fp_fdpass_recv(sock, m, sizeof(*m), fd);
+}
+
+/*
+ * footprint has read the command's pid off the pidfd: until then the
+ * command is not reaped, as its pid would be gone with it (a command
+ * quicker than footprint's reading was, 1 run in 20 under qemu). 0, or
+ * -1 if footprint went away.
+ */
+static int wait_ack(int sock)
+{
+	char c;
+	ssize_t n;
+
+	do
+		n = recv(sock, &c, 1, 0);
+	while (n < 0 && errno == EINTR);
+	return n == 1 && c == MON_ACK ? 0 : -1;
 }
 
 /*
@@ -82,7 +100,7 @@ static void monitor(int sock, int errfd, char *const argv[], int cgroup_fd,
 	/* as the command does itself: whichever comes first */
 	setpgid(pid, pid);
 	tcsetpgrp(pty->slave, pid);
-	if (send_msg(sock, MON_PID, 0, pidfd)) {
+	if (send_msg(sock, MON_PID, 0, pidfd) || wait_ack(sock)) {
 		kill(pid, SIGKILL);
 		_exit(1);
 	}
@@ -124,7 +142,7 @@ pid_t fp_monitor_launch(struct fp_child *child, int errfd, char *const argv[],
 			const struct fp_identity *id,
 			const struct fp_scratch *sc, const struct fp_pty *pty)
 {
-	struct mon_msg m;
+	struct mon_msg m = { 0 };
 	int sv[2], fd, e;
 	pid_t mon, pid;
 
@@ -147,7 +165,8 @@ pid_t fp_monitor_launch(struct fp_child *child, int errfd, char *const argv[],
 	/* in a box, the monitor sees the command's pid in the box's pid
 	 * namespace: the pidfd says which it is here */
 	if (recv_msg(sv[0], &m, &fd) || m.type != MON_PID || fd < 0 ||
-	    (pid = pidfd_pid(fd)) <= 0) {
+	    (pid = pidfd_pid(fd)) <= 0 ||
+	    send(sv[0], &(char){ MON_ACK }, 1, MSG_NOSIGNAL) != 1) {
 		e = m.type == MON_ERROR && m.value < 0 ? -m.value : EPROTO;
 		if (fd >= 0)
 			close(fd);
