@@ -17,6 +17,7 @@
 
 #include "creds.h"
 #include "snapshot_fs.h"
+#include "snapshot_fs_int.h"
 
 static char dir[256];
 static struct fp_fs_snapshot S, S2;
@@ -1018,6 +1019,90 @@ Test(snapshot_fs, every_cpu_walks_what_one_walks, .timeout = 60)
 		assert_same_entries(&S, &S2);
 		fp_fs_snapshot_free(&S2);
 		cr_assert_eq(open_fds(), before, "fds leaked");
+	}
+}
+
+/* an entry of a made-up table for fp_fs_merge(): its path, and ino as a
+ * tag that tells which entry was kept */
+static struct fp_fentry merge_entry(const char *path, uint64_t ino, bool copy,
+				    int err)
+{
+	return (struct fp_fentry){
+		.path = { (char *)path, strlen(path) },
+		.type = 'd',
+		.mode = copy ? 0 : 0755,
+		.ino = ino,
+		.copy = copy,
+		.err = err,
+	};
+}
+
+/*
+ * The walkers' sorted tables merged: one path once, in byte order. A
+ * handed directory's copy gives way to its entry wherever either is, and
+ * its read error (a reopen through ".." that found another directory)
+ * stays; overlapping roots' twice-walked entry is listed once with the
+ * error either met. Walker 0's array grows, or is big enough already;
+ * the files left to hash are listed by their place in the merged table.
+ */
+Test(snapshot_fs, merge_gives_a_copy_up_for_its_entry)
+{
+	struct fp_fentry w1[] = {
+		merge_entry("/r/a", 11, true, ESTALE),
+		merge_entry("/r/a/x", 12, false, 0),
+		merge_entry("/r/b", 13, false, 0),
+		merge_entry("/r/d", 14, false, 0),
+	};
+	struct fp_fentry w2[] = {
+		merge_entry("/r/a.c", 21, false, 0),
+		merge_entry("/r/a/y", 22, false, EACCES),
+		merge_entry("/r/b", 23, false, EACCES),
+	};
+	static const char *const want[] = { "/r",     "/r/a",	"/r/a.c",
+					    "/r/a/x", "/r/a/y", "/r/b",
+					    "/r/c",   "/r/d" };
+	struct fp_fs_snapshot t1 = { .e = w1, .n = 4 },
+			      t2 = { .e = w2, .n = 3 }, none = { 0 };
+	struct fp_fs_snapshot *more[] = { &t1, &none, &t2 };
+	struct fp_fs_todo todo;
+	size_t cap, i;
+
+	/* files: one to hash, one hashed already, one unreadable */
+	w1[1].type = w2[0].type = w2[1].type = 'f';
+	w1[1].size = 7;
+	w2[0].hashed = true;
+
+	for (cap = 4; cap <= 16; cap += 12) {
+		struct fp_fs_snapshot s = { .e = malloc(cap * sizeof(*s.e)) };
+
+		cr_assert_not_null(s.e);
+		s.e[s.n++] = merge_entry("/r", 1, false, 0);
+		s.e[s.n++] = merge_entry("/r/a", 2, false, 0);
+		s.e[s.n++] = merge_entry("/r/c", 3, false, 0);
+		s.e[s.n++] = merge_entry("/r/d", 4, true, ESTALE);
+		cr_assert_eq(fp_fs_merge(&s, cap, more, 3, &todo), 0);
+		cr_assert_eq(s.n, 8, "%zu entries", s.n);
+		for (i = 0; i < s.n; i++) {
+			cr_assert_str_eq(s.e[i].path.data, want[i]);
+			cr_assert(!s.e[i].copy, "%s: a copy", want[i]);
+		}
+		/* /r/a: walker 0's entry, with the copy's error */
+		cr_assert_eq(s.e[1].ino, 2);
+		cr_assert_eq(s.e[1].mode, 0755);
+		cr_assert_eq(s.e[1].err, ESTALE);
+		/* /r/b: the first walked, with the error the other met */
+		cr_assert_eq(s.e[5].ino, 13);
+		cr_assert_eq(s.e[5].err, EACCES);
+		/* /r/d: the entry, though its copy came first */
+		cr_assert_eq(s.e[7].ino, 14);
+		cr_assert_eq(s.e[7].mode, 0755);
+		cr_assert_eq(s.e[7].err, ESTALE);
+		/* /r/a/x alone is left to hash */
+		cr_assert_eq(todo.n, 1);
+		cr_assert_eq(todo.at[0], 3);
+		cr_assert_eq(todo.bytes, 7);
+		free(todo.at);
+		free(s.e);
 	}
 }
 

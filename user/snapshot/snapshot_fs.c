@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A snapshot is a walk (snapshot_walk.c), a sort by path bytes, and the
- * hashing of what the walk could not reuse (snapshot_hash.c).
+ * A snapshot is a walk (snapshot_walk.c) whose walkers each sort what
+ * they found by path bytes, the merge of their tables, and the hashing of
+ * what the walk could not reuse (snapshot_hash.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,23 +40,102 @@ static int entry_cmp(const void *a, const void *b)
 			    y->path.len);
 }
 
-/* sorted by path; overlapping roots list an entry twice (its bytes are
- * in the chunks, freed with the snapshot) */
-static void sort_entries(struct fp_fs_snapshot *s)
+void fp_fs_sort(struct fp_fs_snapshot *s)
 {
-	size_t i, j;
-
 	qsort(s->e, s->n, sizeof(*s->e), entry_cmp);
-	for (i = j = 0; i < s->n; i++)
-		if (!j || entry_cmp(&s->e[j - 1], &s->e[i]))
-			s->e[j++] = s->e[i];
-	s->n = j;
+}
+
+/*
+ * Two entries of one path: a handed directory's copy and its entry, or
+ * an entry that overlapping roots walked twice. The entry stays, with
+ * the other's read error if it met none itself.
+ */
+static void keep_one(struct fp_fentry *kept, const struct fp_fentry *e)
+{
+	int err = kept->err ? kept->err : e->err;
+
+	if (kept->copy && !e->copy)
+		*kept = *e;
+	kept->err = err;
+}
+
+/* what the hashing is to do: a regular file the walk could not reuse */
+static bool to_hash(const struct fp_fentry *e)
+{
+	return e->type == 'f' && !e->hashed && !e->unstable && !e->err;
+}
+
+int fp_fs_merge(struct fp_fs_snapshot *s, size_t cap,
+		struct fp_fs_snapshot *const *more, int nmore,
+		struct fp_fs_todo *todo)
+{
+	const struct fp_fentry *head[FP_FS_THREADS_MAX + 1],
+		*end[FP_FS_THREADS_MAX + 1];
+	size_t total = s->n, out = 0;
+	struct fp_fentry *e = s->e;
+	int t, k = 0, pick;
+
+	for (t = 0; t < nmore; t++)
+		total += more[t]->n;
+	memset(todo, 0, sizeof(*todo));
+	todo->at = malloc((total ? total : 1) * sizeof(*todo->at));
+	if (!todo->at)
+		return -ENOMEM;
+	if (total > cap) {
+		e = realloc(s->e, total * sizeof(*e));
+		if (!e) {
+			free(todo->at);
+			todo->at = NULL;
+			return -ENOMEM;
+		}
+		s->e = e;
+	}
+	/*
+	 * s's own entries moved to the end of its array: the merge writes
+	 * at or before the first it has yet to read, and at it only when
+	 * nothing else is left to read.
+	 */
+	if (total > s->n)
+		memmove(e + total - s->n, e, s->n * sizeof(*e));
+	if (s->n) {
+		head[k] = e + total - s->n;
+		end[k++] = e + total;
+	}
+	for (t = 0; t < nmore && k <= FP_FS_THREADS_MAX; t++) {
+		if (!more[t]->n)
+			continue;
+		head[k] = more[t]->e;
+		end[k++] = more[t]->e + more[t]->n;
+	}
+	while (k) {
+		for (pick = 0, t = 1; t < k; t++)
+			if (entry_cmp(head[t], head[pick]) < 0)
+				pick = t;
+		if (out && !entry_cmp(&e[out - 1], head[pick])) {
+			keep_one(&e[out - 1], head[pick]);
+		} else {
+			if (&e[out] != head[pick])
+				e[out] = *head[pick];
+			if (to_hash(&e[out])) {
+				todo->at[todo->n++] = out;
+				todo->bytes += e[out].size;
+			}
+			out++;
+		}
+		if (++head[pick] == end[pick]) {
+			head[pick] = head[--k];
+			end[pick] = end[k];
+		}
+	}
+	s->n = out;
+	return 0;
 }
 
 int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 		   const struct fp_fs_opts *o)
 {
 	struct fp_fs_root *r = calloc(nroots ? nroots : 1, sizeof(*r));
+	struct fp_fs_todo todo = { 0 };
 	struct timespec now;
 	size_t i;
 	int ret = -ENOMEM;
@@ -74,15 +154,15 @@ int fp_fs_snapshot(struct fp_fs_snapshot *s, char *const *roots, size_t nroots,
 	ret = fp_creds_enter(o->creds);
 	if (ret)
 		goto cleanup;
-	ret = fp_fs_walk(s, o, r, nroots);
+	ret = fp_fs_walk(s, o, r, nroots, &todo);
 	if (!ret) {
-		sort_entries(s);
 		if (o->after_walk)
 			o->after_walk(o->after_walk_ctx);
-		ret = fp_fs_hash_all(s, o, r, nroots);
+		ret = fp_fs_hash_all(s, o, r, nroots, &todo);
 	}
 	fp_creds_leave(o->creds);
 cleanup:
+	free(todo.at);
 	for (i = 0; r && i < nroots; i++)
 		if (r[i].fd >= 0)
 			close(r[i].fd);

@@ -38,6 +38,9 @@ struct fp_fentry {
 	bool unstable; /* changed while it was hashed, twice, or replaced
 			* between the walk and the hash */
 	bool mount; /* a mountpoint that was not entered */
+	/* the walk's alone: a directory one walker handed another, entered
+	 * again in its reader's table; merged into its entry by the walk */
+	bool copy;
 	int err; /* errno when the entry or its contents were unreadable */
 };
 

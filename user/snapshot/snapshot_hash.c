@@ -276,10 +276,13 @@ struct pool {
 
 static int hash_entry(struct pool *p, struct hasher *h, struct fp_fentry *e)
 {
-	int fd = open_entry(p->roots, p->nroots, e, p->o->cross_mounts);
 	struct stat st;
-	int ret;
+	int fd, ret;
 
+	/* listed, then given the read error of its twin (fp_fs_merge) */
+	if (e->err)
+		return 0;
+	fd = open_entry(p->roots, p->nroots, e, p->o->cross_mounts);
 	if (fd < 0) {
 		/* the path no longer leads to the file the walk saw */
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP ||
@@ -386,27 +389,17 @@ static void *hash_worker(void *arg)
  * entered the creds already and hashes too.
  */
 int fp_fs_hash_all(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
-		   const struct fp_fs_root *roots, size_t nroots)
+		   const struct fp_fs_root *roots, size_t nroots,
+		   const struct fp_fs_todo *todo)
 {
 	struct pool p = { .s = s, .o = o, .roots = roots, .nroots = nroots };
 	pthread_t tids[FP_FS_THREADS_MAX];
 	int nthreads = fp_fs_threads(o), started = 0, t;
-	uint64_t bytes = 0;
-	size_t i;
 
-	p.todo = malloc((s->n ? s->n : 1) * sizeof(size_t));
-	if (!p.todo)
-		return -ENOMEM;
-	for (i = 0; i < s->n; i++) {
-		const struct fp_fentry *e = &s->e[i];
-
-		if (e->type == 'f' && !e->hashed && !e->unstable && !e->err) {
-			p.todo[p.ntodo++] = i;
-			bytes += e->size;
-		}
-	}
+	p.todo = todo->at;
+	p.ntodo = todo->n;
 	/* a thread is not worth its start for a few small files */
-	if (p.ntodo < 2 || (p.ntodo < 64 && bytes < HASH_THREAD_BYTES))
+	if (p.ntodo < 2 || (p.ntodo < 64 && todo->bytes < HASH_THREAD_BYTES))
 		nthreads = 1;
 	for (t = 1; t < nthreads; t++) {
 		if (pthread_create(&tids[t], NULL, hash_worker, &p))
@@ -418,7 +411,6 @@ int fp_fs_hash_all(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
 		pthread_join(tids[t], NULL);
 	s->files_hashed += p.files;
 	s->bytes_hashed += p.bytes;
-	free(p.todo);
 	if (!p.err && p.done < p.ntodo)
 		p.err = -ENOMEM;
 	return p.err;

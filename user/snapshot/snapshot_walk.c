@@ -13,7 +13,8 @@
  * walker reads it, never a path. The queue holds fewer directories than
  * there are walkers, so the fds stay bounded, and a walker starts only
  * when there is a directory for it. Each walker appends to a table of
- * its own; the tables are joined after the walk.
+ * its own, and sorts it once every walker is done; the sorted tables are
+ * merged.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,15 +47,6 @@ struct walk_item {
 	dev_t root_dev;
 	struct fp_bytes path; /* the path of its entry: borrowed */
 	uint64_t dev, ino;
-	int from; /* the walker whose table holds its entry */
-	size_t at; /* and where */
-};
-
-/* an item's directory, entered again in the table of its reader */
-struct anchor {
-	size_t at;
-	int from;
-	size_t origin;
 };
 
 struct walk_pool;
@@ -73,8 +65,6 @@ struct walker {
 	size_t link_cap;
 	dev_t root_dev;
 	uint64_t progress_at;
-	struct anchor *anchors;
-	size_t nanchors, anchors_cap;
 	struct fp_fs_chunk *chunks; /* its paths; the first has room left */
 	uint64_t pend_entries, pend_bytes; /* not yet in the pool's counts */
 };
@@ -525,8 +515,6 @@ static bool hand_off(struct walker *w, size_t c, int fd)
 			.path = e->path,
 			.dev = e->dev,
 			.ino = e->ino,
-			.from = w->id,
-			.at = c,
 		};
 		/* atomic: descend() reads it without the lock */
 		__atomic_store_n(&p->qn, p->qn + 1, __ATOMIC_RELAXED);
@@ -622,26 +610,15 @@ static bool take(struct walk_pool *p, struct walk_item *it)
 	return got;
 }
 
-/* An item's directory, entered again in this walker's table (its path
- * borrowed: the entry it comes from outlives the walk), and walked. */
+/*
+ * An item's directory, entered again in this walker's table as a copy
+ * (its path borrowed: the entry it comes from outlives the walk), and
+ * walked. The copy meets its entry in the merge, by their path.
+ */
 static int walk_item(struct walker *w, const struct walk_item *it)
 {
-	struct fp_fentry *e;
-	struct anchor *a;
+	struct fp_fentry *e = add_slot(w);
 
-	if (w->nanchors == w->anchors_cap) {
-		size_t ncap = w->anchors_cap ? w->anchors_cap * 2 : 64;
-
-		/* at most one a directory: within the budget's twice */
-		a = realloc(w->anchors, ncap * sizeof(*a));
-		if (!a) {
-			close(it->fd);
-			return -ENOMEM;
-		}
-		w->anchors = a;
-		w->anchors_cap = ncap;
-	}
-	e = add_slot(w);
 	if (!e) {
 		close(it->fd);
 		return -ENOMEM;
@@ -650,11 +627,7 @@ static int walk_item(struct walker *w, const struct walk_item *it)
 	e->type = 'd';
 	e->dev = it->dev;
 	e->ino = it->ino;
-	w->anchors[w->nanchors++] = (struct anchor){
-		.at = w->s->n - 1,
-		.from = it->from,
-		.origin = it->at,
-	};
+	e->copy = true;
 	w->root_dev = it->root_dev;
 	return push(w, w->s->n - 1, it->fd) ?: walk(w);
 }
@@ -698,6 +671,9 @@ static void *helper(void *arg)
 	}
 	serve(w);
 	fp_creds_leave(w->o->creds);
+	/* every walker is done: the sorts run side by side, as the walks */
+	if (!__atomic_load_n(&w->pool->err, __ATOMIC_RELAXED))
+		fp_fs_sort(w->s);
 	return NULL;
 }
 
@@ -739,46 +715,23 @@ static int snapshot_root(struct walker *w, struct fp_fs_root *r)
 	return push(w, w->s->n - 1, fd) ?: walk(w);
 }
 
-/*
- * The copies of handed directories dropped (their paths are borrowed): a
- * read error one of them met goes to the entry it copies.
- */
-static void drop_anchors(struct walk_pool *p)
-{
-	size_t i;
-	int t;
-
-	for (t = 0; t < p->members; t++) {
-		for (i = 0; i < p->w[t].nanchors; i++) {
-			const struct anchor *a = &p->w[t].anchors[i];
-			struct fp_fentry *copy = &p->w[t].s->e[a->at],
-					 *orig = &p->w[a->from].s->e[a->origin];
-
-			if (copy->err && !orig->err)
-				orig->err = copy->err;
-			copy->path.data = NULL;
-		}
-	}
-}
-
 static void append(struct fp_fs_snapshot *s, const struct fp_fs_snapshot *from)
 {
-	size_t i;
-
-	for (i = 0; i < from->n; i++)
-		if (from->e[i].path.data)
-			s->e[s->n++] = from->e[i];
+	memcpy(s->e + s->n, from->e, from->n * sizeof(*s->e));
+	s->n += from->n;
 }
 
-/* Every walker's table into walker 0's, without the dropped copies. */
+/*
+ * A walk that failed: every walker's table into walker 0's as it is, so
+ * that the caller frees what was found. 0, or -ENOMEM.
+ */
 static int join_tables(struct walk_pool *p)
 {
-	struct fp_fs_snapshot *s = p->w[0].s, none = { 0 };
+	struct fp_fs_snapshot *s = p->w[0].s;
 	size_t n = 0;
 	struct fp_fentry *e;
 	int t;
 
-	drop_anchors(p);
 	for (t = 0; t < p->members; t++)
 		n += p->w[t].s->n;
 	if (n > p->w[0].cap) {
@@ -788,16 +741,22 @@ static int join_tables(struct walk_pool *p)
 		s->e = e;
 		p->w[0].cap = n;
 	}
-	n = s->n;
-	s->n = 0;
-	none.e = s->e;
-	none.n = n;
-	append(s, &none);
 	for (t = 1; t < p->members; t++) {
 		append(s, p->w[t].s);
 		p->w[t].s->n = 0;
 	}
 	return 0;
+}
+
+/* A walk done: the sorted tables merged into walker 0's. 0, or -ENOMEM. */
+static int merge_tables(struct walk_pool *p, struct fp_fs_todo *todo)
+{
+	struct fp_fs_snapshot *more[FP_FS_THREADS_MAX];
+	int t;
+
+	for (t = 1; t < p->members; t++)
+		more[t - 1] = p->w[t].s;
+	return fp_fs_merge(p->w[0].s, p->w[0].cap, more, p->members - 1, todo);
 }
 
 static void pool_free(struct walk_pool *p)
@@ -822,7 +781,6 @@ static void pool_free(struct walk_pool *p)
 		free(w->dents);
 		free(w->link);
 		free(w->stack);
-		free(w->anchors);
 	}
 	pthread_cond_destroy(&p->more);
 	pthread_mutex_destroy(&p->lock);
@@ -852,7 +810,7 @@ static int pool_init(struct walk_pool *p, struct fp_fs_snapshot *s,
 }
 
 int fp_fs_walk(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
-	       struct fp_fs_root *roots, size_t nroots)
+	       struct fp_fs_root *roots, size_t nroots, struct fp_fs_todo *todo)
 {
 	struct walk_pool *p = malloc(sizeof(*p));
 	size_t i;
@@ -868,6 +826,9 @@ int fp_fs_walk(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
 		fail(p, ret);
 	else
 		serve(&p->w[0]);
+	/* while the helpers sort theirs (helper()) */
+	if (!__atomic_load_n(&p->err, __ATOMIC_RELAXED))
+		fp_fs_sort(p->w[0].s);
 	for (t = 1; t < p->members; t++)
 		pthread_join(p->tids[t], NULL);
 	ret = __atomic_load_n(&p->err, __ATOMIC_RELAXED);
@@ -880,8 +841,10 @@ int fp_fs_walk(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
 	    budget_used(p->entries, p->bytes) > o->max_bytes)
 		ret = -E2BIG;
 	/* what the walkers found is the caller's to free, even on failure */
-	if (join_tables(p) && !ret)
-		ret = -ENOMEM;
+	if (ret)
+		join_tables(p);
+	else
+		ret = merge_tables(p, todo);
 	pool_free(p);
 	free(p);
 	return ret;
