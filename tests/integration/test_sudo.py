@@ -620,12 +620,16 @@ class TestLifecycle(SudoCase):
         secs = su.unique_seconds(33)
         argv = ["sleep", secs]
         opts = ["--leftovers", mode] if mode else []
-        # footprint lists what is left the instant the command exits: wait
-        # until the background child has exec'd sleep, or it would still
-        # be listed as the shell (read is a builtin: no extra processes)
-        res = self.sb.run(sh("sleep %s & i=0; while [ $i -lt 20000 ]; do "
-                             "read -r c < /proc/$!/comm; "
-                             "[ \"$c\" = sleep ] && break; i=$((i+1)); done"
+        # footprint names a leftover by its last exec it traced: wait
+        # until the background child sleeps in sleep, or it would still be
+        # listed as the shell (read is a builtin: no extra processes). Not
+        # until its comm says sleep: the kernel sets that early in the
+        # exec, and on one CPU footprint could stop tracing before the
+        # exec was done (1 run in 40 of `taskset -c 0`)
+        res = self.sb.run(sh("sleep %s & i=0; while [ $i -lt 200000 ]; do "
+                             "read -r w < /proc/$!/wchan; "
+                             "case $w in *nanosleep*) break;; esac; "
+                             "i=$((i+1)); done"
                              % secs), opts=opts, env=su.sudo_env(NOBODY))
         return argv, res
 
