@@ -1067,8 +1067,10 @@ Test(snapshot_fs, merge_gives_a_copy_up_for_its_entry)
 	struct fp_fs_todo todo;
 	size_t cap, i;
 
-	/* files: one to hash, one hashed already, one unreadable */
+	/* files: one to hash, one hashed already, one unreadable, and one
+	 * whose twin met an error, which is not hashed either */
 	w1[1].type = w2[0].type = w2[1].type = 'f';
+	w1[2].type = w2[2].type = 'f';
 	w1[1].size = 7;
 	w2[0].hashed = true;
 

@@ -59,10 +59,18 @@ static void keep_one(struct fp_fentry *kept, const struct fp_fentry *e)
 	kept->err = err;
 }
 
-/* what the hashing is to do: a regular file the walk could not reuse */
-static bool to_hash(const struct fp_fentry *e)
+/*
+ * Merged entry at, which no twin follows: listed if it is a regular file
+ * the walk could not reuse, while the merge still has it in the cache.
+ */
+static void list_to_hash(struct fp_fs_todo *todo, const struct fp_fentry *e,
+			 size_t at)
 {
-	return e->type == 'f' && !e->hashed && !e->unstable && !e->err;
+	if (e[at].type == 'f' && !e[at].hashed && !e[at].unstable &&
+	    !e[at].err) {
+		todo->at[todo->n++] = at;
+		todo->bytes += e[at].size;
+	}
 }
 
 int fp_fs_merge(struct fp_fs_snapshot *s, size_t cap,
@@ -114,12 +122,10 @@ int fp_fs_merge(struct fp_fs_snapshot *s, size_t cap,
 		if (out && !entry_cmp(&e[out - 1], head[pick])) {
 			keep_one(&e[out - 1], head[pick]);
 		} else {
+			if (out)
+				list_to_hash(todo, e, out - 1);
 			if (&e[out] != head[pick])
 				e[out] = *head[pick];
-			if (to_hash(&e[out])) {
-				todo->at[todo->n++] = out;
-				todo->bytes += e[out].size;
-			}
 			out++;
 		}
 		if (++head[pick] == end[pick]) {
@@ -127,6 +133,8 @@ int fp_fs_merge(struct fp_fs_snapshot *s, size_t cap,
 			end[pick] = end[k];
 		}
 	}
+	if (out)
+		list_to_hash(todo, e, out - 1);
 	s->n = out;
 	return 0;
 }

@@ -73,8 +73,8 @@ struct fp_fs_todo {
  * to fp_fs_threads() threads, each entering o->creds; the caller's thread
  * has entered them already. Fills in each root's fd and dev, and todo
  * (todo->at the caller's to free). 0, -ENOMEM, -E2BIG, -ETIMEDOUT, or
- * -errno of fp_creds_enter; on failure s->e holds what was found, in no
- * order, and todo is empty.
+ * -errno of fp_creds_enter; on failure s holds walker 0's part of the
+ * walk, for fp_fs_snapshot_free(), and todo is empty.
  */
 int fp_fs_walk(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
 	       struct fp_fs_root *roots, size_t nroots,

@@ -276,13 +276,10 @@ struct pool {
 
 static int hash_entry(struct pool *p, struct hasher *h, struct fp_fentry *e)
 {
+	int fd = open_entry(p->roots, p->nroots, e, p->o->cross_mounts);
 	struct stat st;
-	int fd, ret;
+	int ret;
 
-	/* listed, then given the read error of its twin (fp_fs_merge) */
-	if (e->err)
-		return 0;
-	fd = open_entry(p->roots, p->nroots, e, p->o->cross_mounts);
 	if (fd < 0) {
 		/* the path no longer leads to the file the walk saw */
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP ||

@@ -654,6 +654,9 @@ static void serve(struct walker *w)
 		if (ret)
 			fail(w->pool, ret);
 	}
+	/* every walker is done: the sorts run side by side, as the walks */
+	if (!__atomic_load_n(&w->pool->err, __ATOMIC_RELAXED))
+		fp_fs_sort(w->s);
 }
 
 static void *helper(void *arg)
@@ -671,9 +674,6 @@ static void *helper(void *arg)
 	}
 	serve(w);
 	fp_creds_leave(w->o->creds);
-	/* every walker is done: the sorts run side by side, as the walks */
-	if (!__atomic_load_n(&w->pool->err, __ATOMIC_RELAXED))
-		fp_fs_sort(w->s);
 	return NULL;
 }
 
@@ -713,39 +713,6 @@ static int snapshot_root(struct walker *w, struct fp_fs_root *r)
 	r->dev = st.st_dev;
 	w->root_dev = st.st_dev;
 	return push(w, w->s->n - 1, fd) ?: walk(w);
-}
-
-static void append(struct fp_fs_snapshot *s, const struct fp_fs_snapshot *from)
-{
-	memcpy(s->e + s->n, from->e, from->n * sizeof(*s->e));
-	s->n += from->n;
-}
-
-/*
- * A walk that failed: every walker's table into walker 0's as it is, so
- * that the caller frees what was found. 0, or -ENOMEM.
- */
-static int join_tables(struct walk_pool *p)
-{
-	struct fp_fs_snapshot *s = p->w[0].s;
-	size_t n = 0;
-	struct fp_fentry *e;
-	int t;
-
-	for (t = 0; t < p->members; t++)
-		n += p->w[t].s->n;
-	if (n > p->w[0].cap) {
-		e = realloc(s->e, n * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		s->e = e;
-		p->w[0].cap = n;
-	}
-	for (t = 1; t < p->members; t++) {
-		append(s, p->w[t].s);
-		p->w[t].s->n = 0;
-	}
-	return 0;
 }
 
 /* A walk done: the sorted tables merged into walker 0's. 0, or -ENOMEM. */
@@ -826,9 +793,6 @@ int fp_fs_walk(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
 		fail(p, ret);
 	else
 		serve(&p->w[0]);
-	/* while the helpers sort theirs (helper()) */
-	if (!__atomic_load_n(&p->err, __ATOMIC_RELAXED))
-		fp_fs_sort(p->w[0].s);
 	for (t = 1; t < p->members; t++)
 		pthread_join(p->tids[t], NULL);
 	ret = __atomic_load_n(&p->err, __ATOMIC_RELAXED);
@@ -840,10 +804,9 @@ int fp_fs_walk(struct fp_fs_snapshot *s, const struct fp_fs_opts *o,
 	if ((!ret || ret == -ENOMEM) && o->max_bytes &&
 	    budget_used(p->entries, p->bytes) > o->max_bytes)
 		ret = -E2BIG;
-	/* what the walkers found is the caller's to free, even on failure */
-	if (ret)
-		join_tables(p);
-	else
+	/* a failed walk's tables go with their walkers (walker 0's is the
+	 * caller's to free): its paths are in the chunks either way */
+	if (!ret)
 		ret = merge_tables(p, todo);
 	pool_free(p);
 	free(p);
