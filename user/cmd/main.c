@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 	 * Tables of a snapshot's size (12 MiB for 100,000 files) are mapped
 	 * and unmapped, as glibc does only until the first such free: it then
 	 * raises its threshold, and the snapshot walkers' tables, freed once
-	 * joined, would stay in the heap (57 MiB at the peak, not 46).
+	 * merged, would stay in the heap (57 MiB at the peak, not 46).
 	 * Smaller ones stay in the heap, as they would after that raise.
 	 */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
