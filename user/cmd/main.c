@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* footprint: what did this command really do? Subcommand dispatch. */
 #include <grp.h>
-#include <malloc.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 
 #include "cli.h"
 #include "creds.h"
+#include "heap.h"
 #include "version.h"
 
 struct cmd {
@@ -168,14 +168,7 @@ int main(int argc, char **argv)
 		fp_version_print(stdout);
 		return FP_EXIT_OK;
 	}
-	/*
-	 * Tables of a snapshot's size (12 MiB for 100,000 files) are mapped
-	 * and unmapped, as glibc does only until the first such free: it then
-	 * raises its threshold, and the snapshot walkers' tables, freed once
-	 * merged, would stay in the heap (57 MiB at the peak, not 46).
-	 * Smaller ones stay in the heap, as they would after that raise.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	fp_heap_init();
 	/* no OpenSSL configuration is read: OPENSSL_CONF could name one that
 	 * loads a module into this root process, and SHA-256 needs none */
 	if (!OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL)) {

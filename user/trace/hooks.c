@@ -12,8 +12,6 @@
 #include "hooks.h"
 #include "skel_index.h"
 
-#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
-
 /* What the choice below needs to know of the kernel's BTF. */
 enum fact { REQ, SQE, DONE, URING, VPID, CAST, FIB6, QUEUED, NFACTS };
 
@@ -52,7 +50,7 @@ static int kernel_facts(bool *has)
 	};
 	int i;
 
-	if (fp_btf_find_names(VMLINUX_BTF, q, NFACTS) < 0)
+	if (fp_btf_find_names(FP_VMLINUX_BTF, q, NFACTS) < 0)
 		return ask_libbpf(q, has);
 	for (i = 0; i < NFACTS; i++)
 		has[i] = q[i].found;

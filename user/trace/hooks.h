@@ -13,6 +13,9 @@
 
 struct footprint_bpf;
 
+/* where the kernel shows its BTF, which libbpf reads for a fresh load */
+#define FP_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+
 /*
  * Set autoload and read-only switches of the opened, not yet loaded
  * skeleton. note gets what this kernel lacks, "" when nothing. Returns 0

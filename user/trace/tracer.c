@@ -24,6 +24,7 @@
 #include "syscalls.h"
 #include "tracer.h"
 #include "flows.h"
+#include "heap.h"
 #include "maparray.h"
 #include "ring.h"
 #include "warm.h"
@@ -192,6 +193,19 @@ static int apply_scope(struct fp_tracer *t, const struct fp_tracer_opts *o,
 	return 0;
 }
 
+/*
+ * libbpf's load reads the kernel's BTF into one buffer and copies it into
+ * another (btf__load_vmlinux_btf()), then frees the first: room for both.
+ */
+static size_t load_heap_size(void)
+{
+	struct stat st;
+
+	if (stat(FP_VMLINUX_BTF, &st) || st.st_size <= 0)
+		return 0;
+	return 2 * (size_t)st.st_size + (1 << 20);
+}
+
 /* a failed reuse removed the set: the next run makes it again */
 static const char reuse_step[] = "reuse the loaded programs of";
 
@@ -238,7 +252,9 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 		fprintf(stderr, "%s\n", note);
 	fill_route_nr(t->skel);
 	*step = "load";
+	fp_heap_populated_begin(load_heap_size());
 	ret = footprint_bpf__load(t->skel);
+	fp_heap_populated_end();
 	if (ret)
 		return ret;
 	*step = "fill the syscall table of";
