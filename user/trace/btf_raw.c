@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "btf_raw.h"
+
+long fp_btf_type_extra(const struct btf_type *t)
+{
+	unsigned long vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_ENUM64:
+		return vlen * 12; /* struct btf_enum64 */
+	}
+	return -1;
+}
+
+/* one pass over the records: their number, and where each starts */
+static int walk(struct fp_btf_raw *b, bool index)
+{
+	size_t at = 0;
+	long x;
+
+	/* a record is at least a struct btf_type: room for the most */
+	if (index) {
+		b->off = malloc((b->type_len / sizeof(struct btf_type) + 2) *
+				sizeof(*b->off));
+		if (!b->off)
+			return -ENOMEM;
+	}
+	while (at < b->type_len) {
+		const struct btf_type *t = (const void *)(b->types + at);
+
+		if (b->type_len - at < sizeof(*t))
+			return -EINVAL;
+		x = fp_btf_type_extra(t);
+		if (x < 0 || b->type_len - at - sizeof(*t) < (size_t)x)
+			return -EINVAL;
+		b->n++;
+		if (index)
+			b->off[b->n] = at;
+		at += sizeof(*t) + x;
+	}
+	return 0;
+}
+
+int fp_btf_raw_parse(struct fp_btf_raw *b, const void *data, size_t len,
+		     bool index)
+{
+	const struct btf_header *h = data;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	if (len < sizeof(*h) || h->magic != BTF_MAGIC || h->version != 1 ||
+	    h->hdr_len < sizeof(*h) || h->hdr_len > len ||
+	    (uint64_t)h->type_off + h->type_len > len - h->hdr_len ||
+	    (uint64_t)h->str_off + h->str_len > len - h->hdr_len ||
+	    h->type_off % 4 || !h->str_len)
+		return -EINVAL;
+	b->types = (const unsigned char *)data + h->hdr_len + h->type_off;
+	b->type_len = h->type_len;
+	b->strs = (const char *)data + h->hdr_len + h->str_off;
+	b->str_len = h->str_len;
+	if (b->strs[b->str_len - 1])
+		return -EINVAL;
+	ret = walk(b, index);
+	if (ret)
+		fp_btf_raw_free(b);
+	return ret;
+}
+
+void fp_btf_raw_free(struct fp_btf_raw *b)
+{
+	free(b->off);
+	b->off = NULL;
+}
+
+const struct btf_type *fp_btf_raw_type(const struct fp_btf_raw *b, uint32_t id)
+{
+	if (!id || id > b->n || !b->off)
+		return NULL;
+	return (const void *)(b->types + b->off[id]);
+}
+
+const char *fp_btf_raw_str(const struct fp_btf_raw *b, uint32_t off)
+{
+	return off < b->str_len ? b->strs + off : NULL;
+}
+
+/* sysfs maps vmlinux BTF read-only since 6.16; read it on older kernels */
+static void *map_or_read(int fd, size_t len, bool *mapped)
+{
+	void *d = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	size_t got = 0;
+	ssize_t r;
+
+	*mapped = d != MAP_FAILED;
+	if (*mapped)
+		return d;
+	d = malloc(len);
+	while (d && got < len) {
+		r = read(fd, (char *)d + got, len - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	if (d && got == len)
+		return d;
+	free(d);
+	errno = EIO;
+	return NULL;
+}
+
+void *fp_btf_map(const char *path, size_t *len, bool *mapped)
+{
+	struct stat st;
+	void *d;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size <= 0 || st.st_size > FP_BTF_MAX) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	*len = st.st_size;
+	d = map_or_read(fd, *len, mapped);
+	close(fd);
+	return d;
+}
+
+void fp_btf_unmap(void *data, size_t len, bool mapped)
+{
+	if (mapped)
+		munmap(data, len);
+	else
+		free(data);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Raw BTF as the kernel shows it (/sys/kernel/btf/vmlinux) or as an
+ * object carries it (.BTF): its sections checked, its records walked,
+ * and, when asked, indexed by type id. For the few passes footprint
+ * makes itself; libbpf's parse validates and indexes everything, which
+ * costs a cold start tens of ms.
+ */
+#ifndef FP_BTF_RAW_H
+#define FP_BTF_RAW_H
+
+#include <linux/btf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* BTF grows with the kernel; a file this big is not one */
+#define FP_BTF_MAX (256u << 20)
+
+struct fp_btf_raw {
+	const unsigned char *types;
+	size_t type_len;
+	const char *strs;
+	size_t str_len;
+	uint32_t n; /* types, void not counted: ids 1..n */
+	uint32_t *off; /* off[id]: the record's offset in types, when indexed */
+};
+
+/* bytes that follow struct btf_type for this kind, or -1 if unknown */
+long fp_btf_type_extra(const struct btf_type *t);
+/*
+ * Checks the header and the sections of data and counts the records
+ * (index: and notes where each starts). 0 or -EINVAL, -ENOMEM. b points
+ * into data, which must outlive it.
+ */
+int fp_btf_raw_parse(struct fp_btf_raw *b, const void *data, size_t len,
+		     bool index);
+void fp_btf_raw_free(struct fp_btf_raw *b);
+/* the record of id (1..n) of an indexed b */
+const struct btf_type *fp_btf_raw_type(const struct fp_btf_raw *b, uint32_t id);
+/* the string at off, or NULL if off is outside the string section */
+const char *fp_btf_raw_str(const struct fp_btf_raw *b, uint32_t off);
+
+/*
+ * The file at path, mapped read-only (sysfs maps vmlinux BTF since 6.16)
+ * or read. NULL with errno set; fp_btf_unmap() frees it.
+ */
+void *fp_btf_map(const char *path, size_t *len, bool *mapped);
+void fp_btf_unmap(void *data, size_t len, bool mapped);
+
+#endif
