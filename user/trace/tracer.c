@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "collapse.h"
+#include "core_btf.h"
 #include "footprint.skel.h"
 #include "hooks.h"
 #include "knobs.h"
@@ -195,7 +196,8 @@ static int apply_scope(struct fp_tracer *t, const struct fp_tracer_opts *o,
 
 /*
  * libbpf's load reads the kernel's BTF into one buffer and copies it into
- * another (btf__load_vmlinux_btf()), then frees the first: room for both.
+ * another (btf__load_vmlinux_btf()), then frees the first: room for both,
+ * and for the small BTF's indexes of it (core_btf.h).
  */
 static size_t load_heap_size(void)
 {
@@ -203,7 +205,66 @@ static size_t load_heap_size(void)
 
 	if (stat(FP_VMLINUX_BTF, &st) || st.st_size <= 0)
 		return 0;
-	return 2 * (size_t)st.st_size + (1 << 20);
+	return 2 * (size_t)st.st_size + (size_t)st.st_size / 2 + (1 << 20);
+}
+
+static void debug_core_btf(const struct fp_core_btf *c, int err)
+{
+	if (!getenv("FOOTPRINT_DEBUG"))
+		return;
+	if (!err)
+		fprintf(stderr,
+			"footprint: debug: CO-RE: a small BTF, %u of the kernel's %u types\n",
+			c->types, c->kernel_types);
+	else if (getenv("FOOTPRINT_DEBUG_FULL_BTF"))
+		fprintf(stderr,
+			"footprint: debug: CO-RE: the kernel's BTF (FOOTPRINT_DEBUG_FULL_BTF)\n");
+	else
+		fprintf(stderr,
+			"footprint: debug: CO-RE: the kernel's BTF (no small one: %s)\n",
+			strerror(-err));
+}
+
+/*
+ * libbpf's open of the object, the choice of hooks, the load. libbpf
+ * reads the kernel's BTF for the load; its CO-RE relocation reads the
+ * small BTF of core_btf.h instead, when one could be made.
+ */
+static int load_fresh(struct fp_tracer *t, const struct fp_load_knobs *knobs,
+		      const char **step)
+{
+	const struct bpf_object_skeleton *sk = t->skel->skeleton;
+	DECLARE_LIBBPF_OPTS(bpf_object_open_opts, oo);
+	struct fp_core_btf core;
+	char note[256];
+	int ret;
+
+	fp_heap_populated_begin(load_heap_size());
+	ret = fp_core_btf_make(&core, sk->data, sk->data_sz);
+	if (!ret)
+		oo.btf_custom_path = core.path;
+	debug_core_btf(&core, ret);
+	*step = "open";
+	ret = bpf_object__open_skeleton(t->skel->skeleton, &oo);
+	if (ret)
+		goto cleanup;
+	*step = "size the ring buffer and process-tree table of";
+	ret = fp_knobs_apply(t->skel, knobs);
+	if (ret)
+		goto cleanup;
+	*step = "read the kernel's BTF for";
+	ret = fp_hooks_choose(t->skel, note, sizeof(note));
+	if (ret)
+		goto cleanup;
+	if (note[0])
+		fprintf(stderr, "%s\n", note);
+	fill_route_nr(t->skel);
+	*step = "load";
+	ret = footprint_bpf__load(t->skel);
+cleanup:
+	fp_heap_populated_end();
+	fp_core_btf_close(&core);
+	return ret;
 }
 
 /* a failed reuse removed the set: the next run makes it again */
@@ -218,7 +279,6 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 {
 	__u32 sys_table[FP_NR_SYSCALLS];
 	struct fp_load_knobs knobs;
-	char note[256];
 	int ret;
 
 	*step = "fill the syscall table of";
@@ -236,25 +296,7 @@ static int load(struct fp_tracer *t, const struct fp_tracer_opts *opts,
 		return ret;
 	}
 	/* only a fresh load needs libbpf to read the object (~12 ms) */
-	*step = "open";
-	ret = bpf_object__open_skeleton(t->skel->skeleton, NULL);
-	if (ret)
-		return ret;
-	*step = "size the ring buffer and process-tree table of";
-	ret = fp_knobs_apply(t->skel, &knobs);
-	if (ret)
-		return ret;
-	*step = "read the kernel's BTF for";
-	ret = fp_hooks_choose(t->skel, note, sizeof(note));
-	if (ret)
-		return ret;
-	if (note[0])
-		fprintf(stderr, "%s\n", note);
-	fill_route_nr(t->skel);
-	*step = "load";
-	fp_heap_populated_begin(load_heap_size());
-	ret = footprint_bpf__load(t->skel);
-	fp_heap_populated_end();
+	ret = load_fresh(t, &knobs, step);
 	if (ret)
 		return ret;
 	*step = "fill the syscall table of";

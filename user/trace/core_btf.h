@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small BTF for libbpf's CO-RE relocation of footprint's object
+ * (btf_custom_path), cut from the kernel's. libbpf looks each relocated
+ * type up by name among all of the kernel's types, ~1 ms a type on
+ * 6.18's 126,000, 58 times: ~50 ms of a cold start. Among the small
+ * BTF's types the same lookups cost next to nothing, and give the same
+ * answers:
+ * - every kernel type with the name (flavour aside) and kind of a
+ *   relocated type is in it; at its own id where a relocation asks for
+ *   that id (bpf_core_type_id_kernel(), which the verifier reads as the
+ *   kernel's);
+ * - the others, and what all of them hold by value (members, array
+ *   elements, typedefs, modifiers), follow the highest own id kept;
+ * - a pointer points to void: a field relocation never looks through
+ *   one (libbpf's bpf_core_fields_are_compat()), and a type relocation
+ *   is made on a struct, union or enum only, or no small BTF is made.
+ * Ids below the highest own id kept that hold nothing kept are anonymous
+ * pointers, which no lookup matches. libbpf looks in module BTFs for a
+ * type the kernel's own BTF lacks, and never with a BTF of the caller's:
+ * if a relocated type is missing and the kernel has modules with BTF,
+ * no small BTF is made. FOOTPRINT_DEBUG_FULL_BTF=1 makes none.
+ */
+#ifndef FP_CORE_BTF_H
+#define FP_CORE_BTF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "btf_raw.h"
+#include "core_relos.h"
+
+struct fp_core_btf {
+	int fd; /* a memfd, or -1 */
+	char path[40]; /* its name for libbpf, "" when none */
+	uint32_t types, kernel_types; /* how many it and the kernel's hold */
+};
+
+/*
+ * Makes the small BTF for the object obj (an ELF file of obj_len bytes)
+ * against the running kernel. 0, or -errno and no file (libbpf then
+ * relocates against the kernel's whole BTF, as without one).
+ */
+int fp_core_btf_make(struct fp_core_btf *c, const void *obj, size_t obj_len);
+void fp_core_btf_close(struct fp_core_btf *c);
+
+/*
+ * The builder: the small BTF of kern (indexed) for the relocations r,
+ * whose types are local's (indexed). modules: the kernel has module BTFs.
+ * 0 and *out (malloc'd, *len bytes), or -ENOENT when none can stand in
+ * for kern, -EINVAL, -ENOMEM.
+ */
+int fp_core_btf_build(const struct fp_btf_raw *kern,
+		      const struct fp_btf_raw *local,
+		      const struct fp_core_relos *r, bool modules, void **out,
+		      size_t *len);
+
+#endif
