@@ -26,8 +26,43 @@ struct fp_btf_raw {
 	uint32_t *off; /* off[id]: the record's offset in types, when indexed */
 };
 
-/* bytes that follow struct btf_type for this kind, or -1 if unknown */
-long fp_btf_type_extra(const struct btf_type *t);
+/* bytes that follow struct btf_type for this kind, or -1 if unknown;
+ * inline: it is called once for each of the kernel's 126,000 types */
+static inline long fp_btf_type_extra(const struct btf_type *t)
+{
+	unsigned long vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_ENUM64:
+		return vlen * 12; /* struct btf_enum64 */
+	}
+	return -1;
+}
 /*
  * Checks the header and the sections of data and counts the records
  * (index: and notes where each starts). 0 or -EINVAL, -ENOMEM. b points

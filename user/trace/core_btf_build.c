@@ -427,7 +427,7 @@ int fp_core_btf_build(const struct fp_btf_raw *kern,
 	*out = NULL;
 	w = calloc(r->n ? r->n : 1, sizeof(*w));
 	b.newid = calloc(kern->n + 1, sizeof(*b.newid));
-	b.order = calloc(kern->n + 1, sizeof(*b.order));
+	b.order = malloc((kern->n + 1) * sizeof(*b.order));
 	ret = -ENOMEM;
 	if (!w || !b.newid || !b.order)
 		goto cleanup;
