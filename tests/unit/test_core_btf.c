@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core_btf.h"
+#include "core_btf_mods.h"
 #include "footprint.skel.h"
 
 #define VMLINUX "/sys/kernel/btf/vmlinux"
@@ -44,16 +45,33 @@ static void kernel_close(struct kernel *k)
 	fp_btf_unmap(k->data, k->len, k->mapped);
 }
 
+/* modules that have every type asked about, or none */
+static bool have_all(void *ctx, const char *name, size_t len, unsigned int kind)
+{
+	(void)ctx, (void)name, (void)len, (void)kind;
+	return true;
+}
+
+static bool have_none(void *ctx, const char *name, size_t len,
+		      unsigned int kind)
+{
+	(void)ctx, (void)name, (void)len, (void)kind;
+	return false;
+}
+
+static const struct fp_core_modules all_mods = { .has = have_all };
+static const struct fp_core_modules no_mods = { .has = have_none };
+
 /* the small BTF for relocations r of local, parsed by libbpf */
 static struct btf *small_for(struct kernel *k, const struct fp_btf_raw *local,
-			     const struct fp_core_relos *r, bool modules,
-			     int *err)
+			     const struct fp_core_relos *r,
+			     const struct fp_core_modules *mods, int *err)
 {
 	struct btf *small = NULL;
 	size_t len;
 	void *out;
 
-	*err = fp_core_btf_build(&k->raw, local, r, modules, &out, &len);
+	*err = fp_core_btf_build(&k->raw, local, r, mods, &out, &len);
 	if (*err)
 		return NULL;
 	small = btf__new(out, len);
@@ -100,7 +118,7 @@ Test(core_btf, footprints_types_keep_their_kernel_ids)
 	cr_assert_eq(fp_core_relos_read(&r, obj, obj_len), 0);
 	cr_assert_gt(r.n, 10, "the object relocates %zu types", r.n);
 	cr_assert_eq(fp_btf_raw_parse(&local, r.btf, r.btf_len, true), 0);
-	small = small_for(&k, &local, &r, false, &err);
+	small = small_for(&k, &local, &r, NULL, &err);
 	cr_assert_eq(err, 0);
 	cr_assert_lt(btf__type_cnt(small), btf__type_cnt(k.btf) / 2);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -157,13 +175,14 @@ static void one_free(struct one *o)
 }
 
 static int build_one(struct kernel *k, const char *name, bool typedef_of_int,
-		     unsigned int relo_kind, bool modules, struct btf **small)
+		     unsigned int relo_kind, const struct fp_core_modules *mods,
+		     struct btf **small)
 {
 	struct one o;
 	int err;
 
 	one_type(&o, name, typedef_of_int, relo_kind);
-	*small = small_for(k, &o.raw, &o.r, modules, &err);
+	*small = small_for(k, &o.raw, &o.r, mods, &err);
 	one_free(&o);
 	return err;
 }
@@ -177,7 +196,7 @@ Test(core_btf, a_flavour_finds_its_kernel_type)
 	kernel_open(&k);
 	id = btf__find_by_name_kind(k.btf, "task_struct", BTF_KIND_STRUCT);
 	cr_assert_eq(build_one(&k, "task_struct___fp", false,
-			       BPF_CORE_TYPE_ID_TARGET, true, &small),
+			       BPF_CORE_TYPE_ID_TARGET, &all_mods, &small),
 		     0);
 	cr_assert_eq(
 		btf__find_by_name_kind(small, "task_struct", BTF_KIND_STRUCT),
@@ -201,7 +220,7 @@ Test(core_btf, a_pointer_points_to_void)
 
 	kernel_open(&k);
 	cr_assert_eq(build_one(&k, "task_struct", false,
-			       BPF_CORE_FIELD_BYTE_OFFSET, false, &small),
+			       BPF_CORE_FIELD_BYTE_OFFSET, NULL, &small),
 		     0);
 	/* no relocation asks for its id: it need not keep it */
 	cr_assert_lt(btf__type_cnt(small), 10000);
@@ -223,23 +242,76 @@ Test(core_btf, a_pointer_points_to_void)
 	kernel_close(&k);
 }
 
-/* libbpf would look in the modules' BTF for it: none is made */
-Test(core_btf, a_type_the_kernel_lacks_needs_the_modules)
+/* libbpf would look in the modules' BTF for it: none is made if a
+ * module has it */
+Test(core_btf, a_type_the_kernel_lacks_is_looked_for_in_the_modules)
 {
 	struct kernel k;
 	struct btf *small;
 
 	kernel_open(&k);
 	cr_assert_eq(build_one(&k, "fp_no_such_type", false,
-			       BPF_CORE_FIELD_EXISTS, true, &small),
+			       BPF_CORE_FIELD_EXISTS, &all_mods, &small),
 		     -ENOENT);
-	/* without module BTF, libbpf finds it nowhere either */
+	/* no module has it, or none has BTF: libbpf finds it nowhere */
 	cr_assert_eq(build_one(&k, "fp_no_such_type", false,
-			       BPF_CORE_FIELD_EXISTS, false, &small),
+			       BPF_CORE_FIELD_EXISTS, &no_mods, &small),
 		     0);
 	cr_assert_eq(btf__find_by_name_kind(small, "fp_no_such_type",
 					    BTF_KIND_STRUCT),
 		     -ENOENT);
+	btf__free(small);
+	cr_assert_eq(build_one(&k, "fp_no_such_type", false,
+			       BPF_CORE_FIELD_EXISTS, NULL, &small),
+		     0);
+	btf__free(small);
+	kernel_close(&k);
+}
+
+/* a module's split BTF names types with the kernel's strings and its own */
+Test(core_btf, a_module_type_is_found_by_either_string)
+{
+	struct fp_btf_raw mod;
+	struct kernel k;
+	struct btf *split;
+	const void *raw;
+	__u32 len;
+
+	kernel_open(&k);
+	split = btf__new_empty_split(k.btf);
+	cr_assert_not_null(split);
+	cr_assert_gt(btf__add_struct(split, "fp_module_only", 4), 0);
+	cr_assert_gt(btf__add_struct(split, "task_struct", 8), 0);
+	raw = btf__raw_data(split, &len);
+	cr_assert_eq(fp_btf_raw_parse(&mod, raw, len, false), 0);
+	cr_assert_eq(mod.n, 2);
+	cr_assert(fp_core_mod_has(&k.raw, &mod, "fp_module_only", 14,
+				  BTF_KIND_STRUCT));
+	cr_assert(fp_core_mod_has(&k.raw, &mod, "task_struct", 11,
+				  BTF_KIND_STRUCT));
+	cr_assert_not(fp_core_mod_has(&k.raw, &mod, "task_struct", 11,
+				      BTF_KIND_UNION));
+	cr_assert_not(
+		fp_core_mod_has(&k.raw, &mod, "fp_module", 9, BTF_KIND_STRUCT));
+	btf__free(split);
+	kernel_close(&k);
+}
+
+/* libbpf reads past a field's type for its sign: a type is there */
+Test(core_btf, the_last_type_is_followed_by_one)
+{
+	const struct btf_type *last;
+	struct kernel k;
+	struct btf *small;
+
+	kernel_open(&k);
+	cr_assert_eq(build_one(&k, "task_struct", false, BPF_CORE_FIELD_SIGNED,
+			       NULL, &small),
+		     0);
+	last = btf__type_by_id(small, btf__type_cnt(small) - 1);
+	cr_assert(btf_is_ptr(last));
+	cr_assert_eq(last->name_off, 0);
+	cr_assert_eq(last->type, 0);
 	btf__free(small);
 	kernel_close(&k);
 }
@@ -252,14 +324,14 @@ Test(core_btf, deep_type_relocations_make_none)
 
 	kernel_open(&k);
 	cr_assert_eq(build_one(&k, "task_struct", false, BPF_CORE_TYPE_MATCHES,
-			       false, &small),
+			       NULL, &small),
 		     -ENOENT);
-	cr_assert_eq(build_one(&k, "pid_t", true, BPF_CORE_TYPE_ID_TARGET,
-			       false, &small),
+	cr_assert_eq(build_one(&k, "pid_t", true, BPF_CORE_TYPE_ID_TARGET, NULL,
+			       &small),
 		     -ENOENT);
 	/* a field relocation on a typedef looks through no pointer */
 	cr_assert_eq(build_one(&k, "pid_t", true, BPF_CORE_FIELD_BYTE_SIZE,
-			       false, &small),
+			       NULL, &small),
 		     0);
 	cr_assert_gt(btf__find_by_name_kind(small, "pid_t", BTF_KIND_TYPEDEF),
 		     0);

@@ -44,8 +44,9 @@ void fp_heap_populated_begin(size_t size)
 
 	if (!size)
 		return;
-	if (size > POPULATED_MAX)
-		size = POPULATED_MAX;
+	/* below the threshold, or glibc maps the block afresh */
+	if (size > POPULATED_MAX - (1 << 20))
+		size = POPULATED_MAX - (1 << 20);
 	mallopt(M_TRIM_THRESHOLD, 2 * POPULATED_MAX);
 	mallopt(M_MMAP_THRESHOLD, POPULATED_MAX);
 	block = malloc(size);
@@ -58,6 +59,7 @@ void fp_heap_populated_begin(size_t size)
 	free(block);
 }
 
+/* fp_heap_init()'s thresholds: footprint sets its own, at its start */
 void fp_heap_populated_end(void)
 {
 	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);

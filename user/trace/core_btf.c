@@ -1,30 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "core_btf.h"
+#include "core_btf_mods.h"
 #include "hooks.h"
-
-/* whether any module has BTF of its own; unknown counts as yes */
-static bool kernel_has_module_btf(void)
-{
-	DIR *d = opendir("/sys/kernel/btf");
-	bool found = d == NULL;
-	struct dirent *e;
-
-	while (d && !found && (e = readdir(d)))
-		found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-			strcmp(e->d_name, "vmlinux");
-	if (d)
-		closedir(d);
-	return found;
-}
 
 static int write_all(int fd, const unsigned char *p, size_t len)
 {
@@ -83,24 +69,39 @@ int fp_core_btf_make(struct fp_core_btf *c, const void *obj, size_t obj_len)
 	struct fp_btf_raw kern = { 0 }, local = { 0 };
 	struct fp_core_relos r = { 0 };
 	size_t kern_len = 0, len = 0;
-	bool mapped = false, modules;
-	void *kdata, *btf = NULL;
+	bool mapped = false;
+	struct fp_core_mods mods;
+	void *kdata, *btf = NULL, *copy = NULL;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	if (getenv("FOOTPRINT_DEBUG_FULL_BTF"))
 		return -ENOENT;
-	modules = kernel_has_module_btf();
 	kdata = fp_btf_map(FP_VMLINUX_BTF, &kern_len, &mapped);
 	if (!kdata)
 		return -errno;
+	/* the skeleton's bytes are a string: aligned as the compiler chose */
+	if ((uintptr_t)obj % 8) {
+		copy = malloc(obj_len);
+		if (!copy) {
+			ret = -ENOMEM;
+			goto cleanup;
+		}
+		obj = memcpy(copy, obj, obj_len);
+	}
 	ret = fp_core_relos_read(&r, obj, obj_len);
 	ret = ret ?: fp_btf_raw_parse(&kern, kdata, kern_len, true);
 	ret = ret ?: fp_btf_raw_parse(&local, r.btf, r.btf_len, true);
-	ret = ret ?: fp_core_btf_build(&kern, &local, &r, modules, &btf, &len);
+	if (!ret && fp_core_mods_init(&mods, &kern))
+		ret = fp_core_btf_build(&kern, &local, &r, &mods.iface, &btf,
+					&len);
+	else if (!ret)
+		ret = fp_core_btf_build(&kern, &local, &r, NULL, &btf, &len);
 	ret = ret ?: count(c, &kern, btf, len);
 	ret = ret ?: to_memfd(c, btf, len);
+cleanup:
+	free(copy);
 	free(btf);
 	fp_btf_raw_free(&local);
 	fp_btf_raw_free(&kern);

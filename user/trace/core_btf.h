@@ -16,10 +16,12 @@
  *   one (libbpf's bpf_core_fields_are_compat()), and a type relocation
  *   is made on a struct, union or enum only, or no small BTF is made.
  * Ids below the highest own id kept that hold nothing kept are anonymous
- * pointers, which no lookup matches. libbpf looks in module BTFs for a
- * type the kernel's own BTF lacks, and never with a BTF of the caller's:
- * if a relocated type is missing and the kernel has modules with BTF,
- * no small BTF is made. FOOTPRINT_DEBUG_FULL_BTF=1 makes none.
+ * pointers, which no lookup matches; one more such follows the last
+ * type, as more types follow in the kernel's (libbpf reads an int's
+ * encoding after any field type it asks the sign of). libbpf looks in
+ * module BTFs for a type the kernel's own BTF lacks, and never with a BTF
+ * of the caller's: if a module has a relocated type the kernel lacks, no
+ * small BTF is made. FOOTPRINT_DEBUG_FULL_BTF=1 makes none.
  */
 #ifndef FP_CORE_BTF_H
 #define FP_CORE_BTF_H
@@ -46,14 +48,29 @@ int fp_core_btf_make(struct fp_core_btf *c, const void *obj, size_t obj_len);
 void fp_core_btf_close(struct fp_core_btf *c);
 
 /*
+ * Where libbpf looks for a type the kernel's own BTF lacks: whether a
+ * module's BTF has a type of the essential name name[0..len) and a kind
+ * libbpf matches with kind. NULL when no module has BTF.
+ */
+struct fp_core_modules {
+	bool (*has)(void *ctx, const char *name, size_t len, unsigned int kind);
+	void *ctx;
+};
+
+/*
  * The builder: the small BTF of kern (indexed) for the relocations r,
- * whose types are local's (indexed). modules: the kernel has module BTFs.
- * 0 and *out (malloc'd, *len bytes), or -ENOENT when none can stand in
- * for kern, -EINVAL, -ENOMEM.
+ * whose types are local's (indexed). 0 and *out (malloc'd, *len bytes),
+ * or -ENOENT when none can stand in for kern, -EINVAL, -ENOMEM.
  */
 int fp_core_btf_build(const struct fp_btf_raw *kern,
 		      const struct fp_btf_raw *local,
-		      const struct fp_core_relos *r, bool modules, void **out,
+		      const struct fp_core_relos *r,
+		      const struct fp_core_modules *mods, void **out,
 		      size_t *len);
+
+/* libbpf's bpf_core_essential_name_len(): "x___y" is x's flavour y */
+size_t fp_core_essential_len(const char *name);
+/* libbpf's btf_kind_core_compat() */
+bool fp_core_kinds_compat(unsigned int a, unsigned int b);
 
 #endif

@@ -36,8 +36,7 @@ struct build {
 	struct buf types, strs;
 };
 
-/* libbpf's bpf_core_essential_name_len(): "x___y" is x's flavour y */
-static size_t essential_len(const char *s)
+size_t fp_core_essential_len(const char *s)
 {
 	size_t n = strlen(s), i;
 
@@ -58,8 +57,7 @@ static unsigned int bucket(const char *s, size_t len)
 	return h % NBUCKETS;
 }
 
-/* libbpf's btf_kind_core_compat() */
-static bool kinds_compat(unsigned int a, unsigned int b)
+bool fp_core_kinds_compat(unsigned int a, unsigned int b)
 {
 	bool ea = a == BTF_KIND_ENUM || a == BTF_KIND_ENUM64;
 	bool eb = b == BTF_KIND_ENUM || b == BTF_KIND_ENUM64;
@@ -100,7 +98,7 @@ static int wants_of(const struct fp_btf_raw *local,
 			return -ENOENT;
 		w[*nw] = (struct want){
 			.name = name,
-			.len = essential_len(name),
+			.len = fp_core_essential_len(name),
 			.kind = kind,
 			.own_id = kinds & 1u << BPF_CORE_TYPE_ID_TARGET,
 		};
@@ -145,10 +143,11 @@ static void keep_wanted(struct build *b, struct want **heads, uint32_t kinds)
 		name = fp_btf_raw_str(k, t->name_off);
 		if (!name || !*name)
 			continue;
-		len = essential_len(name);
+		len = fp_core_essential_len(name);
 		for (w = heads[bucket(name, len)]; w; w = w->next) {
 			if (w->len != len || strncmp(w->name, name, len) ||
-			    !kinds_compat(w->kind, BTF_INFO_KIND(t->info)))
+			    !fp_core_kinds_compat(w->kind,
+						  BTF_INFO_KIND(t->info)))
 				continue;
 			w->found = true;
 			if (w->own_id) {
@@ -271,6 +270,9 @@ static int64_t add_str(struct build *b, uint32_t off)
 	if (!*s)
 		return 0;
 	n = strnlen(s, b->kern->str_len - off) + 1;
+	/* names are not shared: many references to one could grow it far */
+	if (b->strs.len + n > UINT32_MAX / 2)
+		return -EINVAL;
 	p = grow(&b->strs, n);
 	if (!p)
 		return -ENOMEM;
@@ -383,6 +385,11 @@ static int emit_all(struct build *b)
 		if (ret)
 			return ret;
 	}
+	/* what libbpf reads after the last type is a type, as in the kernel's */
+	p = grow(&b->types, sizeof(none));
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, &none, sizeof(none));
 	return 0;
 }
 
@@ -415,7 +422,8 @@ static int join(struct build *b, void **out, size_t *len)
 
 int fp_core_btf_build(const struct fp_btf_raw *kern,
 		      const struct fp_btf_raw *local,
-		      const struct fp_core_relos *r, bool modules, void **out,
+		      const struct fp_core_relos *r,
+		      const struct fp_core_modules *mods, void **out,
 		      size_t *len)
 {
 	struct want *heads[NBUCKETS] = { 0 };
@@ -436,8 +444,9 @@ int fp_core_btf_build(const struct fp_btf_raw *kern,
 		goto cleanup;
 	keep_wanted(&b, heads, kinds_wanted(w, nw));
 	/* libbpf would look in the modules for a type the kernel lacks */
-	for (i = 0; i < nw && modules; i++)
-		if (!w[i].found) {
+	for (i = 0; i < nw && mods; i++)
+		if (!w[i].found &&
+		    mods->has(mods->ctx, w[i].name, w[i].len, w[i].kind)) {
 			ret = -ENOENT;
 			goto cleanup;
 		}
