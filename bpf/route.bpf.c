@@ -270,7 +270,13 @@ int BPF_PROG(handle_fib6, const struct net *net, const struct fib6_result *res,
 	if (!route_scope(task, &c))
 		return 0;
 	port = flp->uli.ports.dport;
-	found = untrusted_as(res, struct fib6_result)->f6i !=
+	/*
+	 * res by a probe read, not a cast: a cast asks for the kernel's id of
+	 * fib6_result, which sits near the end of some kernels' BTF, and the
+	 * small BTF for CO-RE keeps every id below it (user/trace/core_btf.h).
+	 * One read, and only for a traced task's lookup.
+	 */
+	found = BPF_CORE_READ(res, f6i) !=
 		untrusted_as(net, struct net)->ipv6.fib6_null_entry;
 	r.len = 28;
 	r.proto = flp->__fl_common.flowic_proto;
