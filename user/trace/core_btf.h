@@ -15,9 +15,11 @@
  * - a pointer points to void: a field relocation never looks through
  *   one (libbpf's bpf_core_fields_are_compat()), and a type relocation
  *   is made on a struct, union or enum only, or no small BTF is made.
- * Ids below the highest own id kept that hold nothing kept are anonymous
- * pointers, which no lookup matches; one more such follows the last
- * type, as more types follow in the kernel's (libbpf reads an int's
+ * (untrusted_as() asks for a kernel id: route.bpf.c reads fib6_result,
+ * late in the kernel's BTF, rather than cast it, so that fewer ids are
+ * kept.) Ids below the highest own id kept that hold nothing kept are
+ * anonymous pointers, which no lookup matches; one more such follows the
+ * last type, as more types follow in the kernel's (libbpf reads an int's
  * encoding after any field type it asks the sign of). libbpf looks in
  * module BTFs for a type the kernel's own BTF lacks, and never with a BTF
  * of the caller's: if a module has a relocated type the kernel lacks, no
