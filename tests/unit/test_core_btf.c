@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include <criterion/criterion.h>
 #include <linux/bpf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -375,5 +376,69 @@ Test(core_btf, a_cut_btf_is_refused)
 			     "a BTF cut at %zu of %zu read", cut, k.len);
 		free(copy);
 	}
+	kernel_close(&k);
+}
+
+/* a module's split BTF, as the kernel shows it, at dir/name */
+static void write_module(struct kernel *k, const char *dir, const char *name,
+			 const char *type)
+{
+	struct btf *split = btf__new_empty_split(k->btf);
+	char path[512];
+	const void *raw;
+	__u32 len;
+	FILE *f;
+
+	cr_assert_not_null(split);
+	cr_assert_gt(btf__add_struct(split, type, 4), 0);
+	raw = btf__raw_data(split, &len);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(raw, 1, len, f), len);
+	fclose(f);
+	btf__free(split);
+}
+
+/* the modules' files are read when first asked, and asked of by name */
+Test(core_btf, the_modules_btf_files_are_read_when_asked)
+{
+	char dir[] = "/tmp/fp-core-mods.XXXXXX", path[600];
+	struct fp_core_mods mods;
+	struct kernel k;
+	FILE *f;
+
+	kernel_open(&k);
+	cr_assert_not_null(mkdtemp(dir));
+	/* none but the kernel's: no module has BTF */
+	snprintf(path, sizeof(path), "%s/vmlinux", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_not(fp_core_mods_init_at(&mods, &k.raw, dir));
+	fp_core_mods_free(&mods);
+	write_module(&k, dir, "fp_one", "fp_in_one");
+	write_module(&k, dir, "fp_two", "fp_in_two");
+	cr_assert(fp_core_mods_init_at(&mods, &k.raw, dir));
+	cr_assert(mods.iface.has(mods.iface.ctx, "fp_in_two", 9,
+				 BTF_KIND_STRUCT));
+	cr_assert(mods.iface.has(mods.iface.ctx, "fp_in_one", 9,
+				 BTF_KIND_STRUCT));
+	cr_assert_not(mods.iface.has(mods.iface.ctx, "fp_in_three", 11,
+				     BTF_KIND_STRUCT));
+	cr_assert_eq(mods.n, 2);
+	fp_core_mods_free(&mods);
+	/* one that is not BTF: it may have anything */
+	snprintf(path, sizeof(path), "%s/fp_bad", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("not BTF", f);
+	fclose(f);
+	cr_assert(fp_core_mods_init_at(&mods, &k.raw, dir));
+	cr_assert(mods.iface.has(mods.iface.ctx, "fp_in_three", 11,
+				 BTF_KIND_STRUCT));
+	fp_core_mods_free(&mods);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	cr_assert_eq(system(path), 0);
 	kernel_close(&k);
 }

@@ -69,7 +69,7 @@ int fp_core_btf_make(struct fp_core_btf *c, const void *obj, size_t obj_len)
 	struct fp_btf_raw kern = { 0 }, local = { 0 };
 	struct fp_core_relos r = { 0 };
 	size_t kern_len = 0, len = 0;
-	bool mapped = false;
+	bool mapped = false, any_mods;
 	struct fp_core_mods mods;
 	void *kdata, *btf = NULL, *copy = NULL;
 	int ret;
@@ -93,11 +93,13 @@ int fp_core_btf_make(struct fp_core_btf *c, const void *obj, size_t obj_len)
 	ret = fp_core_relos_read(&r, obj, obj_len);
 	ret = ret ?: fp_btf_raw_parse(&kern, kdata, kern_len, true);
 	ret = ret ?: fp_btf_raw_parse(&local, r.btf, r.btf_len, true);
-	if (!ret && fp_core_mods_init(&mods, &kern))
-		ret = fp_core_btf_build(&kern, &local, &r, &mods.iface, &btf,
+	if (!ret) {
+		any_mods = fp_core_mods_init(&mods, &kern);
+		ret = fp_core_btf_build(&kern, &local, &r,
+					any_mods ? &mods.iface : NULL, &btf,
 					&len);
-	else if (!ret)
-		ret = fp_core_btf_build(&kern, &local, &r, NULL, &btf, &len);
+		fp_core_mods_free(&mods);
+	}
 	ret = ret ?: count(c, &kern, btf, len);
 	ret = ret ?: to_memfd(c, btf, len);
 cleanup:

@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,54 +49,96 @@ bool fp_core_mod_has(const struct fp_btf_raw *kern,
 	return false;
 }
 
-/* each module's BTF in turn; one that cannot be read may have it */
+/* every module's BTF, once; false if one cannot be read */
+static bool read_all(struct fp_core_mods *m)
+{
+	const char *dir = m->dir;
+	struct fp_core_mod *mods, *mod;
+	struct dirent *e;
+	bool ok = true;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (ok && (e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "vmlinux"))
+			continue;
+		mods = NULL;
+		if (m->n < MAX_MODULES)
+			mods = realloc(m->mods, (m->n + 1) * sizeof(*mods));
+		ok = mods != NULL;
+		if (!ok)
+			break;
+		m->mods = mods;
+		mod = &m->mods[m->n];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		mod->data = fp_btf_map(path, &mod->size, &mod->mapped);
+		ok = mod->data != NULL;
+		if (!ok)
+			break;
+		m->n++;
+		ok = !fp_btf_raw_parse(&mod->raw, mod->data, mod->size, false);
+	}
+	closedir(d);
+	return ok;
+}
+
+/* a module that cannot be read may have it */
 static bool any_module_has(void *ctx, const char *name, size_t len,
 			   unsigned int kind)
 {
 	struct fp_core_mods *m = ctx;
-	struct dirent *e;
-	bool found = false;
-	DIR *d;
-	int n = 0;
+	size_t i;
 
-	d = opendir(BTF_DIR);
-	if (!d)
-		return true;
-	while (!found && (e = readdir(d))) {
-		struct fp_btf_raw mod;
-		char path[sizeof(BTF_DIR) + 256];
-		size_t size;
-		bool mapped;
-		void *data;
-
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, "vmlinux"))
-			continue;
-		snprintf(path, sizeof(path), BTF_DIR "/%s", e->d_name);
-		data = fp_btf_map(path, &size, &mapped);
-		found = !data || ++n > MAX_MODULES ||
-			fp_btf_raw_parse(&mod, data, size, false) ||
-			fp_core_mod_has(m->kern, &mod, name, len, kind);
-		if (data)
-			fp_btf_unmap(data, size, mapped);
+	if (!m->read) {
+		m->read = true;
+		m->unreadable = !read_all(m);
 	}
-	closedir(d);
-	return found;
+	if (m->unreadable)
+		return true;
+	for (i = 0; i < m->n; i++)
+		if (fp_core_mod_has(m->kern, &m->mods[i].raw, name, len, kind))
+			return true;
+	return false;
 }
 
-bool fp_core_mods_init(struct fp_core_mods *m, const struct fp_btf_raw *kern)
+void fp_core_mods_free(struct fp_core_mods *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		fp_btf_unmap(m->mods[i].data, m->mods[i].size,
+			     m->mods[i].mapped);
+	free(m->mods);
+	m->mods = NULL;
+	m->n = 0;
+}
+
+bool fp_core_mods_init_at(struct fp_core_mods *m, const struct fp_btf_raw *kern,
+			  const char *dir)
 {
 	struct dirent *e;
 	bool any = false;
 	DIR *d;
 
+	memset(m, 0, sizeof(*m));
 	m->kern = kern;
+	m->dir = dir;
 	m->iface.has = any_module_has;
 	m->iface.ctx = m;
-	d = opendir(BTF_DIR);
+	d = opendir(dir);
 	if (!d)
 		return true; /* not known: as if some had BTF */
 	while (!any && (e = readdir(d)))
 		any = e->d_name[0] != '.' && strcmp(e->d_name, "vmlinux");
 	closedir(d);
 	return any;
+}
+
+bool fp_core_mods_init(struct fp_core_mods *m, const struct fp_btf_raw *kern)
+{
+	return fp_core_mods_init_at(m, kern, BTF_DIR);
 }

@@ -6,18 +6,34 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "btf_raw.h"
 #include "core_btf.h"
+
+struct fp_core_mod {
+	void *data;
+	size_t size;
+	bool mapped;
+	struct fp_btf_raw raw;
+};
 
 struct fp_core_mods {
 	const struct fp_btf_raw *kern;
+	const char *dir;
 	struct fp_core_modules iface;
+	struct fp_core_mod *mods; /* read at the first question */
+	size_t n;
+	bool read, unreadable;
 };
 
 /*
  * Whether any module has BTF (or whether that cannot be told); if so,
- * m->iface answers for them, reading each module's BTF when asked.
+ * m->iface answers for them, reading the modules' BTF when first asked.
  */
 bool fp_core_mods_init(struct fp_core_mods *m, const struct fp_btf_raw *kern);
+/* the same for the files of dir other than vmlinux (tests) */
+bool fp_core_mods_init_at(struct fp_core_mods *m, const struct fp_btf_raw *kern,
+			  const char *dir);
+void fp_core_mods_free(struct fp_core_mods *m);
 
 /* whether mod (split BTF on kern) has a type of that name and kind */
 bool fp_core_mod_has(const struct fp_btf_raw *kern,
