@@ -21,10 +21,7 @@
 #define VMLINUX "/sys/kernel/btf/vmlinux"
 
 struct kernel {
-	void *data;
-	size_t len;
-	bool mapped;
-	struct fp_btf_raw raw;
+	struct fp_btf_file file;
 	struct btf *btf; /* libbpf's parse, to hold the small one against */
 };
 
@@ -32,9 +29,7 @@ static void kernel_open(struct kernel *k)
 {
 	if (access(VMLINUX, R_OK))
 		cr_skip_test("this kernel has no " VMLINUX);
-	k->data = fp_btf_map(VMLINUX, &k->len, &k->mapped);
-	cr_assert_not_null(k->data);
-	cr_assert_eq(fp_btf_raw_parse(&k->raw, k->data, k->len, true), 0);
+	cr_assert_eq(fp_btf_file_open(&k->file, VMLINUX, true), 0);
 	k->btf = btf__parse(VMLINUX, NULL);
 	cr_assert(!libbpf_get_error(k->btf));
 }
@@ -42,8 +37,7 @@ static void kernel_open(struct kernel *k)
 static void kernel_close(struct kernel *k)
 {
 	btf__free(k->btf);
-	fp_btf_raw_free(&k->raw);
-	fp_btf_unmap(k->data, k->len, k->mapped);
+	fp_btf_file_close(&k->file);
 }
 
 /* modules that have every type asked about, or none */
@@ -72,7 +66,7 @@ static struct btf *small_for(struct kernel *k, const struct fp_btf_raw *local,
 	size_t len;
 	void *out;
 
-	*err = fp_core_btf_build(&k->raw, local, r, mods, &out, &len);
+	*err = fp_core_btf_build(&k->file.raw, local, r, mods, &out, &len);
 	if (*err)
 		return NULL;
 	small = btf__new(out, len);
@@ -286,14 +280,14 @@ Test(core_btf, a_module_type_is_found_by_either_string)
 	raw = btf__raw_data(split, &len);
 	cr_assert_eq(fp_btf_raw_parse(&mod, raw, len, false), 0);
 	cr_assert_eq(mod.n, 2);
-	cr_assert(fp_core_mod_has(&k.raw, &mod, "fp_module_only", 14,
+	cr_assert(fp_core_mod_has(&k.file.raw, &mod, "fp_module_only", 14,
 				  BTF_KIND_STRUCT));
-	cr_assert(fp_core_mod_has(&k.raw, &mod, "task_struct", 11,
+	cr_assert(fp_core_mod_has(&k.file.raw, &mod, "task_struct", 11,
 				  BTF_KIND_STRUCT));
-	cr_assert_not(fp_core_mod_has(&k.raw, &mod, "task_struct", 11,
+	cr_assert_not(fp_core_mod_has(&k.file.raw, &mod, "task_struct", 11,
 				      BTF_KIND_UNION));
-	cr_assert_not(
-		fp_core_mod_has(&k.raw, &mod, "fp_module", 9, BTF_KIND_STRUCT));
+	cr_assert_not(fp_core_mod_has(&k.file.raw, &mod, "fp_module", 9,
+				      BTF_KIND_STRUCT));
 	btf__free(split);
 	kernel_close(&k);
 }
@@ -368,12 +362,12 @@ Test(core_btf, a_cut_btf_is_refused)
 	size_t cut;
 
 	kernel_open(&k);
-	for (cut = 0; cut < k.len; cut += k.len / 89 + 1) {
+	for (cut = 0; cut < k.file.len; cut += k.file.len / 89 + 1) {
 		void *copy = malloc(cut + 1);
 
-		memcpy(copy, k.data, cut);
+		memcpy(copy, k.file.data, cut);
 		cr_assert_eq(fp_btf_raw_parse(&raw, copy, cut, true), -EINVAL,
-			     "a BTF cut at %zu of %zu read", cut, k.len);
+			     "a BTF cut at %zu of %zu read", cut, k.file.len);
 		free(copy);
 	}
 	kernel_close(&k);
@@ -415,11 +409,11 @@ Test(core_btf, the_modules_btf_files_are_read_when_asked)
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fclose(f);
-	cr_assert_not(fp_core_mods_init_at(&mods, &k.raw, dir));
+	cr_assert_not(fp_core_mods_init_at(&mods, &k.file.raw, dir));
 	fp_core_mods_free(&mods);
 	write_module(&k, dir, "fp_one", "fp_in_one");
 	write_module(&k, dir, "fp_two", "fp_in_two");
-	cr_assert(fp_core_mods_init_at(&mods, &k.raw, dir));
+	cr_assert(fp_core_mods_init_at(&mods, &k.file.raw, dir));
 	cr_assert(mods.iface.has(mods.iface.ctx, "fp_in_two", 9,
 				 BTF_KIND_STRUCT));
 	cr_assert(mods.iface.has(mods.iface.ctx, "fp_in_one", 9,
@@ -434,7 +428,7 @@ Test(core_btf, the_modules_btf_files_are_read_when_asked)
 	cr_assert_not_null(f);
 	fputs("not BTF", f);
 	fclose(f);
-	cr_assert(fp_core_mods_init_at(&mods, &k.raw, dir));
+	cr_assert(fp_core_mods_init_at(&mods, &k.file.raw, dir));
 	cr_assert(mods.iface.has(mods.iface.ctx, "fp_in_three", 11,
 				 BTF_KIND_STRUCT));
 	fp_core_mods_free(&mods);

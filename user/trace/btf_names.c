@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -23,37 +22,36 @@ static void match(const struct btf_type *t, const char *strs, size_t slen,
 			q[i].found = true;
 }
 
-static long scan(const void *d, size_t len, struct fp_btf_query *q, size_t n)
+long fp_btf_find_names_in(const struct fp_btf_raw *b, struct fp_btf_query *q,
+			  size_t n)
 {
-	const unsigned char *at;
-	struct fp_btf_raw b;
+	const unsigned char *at = b->types;
 	uint32_t i;
 
-	if (fp_btf_raw_parse(&b, d, len, false))
-		return -EINVAL;
-	at = b.types;
-	for (i = 0; i < b.n; i++) {
+	for (i = 0; i < n; i++)
+		q[i].found = false;
+	/* parsed: each record's size was checked against the section */
+	for (i = 0; i < b->n; i++) {
 		const struct btf_type *t = (const void *)at;
 
-		match(t, b.strs, b.str_len, q, n);
+		match(t, b->strs, b->str_len, q, n);
 		at += sizeof(*t) + fp_btf_type_extra(t);
 	}
-	return b.n;
+	return b->n;
 }
 
 long fp_btf_find_names(const char *path, struct fp_btf_query *q, size_t n)
 {
-	bool mapped;
-	size_t i, len;
-	void *d;
+	struct fp_btf_file f;
 	long ret;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		q[i].found = false;
-	d = fp_btf_map(path, &len, &mapped);
-	if (!d)
-		return -errno;
-	ret = scan(d, len, q, n);
-	fp_btf_unmap(d, len, mapped);
+	ret = fp_btf_file_open(&f, path, false);
+	if (ret)
+		return ret;
+	ret = fp_btf_find_names_in(&f.raw, q, n);
+	fp_btf_file_close(&f);
 	return ret;
 }

@@ -103,34 +103,39 @@ static void *map_or_read(int fd, size_t len, bool *mapped)
 	if (d && got == len)
 		return d;
 	free(d);
-	errno = EIO;
 	return NULL;
 }
 
-void *fp_btf_map(const char *path, size_t *len, bool *mapped)
+int fp_btf_file_open(struct fp_btf_file *f, const char *path, bool index)
 {
 	struct stat st;
-	void *d;
-	int fd;
+	int fd, ret;
 
+	memset(f, 0, sizeof(*f));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
+		return -errno;
 	if (fstat(fd, &st) || st.st_size <= 0 || st.st_size > FP_BTF_MAX) {
 		close(fd);
-		errno = EINVAL;
-		return NULL;
+		return -EINVAL;
 	}
-	*len = st.st_size;
-	d = map_or_read(fd, *len, mapped);
+	f->len = st.st_size;
+	f->data = map_or_read(fd, f->len, &f->mapped);
 	close(fd);
-	return d;
+	if (!f->data)
+		return -EIO;
+	ret = fp_btf_raw_parse(&f->raw, f->data, f->len, index);
+	if (ret)
+		fp_btf_file_close(f);
+	return ret;
 }
 
-void fp_btf_unmap(void *data, size_t len, bool mapped)
+void fp_btf_file_close(struct fp_btf_file *f)
 {
-	if (mapped)
-		munmap(data, len);
+	fp_btf_raw_free(&f->raw);
+	if (f->data && f->mapped)
+		munmap(f->data, f->len);
 	else
-		free(data);
+		free(f->data);
+	memset(f, 0, sizeof(*f));
 }

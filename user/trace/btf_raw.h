@@ -76,11 +76,21 @@ const struct btf_type *fp_btf_raw_type(const struct fp_btf_raw *b, uint32_t id);
 /* the string at off, or NULL if off is outside the string section */
 const char *fp_btf_raw_str(const struct fp_btf_raw *b, uint32_t off);
 
+/* a BTF file, mapped read-only (sysfs maps vmlinux BTF since 6.16) or
+ * read, and its parse */
+struct fp_btf_file {
+	void *data;
+	size_t len;
+	bool mapped;
+	struct fp_btf_raw raw;
+};
+
 /*
- * The file at path, mapped read-only (sysfs maps vmlinux BTF since 6.16)
- * or read. NULL with errno set; fp_btf_unmap() frees it.
+ * Reads and parses (index: indexes) the file at path. 0, or -errno
+ * (-EINVAL: not BTF this reader understands), and f holds nothing.
  */
-void *fp_btf_map(const char *path, size_t *len, bool *mapped);
-void fp_btf_unmap(void *data, size_t len, bool mapped);
+int fp_btf_file_open(struct fp_btf_file *f, const char *path, bool index);
+/* frees what f holds; a file never opened or whose open failed, too */
+void fp_btf_file_close(struct fp_btf_file *f);
 
 #endif

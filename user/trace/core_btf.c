@@ -10,7 +10,6 @@
 
 #include "core_btf.h"
 #include "core_btf_mods.h"
-#include "hooks.h"
 
 static int write_all(int fd, const unsigned char *p, size_t len)
 {
@@ -64,51 +63,45 @@ static int count(struct fp_core_btf *c, const struct fp_btf_raw *kern,
 	return 0;
 }
 
-int fp_core_btf_make(struct fp_core_btf *c, const void *obj, size_t obj_len)
+int fp_core_btf_make(struct fp_core_btf *c, const struct fp_btf_raw *kern,
+		     const void *obj, size_t obj_len)
 {
-	struct fp_btf_raw kern = { 0 }, local = { 0 };
+	struct fp_btf_raw local = { 0 };
 	struct fp_core_relos r = { 0 };
-	size_t kern_len = 0, len = 0;
-	bool mapped = false, any_mods;
+	void *btf = NULL, *copy = NULL;
 	struct fp_core_mods mods;
-	void *kdata, *btf = NULL, *copy = NULL;
+	size_t len = 0;
+	bool any_mods;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	if (getenv("FOOTPRINT_DEBUG_FULL_BTF"))
 		return -ENOENT;
-	kdata = fp_btf_map(FP_VMLINUX_BTF, &kern_len, &mapped);
-	if (!kdata)
-		return -errno;
+	if (!kern || !kern->off)
+		return -EINVAL;
 	/* the skeleton's bytes are a string: aligned as the compiler chose */
 	if ((uintptr_t)obj % 8) {
 		copy = malloc(obj_len);
-		if (!copy) {
-			ret = -ENOMEM;
-			goto cleanup;
-		}
+		if (!copy)
+			return -ENOMEM;
 		obj = memcpy(copy, obj, obj_len);
 	}
 	ret = fp_core_relos_read(&r, obj, obj_len);
-	ret = ret ?: fp_btf_raw_parse(&kern, kdata, kern_len, true);
 	ret = ret ?: fp_btf_raw_parse(&local, r.btf, r.btf_len, true);
 	if (!ret) {
-		any_mods = fp_core_mods_init(&mods, &kern);
-		ret = fp_core_btf_build(&kern, &local, &r,
+		any_mods = fp_core_mods_init(&mods, kern);
+		ret = fp_core_btf_build(kern, &local, &r,
 					any_mods ? &mods.iface : NULL, &btf,
 					&len);
 		fp_core_mods_free(&mods);
 	}
-	ret = ret ?: count(c, &kern, btf, len);
+	ret = ret ?: count(c, kern, btf, len);
 	ret = ret ?: to_memfd(c, btf, len);
-cleanup:
 	free(copy);
 	free(btf);
 	fp_btf_raw_free(&local);
-	fp_btf_raw_free(&kern);
 	fp_core_relos_free(&r);
-	fp_btf_unmap(kdata, kern_len, mapped);
 	return ret;
 }
 

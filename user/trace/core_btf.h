@@ -43,10 +43,12 @@ struct fp_core_btf {
 
 /*
  * Makes the small BTF for the object obj (an ELF file of obj_len bytes)
- * against the running kernel. 0, or -errno and no file (libbpf then
- * relocates against the kernel's whole BTF, as without one).
+ * against the running kernel's BTF kern (indexed; NULL if it could not
+ * be read). 0, or -errno and no file (libbpf then relocates against the
+ * kernel's whole BTF, as without one).
  */
-int fp_core_btf_make(struct fp_core_btf *c, const void *obj, size_t obj_len);
+int fp_core_btf_make(struct fp_core_btf *c, const struct fp_btf_raw *kern,
+		     const void *obj, size_t obj_len);
 void fp_core_btf_close(struct fp_core_btf *c);
 
 /*

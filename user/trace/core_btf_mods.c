@@ -53,7 +53,7 @@ bool fp_core_mod_has(const struct fp_btf_raw *kern,
 static bool read_all(struct fp_core_mods *m)
 {
 	const char *dir = m->dir;
-	struct fp_core_mod *mods, *mod;
+	struct fp_btf_file *mods;
 	struct dirent *e;
 	bool ok = true;
 	DIR *d;
@@ -73,14 +73,9 @@ static bool read_all(struct fp_core_mods *m)
 		if (!ok)
 			break;
 		m->mods = mods;
-		mod = &m->mods[m->n];
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		mod->data = fp_btf_map(path, &mod->size, &mod->mapped);
-		ok = mod->data != NULL;
-		if (!ok)
-			break;
-		m->n++;
-		ok = !fp_btf_raw_parse(&mod->raw, mod->data, mod->size, false);
+		ok = !fp_btf_file_open(&m->mods[m->n], path, false);
+		m->n += ok;
 	}
 	closedir(d);
 	return ok;
@@ -110,8 +105,7 @@ void fp_core_mods_free(struct fp_core_mods *m)
 	size_t i;
 
 	for (i = 0; i < m->n; i++)
-		fp_btf_unmap(m->mods[i].data, m->mods[i].size,
-			     m->mods[i].mapped);
+		fp_btf_file_close(&m->mods[i]);
 	free(m->mods);
 	m->mods = NULL;
 	m->n = 0;

@@ -9,18 +9,11 @@
 #include "btf_raw.h"
 #include "core_btf.h"
 
-struct fp_core_mod {
-	void *data;
-	size_t size;
-	bool mapped;
-	struct fp_btf_raw raw;
-};
-
 struct fp_core_mods {
 	const struct fp_btf_raw *kern;
 	const char *dir;
 	struct fp_core_modules iface;
-	struct fp_core_mod *mods; /* read at the first question */
+	struct fp_btf_file *mods; /* read at the first question */
 	size_t n;
 	bool read, unreadable;
 };

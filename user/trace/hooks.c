@@ -29,7 +29,7 @@ static int ask_libbpf(struct fp_btf_query *q, bool *has)
 	return 0;
 }
 
-static int kernel_facts(bool *has)
+static int kernel_facts(const struct fp_btf_raw *kern, bool *has)
 {
 	/* a tracepoint has a btf_trace_<name> typedef on kernels that have it */
 	struct fp_btf_query q[NFACTS] = {
@@ -50,7 +50,9 @@ static int kernel_facts(bool *has)
 	};
 	int i;
 
-	if (fp_btf_find_names(FP_VMLINUX_BTF, q, NFACTS) < 0)
+	if (kern)
+		fp_btf_find_names_in(kern, q, NFACTS);
+	else if (fp_btf_find_names(FP_VMLINUX_BTF, q, NFACTS) < 0)
 		return ask_libbpf(q, has);
 	for (i = 0; i < NFACTS; i++)
 		has[i] = q[i].found;
@@ -89,13 +91,14 @@ static void choose_uring(struct footprint_bpf *skel, const bool *has,
 			     "submission and completion");
 }
 
-int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen)
+int fp_hooks_choose(struct footprint_bpf *skel, const struct fp_btf_raw *kern,
+		    char *note, size_t notelen)
 {
 	bool has[NFACTS];
 	int err;
 
 	note[0] = '\0';
-	err = kernel_facts(has);
+	err = kernel_facts(kern, has);
 	if (err)
 		return err;
 	choose_uring(skel, has, note, notelen);

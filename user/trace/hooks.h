@@ -12,16 +12,19 @@
 #include <stddef.h>
 
 struct footprint_bpf;
+struct fp_btf_raw;
 
 /* where the kernel shows its BTF, which libbpf reads for a fresh load */
 #define FP_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
 /*
  * Set autoload and read-only switches of the opened, not yet loaded
- * skeleton. note gets what this kernel lacks, "" when nothing. Returns 0
- * or -errno when the kernel's BTF cannot be read.
+ * skeleton. kern: the kernel's BTF parsed already, or NULL (read here).
+ * note gets what this kernel lacks, "" when nothing. Returns 0 or -errno
+ * when the kernel's BTF cannot be read.
  */
-int fp_hooks_choose(struct footprint_bpf *skel, char *note, size_t notelen);
+int fp_hooks_choose(struct footprint_bpf *skel, const struct fp_btf_raw *kern,
+		    char *note, size_t notelen);
 /*
  * For programs an earlier run chose and kept loaded (warm.h): says again
  * what fp_hooks_choose's note said, from what the choice left in .rodata.

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "btf_raw.h"
 #include "collapse.h"
 #include "core_btf.h"
 #include "footprint.skel.h"
@@ -239,12 +240,17 @@ static int load_fresh(struct fp_tracer *t, const struct fp_load_knobs *knobs,
 {
 	const struct bpf_object_skeleton *sk = t->skel->skeleton;
 	DECLARE_LIBBPF_OPTS(bpf_object_open_opts, oo);
+	const struct fp_btf_raw *kp = NULL;
 	struct fp_core_btf core;
+	struct fp_btf_file kern;
 	char note[256];
 	int ret;
 
 	fp_heap_populated_begin(load_heap_size());
-	ret = fp_core_btf_make(&core, sk->data, sk->data_sz);
+	/* read once for the small BTF and the hooks' choice */
+	if (!fp_btf_file_open(&kern, FP_VMLINUX_BTF, true))
+		kp = &kern.raw;
+	ret = fp_core_btf_make(&core, kp, sk->data, sk->data_sz);
 	if (!ret)
 		oo.btf_custom_path = core.path;
 	debug_core_btf(&core, ret);
@@ -257,7 +263,7 @@ static int load_fresh(struct fp_tracer *t, const struct fp_load_knobs *knobs,
 	if (ret)
 		goto cleanup;
 	*step = "read the kernel's BTF for";
-	ret = fp_hooks_choose(t->skel, note, sizeof(note));
+	ret = fp_hooks_choose(t->skel, kp, note, sizeof(note));
 	if (ret)
 		goto cleanup;
 	if (note[0])
@@ -268,6 +274,7 @@ static int load_fresh(struct fp_tracer *t, const struct fp_load_knobs *knobs,
 cleanup:
 	fp_heap_populated_end();
 	fp_core_btf_close(&core);
+	fp_btf_file_close(&kern);
 	return ret;
 }
 
