@@ -53,8 +53,8 @@ static void tty_interrupts(struct fp_loop_state *ls, unsigned int *seen)
  * How long the loop sleeps when nothing wakes it. Records do not wake the
  * collector one by one (emit(), bpf/common.bpf.h), so what the command
  * emitted since waits in the ring for this long, and what is left there
- * when the command exits is read before anything else: at 50 ms, 3-5 ms
- * after a tar round trip of 2,000 files. While records come, the ring is
+ * when the command exits is read before anything else: at 50 ms, 1.5-4.6
+ * ms after a tar round trip of 2,000 files. While records come, the ring is
  * read every BUSY_MS, on the CPU the command leaves; once a wait found
  * none, every IDLE_MS, which a command that sleeps barely notices.
  */
