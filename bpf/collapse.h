@@ -44,6 +44,13 @@ struct fp_held_open {
 	__u64 root_dentry;
 	__u64 root_mnt;
 	__u64 gen;
+	/*
+	 * The task's css_set when the record was held, if its cgroup was then
+	 * the one the header names (else 0): a repeat compares the pointer,
+	 * not the cgroup id behind it (same_hdr() in collapse.bpf.h says why
+	 * that holds)
+	 */
+	__u64 css_set;
 	char rec[FP_HELD_MAX];
 };
 

@@ -167,6 +167,64 @@ class RepeatTest(fptest.TraceCase):
              (b + "/data", "renamed", 65534, True, 25)], got)
 
 
+# The process moved to a cgroup below the run's and back by another thread
+# (no file call of the opening thread in between, which would emit the
+# held open first): a repeat is told by the css_set the task was in when
+# the open was held (same_hdr() in bpf/collapse.bpf.h), not by the
+# cgroup's id, and each move ends the run of repeats.
+CGROUP_MOVES = r"""
+import os, sys, threading
+path, n = sys.argv[1], int(sys.argv[2])
+
+def mountpoint():
+    for line in open("/proc/self/mountinfo"):
+        f = line.split()
+        if f[f.index("-") + 1] == "cgroup2":
+            return f[4]
+
+rel = [l[3:].strip() for l in open("/proc/self/cgroup") if l.startswith("0::")]
+run = mountpoint() + rel[0]
+sub = os.path.join(run, "sub")
+os.mkdir(sub)
+
+def move(d):
+    with open(os.path.join(d, "cgroup.procs"), "w") as f:
+        f.write(str(os.getpid()))
+
+def moved(d):
+    t = threading.Thread(target=move, args=(d,))
+    t.start(); t.join()
+
+def loop():
+    for _ in range(n):
+        os.close(os.open(path, os.O_RDONLY))
+
+loop()
+moved(sub)
+loop()
+moved(run)
+loop()
+"""
+
+
+class CgroupMoveTest(fptest.TraceCase):
+    """A repeat is in the cgroup the held open was in."""
+
+    def test_a_move_to_another_cgroup_and_back_ends_each_run(self):
+        data = self.path("data")
+        with open(data, "w") as f:
+            f.write("x")
+        os.chmod(self.path(), 0o755)
+        os.chmod(data, 0o644)
+        r = self.trace([PY, "-c", CGROUP_MOVES, data, "40"])
+        got = [(ev["cgroup_id"], ev.get("count", 1))
+               for ev in r.of(type="open") if ev["path"] == data]
+        self.assertEqual([k for _, k in got], [40, 40, 40], got)
+        first, below, back = (c for c, _ in got)
+        self.assertNotEqual(first, below, got)
+        self.assertEqual(first, back, got)
+
+
 # One file reached by other spellings, by a hard link, and by its new name
 # after another thread renamed it: only what reaches the same directory
 # entry with no rename in between is a repeat, whatever its bytes.
