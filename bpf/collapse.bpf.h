@@ -149,15 +149,21 @@ static __always_inline bool holdable(struct fp_file *e, __u32 sys, long ret)
 
 /*
  * What fp_open_again() needs to tell the open being held from a repeat:
- * for a relative name, the directory key and generation its walk had
- * (cached_walk() left them in trim); nothing for an absolute one, or one
- * whose directory was unknown or walked without the cache.
+ * the css_set that stands for the header's cgroup in same_hdr(), if the
+ * current task's cgroup is the one the header names now (else none, and
+ * no repeat is told until the next record is held); for a relative name,
+ * the directory key and generation its walk had (cached_walk() left them
+ * in trim); nothing for an absolute one, or one whose directory was
+ * unknown or walked without the cache.
  */
 static __always_inline void held_key(struct fp_held_open *h, struct scratch *s,
 				     struct fp_file *e)
 {
+	struct task_struct *task = untrusted(bpf_get_current_task_btf());
+	struct css_set *cs = task->cgroups;
 	const char *raw = s->buf + sizeof(*e);
 
+	h->css_set = cs->dfl_cgrp->kn->id == e->hdr.cgroup_id ? (__u64)cs : 0;
 	h->dir_dentry = 0;
 	if (!walk_cache_on || !e->path[0].raw_len || raw[0] == '/' ||
 	    (e->path[0].flags & FP_PATH_BASE_UNKNOWN))
@@ -169,21 +175,6 @@ static __always_inline void held_key(struct fp_held_open *h, struct scratch *s,
 	h->root_dentry = (__u64)s->trim.key.root_dentry;
 	h->root_mnt = (__u64)s->trim.key.root_mnt;
 	h->gen = s->trim.gen;
-}
-
-/*
- * What stands for the cgroup of e's header in a repeat's test
- * (same_hdr()): the current task's css_set, if its cgroup is the one the
- * header names now; else none, and no repeat is told until the next
- * record is held.
- */
-static __always_inline void held_who(struct fp_held_open *h,
-				     const struct fp_file *e)
-{
-	struct task_struct *task = untrusted(bpf_get_current_task_btf());
-	struct css_set *cs = task->cgroups;
-
-	h->css_set = cs->dfl_cgrp->kn->id == e->hdr.cgroup_id ? (__u64)cs : 0;
 }
 
 /*
@@ -226,7 +217,6 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 			/* the names are the same: so is what they came from,
 			 * and the dentry is that name's now */
 			held_key(h, s, e);
-			held_who(h, e);
 			h->dentry = id.dentry;
 			h->file_gen = gen;
 			return true;
@@ -240,7 +230,6 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 		h->file_gen = gen;
 		h->size = n8;
 		held_key(h, s, e);
-		held_who(h, e);
 		held_copy(h->rec, s->buf, n8);
 		return true;
 	}
@@ -255,7 +244,6 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 	h->size = n8;
 	h->_pad = 0;
 	held_key(h, s, e);
-	held_who(h, e);
 	e->hdr.ts_ns = bpf_ktime_get_ns();
 	held_copy(h->rec, s->buf, n8);
 	return true;
@@ -263,9 +251,10 @@ __noinline int fp_held_take(__u32 sys, long ret, __u32 size)
 
 /*
  * Is the task's header the held record's (h, held in ho): every field
- * fill_hdr() reads? The cgroup by the css_set held with it (held_who()):
- * the chain from it to the cgroup's id was ~30 ns of a repeat's ~130
- * (bpf_stats, 200,000 opens of one file). A css_set is held by every
+ * fill_hdr() reads? The cgroup by the css_set held with it (held_key()):
+ * the chain from it to the cgroup's id was 16-25 ns of a run of
+ * handle_sys_exit's ~130 (bpf_stats, 200,000 open+close pairs of one
+ * file). A css_set is held by every
  * task in it, so it is not freed while the task stays; a task that left
  * it (a change of cgroup, in either hierarchy, fails the test) can find
  * that address again only by moving twice, after it was freed and taken

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Whether the kernel's BTF has types of given names and kinds, in one pass
- * over its type section once it is parsed (btf_raw.h). libbpf's btf__load_vmlinux_btf() validates and
- * indexes all of it (~13 ms), and the load that follows parses it again:
- * for the few facts hooks.c needs, a scan of the names is enough.
+ * over its type section once it is parsed (btf_raw.h). libbpf's
+ * btf__load_vmlinux_btf() validates and indexes all of it (~13 ms), and
+ * the load that follows parses it again: for the few facts hooks.c
+ * needs, a scan of the names is enough.
  */
 #ifndef FP_BTF_NAMES_H
 #define FP_BTF_NAMES_H
