@@ -28,7 +28,8 @@ static struct fp_file_finding *file(enum fp_file_list l, const char *path)
 	/* an argv ends in its NUL: that must not leave a trailing space */
 	cr_assert_eq(fp_actor_own(&x->by, "/bin/sh", 7, "sh\0-c\0x", 8), 0);
 	if (l == FP_F_TRANSIENT)
-		cr_assert_eq(fp_actor_copy(&x->created_by, &x->by), 0);
+		cr_assert_eq(fp_actor_copy(&fp_ff_more(x)->created_by, &x->by),
+			     0);
 	return x;
 }
 

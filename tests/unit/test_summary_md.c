@@ -220,8 +220,9 @@ Test(summary_md, a_hundred_thousand_findings_stay_under_64k)
 
 			t->path = bytes(path, n);
 			t->what = FP_F_TRANSIENT;
-			t->created_by.pid = 5;
-			t->created_by.step = 1 + i % 1000;
+			cr_assert_not_null(fp_ff_more(t));
+			t->more->created_by.pid = 5;
+			t->more->created_by.step = 1 + i % 1000;
 		}
 	}
 	verdict_judge();

@@ -139,14 +139,29 @@ void fp_actor_clear(struct fp_actor *a)
 	memset(a, 0, sizeof(*a));
 }
 
+const struct fp_actor fp_actor_nobody;
+
+struct fp_file_actors *fp_ff_more(struct fp_file_finding *x)
+{
+	if (!x->more)
+		x->more = calloc(1, sizeof(*x->more));
+	return x->more;
+}
+
 void fp_file_finding_clear(struct fp_file_finding *x)
 {
+	struct fp_file_actors *m = x->more;
+
 	free(x->path.data);
 	fp_actor_clear(&x->by);
-	fp_actor_clear(&x->created_by);
-	fp_actor_clear(&x->removed_by);
-	fp_actor_clear(&x->ran_by);
-	fp_actor_clear(&x->outside_writer);
+	if (m) {
+		fp_actor_clear(&m->created_by);
+		fp_actor_clear(&m->removed_by);
+		fp_actor_clear(&m->ran_by);
+		fp_actor_clear(&m->outside_writer);
+		free(m);
+		x->more = NULL;
+	}
 }
 
 void fp_proc_finding_clear(struct fp_proc_finding *x)
@@ -193,7 +208,8 @@ const char *fp_tamper_name(const struct fp_tamper_finding *x)
 
 unsigned int fp_file_finding_step(const struct fp_file_finding *x)
 {
-	return x->what == FP_F_TRANSIENT ? x->created_by.step : x->by.step;
+	return x->what == FP_F_TRANSIENT ? fp_ff_actor(x, created_by)->step :
+					   x->by.step;
 }
 
 const struct fp_step *fp_findings_step(const struct fp_findings *f,

@@ -73,35 +73,57 @@ enum fp_file_list {
 	FP_F_NLISTS,
 };
 
-struct fp_file_finding {
-	struct fp_bytes path;
-	unsigned int changes; /* FP_CH_* (changed), or FP_OP_* (outside) */
-	enum fp_file_list what; /* for unexplained: which list it came from */
-	const struct fp_fentry *before, *after; /* snapshot entries, or NULL */
-	struct fp_actor by; /* last process that touched it */
-	/* by only opened it for writing: it may not have written it */
-	bool by_open;
+/*
+ * The actors only some file findings have, kept apart: a run that writes
+ * outside its roots makes a finding per file, 128 bytes each without
+ * them, 360 with (and a fresh page costs ~10 us on the VMs measured,
+ * docs/BENCHMARKS.md).
+ */
+struct fp_file_actors {
 	struct fp_actor created_by, removed_by; /* transient */
-	bool explained;
-	int err; /* unreadable */
-	/* judging */
-	bool allowed;
-	bool forbidden;
-	bool failing; /* judged: this finding fails the verdict */
-	const char *rule; /* deciding rule text, or NULL */
-	/* a file the run made executable (chmod +x, or created with an x
-	 * bit) and one it ran (exec'd, or a script its interpreter read as
-	 * exec'd: ran_by is the first such process). created_by is also
-	 * set on added and outside_roots files the run created when
-	 * another process touched them last (reconcile_files.c). */
-	bool made_exec;
-	bool ran;
+	/* ran_by: the first process that ran it (exec'd, or a script its
+	 * interpreter read as exec'd). created_by is also set on added and
+	 * outside_roots files the run created when another process touched
+	 * them last (reconcile_files.c). */
 	struct fp_actor ran_by;
 	/* a change only an open for writing explained, while a process
 	 * outside the run held the file open for writing: that process (the
 	 * change is unexplained) */
 	struct fp_actor outside_writer;
 };
+
+struct fp_file_finding {
+	struct fp_bytes path;
+	unsigned int changes; /* FP_CH_* (changed), or FP_OP_* (outside) */
+	enum fp_file_list what; /* for unexplained: which list it came from */
+	const struct fp_fentry *before, *after; /* snapshot entries, or NULL */
+	struct fp_actor by; /* last process that touched it */
+	/* NULL while none is known: read through fp_ff_actor(), made by
+	 * fp_ff_more() */
+	struct fp_file_actors *more;
+	const char *rule; /* judging: the deciding rule's text, or NULL */
+	int err; /* unreadable */
+	/* by only opened it for writing: it may not have written it */
+	bool by_open;
+	bool explained;
+	/* judging */
+	bool allowed;
+	bool forbidden;
+	bool failing; /* judged: this finding fails the verdict */
+	/* a file the run made executable (chmod +x, or created with an x
+	 * bit), and one it ran (ran_by in more) */
+	bool made_exec;
+	bool ran;
+};
+
+/* a finding's created_by, removed_by, ran_by or outside_writer, read:
+ * fp_actor_nobody (pid 0) when it has none */
+extern const struct fp_actor fp_actor_nobody;
+#define fp_ff_actor(x, name)                                     \
+	((x)->more ? (const struct fp_actor *)&(x)->more->name : \
+		     &fp_actor_nobody)
+/* x's actors apart, made zeroed on first use; NULL when out of memory */
+struct fp_file_actors *fp_ff_more(struct fp_file_finding *x);
 
 enum fp_proc_list {
 	FP_P_EXECUTED,

@@ -51,8 +51,8 @@ void fp_findings_drop_own(struct fp_findings *out,
 	for (l = 0; l < FP_F_NLISTS; l++)
 		DROP(&out->files[l], struct fp_file_finding,
 		     !x->by.pid || !fp_actor_is_own(&x->by, own, n) ||
-			     !none_or_own(&x->created_by, own, n) ||
-			     !none_or_own(&x->removed_by, own, n),
+			     !none_or_own(fp_ff_actor(x, created_by), own, n) ||
+			     !none_or_own(fp_ff_actor(x, removed_by), own, n),
 		     fp_file_finding_clear);
 	/* executed stays: it lists what ran, and is no finding */
 	for (l = 0; l < FP_P_NLISTS; l++)

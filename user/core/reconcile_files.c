@@ -115,14 +115,19 @@ static void note_script_open(struct fp_recon *r, const struct fp_event *ev)
 int fp_rc_ran_fill(const struct fp_recon *r, struct fp_file_finding *f,
 		   const struct path_state *ps, bool creator)
 {
+	struct fp_file_actors *m;
+
 	f->made_exec = ps->made_exec;
 	f->ran = ps->ran;
-	if (ps->ran && fp_rc_actor_fill(r, &f->ran_by, &ps->runner))
+	if (ps->ran && (!(m = fp_ff_more(f)) ||
+			fp_rc_actor_fill(r, &m->ran_by, &ps->runner)))
 		return -ENOMEM;
-	if (creator && ps->born && !f->created_by.pid &&
+	if (creator && ps->born && !fp_ff_actor(f, created_by)->pid &&
 	    (ps->created.pid != ps->last.pid ||
 	     ps->created.exec != ps->last.exec))
-		return fp_rc_actor_fill(r, &f->created_by, &ps->created);
+		return (m = fp_ff_more(f)) ? fp_rc_actor_fill(r, &m->created_by,
+							      &ps->created) :
+					     -ENOMEM;
 	return 0;
 }
 

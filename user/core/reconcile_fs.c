@@ -149,19 +149,25 @@ static bool written_after_run(const struct fp_recon_input *in,
 /*
  * A process outside the run held e open for writing at the after
  * snapshot: it may have made the change an open of the run explains
- * (a logger appending to the file the run opened). *a: that process as
- * the process snapshot shows it; pid 0 if none. 0 or -ENOMEM.
+ * (a logger appending to the file the run opened). f's outside_writer:
+ * that process as the process snapshot shows it; left unknown if none.
+ * 0 or -ENOMEM.
  */
 static int held_outside(const struct fp_recon_input *in,
-			const struct fp_fentry *e, struct fp_actor *a)
+			const struct fp_fentry *e, struct fp_file_finding *f)
 {
 	const struct fp_holder *h =
 		fp_holder_find(in->holders, e->path.data, e->path.len);
 	const struct fp_proc *p;
+	struct fp_file_actors *m;
+	struct fp_actor *a;
 
-	memset(a, 0, sizeof(*a));
 	if (!h)
 		return 0;
+	m = fp_ff_more(f);
+	if (!m)
+		return -ENOMEM;
+	a = &m->outside_writer;
 	p = in->proc_after ? fp_proc_find(in->proc_after, h->pid) : NULL;
 	a->pid = h->pid;
 	if (!p)
@@ -226,9 +232,9 @@ static int file_finding(const struct fp_recon *r,
 		f->by_open = true;
 		if (written_after_run(in, a, changes))
 			ps = NULL;
-		else if (held_outside(in, e, &f->outside_writer) < 0)
+		else if (held_outside(in, e, f) < 0)
 			return -ENOMEM;
-		else if (f->outside_writer.pid)
+		else if (fp_ff_actor(f, outside_writer)->pid)
 			ps = NULL;
 	}
 	f->explained = ps != NULL;
@@ -248,7 +254,11 @@ static int file_finding(const struct fp_recon *r,
 	u->before = b;
 	u->after = a;
 	u->changes = changes;
-	return fp_actor_copy(&u->outside_writer, &f->outside_writer);
+	if (!fp_ff_actor(f, outside_writer)->pid)
+		return 0;
+	return fp_ff_more(u) ? fp_actor_copy(&u->more->outside_writer,
+					     &f->more->outside_writer) :
+			       -ENOMEM;
 }
 
 int fp_rc_compare_fs(const struct fp_recon *r, const struct fp_recon_input *in,

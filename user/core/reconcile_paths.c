@@ -91,6 +91,18 @@ static const struct move *renamed_last(const struct fp_recon *r,
 
 enum { KEEP, DROP };
 
+/* a transient finding's creator and remover: 0 or -ENOMEM */
+static int fill_transient(const struct fp_recon *r, struct fp_file_finding *f,
+			  const struct who *created, const struct who *removed)
+{
+	struct fp_file_actors *m = fp_ff_more(f);
+
+	if (!m || fp_rc_actor_fill(r, &m->created_by, created) ||
+	    fp_rc_actor_fill(r, &m->removed_by, removed))
+		return -ENOMEM;
+	return 0;
+}
+
 /* created where it ended, then removed there: transient there */
 static int transient_at(const struct fp_recon *r, struct fp_findings *out,
 			const struct fp_bytes *to, const struct path_state *ps,
@@ -99,8 +111,7 @@ static int transient_at(const struct fp_recon *r, struct fp_findings *out,
 	struct fp_file_finding *f =
 		fp_rc_add_file(out, FP_F_TRANSIENT, to->data, to->len);
 
-	if (!f || fp_rc_actor_fill(r, &f->created_by, &ps->created) ||
-	    fp_rc_actor_fill(r, &f->removed_by, &then->removed) ||
+	if (!f || fill_transient(r, f, &ps->created, &then->removed) ||
 	    fp_rc_actor_fill(r, &f->by, &then->last) ||
 	    fp_rc_ran_fill(r, f, ps->ran ? ps : then, false))
 		return -ENOMEM;
@@ -209,8 +220,7 @@ int fp_rc_path_findings(const struct fp_recon *r,
 		if (ps->born && ps->exists == 0 && (ps->ops & FP_OP_REMOVED)) {
 			f = fp_rc_add_file(out, FP_F_TRANSIENT, s->key, s->len);
 			if (!f ||
-			    fp_rc_actor_fill(r, &f->created_by, &ps->created) ||
-			    fp_rc_actor_fill(r, &f->removed_by, &ps->removed) ||
+			    fill_transient(r, f, &ps->created, &ps->removed) ||
 			    fp_rc_actor_fill(r, &f->by, &ps->last) ||
 			    fp_rc_ran_fill(r, f, ps, false))
 				return -ENOMEM;

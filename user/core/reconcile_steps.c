@@ -341,8 +341,10 @@ static void name_findings_steps(struct fp_findings *out, const uint32_t *g2s,
 			struct fp_file_finding *x = &FP_FILES(out, l)[i];
 
 			step_of(&x->by, g2s, n);
-			step_of(&x->created_by, g2s, n);
-			step_of(&x->removed_by, g2s, n);
+			if (x->more) {
+				step_of(&x->more->created_by, g2s, n);
+				step_of(&x->more->removed_by, g2s, n);
+			}
 		}
 	for (l = 0; l < FP_P_NLISTS; l++)
 		for (i = 0; i < out->procs[l].n; i++)

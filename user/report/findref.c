@@ -466,7 +466,7 @@ static void describe_file(const struct fp_file_finding *x, unsigned int l,
 			  size_t max, struct fp_sbuf *b)
 {
 	const struct fp_actor *a =
-		l == FP_F_TRANSIENT ? &x->created_by : &x->by;
+		l == FP_F_TRANSIENT ? fp_ff_actor(x, created_by) : &x->by;
 
 	if (l == FP_F_CUT)
 		fp_sbuf_str(b, "...");

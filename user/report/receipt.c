@@ -147,8 +147,8 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 			json_field_bool(j, "by_open", true);
 		break;
 	case FP_F_TRANSIENT:
-		write_actor(j, fi, "created_by", &x->created_by);
-		write_actor(j, fi, "removed_by", &x->removed_by);
+		write_actor(j, fi, "created_by", fp_ff_actor(x, created_by));
+		write_actor(j, fi, "removed_by", fp_ff_actor(x, removed_by));
 		break;
 	case FP_F_OUTSIDE:
 	case FP_F_CUT:
@@ -171,14 +171,15 @@ static void write_file(struct json_out *j, const struct fp_findings *fi,
 	}
 	/* what a generated script did: who made it (when another touched
 	 * it last), made it executable, ran it */
-	if (x->created_by.pid && l != FP_F_TRANSIENT)
-		write_actor(j, fi, "created_by", &x->created_by);
+	if (fp_ff_actor(x, created_by)->pid && l != FP_F_TRANSIENT)
+		write_actor(j, fi, "created_by", fp_ff_actor(x, created_by));
 	if (x->made_exec)
 		json_field_bool(j, "made_executable", true);
 	if (x->ran)
-		write_actor(j, fi, "ran_by", &x->ran_by);
-	if (x->outside_writer.pid)
-		write_actor(j, fi, "outside_writer", &x->outside_writer);
+		write_actor(j, fi, "ran_by", fp_ff_actor(x, ran_by));
+	if (fp_ff_actor(x, outside_writer)->pid)
+		write_actor(j, fi, "outside_writer",
+			    fp_ff_actor(x, outside_writer));
 	write_step(j, fi, fp_file_finding_step(x));
 	json_end_object(j);
 }

@@ -112,17 +112,17 @@ static void put_actor(FILE *f, const char *verb, const struct fp_actor *a)
 static void put_file_more(FILE *f, unsigned int l,
 			  const struct fp_file_finding *x)
 {
-	if (l != FP_F_TRANSIENT && x->created_by.pid && x->by.pid)
-		put_actor(f, "created by", &x->created_by);
-	if (x->outside_writer.pid)
+	if (l != FP_F_TRANSIENT && fp_ff_actor(x, created_by)->pid && x->by.pid)
+		put_actor(f, "created by", fp_ff_actor(x, created_by));
+	if (fp_ff_actor(x, outside_writer)->pid)
 		put_actor(f, "held open for writing outside the run by",
-			  &x->outside_writer);
+			  fp_ff_actor(x, outside_writer));
 	if (!x->ran)
 		return;
 	fprintf(f, "  %s as pid %d",
 		x->made_exec ? "made executable and run" : "run",
-		(int)x->ran_by.pid);
-	put_argv(f, &x->ran_by.argv);
+		(int)fp_ff_actor(x, ran_by)->pid);
+	put_argv(f, &fp_ff_actor(x, ran_by)->argv);
 }
 
 static void put_file(FILE *f, unsigned int l, const struct fp_file_finding *x)
@@ -135,7 +135,7 @@ static void put_file(FILE *f, unsigned int l, const struct fp_file_finding *x)
 	if (l == FP_F_UNEXPLAINED || l == FP_F_UNREADABLE)
 		return;
 	if (l == FP_F_TRANSIENT)
-		put_actor(f, "by", &x->created_by);
+		put_actor(f, "by", fp_ff_actor(x, created_by));
 	else if (!x->by.pid)
 		fputs("  (no event explains it)", f);
 	else

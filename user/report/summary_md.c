@@ -334,7 +334,7 @@ static void example(struct fp_sbuf *l, const struct fp_findings *fi,
 
 		fp_md_code(l, x->path.data, x->path.len, false);
 		who(l, r->cat - FP_CAT_FILES == FP_F_TRANSIENT ?
-			       &x->created_by :
+			       fp_ff_actor(x, created_by) :
 			       &x->by);
 	} else if (r->cat == FP_CAT_READ) {
 		const struct fp_read_finding *x = fp_fref_read(fi, r->i);
