@@ -159,6 +159,23 @@ Test(judge, default_strict_added_fails)
 	cr_assert_null(x->rule);
 }
 
+/* what the run created shapes the rule a failing file gets: a directory
+ * it made, with what is in it, is one rule */
+Test(judge, created_directory_is_one_suggestion)
+{
+	static const struct fp_fentry dir = { .type = 'd' };
+
+	file(FP_F_ADDED, "/root/out")->after = &dir;
+	file(FP_F_ADDED, "/root/out/a.o");
+	file(FP_F_ADDED, "/root/out/sub/b.o");
+	file(FP_F_CHANGED, "/root/config");
+	judge();
+	cr_assert_eq(V.failing, 4);
+	cr_assert_eq(V.suggestions.n, 2);
+	assert_suggestion("allow /root/out/");
+	assert_suggestion("allow /root/config");
+}
+
 Test(judge, every_file_list_fails_by_default)
 {
 	size_t l;

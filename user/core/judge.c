@@ -609,7 +609,8 @@ static bool made_by_run(const struct fp_file_finding *x, size_t l)
 	       (l == FP_F_OUTSIDE && (x->changes & FP_OP_CREATED));
 }
 
-static int file_needs(struct fp_suggester *s, const struct fp_findings *f)
+/* what the run created, which shapes the rules of its needs */
+static int created_paths(struct fp_suggester *s, const struct fp_findings *f)
 {
 	size_t l, i;
 	int ret = 0;
@@ -624,6 +625,14 @@ static int file_needs(struct fp_suggester *s, const struct fp_findings *f)
 						   x->after && x->after->type ==
 								       'd');
 		}
+	return ret;
+}
+
+static int file_needs(struct fp_suggester *s, const struct fp_findings *f)
+{
+	size_t l, i;
+	int ret = 0;
+
 	/* a cut path or one through a magic link: no rule allows it */
 	for (l = 0; l < FP_F_NLISTS && !ret; l++)
 		for (i = 0; i < f->files[l].n && !ret; i++) {
@@ -688,6 +697,10 @@ int fp_judge_needs(struct fp_suggester *s, const struct fp_findings *f)
 		ret = fp_sensitive_needs(s, f);
 	if (!ret)
 		ret = fp_procop_needs(s, f);
+	/* a run that wrote thousands of files, all allowed, needs nothing:
+	 * its created paths are not worth a table */
+	if (!ret && fp_suggester_has_needs(s))
+		ret = created_paths(s, f);
 	return ret ? ret : fp_suggester_end_run(s);
 }
 

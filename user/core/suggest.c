@@ -119,6 +119,11 @@ static char *dup_bytes(const char *s, size_t len)
 	return d;
 }
 
+bool fp_suggester_has_needs(const struct fp_suggester *s)
+{
+	return s->needs.n > 0;
+}
+
 int fp_suggester_need(struct fp_suggester *s, enum fp_rule_target target,
 		      const char *subj, size_t len, bool created)
 {

@@ -67,6 +67,9 @@ int fp_suggester_need(struct fp_suggester *s, enum fp_rule_target target,
 int fp_suggester_need_by(struct fp_suggester *s, enum fp_rule_target target,
 			 const char *subj, size_t len, bool created,
 			 const char *by, size_t bylen);
+/* The current run has a need so far: what it created shapes only the
+ * rules its needs become, and a run with none can leave them out. */
+bool fp_suggester_has_needs(const struct fp_suggester *s);
 /* The current run is complete: its needs become candidate rules. */
 int fp_suggester_end_run(struct fp_suggester *s);
 /* The rules (struct fp_sugg), most findings first. */
