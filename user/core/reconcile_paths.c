@@ -24,6 +24,10 @@ static const struct move *next_move(const struct fp_recon *r, const char *p,
 
 	struct fp_prefix pre;
 
+	/* moves are kept in the order they were fed: none after seq, none
+	 * to find (a lookup a level of the path saved, for every path) */
+	if (!r->moves.n || MOVES(r)[r->moves.n - 1].seq <= seq)
+		return NULL;
 	fp_prefix_init(&pre);
 	for (k = 1; k < len; k++) {
 		if (p[k] != '/')
