@@ -160,6 +160,7 @@ int fp_session_init(struct fp_session *s, const struct fp_session_opts *o)
 	s->log.w.fd = -1;
 	s->log.enc = &s->enc;
 	s->report.markdown_fd = -1;
+	s->detach_word = -1;
 	s->fo.cross_mounts = o->cross_mounts;
 	s->fo.rehash_all = o->rehash_all;
 	s->fo.creds = o->invoker;

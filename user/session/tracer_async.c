@@ -85,16 +85,14 @@ int fp_session_join_tracer(struct fp_session *s, bool quiet)
 /*
  * The close of a drained tracer: its links' detach (a text patch and an
  * IPI to every CPU per tracepoint, ~4 ms in all) unless the watchdog
- * holds them too (it detaches them once this is done and then_close is
- * closed: fp_watchdog_release_fds), the ring's unmap and the warm set's
- * release, beside the after snapshot of the files and the verdict. The
- * drain stopped the programs first (fp_tracer_stop), so nothing of the
- * run is read after this starts.
+ * holds them too, the ring's unmap and the warm set's release, beside
+ * the after snapshot of the files and the verdict. The drain stopped the
+ * programs first (fp_tracer_stop), so nothing of the run is read after
+ * this starts.
  */
 struct fp_closer {
 	pthread_t thread;
 	struct fp_tracer *tracer;
-	int then_close; /* -1, or the watchdog's word to detach (watchdog.h) */
 };
 
 static void *close_tracer(void *arg)
@@ -107,18 +105,27 @@ static void *close_tracer(void *arg)
 	 */
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 0);
 	fp_tracer_close(c->tracer);
-	if (c->then_close >= 0)
-		close(c->then_close);
 	return NULL;
 }
 
-void fp_session_close_tracer(struct fp_session *s, int then_close)
+void fp_session_close_tracer(struct fp_session *s, int detach_word)
 {
 	struct fp_closer *c = calloc(1, sizeof(*c));
 
+	/*
+	 * The watchdog detaches the links it holds once this is closed:
+	 * here, by footprint's exit, after the kernel has unmapped
+	 * footprint's memory. Closed any earlier, the detach's IPIs land
+	 * in the verdict or in that unmap (docs/BENCHMARKS.md, "The links'
+	 * detach at footprint's exit").
+	 */
+	if (detach_word >= 0) {
+		if (s->detach_word >= 0)
+			close(s->detach_word);
+		s->detach_word = detach_word;
+	}
 	if (c && s->tracer && !s->closer) {
 		c->tracer = s->tracer;
-		c->then_close = then_close;
 		if (!pthread_create(&c->thread, NULL, close_tracer, c)) {
 			s->tracer = NULL;
 			s->closer = c;
@@ -129,8 +136,6 @@ void fp_session_close_tracer(struct fp_session *s, int then_close)
 	free(c);
 	fp_tracer_close(s->tracer);
 	s->tracer = NULL;
-	if (then_close >= 0)
-		close(then_close);
 }
 
 void fp_session_join_closer(struct fp_session *s)
