@@ -296,9 +296,10 @@ Test(watchdog, a_cgroup_it_cannot_watch_is_an_error, .fini = cleanup_dir)
 
 /*
  * Fds handed with the disarm (the tracer's links) are closed by the
- * watchdog only after footprint's word, the handed socket's close: the
- * last close of a link detaches it, and footprint's copy is closed first.
- * The disarm does not wait for the watchdog's exit.
+ * watchdog only after footprint's word, the handed socket's close, which
+ * the disarm leaves to footprint's exit: the last close of a link
+ * detaches it, and footprint's copy is closed first. The disarm does not
+ * wait for the watchdog's exit.
  */
 Test(watchdog, handed_fds_are_closed_after_footprints_word, .fini = cleanup_dir)
 {
@@ -315,11 +316,12 @@ Test(watchdog, handed_fds_are_closed_after_footprints_word, .fini = cleanup_dir)
 	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
 	cr_assert_eq(fp_watchdog_release_fds(&wd, &pfd[1], 1), 0);
 	close(pfd[1]);
-	sock = fp_watchdog_handed_sock(&wd);
-	cr_assert_geq(sock, 0);
 	pid = wd.pid;
 	fp_watchdog_disarm(&wd);
 	cr_assert_eq(wd.pid, -1);
+	/* what footprint's exit closes */
+	sock = wd.handed_sock;
+	cr_assert_geq(sock, 0);
 	p.fd = pfd[0];
 	cr_assert_eq(poll(&p, 1, 300), 0,
 		     "the handed fd was closed before footprint's word");

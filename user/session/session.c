@@ -160,7 +160,6 @@ int fp_session_init(struct fp_session *s, const struct fp_session_opts *o)
 	s->log.w.fd = -1;
 	s->log.enc = &s->enc;
 	s->report.markdown_fd = -1;
-	s->detach_word = -1;
 	s->fo.cross_mounts = o->cross_mounts;
 	s->fo.rehash_all = o->rehash_all;
 	s->fo.creds = o->invoker;
@@ -563,8 +562,7 @@ void fp_session_drain(struct fp_session *s, struct fp_watchdog *wd)
 	if (wd)
 		fp_watchdog_release_fds(wd, fds, n > 0 ? n : 0);
 	if (s->close_async)
-		fp_session_close_tracer(s,
-					wd ? fp_watchdog_handed_sock(wd) : -1);
+		fp_session_close_tracer(s);
 }
 
 /* The after snapshot gets what is left of --timeout, and at least

@@ -83,9 +83,6 @@ struct fp_session {
 	 * goes on a thread while the verdict is written (tracer_async.c) */
 	bool close_async;
 	struct fp_closer *closer; /* the tracer's close, in flight */
-	/* -1, or the watchdog's word to detach the links it was handed
-	 * (watchdog.h): left open for footprint's exit to close */
-	int detach_word;
 	void *secret_ids; /* read, not yet handed over (secret_ids.c) */
 	struct fp_enc enc;
 	struct fp_log_sink log;
@@ -120,9 +117,8 @@ int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen);
 int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen);
 int fp_session_join_tracer(struct fp_session *s, bool quiet);
 /* Close the drained tracer on a thread (or here, if none can be had);
- * the join waits for it. detach_word, unless -1, is kept open until
- * footprint exits (detach_word above). */
-void fp_session_close_tracer(struct fp_session *s, int detach_word);
+ * the join waits for it. */
+void fp_session_close_tracer(struct fp_session *s);
 void fp_session_join_closer(struct fp_session *s);
 
 /* where the tracer's events go */

@@ -108,22 +108,10 @@ static void *close_tracer(void *arg)
 	return NULL;
 }
 
-void fp_session_close_tracer(struct fp_session *s, int detach_word)
+void fp_session_close_tracer(struct fp_session *s)
 {
 	struct fp_closer *c = calloc(1, sizeof(*c));
 
-	/*
-	 * The watchdog detaches the links it holds once this is closed:
-	 * here, by footprint's exit, after the kernel has unmapped
-	 * footprint's memory. Closed any earlier, the detach's IPIs land
-	 * in the verdict or in that unmap (docs/BENCHMARKS.md, "The links'
-	 * detach at footprint's exit").
-	 */
-	if (detach_word >= 0) {
-		if (s->detach_word >= 0)
-			close(s->detach_word);
-		s->detach_word = detach_word;
-	}
 	if (c && s->tracer && !s->closer) {
 		c->tracer = s->tracer;
 		if (!pthread_create(&c->thread, NULL, close_tracer, c)) {

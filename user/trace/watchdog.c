@@ -322,8 +322,8 @@ static void __attribute__((noreturn)) fire(const struct wd *w)
  * set, closed here in that order (the set is let go once nothing is
  * attached), so that their detach (a text patch and an IPI to every CPU
  * per tracepoint, ~4 ms in all) is not footprint's. The last close of a
- * link detaches it: they are closed once footprint has closed its copies
- * and its end of the socket (fp_watchdog_handed_sock), or has ended. At
+ * link detaches it: they are closed once footprint has ended, which
+ * closes its end of the socket (fp_watchdog_release_fds says why). At
  * no special priority: it is no longer urgent.
  */
 static void __attribute__((noreturn))
@@ -582,14 +582,6 @@ int fp_watchdog_release_fds(struct fp_watchdog *wd, const int *fds, int n)
 	return ret;
 }
 
-int fp_watchdog_handed_sock(struct fp_watchdog *wd)
-{
-	int fd = wd->handed_sock;
-
-	wd->handed_sock = -1;
-	return fd;
-}
-
 void fp_watchdog_release(struct fp_watchdog *wd)
 {
 	fp_watchdog_release_fds(wd, NULL, 0);
@@ -604,8 +596,6 @@ void fp_watchdog_disarm(struct fp_watchdog *wd)
 	 * that closes what it was handed is not waited for: init reaps it */
 	if (!wd->handed)
 		reap(wd, 2000);
-	if (wd->handed_sock >= 0)
-		close(wd->handed_sock);
 	if (wd->pidfd >= 0)
 		close(wd->pidfd);
 	wd->pid = wd->sock = wd->pidfd = -1;

@@ -22,7 +22,8 @@ struct fp_watchdog {
 	int sock; /* footprint's end: closed without a word, the watchdog fires */
 	int pidfd;
 	bool handed; /* it closes fds it was handed: not waited for */
-	int handed_sock; /* then: its word to close them (or -1) */
+	int handed_sock; /* then: its word to close them (or -1), left to
+			    footprint's exit */
 };
 
 #define FP_WATCHDOG_INIT                                              \
@@ -67,13 +68,13 @@ void fp_watchdog_release(struct fp_watchdog *wd);
  * The same, handing it n fds (at most FP_FDPASS_MAX) to close in order
  * before it exits, which footprint does not wait for: the tracer's links
  * (fp_tracer_end_fds), whose detach is then not on footprint's way out.
- * It closes them once footprint has closed its copies and then the fd
- * fp_watchdog_handed_sock gives (or has ended). 0, or -errno (said): the
- * fds stay footprint's alone.
+ * It closes them once footprint has ended: its end of the socket
+ * (handed_sock) stays open through fp_watchdog_disarm, for footprint's
+ * exit to close after the kernel has unmapped footprint's memory. Closed
+ * any earlier, the detach's IPIs land in the verdict or in that unmap
+ * (docs/BENCHMARKS.md, "The links' detach at footprint's exit"). 0, or
+ * -errno (said): the fds stay footprint's alone.
  */
 int fp_watchdog_release_fds(struct fp_watchdog *wd, const int *fds, int n);
-/* After a release with fds: the socket to close after footprint's copies
- * of them, the caller's from here (-1: none) */
-int fp_watchdog_handed_sock(struct fp_watchdog *wd);
 
 #endif
