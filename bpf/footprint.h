@@ -278,6 +278,21 @@ enum fp_heartbeat_prog {
 	FP_HB_NPROGS,
 };
 
+/*
+ * A process as the task iterator sees it (proctab.bpf.c): one record per
+ * thread-group leader, read by the process table's snapshot
+ * (user/snapshot/snapshot_tasks.c) instead of /proc/PID/stat and cgroup.
+ */
+struct fp_task_rec {
+	__u32 pid; /* the tgid, in the initial pid namespace */
+	__u32 ppid; /* real_parent's tgid, as /proc/PID/stat's field 4 */
+	__u64 start_ns; /* task->start_boottime: field 22 in ns */
+	__u64 cgroup_id; /* its cgroup v2's kernfs id (the default hierarchy) */
+	__u32 flags; /* task->flags: PF_KTHREAD */
+	__u32 pad;
+	char comm[16];
+};
+
 /* dirfd value for a path argument that is not resolved (a symlink target) */
 #define FP_DIRFD_NONE (-1000)
 

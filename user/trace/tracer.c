@@ -47,6 +47,7 @@ struct fp_tracer {
 	/* recursion misses of reused programs before this run began */
 	uint64_t recursion_before;
 	bool discarding; /* what the ring buffer holds is an earlier run's */
+	int tasks_link; /* the task iterator's (proctab.bpf.c), or -1 */
 };
 
 /* Syscall tracepoints need tracefs; a minimal system may not mount it. */
@@ -269,6 +270,8 @@ static int load_fresh(struct fp_tracer *t, const struct fp_load_knobs *knobs,
 	if (note[0])
 		fprintf(stderr, "%s\n", note);
 	fill_route_nr(t->skel);
+	/* read when a snapshot wants it (fp_tracer_tasks_fd), not attached */
+	bpf_program__set_autoattach(t->skel->progs.fp_proc_iter, false);
 	*step = "load";
 	ret = footprint_bpf__load(t->skel);
 cleanup:
@@ -358,6 +361,7 @@ int fp_tracer_open(struct fp_tracer **out, const struct fp_tracer_opts *opts,
 	}
 	fp_warm_init(&t->warm);
 	fp_ring_init(&t->ring);
+	t->tasks_link = -1;
 	t->col = collector;
 	libbpf_set_print(silent_print);
 	ret = ensure_tracefs();
@@ -809,8 +813,8 @@ static bool links_intact(struct fp_tracer *t)
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 
-		/* not loaded on this kernel (hooks.c): nothing to check */
-		if (prog_fd(t, i) < 0)
+		/* not loaded on this kernel (hooks.c), or never attached */
+		if (prog_fd(t, i) < 0 || i == FP_SKEL_PROG(fp_proc_iter))
 			continue;
 		if (link_fd(t, i) < 0 || !t->link_ids[i] ||
 		    bpf_obj_get_info_by_fd(link_fd(t, i), &info, &len) ||
@@ -883,6 +887,8 @@ void fp_tracer_close(struct fp_tracer *t)
 	if (!t)
 		return;
 	fp_ring_close(&t->ring);
+	if (t->tasks_link >= 0)
+		close(t->tasks_link);
 	/* links first (fp_warm_end closes a reused set's): the next run may
 	 * take the set once it is let go */
 	if (!reused(t) && t->skel)
@@ -890,6 +896,22 @@ void fp_tracer_close(struct fp_tracer *t)
 	fp_warm_end(&t->warm);
 	footprint_bpf__destroy(t->skel);
 	free(t);
+}
+
+int fp_tracer_tasks_fd(struct fp_tracer *t)
+{
+	int fd, prog = prog_fd(t, FP_SKEL_PROG(fp_proc_iter));
+
+	if (prog < 0)
+		return -EOPNOTSUPP;
+	/* one link for the tracer's life; an iterator a read of the table */
+	if (t->tasks_link < 0) {
+		t->tasks_link = bpf_link_create(prog, 0, BPF_TRACE_ITER, NULL);
+		if (t->tasks_link < 0)
+			return -errno;
+	}
+	fd = bpf_iter_create(t->tasks_link);
+	return fd < 0 ? -errno : fd;
 }
 
 int fp_tracer_set_secret_ids(struct fp_tracer *t,

@@ -144,6 +144,12 @@ int fp_tracer_drain_held(struct fp_tracer *t);
 int fp_tracer_stats(struct fp_tracer *t, struct fp_trace_stats *st);
 void fp_trace_stats_free(struct fp_trace_stats *st);
 void fp_tracer_close(struct fp_tracer *t);
+/*
+ * A new fd whose reads give a struct fp_task_rec (footprint.h) for every
+ * process on the machine, from the task iterator (proctab.bpf.c); the
+ * caller closes it. -EOPNOTSUPP when the program is not loaded, -errno.
+ */
+int fp_tracer_tasks_fd(struct fp_tracer *t);
 /* The kernel's per-destination counts as FP_EV_NET_COUNT records to the
  * collector (flows.h); after detach. Returns records fed or -errno. */
 int fp_tracer_flush_flows(struct fp_tracer *t, struct fp_collector *c);
