@@ -203,6 +203,7 @@ static int run_command(struct fp_session *s, struct fp_run_target *t)
 	/* what is still running is seen before it is stopped */
 	nleft = fp_cgroup_pids(&t->cg, &run->leftover);
 	run->nleftover = nleft > 0 ? nleft : 0;
+	fp_session_settle_leftovers(s, run->leftover, run->nleftover);
 	if (t->leftovers == LEFTOVERS_KILL)
 		stop_run(&t->cg);
 	/* the box's init is not the command's: gone before it is seen */

@@ -230,6 +230,14 @@ bool fp_recon_started_alive(const struct fp_recon *r, pid_t pid)
 	return p && p->started && !p->exited;
 }
 
+bool fp_recon_exec_pending(const struct fp_recon *r, pid_t pid)
+{
+	const struct proc_state *p = proc_of(r, pid);
+
+	return p && p->started && !p->exited &&
+	       (p->exec_idx < 0 || exec_at(r, p->exec_idx)->pid != pid);
+}
+
 bool fp_recon_touched(void *ctx, const char *path, size_t len)
 {
 	struct fp_recon *r = ctx;

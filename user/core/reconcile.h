@@ -62,6 +62,9 @@ size_t fp_recon_steps_so_far(const struct fp_recon *r);
 /* Was pid forked or exec'd during the run, and has it not exited? (the
  * sidecar's leftovers) */
 bool fp_recon_started_alive(const struct fp_recon *r, pid_t pid);
+/* Was pid forked during the run and is it still running what it was
+ * forked from, no exec of its own seen yet, nor its exit? */
+bool fp_recon_exec_pending(const struct fp_recon *r, pid_t pid);
 /* Did an event write, create, remove or rename path? (fp_touched_fn) */
 bool fp_recon_touched(void *r, const char *path, size_t len);
 

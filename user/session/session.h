@@ -126,6 +126,10 @@ int fp_session_sink(void *ctx, const struct fp_event *ev);
 /* Who traced what, where: argv (NULL-terminated) names the target. */
 int fp_session_header(struct fp_session *s, char *const *argv,
 		      const char *run_cgroup);
+/* The leftovers (pids, n) forked and not yet exec'd given a moment to
+ * exec, the ring consumed meanwhile (settle.c) */
+void fp_session_settle_leftovers(struct fp_session *s, const pid_t *pids,
+				 size_t n);
 /* The before snapshot, and the log's header and first snapshot. 0, or an
  * exit code after one line (a receipt is still written on a timeout). */
 int fp_session_before(struct fp_session *s);
