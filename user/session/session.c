@@ -324,6 +324,23 @@ static int rest_failed(int ret, unsigned int phase)
 	return ret;
 }
 
+/* the after table: from the tracer's task iterator where it can be */
+static int after_procs(struct fp_session *s)
+{
+	struct fp_proc_table *t = &s->run.procs[FP_PHASE_AFTER];
+	const struct fp_proc_table *prev = &s->run.procs[FP_PHASE_BEFORE];
+	int fd, ret;
+
+	fd = s->tracer && fp_proc_tasks_usable() ?
+		     fp_tracer_tasks_fd(s->tracer) :
+		     -EOPNOTSUPP;
+	if (fd < 0)
+		return fp_proc_snapshot_since(t, prev);
+	ret = fp_proc_snapshot_tasks(t, prev, fd);
+	close(fd);
+	return ret;
+}
+
 static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 			 bool with_rest)
 {
@@ -333,9 +350,7 @@ static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 
 	if (with_rest) {
 		if (phase == FP_PHASE_AFTER)
-			ret = fp_proc_snapshot_since(
-				&run->procs[phase],
-				&run->procs[FP_PHASE_BEFORE]);
+			ret = after_procs(s);
 		else
 			ret = fp_proc_snapshot(&run->procs[phase]);
 		if (!ret)

@@ -8,10 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "snapshot_proc.h"
-
-/* include/linux/sched.h; not exported to user space */
-#define PF_KTHREAD 0x00200000UL
+#include "snapshot_proc_int.h"
 
 /* d_path() gives up at PATH_MAX, so a longer link is not a real one */
 #define LINK_MAX_LEN (64 * 1024)
@@ -314,7 +311,7 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
 	/* without stat there is no identity to report */
 	if (ret)
 		goto cleanup;
-	p->kernel_thread = flags & PF_KTHREAD;
+	p->kernel_thread = flags & FP_PF_KTHREAD;
 	/*
 	 * Nothing more of a kernel thread is judged (reconcile_procs.c skips
 	 * them), and they are most of a small machine's processes: their
@@ -386,8 +383,7 @@ static int cmp_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* the pids /proc lists, in its order; -E2BIG past max of them */
-static int list_pids(DIR *d, size_t max, pid_t **out, size_t *n)
+int fp_proc_list_pids(DIR *d, size_t max, pid_t **out, size_t *n)
 {
 	size_t cap = 0;
 	struct dirent *de;
@@ -471,9 +467,9 @@ static void *read_share(void *arg)
  * thread each, interleaved by pid so that every share gets its part of
  * the kernel threads (one file each, at the low pids) and of the rest.
  */
-static void read_all(int procfd, const struct fp_proc_table *prev,
-		     const pid_t *pids, size_t n, struct fp_proc *procs,
-		     int *res)
+void fp_proc_read_all(int procfd, const struct fp_proc_table *prev,
+		      const pid_t *pids, size_t n, struct fp_proc *procs,
+		      int *res)
 {
 	struct proc_share sh[PROC_THREADS];
 	pthread_t tids[PROC_THREADS];
@@ -523,7 +519,7 @@ int fp_proc_snapshot_max(struct fp_proc_table *t,
 	d = opendir("/proc");
 	if (!d)
 		return -errno;
-	ret = list_pids(d, max, &pids, &n);
+	ret = fp_proc_list_pids(d, max, &pids, &n);
 	if (ret || !n)
 		goto cleanup;
 	nt.procs = calloc(n, sizeof(*nt.procs));
@@ -535,18 +531,11 @@ int fp_proc_snapshot_max(struct fp_proc_table *t,
 	/* a slot no share reached is skipped, never packed as read */
 	for (i = 0; i < n; i++)
 		res[i] = 1;
-	read_all(dirfd(d), prev, pids, n, nt.procs, res);
-	/* the processes read, packed; the gone (1) are skipped */
-	for (i = 0; i < n; i++) {
-		if (res[i] < 0 && !ret)
-			ret = res[i];
-		if (res[i] == 0)
-			nt.procs[nt.n++] = nt.procs[i];
-	}
+	fp_proc_read_all(dirfd(d), prev, pids, n, nt.procs, res);
+	/* /proc lists pids in order today, but nothing promises it */
+	ret = fp_proc_table_pack(&nt, nt.procs, res, n);
 	if (ret)
 		goto cleanup;
-	/* /proc lists pids in order today, but nothing promises it */
-	qsort(nt.procs, nt.n, sizeof(*nt.procs), cmp_pid);
 	*t = nt;
 	nt.procs = NULL;
 	nt.n = 0;
@@ -556,6 +545,45 @@ cleanup:
 	free(pids);
 	closedir(d);
 	return ret;
+}
+
+int fp_proc_table_pack(struct fp_proc_table *t, struct fp_proc *procs,
+		       const int *res, size_t n)
+{
+	size_t i;
+	int ret = 0;
+
+	t->procs = procs;
+	t->n = 0;
+	/* the processes read, packed; the gone (1) are skipped */
+	for (i = 0; i < n; i++) {
+		if (res[i] < 0 && !ret)
+			ret = res[i];
+		if (res[i] == 0)
+			procs[t->n++] = procs[i];
+	}
+	if (!ret)
+		qsort(procs, t->n, sizeof(*procs), cmp_pid);
+	return ret;
+}
+
+int fp_proc_copy(struct fp_proc *p, const struct fp_proc *q)
+{
+	*p = *q;
+	p->exe = p->cwd = p->argv = p->cgroup = (struct fp_bytes){ 0 };
+	if (set_bytes(&p->exe, q->exe.data, q->exe.len) ||
+	    set_bytes(&p->cwd, q->cwd.data, q->cwd.len) ||
+	    set_bytes(&p->argv, q->argv.data, q->argv.len) ||
+	    set_bytes(&p->cgroup, q->cgroup.data, q->cgroup.len)) {
+		proc_free(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void fp_proc_free_one(struct fp_proc *p)
+{
+	proc_free(p);
 }
 
 int fp_proc_snapshot_since(struct fp_proc_table *t,
@@ -581,7 +609,7 @@ int fp_proc_snapshot_refresh(struct fp_proc_table *t)
 	d = opendir("/proc");
 	if (!d)
 		return -errno;
-	ret = list_pids(d, FP_PROC_MAX, &pids, &n);
+	ret = fp_proc_list_pids(d, FP_PROC_MAX, &pids, &n);
 	if (ret)
 		goto cleanup;
 	nt.procs = calloc(n ? n : 1, sizeof(*nt.procs));

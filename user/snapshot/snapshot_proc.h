@@ -52,6 +52,18 @@ int fp_proc_snapshot(struct fp_proc_table *t);
  */
 int fp_proc_snapshot_since(struct fp_proc_table *t,
 			   const struct fp_proc_table *prev);
+/*
+ * fp_proc_snapshot_since() from the tracer's task iterator: tasks_fd is
+ * fp_tracer_tasks_fd()'s, read to its end here (the caller closes it).
+ * What it gives of a process of prev, the same one in the same cgroup,
+ * is all that is read of it; the others are read from /proc
+ * (snapshot_tasks.c). Only where fp_proc_tasks_usable().
+ */
+int fp_proc_snapshot_tasks(struct fp_proc_table *t,
+			   const struct fp_proc_table *prev, int tasks_fd);
+/* the iterator's pids are /proc's: footprint is in the initial pid
+ * namespace (and FOOTPRINT_DEBUG_PROC_READS is not set) */
+bool fp_proc_tasks_usable(void);
 /* either, with a bound of its own (prev may be NULL) */
 int fp_proc_snapshot_max(struct fp_proc_table *t,
 			 const struct fp_proc_table *prev, size_t max);
