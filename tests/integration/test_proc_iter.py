@@ -17,7 +17,6 @@ Run from the top of the tree, as root:
 import glob
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import threading
@@ -66,49 +65,11 @@ class AfterTableTest(unittest.TestCase):
         self.env = vu.Env(self)
 
     def run_during(self, action, env_extra):
-        """A command blocked on a FIFO; action() runs beside it, strictly
-        between footprint's two snapshots."""
-        fifo = os.path.join(self.env.scratch(), "go-%d" % self.env.n)
-        os.mkfifo(fifo)
-        root = self.env.root("root-%d" % self.env.n)
-        env = dict(os.environ, **env_extra)
-        result = {}
-
-        def run():
-            try:
-                result["res"] = self.env.run(
-                    [SH, "-c", "read x < %s" % shlex.quote(fifo)],
-                    roots=[root], env=env, opts=["--leftovers", "allow"])
-            except BaseException as e:  # re-raised below
-                result["exc"] = e
-
-        t = threading.Thread(target=run)
-        t.start()
-        try:
-            w = self.open_writer(fifo, t)
-            try:
-                got = action()
-            finally:
-                os.write(w, b"go\n")
-                os.close(w)
-        finally:
-            t.join(60)
-        if "exc" in result:
-            raise result["exc"]
-        return result["res"], got
-
-    def open_writer(self, fifo, t):
-        """The FIFO's writing end once the command opened it; a run that
-        ended first (it failed) fails the test rather than hang it."""
-        for _ in range(3000):
-            try:
-                return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-            except OSError:
-                if not t.is_alive():
-                    break
-                time.sleep(0.01)
-        t.join(60)
-        self.fail("the command never opened %s" % fifo)
+        """action() beside a command blocked on a FIFO, strictly between
+        footprint's two snapshots; its leftovers allowed."""
+        return self.env.run_during(
+            action, [self.env.root("root-%d" % self.env.n)],
+            opts=["--leftovers", "allow"], env=dict(os.environ, **env_extra))
 
     def procs(self, res, kind):
         return res.r["processes"][kind]

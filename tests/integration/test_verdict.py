@@ -144,35 +144,7 @@ class VerdictTest(unittest.TestCase):
         self.addCleanup(kill)
 
     def run_during(self, action, roots, opts=()):
-        """Run a command that blocks on a FIFO; while it runs (strictly
-        between footprint's two snapshots) call action() in this process,
-        outside the run. Returns (result, whatever action returned)."""
-        fifo = os.path.join(self.env.scratch(), "go-%d" % self.env.n)
-        os.mkfifo(fifo)
-        result = {}
-
-        def run():
-            try:
-                result["res"] = self.env.run(sh("read x < %s" % q(fifo)),
-                                             roots=roots, opts=opts)
-            except BaseException as e:  # re-raised below
-                result["exc"] = e
-
-        t = threading.Thread(target=run)
-        t.start()
-        try:
-            # opening for writing blocks until the command opened it
-            w = os.open(fifo, os.O_WRONLY)
-            try:
-                got = action()
-            finally:
-                os.write(w, b"go\n")
-                os.close(w)
-        finally:
-            t.join(60)
-        if "exc" in result:
-            raise result["exc"]
-        return result["res"], got
+        return self.env.run_during(action, roots, opts)
 
     def assert_nothing_left(self, res):
         p = res.r["processes"]

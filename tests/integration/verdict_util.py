@@ -14,10 +14,13 @@ Environment:
 import base64
 import json
 import os
+import shlex
 import shutil
 import stat
 import subprocess
 import tempfile
+import threading
+import time
 import unittest
 
 from jsonschema import Draft202012Validator
@@ -163,6 +166,53 @@ class Env:
         path = os.path.join(self.base, name)
         os.makedirs(path, exist_ok=True)
         return os.path.realpath(path)
+
+    def run_during(self, action, roots, opts=(), env=None):
+        """Run a command that blocks on a FIFO; while it runs (strictly
+        between footprint's two snapshots) call action() in this process,
+        outside the run. Returns (result, whatever action returned). A
+        run that ends before the command opens the FIFO fails the test
+        rather than hang it."""
+        fifo = os.path.join(self.scratch(), "go-%d" % self.n)
+        os.mkfifo(fifo)
+        result = {}
+
+        def run():
+            try:
+                result["res"] = self.run(
+                    ["sh", "-c", "read x < %s" % shlex.quote(fifo)],
+                    roots=roots, opts=opts, env=env)
+            except BaseException as e:  # re-raised below
+                result["exc"] = e
+
+        t = threading.Thread(target=run)
+        t.start()
+        try:
+            w = None
+            # opening for writing succeeds once the command opened it
+            for _ in range(6000):
+                try:
+                    w = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                    break
+                except OSError:
+                    if not t.is_alive():
+                        break
+                    time.sleep(0.01)
+            if w is None:
+                t.join(60)
+                if "exc" in result:
+                    raise result["exc"]
+                self.test.fail("the command never opened %s" % fifo)
+            try:
+                got = action()
+            finally:
+                os.write(w, b"go\n")
+                os.close(w)
+        finally:
+            t.join(60)
+        if "exc" in result:
+            raise result["exc"]
+        return result["res"], got
 
     def run(self, cmd, roots=(), opts=(), receipt=True, wrapper=(), cwd=None,
             env=None, timeout=60, quiet=False, expect_receipt=True):
