@@ -533,12 +533,7 @@ int fp_proc_snapshot_max(struct fp_proc_table *t,
 		res[i] = 1;
 	fp_proc_read_all(dirfd(d), prev, pids, n, nt.procs, res);
 	/* /proc lists pids in order today, but nothing promises it */
-	ret = fp_proc_table_pack(&nt, nt.procs, res, n);
-	if (ret)
-		goto cleanup;
-	*t = nt;
-	nt.procs = NULL;
-	nt.n = 0;
+	ret = fp_proc_table_pack(t, &nt, res, n);
 cleanup:
 	fp_proc_table_free(&nt);
 	free(res);
@@ -547,24 +542,27 @@ cleanup:
 	return ret;
 }
 
-int fp_proc_table_pack(struct fp_proc_table *t, struct fp_proc *procs,
+int fp_proc_table_pack(struct fp_proc_table *t, struct fp_proc_table *nt,
 		       const int *res, size_t n)
 {
 	size_t i;
 	int ret = 0;
 
-	t->procs = procs;
-	t->n = 0;
+	nt->n = 0;
 	/* the processes read, packed; the gone (1) are skipped */
 	for (i = 0; i < n; i++) {
 		if (res[i] < 0 && !ret)
 			ret = res[i];
 		if (res[i] == 0)
-			procs[t->n++] = procs[i];
+			nt->procs[nt->n++] = nt->procs[i];
 	}
-	if (!ret)
-		qsort(procs, t->n, sizeof(*procs), cmp_pid);
-	return ret;
+	if (ret)
+		return ret;
+	qsort(nt->procs, nt->n, sizeof(*nt->procs), cmp_pid);
+	*t = *nt;
+	nt->procs = NULL;
+	nt->n = 0;
+	return 0;
 }
 
 int fp_proc_copy(struct fp_proc *p, const struct fp_proc *q)

@@ -24,9 +24,12 @@ int fp_proc_list_pids(DIR *d, size_t max, pid_t **out, size_t *n);
 void fp_proc_read_all(int procfd, const struct fp_proc_table *prev,
 		      const pid_t *pids, size_t n, struct fp_proc *procs,
 		      int *res);
-/* procs[i] with res[i] == 0 packed into t, sorted by pid; the others
- * were freed. The first failure (res < 0), or 0. */
-int fp_proc_table_pack(struct fp_proc_table *t, struct fp_proc *procs,
+/*
+ * nt->procs[i] with res[i] == 0 packed, sorted by pid, and handed to t
+ * (nt left empty); the others were freed. The first failure (res < 0),
+ * or 0; on failure nt holds what was packed, t is untouched.
+ */
+int fp_proc_table_pack(struct fp_proc_table *t, struct fp_proc_table *nt,
 		       const int *res, size_t n);
 /* q's copy into p (its bytes duplicated): 0 or -ENOMEM, p then freed */
 int fp_proc_copy(struct fp_proc *p, const struct fp_proc *q);

@@ -271,12 +271,7 @@ int fp_proc_snapshot_tasks(struct fp_proc_table *t,
 				fp_proc_free_one(&nt.procs[i]);
 		goto cleanup;
 	}
-	ret = fp_proc_table_pack(&nt, nt.procs, res, n);
-	if (!ret) {
-		*t = nt;
-		nt.procs = NULL;
-		nt.n = 0;
-	}
+	ret = fp_proc_table_pack(t, &nt, res, n);
 cleanup:
 	fp_proc_table_free(&nt);
 	closedir(d);
