@@ -538,7 +538,7 @@ int fp_session_after_procs(struct fp_session *s)
  * it cannot map) leaves records unread: the trace is incomplete, as when
  * the driver's loop fails.
  */
-static void consume(struct fp_session *s)
+void fp_session_consume(struct fp_session *s)
 {
 	int ret = fp_tracer_consume(s->tracer);
 
@@ -551,13 +551,13 @@ static void consume(struct fp_session *s)
 /* stop: take every task out of scope, the links left for the close */
 static void drain(struct fp_session *s, bool stop)
 {
-	consume(s);
+	fp_session_consume(s);
 	/* stopped first: no task can hold back an open once drained */
 	if (stop)
 		fp_tracer_stop(s->tracer);
 	else
 		fp_tracer_detach(s->tracer);
-	consume(s);
+	fp_session_consume(s);
 	fp_tracer_drain_held(s->tracer);
 	fp_collector_flush(s->col);
 	fp_tracer_stats(s->tracer, &s->st);

@@ -126,6 +126,9 @@ int fp_session_sink(void *ctx, const struct fp_event *ev);
 /* Who traced what, where: argv (NULL-terminated) names the target. */
 int fp_session_header(struct fp_session *s, char *const *argv,
 		      const char *run_cgroup);
+/* What the ring holds, to the collector; a failure is said once and
+ * leaves the trace incomplete (trace_err) */
+void fp_session_consume(struct fp_session *s);
 /* The leftovers (pids, n) forked and not yet exec'd given a moment to
  * exec, the ring consumed meanwhile (settle.c) */
 void fp_session_settle_leftovers(struct fp_session *s, const pid_t *pids,

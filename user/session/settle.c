@@ -36,7 +36,7 @@ void fp_session_settle_leftovers(struct fp_session *s, const pid_t *pids,
 		return;
 	for (waited = 0; waited <= SETTLE_MS; waited++) {
 		if (s->tracer)
-			fp_tracer_consume(s->tracer);
+			fp_session_consume(s);
 		if (!any_pending(&s->run, pids, n))
 			return;
 		nanosleep(&ms, NULL);
