@@ -23,6 +23,16 @@
 	 sizeof(struct bpf_program *))
 
 /*
+ * The task iterator (proctab.bpf.c): loaded and kept with the rest, but
+ * read through links of its own (fp_tracer_tasks_fd), never attached to
+ * a tracepoint as every other program is.
+ */
+static inline bool fp_skel_prog_is_iter(int i)
+{
+	return (size_t)i == FP_SKEL_PROG(fp_proc_iter);
+}
+
+/*
  * bpftool lists the maps and programs in the struct's order; the indexes
  * above hold only while it does, so a created skeleton is checked once.
  */

@@ -814,7 +814,7 @@ static bool links_intact(struct fp_tracer *t)
 		__u32 len = sizeof(info);
 
 		/* not loaded on this kernel (hooks.c), or never attached */
-		if (prog_fd(t, i) < 0 || i == FP_SKEL_PROG(fp_proc_iter))
+		if (prog_fd(t, i) < 0 || fp_skel_prog_is_iter(i))
 			continue;
 		if (link_fd(t, i) < 0 || !t->link_ids[i] ||
 		    bpf_obj_get_info_by_fd(link_fd(t, i), &info, &len) ||

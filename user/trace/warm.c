@@ -132,14 +132,13 @@ static bool skeleton_fits(const struct bpf_object_skeleton *sk)
 			return false;
 	}
 	/* attached as the skeleton would: a raw tracepoint link each, but
-	 * for the task iterator, read through links of its own */
+	 * for the task iterator */
 	for (i = 0; i < sk->prog_cnt; i++)
 		if (bpf_program__type(*sk->progs[i].prog) !=
 			    BPF_PROG_TYPE_TRACING ||
 		    bpf_program__expected_attach_type(*sk->progs[i].prog) !=
-			    (i == FP_SKEL_PROG(fp_proc_iter) ?
-				     BPF_TRACE_ITER :
-				     BPF_TRACE_RAW_TP))
+			    (fp_skel_prog_is_iter(i) ? BPF_TRACE_ITER :
+						       BPF_TRACE_RAW_TP))
 			return false;
 	return true;
 }
@@ -630,7 +629,7 @@ int fp_warm_attach(struct fp_warm *w)
 	int i, ret = 0;
 
 	for (i = 0; i < FP_WARM_MAX_PROGS && !ret; i++) {
-		if (w->prog_fd[i] < 0 || i == FP_SKEL_PROG(fp_proc_iter))
+		if (w->prog_fd[i] < 0 || fp_skel_prog_is_iter(i))
 			continue;
 		w->link_fd[i] = bpf_link_create(w->prog_fd[i], 0,
 						BPF_TRACE_RAW_TP, NULL);
