@@ -289,6 +289,9 @@ struct fp_task_rec {
 	__u64 start_ns; /* task->start_boottime: field 22 in ns */
 	__u64 cgroup_id; /* its cgroup v2's kernfs id (the default hierarchy) */
 	__u32 flags; /* task->flags: PF_KTHREAD */
+	__u32 uid; /* real_cred's real uid, as /proc/PID/status's Uid */
+	__u64 cap_eff; /* real_cred's effective capabilities (CapEff) */
+	__u32 no_new_privs; /* atomic_flags' PFA_NO_NEW_PRIVS (NoNewPrivs) */
 	__u32 pad;
 	char comm[16];
 };
