@@ -84,23 +84,6 @@ static uint64_t own_cap_eff(void)
 	return (uint64_t)d[1].effective << 32 | d[0].effective;
 }
 
-/* the "0::" line of /proc/self/cgroup, read the plain way */
-static void own_cgroup(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[4096];
-
-	out[0] = '\0';
-	cr_assert_not_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "0::", 3))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(out, len, "%s", line + 3);
-	}
-	fclose(f);
-}
-
 /* a failed assertion must not leave a sleeping child behind */
 static void die_with_parent(pid_t parent)
 {
@@ -159,7 +142,7 @@ Test(snapshot_proc, self_exact)
 	cr_assert_gt(n, 0);
 	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
-	own_cgroup(cg, sizeof(cg));
+	own_cgroup_path(cg, sizeof(cg));
 
 	cr_assert_eq(fp_proc_snapshot(&t), 0);
 	p = fp_proc_find(&t, getpid());

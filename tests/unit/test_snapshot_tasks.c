@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
 #include "footprint.h"
 #include "snapshot_proc.h"
 #include "unit_util.h"
@@ -29,22 +28,11 @@ struct self_case {
 
 static uint64_t own_cgroup_id(void)
 {
-	char mnt[PATH_MAX], line[4096], path[2 * PATH_MAX];
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	struct stat st;
+	char path[4096];
+	uint64_t id;
 
-	cr_assert_not_null(f);
-	path[0] = '\0';
-	cr_assert_eq(fp_cgroup_mountpoint(mnt, sizeof(mnt)), 0);
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "0::", 3))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, sizeof(path), "%s%s", mnt, line + 3);
-	}
-	fclose(f);
-	cr_assert_eq(stat(path, &st), 0, "stat %s", path);
-	return st.st_ino;
+	own_cgroup(path, sizeof(path), &id);
+	return id;
 }
 
 static void setup_case(struct self_case *c, struct fp_proc_table *t0)

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "cgroup.h"
 #include "event.h"
 #include "findings.h"
 #include "policy.h"
@@ -77,6 +79,36 @@ static inline void policy_rule(struct fp_policy *p, char *const *roots,
 				       err, sizeof(err));
 
 	cr_assert_eq(ret, 0, "parse '%s': %d %s", line, ret, err);
+}
+
+/* the "0::" line of /proc/self/cgroup, read the plain way */
+static inline void own_cgroup_path(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[4096];
+
+	out[0] = '\0';
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(out, len, "%s", line + 3);
+	}
+	fclose(f);
+}
+
+/* that path, and the inode of its directory: the cgroup's id */
+static inline void own_cgroup(char *path, size_t len, uint64_t *id)
+{
+	char mnt[4096], full[2 * 4096 + 8];
+	struct stat st;
+
+	own_cgroup_path(path, len);
+	cr_assert_eq(fp_cgroup_mountpoint(mnt, sizeof(mnt)), 0);
+	snprintf(full, sizeof(full), "%s%s", mnt, path);
+	cr_assert_eq(stat(full, &st), 0, "stat %s", full);
+	*id = st.st_ino;
 }
 
 #endif

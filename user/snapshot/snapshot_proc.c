@@ -95,6 +95,13 @@ static int read_at(int dirfd, const char *name, struct fp_bytes *out,
 			break;
 	}
 	buf[len] = '\0';
+	/*
+	 * Cut to size: a command line kept at a page each put every process
+	 * of a table on a page of its own, and a fresh process's first
+	 * table faulted in one a process (~4 ms of 370 on this VM).
+	 */
+	if (cap - len > 256 && (nb = realloc(buf, len + 1)))
+		buf = nb;
 	free(out->data);
 	out->data = buf;
 	out->len = len;
@@ -282,29 +289,48 @@ static int carry(struct fp_proc *p, const struct fp_proc_table *prev)
 }
 
 /*
- * Fill p from /proc/PID through one directory fd: the fd pins the process,
+ * The pieces of a process named by paths: argv, exe and cwd, through
+ * dirfd (its /proc/PID). 0, 1 if it is gone (reaped), or -errno of a
+ * failure to read its argv. A zombie or a kernel thread has no exe or
+ * cwd (ENOENT), nor does a process that was reaped meanwhile: its stat,
+ * read again, tells which.
+ */
+static int read_named(int dirfd, struct fp_proc *p)
+{
+	struct fp_bytes buf = { 0 };
+	int ret, exe_err = 0, cwd_err = 0;
+
+	ret = tolerate(read_at(dirfd, "cmdline", &p->argv, CMDLINE_MAX));
+	if (ret)
+		return ret;
+	ret = read_link_piece(dirfd, "exe", &p->exe, &exe_err);
+	if (!ret)
+		ret = read_link_piece(dirfd, "cwd", &p->cwd, &cwd_err);
+	if (ret)
+		return ret;
+	if (gone(exe_err) || gone(cwd_err))
+		ret = tolerate(read_at(dirfd, "stat", &buf, SEQ_ONE));
+	free(buf.data);
+	return ret;
+}
+
+/*
+ * Fill p from its /proc/PID, dirfd (left open): the fd pins the process,
  * so a pid reused mid-read fails with ESRCH/ENOENT instead of mixing two
  * processes. Returns 1 when the process is gone and should be skipped.
  * A process of prev is read in part (carry()).
  */
-static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
-		     const struct fp_proc_table *prev)
+static int read_proc_at(int dirfd, pid_t pid, struct fp_proc *p,
+			const struct fp_proc_table *prev)
 {
 	struct fp_bytes buf = { 0 };
 	unsigned long flags = 0;
-	int dirfd, ret, exe_err = 0, cwd_err = 0;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->uid = (uint32_t)-1;
 	p->no_new_privs = -1;
-	dirfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0) {
-		ret = -errno;
-		/* hidden or gone: skip; out of fds or memory: give up */
-		return gone(ret) || ret == -EACCES || ret == -EPERM ? 1 : ret;
-	}
-
 	ret = read_at(dirfd, "stat", &buf, SEQ_ONE);
 	if (!ret)
 		ret = parse_stat(p, &buf, &flags);
@@ -336,30 +362,31 @@ static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
 	if (!ret)
 		parse_status(p, buf.data);
 	ret = tolerate(ret);
-	if (ret)
-		goto cleanup;
-
-	ret = tolerate(read_at(dirfd, "cmdline", &p->argv, CMDLINE_MAX));
-	if (ret)
-		goto cleanup;
-
-	/* kernel threads and zombies have no exe or cwd: ENOENT */
-	ret = read_link_piece(dirfd, "exe", &p->exe, &exe_err);
 	if (!ret)
-		ret = read_link_piece(dirfd, "cwd", &p->cwd, &cwd_err);
-	if (ret)
-		goto cleanup;
-	/* still there (a zombie, a kthread), or did it just exit? */
-	if (gone(exe_err) || gone(cwd_err))
-		ret = tolerate(read_at(dirfd, "stat", &buf, SEQ_ONE));
+		ret = read_named(dirfd, p);
 
 cleanup:
 	free(buf.data);
-	close(dirfd);
 	if (ret && ret != -ENOMEM)
 		ret = 1;
 	if (ret)
 		proc_free(p);
+	return ret;
+}
+
+static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
+		     const struct fp_proc_table *prev)
+{
+	int dirfd, ret;
+
+	dirfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		ret = -errno;
+		/* hidden or gone: skip; out of fds or memory: give up */
+		return gone(ret) || ret == -EACCES || ret == -EPERM ? 1 : ret;
+	}
+	ret = read_proc_at(dirfd, pid, p, prev);
+	close(dirfd);
 	return ret;
 }
 
@@ -416,19 +443,6 @@ int fp_proc_list_pids(DIR *d, size_t max, pid_t **out, size_t *n)
 	}
 }
 
-/*
- * Every stride-th process from first: each slot gets read_proc()'s
- * result, and a process read is complete (fill_empty) or freed.
- */
-struct proc_share {
-	int procfd;
-	const struct fp_proc_table *prev;
-	const pid_t *pids;
-	struct fp_proc *procs;
-	int *res;
-	size_t n, first, stride;
-};
-
 /* read_proc() of pid into p, complete (fill_empty) or freed: its result */
 static int read_pid(int procfd, pid_t pid, struct fp_proc *p,
 		    const struct fp_proc_table *prev)
@@ -445,14 +459,70 @@ static int read_pid(int procfd, pid_t pid, struct fp_proc *p,
 	return ret;
 }
 
-static void *read_share(void *arg)
+int fp_proc_read_dir(int dirfd, pid_t pid, struct fp_proc *p)
 {
-	const struct proc_share *sh = arg;
+	int ret = read_proc_at(dirfd, pid, p, NULL);
+
+	if (!ret)
+		ret = fill_empty(p);
+	if (ret < 0)
+		proc_free(p);
+	return ret;
+}
+
+int fp_proc_read_named(int dirfd, struct fp_proc *p)
+{
+	int ret = read_named(dirfd, p);
+
+	if (!ret)
+		ret = fill_empty(p);
+	if (ret && ret != -ENOMEM)
+		ret = 1;
+	if (ret)
+		proc_free(p);
+	return ret;
+}
+
+int fp_proc_read_cgroup(int dirfd, struct fp_proc *p)
+{
+	struct fp_bytes buf = { 0 };
+	int ret = read_at(dirfd, "cgroup", &buf, SEQ_ONE);
+
+	if (!ret)
+		ret = parse_cgroup(p, &buf);
+	free(buf.data);
+	ret = tolerate(ret);
+	return ret && ret != -ENOMEM ? 1 : ret;
+}
+
+int fp_proc_fill_empty(struct fp_proc *p)
+{
+	int ret = fill_empty(p);
+
+	if (ret)
+		proc_free(p);
+	return ret;
+}
+
+int fp_proc_set_bytes(struct fp_bytes *b, const char *s, size_t len)
+{
+	return set_bytes(b, s, len);
+}
+
+/* every stride-th index from first, handed to one() */
+struct share {
+	void (*one)(void *ctx, size_t i);
+	void *ctx;
+	size_t n, first, stride;
+};
+
+static void *run_share(void *arg)
+{
+	const struct share *sh = arg;
 	size_t i;
 
 	for (i = sh->first; i < sh->n; i += sh->stride)
-		sh->res[i] = read_pid(sh->procfd, sh->pids[i], &sh->procs[i],
-				      sh->prev);
+		sh->one(sh->ctx, i);
 	return NULL;
 }
 
@@ -467,11 +537,9 @@ static void *read_share(void *arg)
  * thread each, interleaved by pid so that every share gets its part of
  * the kernel threads (one file each, at the low pids) and of the rest.
  */
-void fp_proc_read_all(int procfd, const struct fp_proc_table *prev,
-		      const pid_t *pids, size_t n, struct fp_proc *procs,
-		      int *res)
+void fp_proc_shares(size_t n, void (*one)(void *ctx, size_t i), void *ctx)
 {
-	struct proc_share sh[PROC_THREADS];
+	struct share sh[PROC_THREADS];
 	pthread_t tids[PROC_THREADS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t k = n / PROCS_PER_THREAD, t, started = 1;
@@ -483,25 +551,44 @@ void fp_proc_read_all(int procfd, const struct fp_proc_table *prev,
 	if (k < 1)
 		k = 1;
 	for (t = 0; t < k; t++)
-		sh[t] = (struct proc_share){ .procfd = procfd,
-					     .prev = prev,
-					     .pids = pids,
-					     .procs = procs,
-					     .res = res,
-					     .n = n,
-					     .first = t,
-					     .stride = k };
+		sh[t] = (struct share){
+			.one = one, .ctx = ctx, .n = n, .first = t, .stride = k
+		};
 	/* a thread that cannot start leaves its share to this one */
 	for (t = 1; t < k; t++) {
-		if (pthread_create(&tids[t], NULL, read_share, &sh[t]))
+		if (pthread_create(&tids[t], NULL, run_share, &sh[t]))
 			break;
 		started++;
 	}
 	for (t = started; t < k; t++)
-		read_share(&sh[t]);
-	read_share(&sh[0]);
+		run_share(&sh[t]);
+	run_share(&sh[0]);
 	for (t = 1; t < started; t++)
 		pthread_join(tids[t], NULL);
+}
+
+struct read_all {
+	int procfd;
+	const struct fp_proc_table *prev;
+	const pid_t *pids;
+	struct fp_proc *procs;
+	int *res;
+};
+
+static void read_one(void *ctx, size_t i)
+{
+	const struct read_all *ra = ctx;
+
+	ra->res[i] = read_pid(ra->procfd, ra->pids[i], &ra->procs[i], ra->prev);
+}
+
+void fp_proc_read_all(int procfd, const struct fp_proc_table *prev,
+		      const pid_t *pids, size_t n, struct fp_proc *procs,
+		      int *res)
+{
+	struct read_all ra = { procfd, prev, pids, procs, res };
+
+	fp_proc_shares(n, read_one, &ra);
 }
 
 int fp_proc_snapshot_max(struct fp_proc_table *t,

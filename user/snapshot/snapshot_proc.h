@@ -61,6 +61,22 @@ int fp_proc_snapshot_since(struct fp_proc_table *t,
  */
 int fp_proc_snapshot_tasks(struct fp_proc_table *t,
 			   const struct fp_proc_table *prev, int tasks_fd);
+/* where a task iterator's fds come from: the tracer's, or a test's */
+struct fp_tasks_src {
+	int (*open)(void *ctx); /* a new fd, not yet read, or -errno */
+	void *ctx;
+};
+
+/*
+ * fp_proc_snapshot() with the records of the task iterator: a kernel
+ * thread is its record, and of another process /proc gives its argv, exe
+ * and cwd, and its cgroup's path once a cgroup (snapshot_tasks_fresh.c).
+ * src's fds are read to their end and closed here: one, and another for
+ * every 512 processes that are not kernel threads. Only where fp_proc_tasks_usable(). 0, -E2BIG past
+ * FP_PROC_MAX, or -errno (src's own among them).
+ */
+int fp_proc_snapshot_tasks_fresh(struct fp_proc_table *t,
+				 const struct fp_tasks_src *src);
 /* the iterator's pids are /proc's: footprint is in the initial pid
  * namespace (and FOOTPRINT_DEBUG_PROC_READS is not set) */
 bool fp_proc_tasks_usable(void);

@@ -42,8 +42,14 @@ bool fp_proc_tasks_usable(void)
 	return !stat("/proc/self/ns/pid", &st) && st.st_ino == INIT_PIDNS_INO;
 }
 
-/* every record of fd, to its end: at most max, else -E2BIG */
-static int read_tasks(int fd, size_t max, struct fp_task_rec **out, size_t *n)
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct fp_task_rec *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int fp_tasks_read(int fd, size_t max, struct fp_task_rec **out, size_t *n)
 {
 	size_t cap = 256 * sizeof(**out), len = 0;
 	char *buf = malloc(cap), *nb;
@@ -78,18 +84,58 @@ static int read_tasks(int fd, size_t max, struct fp_task_rec **out, size_t *n)
 	}
 	*out = (struct fp_task_rec *)buf;
 	*n = len / sizeof(**out);
+	/* in pid order as the kernel walks them; sorted, to be sure */
+	qsort(*out, *n, sizeof(**out), cmp_rec);
 	return 0;
 }
 
-/* a cgroup's id by the path /proc/PID/cgroup gave: its directory's inode */
-struct cg_ids {
-	int rootfd; /* the cgroup v2 mount, or -1 */
-	const struct fp_bytes **paths;
-	uint64_t *ids;
-	size_t n, cap;
-};
+const struct fp_task_rec *fp_tasks_find(const struct fp_task_rec *recs,
+					size_t n, pid_t pid)
+{
+	struct fp_task_rec key = { .pid = pid };
 
-static uint64_t cg_id_of(struct cg_ids *c, const struct fp_bytes *path)
+	return n ? bsearch(&key, recs, n, sizeof(*recs), cmp_rec) : NULL;
+}
+
+int fp_cg_ids_init(struct fp_cg_ids *c)
+{
+	char mnt[4096];
+
+	memset(c, 0, sizeof(*c));
+	c->rootfd = -1;
+	c->cap = 256;
+	c->paths = calloc(c->cap, sizeof(*c->paths));
+	c->ids = calloc(c->cap, sizeof(*c->ids));
+	if (!c->paths || !c->ids) {
+		fp_cg_ids_free(c);
+		return -ENOMEM;
+	}
+	if (!fp_cgroup_mountpoint(mnt, sizeof(mnt)))
+		c->rootfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
+void fp_cg_ids_free(struct fp_cg_ids *c)
+{
+	if (c->rootfd >= 0)
+		close(c->rootfd);
+	free(c->paths);
+	free(c->ids);
+	memset(c, 0, sizeof(*c));
+	c->rootfd = -1;
+}
+
+const struct fp_bytes *fp_cg_path_of(const struct fp_cg_ids *c, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; id && i < c->n; i++)
+		if (c->ids[i] == id)
+			return c->paths[i];
+	return NULL;
+}
+
+uint64_t fp_cg_id_of(struct fp_cg_ids *c, const struct fp_bytes *path)
 {
 	struct stat st;
 	uint64_t id = 0;
@@ -113,8 +159,7 @@ static uint64_t cg_id_of(struct cg_ids *c, const struct fp_bytes *path)
 	return id;
 }
 
-/* the tasks' start time as /proc/PID/stat gives it, in clock ticks */
-static uint64_t ticks(uint64_t ns)
+uint64_t fp_task_ticks(uint64_t ns)
 {
 	static uint64_t ns_per_tick;
 	long hz;
@@ -126,29 +171,22 @@ static uint64_t ticks(uint64_t ns)
 	return ns / ns_per_tick;
 }
 
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct fp_task_rec *x = a, *y = b;
-
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
 /*
  * pid's process as prev has it, if the iterator's record r (or none)
  * says it is that one, where it was: taken (0), or not (1), -ENOMEM
  */
 static int take(struct fp_proc *p, pid_t pid, const struct fp_task_rec *r,
-		const struct fp_proc_table *prev, struct cg_ids *cg)
+		const struct fp_proc_table *prev, struct fp_cg_ids *cg)
 {
 	const struct fp_proc *q = r ? fp_proc_find(prev, pid) : NULL;
 	bool kthread = r && (r->flags & FP_PF_KTHREAD);
 
-	if (!q || q->start_ticks != ticks(r->start_ns) ||
+	if (!q || q->start_ticks != fp_task_ticks(r->start_ns) ||
 	    q->kernel_thread != kthread)
 		return 1;
 	/* a kernel thread's cgroup is not read (nor judged) */
 	if (!kthread &&
-	    (!r->cgroup_id || cg_id_of(cg, &q->cgroup) != r->cgroup_id))
+	    (!r->cgroup_id || fp_cg_id_of(cg, &q->cgroup) != r->cgroup_id))
 		return 1;
 	if (fp_proc_copy(p, q))
 		return -ENOMEM;
@@ -201,33 +239,16 @@ static int take_all(const pid_t *pids, size_t n, const struct fp_task_rec *recs,
 		    size_t nrecs, const struct fp_proc_table *prev,
 		    struct fp_proc *procs, int *res)
 {
-	struct cg_ids cg = { .rootfd = -1, .cap = 256 };
-	const struct fp_task_rec *r;
-	struct fp_task_rec key;
-	char mnt[4096];
+	struct fp_cg_ids cg;
 	size_t i;
-	int ret = 0;
+	int ret = fp_cg_ids_init(&cg);
 
-	cg.paths = calloc(cg.cap, sizeof(*cg.paths));
-	cg.ids = calloc(cg.cap, sizeof(*cg.ids));
-	if (!cg.paths || !cg.ids) {
-		ret = -ENOMEM;
-		goto cleanup;
-	}
-	if (!fp_cgroup_mountpoint(mnt, sizeof(mnt)))
-		cg.rootfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	for (i = 0; i < n && !ret; i++) {
-		key.pid = pids[i];
-		r = nrecs ? bsearch(&key, recs, nrecs, sizeof(*recs), cmp_rec) :
-			    NULL;
-		res[i] = take(&procs[i], pids[i], r, prev, &cg);
+		res[i] = take(&procs[i], pids[i],
+			      fp_tasks_find(recs, nrecs, pids[i]), prev, &cg);
 		ret = res[i] < 0 ? res[i] : 0;
 	}
-cleanup:
-	if (cg.rootfd >= 0)
-		close(cg.rootfd);
-	free(cg.paths);
-	free(cg.ids);
+	fp_cg_ids_free(&cg);
 	return ret;
 }
 
@@ -243,11 +264,9 @@ int fp_proc_snapshot_tasks(struct fp_proc_table *t,
 
 	t->procs = NULL;
 	t->n = 0;
-	ret = read_tasks(tasks_fd, FP_PROC_MAX, &recs, &nrecs);
+	ret = fp_tasks_read(tasks_fd, FP_PROC_MAX, &recs, &nrecs);
 	if (ret)
 		return ret;
-	/* in pid order as the kernel walks them; sorted, to be sure */
-	qsort(recs, nrecs, sizeof(*recs), cmp_rec);
 	d = opendir("/proc");
 	if (!d) {
 		free(recs);
