@@ -341,6 +341,29 @@ static int after_procs(struct fp_session *s)
 	return ret;
 }
 
+static int tasks_open(void *tracer)
+{
+	return fp_tracer_tasks_fd(tracer);
+}
+
+/*
+ * The before table: from the tracer's task iterator where it can be,
+ * else (no tracer yet, another pid namespace, no iterator) from /proc.
+ */
+static int before_procs(struct fp_session *s)
+{
+	struct fp_proc_table *t = &s->run.procs[FP_PHASE_BEFORE];
+	struct fp_tasks_src src = { tasks_open, s->tracer };
+	int ret;
+
+	if (!s->tracer || !fp_proc_tasks_usable())
+		return fp_proc_snapshot(t);
+	ret = fp_proc_snapshot_tasks_fresh(t, &src);
+	if (ret && ret != -ENOMEM && ret != -E2BIG)
+		ret = fp_proc_snapshot(t);
+	return ret;
+}
+
 static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 			 bool with_rest)
 {
@@ -352,7 +375,7 @@ static int take_snapshot(struct fp_session *s, unsigned int phase, bool with_fs,
 		if (phase == FP_PHASE_AFTER)
 			ret = after_procs(s);
 		else
-			ret = fp_proc_snapshot(&run->procs[phase]);
+			ret = before_procs(s);
 		if (!ret)
 			ret = fp_sock_snapshot_new(
 				&run->socks[phase],
@@ -428,9 +451,21 @@ static int procs_late(struct fp_session *s)
 }
 
 /*
- * The files and then most of the process table while the tracer loads
- * on the other CPU (tracer_async.c); once it has, the table brought up
- * to now and the sockets, last before the attach and the launch, as
+ * A kept set loads in 2-6 ms, and the files' snapshot may take longer: if
+ * the load is done within this much after it, the process table is read
+ * with the tracer's task iterator (a few reads a process instead of six
+ * files), else from /proc while the load goes on. A load from scratch
+ * (~200 ms) then waits for the table, not the table for it.
+ */
+#define KEPT_LOAD_MS 25
+
+/*
+ * The files, then the tracer's load waited for a little (KEPT_LOAD_MS):
+ * loaded, the process table is read with its task iterator and the
+ * sockets after it. Still loading on the other CPU (tracer_async.c),
+ * most of the table is read from /proc meanwhile; once it has loaded,
+ * the table brought up to now and the sockets. Either way the table is
+ * complete last before the attach and the launch, as
  * before: a process that starts between the snapshots is
  * the run's (in its cgroup, which the command is cloned into) or
  * new_outside, and the window for another user's is no wider than it
@@ -445,7 +480,7 @@ static int before_snapshot(struct fp_session *s)
 {
 	bool *have = &s->run.have_snap[FP_PHASE_BEFORE];
 	bool unit = s->o.unit != NULL;
-	int fs_ret, rc;
+	int fs_ret, rc, loading = 1;
 
 	if (!s->loader) {
 		rc = fp_session_shape(s, FP_PHASE_BEFORE);
@@ -456,16 +491,25 @@ static int before_snapshot(struct fp_session *s)
 	}
 	fs_ret = take_snapshot(s, FP_PHASE_BEFORE, true, false);
 	*have = false;
-	if (!unit)
-		s->snap_ret = procs_early(s);
 	/* the secrets' stat calls too, for the attach */
 	fp_session_secret_ids_read(s);
-	if (fp_session_join_tracer(s, false))
-		return FP_EXIT_NOTRACE;
+	if (!unit) {
+		loading = fp_session_join_tracer_within(s, KEPT_LOAD_MS);
+		if (loading < 0)
+			return FP_EXIT_NOTRACE;
+	}
+	if (loading) {
+		if (!unit)
+			s->snap_ret = procs_early(s);
+		if (fp_session_join_tracer(s, false))
+			return FP_EXIT_NOTRACE;
+	}
 	if (unit) {
 		rc = fp_session_shape(s, FP_PHASE_BEFORE);
 		if (rc)
 			return rc;
+		s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
+	} else if (!loading) {
 		s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
 	} else if (!s->snap_ret) {
 		s->snap_ret = procs_late(s);

@@ -116,6 +116,12 @@ int fp_session_open_tracer(struct fp_session *s, char *err, size_t errlen);
  */
 int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen);
 int fp_session_join_tracer(struct fp_session *s, bool quiet);
+/*
+ * The join, if the load ends within ms: 0 (the tracer is there, or none
+ * was loading), 1 if it still loads (join it later), or the load's error,
+ * said. A kept set loads in a few ms; a load from scratch in ~200.
+ */
+int fp_session_join_tracer_within(struct fp_session *s, unsigned int ms);
 /* Close the drained tracer on a thread (or here, if none can be had);
  * the join waits for it. */
 void fp_session_close_tracer(struct fp_session *s);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -65,14 +66,12 @@ int fp_session_start_tracer(struct fp_session *s, char *err, size_t errlen)
 	return 0;
 }
 
-int fp_session_join_tracer(struct fp_session *s, bool quiet)
+/* the loader's thread ended (joined): its tracer taken, its error said */
+static int joined(struct fp_session *s, bool quiet)
 {
 	struct fp_loader *l = s->loader;
 	int ret;
 
-	if (!l)
-		return 0;
-	pthread_join(l->thread, NULL);
 	s->loader = NULL;
 	s->tracer = l->tracer;
 	ret = l->ret;
@@ -80,6 +79,33 @@ int fp_session_join_tracer(struct fp_session *s, bool quiet)
 		fprintf(stderr, "%s\n", l->err);
 	free(l);
 	return ret;
+}
+
+int fp_session_join_tracer(struct fp_session *s, bool quiet)
+{
+	if (!s->loader)
+		return 0;
+	pthread_join(s->loader->thread, NULL);
+	return joined(s, quiet);
+}
+
+int fp_session_join_tracer_within(struct fp_session *s, unsigned int ms)
+{
+	struct timespec until;
+	int ret;
+
+	if (!s->loader)
+		return 0;
+	/* pthread_timedjoin_np() waits until a CLOCK_REALTIME time */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	if (pthread_timedjoin_np(s->loader->thread, NULL, &until))
+		return 1;
+	ret = joined(s, false);
+	/* never 1, which would read as still loading */
+	return ret > 0 ? -ret : ret;
 }
 
 /*
