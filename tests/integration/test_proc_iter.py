@@ -17,9 +17,7 @@ Run from the top of the tree, as root:
 import glob
 import os
 import shlex
-import subprocess
 import sys
-import threading
 import time
 import unittest
 
@@ -32,20 +30,8 @@ SH = vu.exe_of("sh")
 WAYS = (("iterator", {}), ("/proc", {"FOOTPRINT_DEBUG_PROC_READS": "1"}))
 
 
-def start(argv):
-    """A process outside any run, reaped by a thread so it never lingers
-    as a zombie this test would see."""
-    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, start_new_session=True)
-    threading.Thread(target=p.wait, daemon=True).start()
-    return p
-
-
-def stop(p):
-    try:
-        p.kill()
-    except ProcessLookupError:
-        pass
+start = vu.start_beside
+stop = vu.kill_beside
 
 
 def run_cgroup():

@@ -352,6 +352,24 @@ def pid_alive_as(pid, argv):
     return raw.split(b"\0")[:-1] == [os.fsencode(a) for a in argv]
 
 
+def start_beside(argv, **kw):
+    """A process outside any run, reaped by a thread so it never lingers
+    as a zombie a test would see."""
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, start_new_session=True,
+                         **kw)
+    threading.Thread(target=p.wait, daemon=True).start()
+    return p
+
+
+def kill_beside(p):
+    """start_beside()'s process killed, if it still runs."""
+    try:
+        p.kill()
+    except ProcessLookupError:
+        pass
+
+
 def pgrep_full(pattern):
     """pids whose full command line matches pattern (pgrep -f)."""
     p = subprocess.run(["pgrep", "-f", pattern], stdout=subprocess.PIPE,
