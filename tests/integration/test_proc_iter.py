@@ -23,6 +23,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fptest  # noqa: E402
 import verdict_util as vu  # noqa: E402
 
 SLEEP = vu.exe_of("sleep")
@@ -50,12 +51,13 @@ class AfterTableTest(unittest.TestCase):
     def setUp(self):
         self.env = vu.Env(self)
 
-    def run_during(self, action, env_extra):
+    def run_during(self, action, env_extra, wrapper=()):
         """action() beside a command blocked on a FIFO, strictly between
         footprint's two snapshots; its leftovers allowed."""
         return self.env.run_during(
             action, [self.env.root("root-%d" % self.env.n)],
-            opts=["--leftovers", "allow"], env=dict(os.environ, **env_extra))
+            opts=["--leftovers", "allow"], env=dict(os.environ, **env_extra),
+            wrapper=wrapper)
 
     def procs(self, res, kind):
         return res.r["processes"][kind]
@@ -135,28 +137,43 @@ class AfterTableTest(unittest.TestCase):
         # from the before table.
         for way, extra in WAYS:
             with self.subTest(way=way):
-                go = os.path.join(self.env.scratch(), "exec-%s" %
-                                  way.strip("/"))
-                p = start([SH, "-c", "while [ ! -e %s ]; do sleep 0.01; "
-                           "done; exec %s 300.375" %
-                           (shlex.quote(go), SLEEP)])
-                self.addCleanup(stop, p)
-                time.sleep(0.05)
+                self.moved_into_the_run(way, extra)
 
-                def action():
-                    open(go, "w").close()
-                    for _ in range(500):
-                        if os.readlink("/proc/%d/exe" % p.pid) == SLEEP:
-                            break
-                        time.sleep(0.01)
-                    with open(run_cgroup() + "/cgroup.procs", "w") as f:
-                        f.write(str(p.pid))
-                res, _ = self.run_during(action, extra)
-                left = [x for x in self.procs(res, "leftover")
-                        if x["pid"] == p.pid]
-                self.assertEqual(len(left), 1, res.describe())
-                self.assertEqual(left[0]["exe"], SLEEP, res.describe())
-                stop(p)
+    def test_a_time_namespace_reads_proc_alone(self):
+        # /proc adds footprint's time namespace's boot-time offset to a
+        # start time and the iterator does not: footprint in a time
+        # namespace of its own reads /proc alone, or the process moved
+        # into the run (read from /proc after) would seem another one
+        # than the before table's, and be "disappeared" too.
+        fptest.need_tools("unshare")
+        self.moved_into_the_run("timens", {}, wrapper=[
+            "unshare", "--time", "--fork", "--boottime", "86400"])
+
+    def moved_into_the_run(self, way, extra, wrapper=()):
+        go = os.path.join(self.env.scratch(), "exec-%s" %
+                          way.strip("/"))
+        p = start([SH, "-c", "while [ ! -e %s ]; do sleep 0.01; "
+                   "done; exec %s 300.375" %
+                   (shlex.quote(go), SLEEP)])
+        self.addCleanup(stop, p)
+        time.sleep(0.05)
+
+        def action():
+            open(go, "w").close()
+            for _ in range(500):
+                if os.readlink("/proc/%d/exe" % p.pid) == SLEEP:
+                    break
+                time.sleep(0.01)
+            with open(run_cgroup() + "/cgroup.procs", "w") as f:
+                f.write(str(p.pid))
+        res, _ = self.run_during(action, extra, wrapper)
+        left = [x for x in self.procs(res, "leftover")
+                if x["pid"] == p.pid]
+        self.assertEqual(len(left), 1, res.describe())
+        self.assertEqual(left[0]["exe"], SLEEP, res.describe())
+        gone = [x["pid"] for x in self.procs(res, "disappeared")]
+        self.assertNotIn(p.pid, gone, res.describe())
+        stop(p)
 
 
 class LastMomentForkTest(unittest.TestCase):

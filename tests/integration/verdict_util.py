@@ -167,7 +167,7 @@ class Env:
         os.makedirs(path, exist_ok=True)
         return os.path.realpath(path)
 
-    def run_during(self, action, roots, opts=(), env=None):
+    def run_during(self, action, roots, opts=(), env=None, wrapper=()):
         """Run a command that blocks on a FIFO; while it runs (strictly
         between footprint's two snapshots) call action() in this process,
         outside the run. Returns (result, whatever action returned). A
@@ -181,7 +181,7 @@ class Env:
             try:
                 result["res"] = self.run(
                     ["sh", "-c", "read x < %s" % shlex.quote(fifo)],
-                    roots=roots, opts=opts, env=env)
+                    roots=roots, opts=opts, env=env, wrapper=wrapper)
             except BaseException as e:  # re-raised below
                 result["exc"] = e
 

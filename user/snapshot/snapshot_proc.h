@@ -77,8 +77,9 @@ struct fp_tasks_src {
  */
 int fp_proc_snapshot_tasks_fresh(struct fp_proc_table *t,
 				 const struct fp_tasks_src *src);
-/* the iterator's pids are /proc's: footprint is in the initial pid
- * namespace (and FOOTPRINT_DEBUG_PROC_READS is not set) */
+/* the iterator's pids and start times are /proc's: footprint is in the
+ * initial pid and time namespaces (and FOOTPRINT_DEBUG_PROC_READS is not
+ * set) */
 bool fp_proc_tasks_usable(void);
 /* either, with a bound of its own (prev may be NULL) */
 int fp_proc_snapshot_max(struct fp_proc_table *t,

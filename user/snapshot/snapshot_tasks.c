@@ -13,8 +13,8 @@
  * the iterator need not show every one /proc does (this VM's pid 1 it
  * never does). Its pids are the initial pid namespace's, its start times
  * the kernel's own (/proc adds a time namespace's offset), and a cgroup
- * is known by its id: in a pid namespace of its own, footprint reads
- * /proc alone (fp_proc_tasks_usable()), and a process missing from the
+ * is known by its id: in a pid or time namespace of its own, footprint
+ * reads /proc alone (fp_proc_tasks_usable()), and a process missing from the
  * iterator, or whose start time or cgroup does not match, is read from
  * /proc, never the other way.
  */
@@ -28,8 +28,9 @@
 #include "cgroup.h"
 #include "snapshot_proc_int.h"
 
-/* /proc/self/ns/pid of the initial pid namespace (PROC_PID_INIT_INO) */
+/* /proc/self/ns/{pid,time} of the initial namespaces (PROC_*_INIT_INO) */
 #define INIT_PIDNS_INO 0xEFFFFFFCULL
+#define INIT_TIMENS_INO 0xEFFFFFFAULL
 
 bool fp_proc_tasks_usable(void)
 {
@@ -39,7 +40,16 @@ bool fp_proc_tasks_usable(void)
 	 * the two ways against each other on one machine */
 	if (getenv("FOOTPRINT_DEBUG_PROC_READS"))
 		return false;
-	return !stat("/proc/self/ns/pid", &st) && st.st_ino == INIT_PIDNS_INO;
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino != INIT_PIDNS_INO)
+		return false;
+	/*
+	 * /proc adds the reader's time namespace's boot-time offset to a
+	 * start time, the iterator does not: a table read partly each way
+	 * would see every process it read from /proc as another one. A
+	 * kernel without time namespaces has no such file.
+	 */
+	return stat("/proc/self/ns/time", &st) ? errno == ENOENT :
+						 st.st_ino == INIT_TIMENS_INO;
 }
 
 static int cmp_rec(const void *a, const void *b)
