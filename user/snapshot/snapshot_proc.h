@@ -72,7 +72,8 @@ struct fp_tasks_src {
  * thread is its record, and of another process /proc gives its argv, exe
  * and cwd, and its cgroup's path once a cgroup (snapshot_tasks_fresh.c).
  * src's fds are read to their end and closed here: one, and another for
- * every 512 processes that are not kernel threads. Only where fp_proc_tasks_usable(). 0, -E2BIG past
+ * every batch of up to 512 processes that are not kernel threads (fewer
+ * under a low open-file limit). Only where fp_proc_tasks_usable(). 0, -E2BIG past
  * FP_PROC_MAX, or -errno (src's own among them).
  */
 int fp_proc_snapshot_tasks_fresh(struct fp_proc_table *t,

@@ -31,11 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "snapshot_proc_int.h"
 
-/* /proc/PID directories held open at once */
+/* /proc/PID directories held open at once, at most */
 #define DIRS_AT_ONCE 512
 
 struct fresh {
@@ -53,6 +54,7 @@ struct fresh {
 	struct fp_task_rec *recs; /* the batch's */
 	size_t nrecs;
 	size_t base; /* the batch's first in work */
+	size_t per_batch;
 	struct fp_cg_ids cg;
 };
 
@@ -153,8 +155,8 @@ static void close_dirs(struct fresh *f, size_t end)
 /* one batch: its directories, the records, the reads, the cgroups */
 static int read_batch(struct fresh *f)
 {
-	size_t end = f->base + DIRS_AT_ONCE < f->nwork ?
-			     f->base + DIRS_AT_ONCE :
+	size_t end = f->base + f->per_batch < f->nwork ?
+			     f->base + f->per_batch :
 			     f->nwork;
 	size_t i, k;
 	int ret = 0;
@@ -199,6 +201,22 @@ static int sort_out(struct fresh *f, const struct fp_task_rec *kinds,
 			return f->res[k];
 	}
 	return 0;
+}
+
+/*
+ * A batch leaves half of what the fd limit leaves free (sudo's default
+ * soft limit is 1024; a lower one only makes more batches, each a read
+ * of the records more).
+ */
+static size_t dirs_at_once(void)
+{
+	struct rlimit rl;
+	rlim_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return DIRS_AT_ONCE;
+	n = rl.rlim_cur > 96 ? (rl.rlim_cur - 64) / 2 : 16;
+	return n < DIRS_AT_ONCE ? n : DIRS_AT_ONCE;
 }
 
 static int alloc_fresh(struct fresh *f)
@@ -247,7 +265,8 @@ int fp_proc_snapshot_tasks_fresh(struct fp_proc_table *t,
 		ret = alloc_fresh(&f);
 	if (!ret)
 		ret = sort_out(&f, kinds, nkinds);
-	for (f.base = 0; !ret && f.base < f.nwork; f.base += DIRS_AT_ONCE)
+	f.per_batch = dirs_at_once();
+	for (f.base = 0; !ret && f.base < f.nwork; f.base += f.per_batch)
 		ret = read_batch(&f);
 	fp_cg_ids_free(&f.cg);
 	nt.procs = f.procs;
