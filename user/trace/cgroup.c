@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 #include "cgroup.h"
 #include "proc_walk.h"
 
-int fp_cgroup_mountpoint(char *out, size_t len)
+static int find_mountpoint(char *out, size_t len)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096], mnt[PATH_MAX], fstype[64];
@@ -39,6 +40,26 @@ int fp_cgroup_mountpoint(char *out, size_t len)
 	}
 	fclose(f);
 	return found;
+}
+
+/*
+ * Parsed once a process (~0.1 ms; a run asked three times): a run's
+ * hierarchy does not move while it lives, and what a long-lived sidecar
+ * found it goes on using through its fds.
+ */
+int fp_cgroup_mountpoint(char *out, size_t len)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char found[PATH_MAX];
+	int ret = 0;
+
+	pthread_mutex_lock(&lock);
+	if (!found[0])
+		ret = find_mountpoint(found, sizeof(found));
+	if (!ret && (size_t)snprintf(out, len, "%s", found) >= len)
+		ret = -ENAMETOOLONG;
+	pthread_mutex_unlock(&lock);
+	return ret;
 }
 
 /* cgroups the command made below the run's go first, bottom-up */
