@@ -245,5 +245,40 @@ class FreshTableTest(unittest.TestCase):
                                  SLEEP.encode() + b"\x00300.%03d\x00" % i)
 
 
+class WarmRunTest(unittest.TestCase):
+    """A run whose kept set loads in time reads its before table with the
+    iterator: of no process but pid 1 (which has no record here) does it
+    open /proc/PID/status, which only the /proc way reads."""
+
+    def status_opens(self, root, env):
+        trace = os.path.join(root, "..", "trace-%d" % len(env))
+        argv = ["strace", "-f", "--seccomp-bpf", "-e", "trace=openat",
+                "-o", trace, os.environ.get("FOOTPRINT", "build/footprint"),
+                "run", "-q", "--root", root, "--", "true"]
+        p = subprocess.run(argv, env=dict(os.environ, **env),
+                           capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        with open(trace) as f:
+            return sum('"status"' in line for line in f)
+
+    def test_the_before_table_skips_status(self):
+        if os.geteuid():
+            fptest.cannot_test("the tracer needs root")
+        fptest.need_tools("strace")
+        tmp = tempfile.mkdtemp(prefix="fp-warm-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        root = os.path.join(tmp, "root")
+        os.mkdir(root)
+        # the first run may load afresh, and keeps the set for the next
+        subprocess.run([os.environ.get("FOOTPRINT", "build/footprint"),
+                        "run", "-q", "--root", root, "--", "true"],
+                       capture_output=True, timeout=60)
+        fast = self.status_opens(root, {})
+        slow = self.status_opens(root, {"FOOTPRINT_DEBUG_PROC_READS": "1"})
+        self.assertLessEqual(fast, 2, "pid 1, and a newcomer at most")
+        self.assertGreater(slow, fast + 2,
+                           "/proc alone reads every process's status")
+
+
 if __name__ == "__main__":
     unittest.main()
