@@ -374,20 +374,18 @@ cleanup:
 	return ret;
 }
 
-static int read_proc(int procfd, const char *name, pid_t pid, struct fp_proc *p,
-		     const struct fp_proc_table *prev)
+int fp_proc_open_dir(int procfd, pid_t pid, int *fd)
 {
-	int dirfd, ret;
+	char name[16];
+	int ret;
 
-	dirfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0) {
-		ret = -errno;
-		/* hidden or gone: skip; out of fds or memory: give up */
-		return gone(ret) || ret == -EACCES || ret == -EPERM ? 1 : ret;
-	}
-	ret = read_proc_at(dirfd, pid, p, prev);
-	close(dirfd);
-	return ret;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	*fd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd >= 0)
+		return 0;
+	ret = -errno;
+	/* hidden or gone: skip; out of fds or memory: give up */
+	return gone(ret) || ret == -EACCES || ret == -EPERM ? 1 : ret;
 }
 
 /* an empty piece still gets a buffer, so data is always a C string */
@@ -443,15 +441,12 @@ int fp_proc_list_pids(DIR *d, size_t max, pid_t **out, size_t *n)
 	}
 }
 
-/* read_proc() of pid into p, complete (fill_empty) or freed: its result */
-static int read_pid(int procfd, pid_t pid, struct fp_proc *p,
-		    const struct fp_proc_table *prev)
+/* read_proc_at() made whole: complete (fill_empty) or freed */
+static int read_whole(int dirfd, pid_t pid, struct fp_proc *p,
+		      const struct fp_proc_table *prev)
 {
-	char name[16];
-	int ret;
+	int ret = read_proc_at(dirfd, pid, p, prev);
 
-	snprintf(name, sizeof(name), "%d", (int)pid);
-	ret = read_proc(procfd, name, pid, p, prev);
 	if (!ret)
 		ret = fill_empty(p);
 	if (ret < 0)
@@ -461,12 +456,18 @@ static int read_pid(int procfd, pid_t pid, struct fp_proc *p,
 
 int fp_proc_read_dir(int dirfd, pid_t pid, struct fp_proc *p)
 {
-	int ret = read_proc_at(dirfd, pid, p, NULL);
+	return read_whole(dirfd, pid, p, NULL);
+}
 
-	if (!ret)
-		ret = fill_empty(p);
-	if (ret < 0)
-		proc_free(p);
+static int read_pid(int procfd, pid_t pid, struct fp_proc *p,
+		    const struct fp_proc_table *prev)
+{
+	int fd, ret = fp_proc_open_dir(procfd, pid, &fd);
+
+	if (ret)
+		return ret;
+	ret = read_whole(fd, pid, p, prev);
+	close(fd);
 	return ret;
 }
 
@@ -573,22 +574,24 @@ struct read_all {
 	const pid_t *pids;
 	struct fp_proc *procs;
 	int *res;
+	const size_t *idx; /* which of them, or NULL: all */
 };
 
-static void read_one(void *ctx, size_t i)
+static void read_one(void *ctx, size_t j)
 {
 	const struct read_all *ra = ctx;
+	size_t i = ra->idx ? ra->idx[j] : j;
 
 	ra->res[i] = read_pid(ra->procfd, ra->pids[i], &ra->procs[i], ra->prev);
 }
 
-void fp_proc_read_all(int procfd, const struct fp_proc_table *prev,
-		      const pid_t *pids, size_t n, struct fp_proc *procs,
-		      int *res)
+void fp_proc_read_these(int procfd, const struct fp_proc_table *prev,
+			const pid_t *pids, struct fp_proc *procs, int *res,
+			const size_t *idx, size_t k)
 {
-	struct read_all ra = { procfd, prev, pids, procs, res };
-
-	fp_proc_shares(n, read_one, &ra);
+	fp_proc_shares(
+		k, read_one,
+		&(struct read_all){ procfd, prev, pids, procs, res, idx });
 }
 
 int fp_proc_snapshot_max(struct fp_proc_table *t,
@@ -618,7 +621,7 @@ int fp_proc_snapshot_max(struct fp_proc_table *t,
 	/* a slot no share reached is skipped, never packed as read */
 	for (i = 0; i < n; i++)
 		res[i] = 1;
-	fp_proc_read_all(dirfd(d), prev, pids, n, nt.procs, res);
+	fp_proc_read_these(dirfd(d), prev, pids, nt.procs, res, NULL, n);
 	/* /proc lists pids in order today, but nothing promises it */
 	ret = fp_proc_table_pack(t, &nt, res, n);
 cleanup:

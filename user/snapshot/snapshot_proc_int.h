@@ -17,13 +17,18 @@
 /* the pids /proc (d) lists, in its order; -E2BIG past max of them */
 int fp_proc_list_pids(DIR *d, size_t max, pid_t **out, size_t *n);
 /*
- * pids[i] read from /proc (procfd) into procs[i], res[i] its result: 0
- * read, 1 gone, or -ENOMEM; a process of prev in part (carry()). On
- * threads for a long list.
+ * pid's /proc/PID directory (procfd: /proc) into *fd: 0, 1 if it is
+ * hidden or gone, or -errno (out of fds or memory).
  */
-void fp_proc_read_all(int procfd, const struct fp_proc_table *prev,
-		      const pid_t *pids, size_t n, struct fp_proc *procs,
-		      int *res);
+int fp_proc_open_dir(int procfd, pid_t pid, int *fd);
+/*
+ * pids[i] read from /proc (procfd) into procs[i], res[i] its result: 0
+ * read, 1 gone, or -ENOMEM; a process of prev in part (carry()). For
+ * the k indexes i of idx, or i below k without one; on threads for many.
+ */
+void fp_proc_read_these(int procfd, const struct fp_proc_table *prev,
+			const pid_t *pids, struct fp_proc *procs, int *res,
+			const size_t *idx, size_t k);
 /*
  * nt->procs[i] with res[i] == 0 packed, sorted by pid, and handed to t
  * (nt left empty); the others were freed. The first failure (res < 0),

@@ -209,39 +209,22 @@ static int take(struct fp_proc *p, pid_t pid, const struct fp_task_rec *r,
 	return 0;
 }
 
-/* the listed pids not taken, read from /proc into procs[i] (res[i] set) */
+/* the listed processes not taken (res 1), read from /proc in place */
 static int read_rest(int procfd, const pid_t *listed, size_t n,
 		     const struct fp_proc_table *prev, struct fp_proc *procs,
 		     int *res)
 {
-	pid_t *pids = calloc(n ? n : 1, sizeof(*pids));
-	struct fp_proc *rp = calloc(n ? n : 1, sizeof(*rp));
-	int *rr = calloc(n ? n : 1, sizeof(*rr));
-	size_t i, k = 0, j = 0;
-	int ret = 0;
+	size_t *idx = calloc(n ? n : 1, sizeof(*idx));
+	size_t i, k = 0;
 
-	if (!pids || !rp || !rr) {
-		ret = -ENOMEM;
-		goto cleanup;
-	}
+	if (!idx)
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		if (res[i] == 1)
-			pids[k++] = listed[i];
-	for (i = 0; i < k; i++)
-		rr[i] = 1;
-	if (k)
-		fp_proc_read_all(procfd, prev, pids, k, rp, rr);
-	for (i = 0; i < n; i++) {
-		if (res[i] != 1)
-			continue;
-		procs[i] = rp[j];
-		res[i] = rr[j++];
-	}
-cleanup:
-	free(pids);
-	free(rp);
-	free(rr);
-	return ret;
+			idx[k++] = i;
+	fp_proc_read_these(procfd, prev, listed, procs, res, idx, k);
+	free(idx);
+	return 0;
 }
 
 /* each listed pid taken by its record, or left to read_rest (res 1) */

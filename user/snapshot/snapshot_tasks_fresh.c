@@ -127,17 +127,11 @@ static void open_one(void *ctx, size_t i)
 {
 	struct fresh *f = ctx;
 	size_t k = f->work[f->base + i];
-	char name[16];
-	int err;
+	int ret = fp_proc_open_dir(f->procfd, f->pids[k], &f->dirfds[k]);
 
-	snprintf(name, sizeof(name), "%d", (int)f->pids[k]);
-	f->dirfds[k] =
-		openat(f->procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = f->dirfds[k] < 0 ? -errno : 0;
-	/* hidden or gone: skipped; out of fds or memory: give up */
-	if (err && err != -ENOENT && err != -ESRCH && err != -EACCES &&
-	    err != -EPERM)
-		f->res[k] = err;
+	/* hidden or gone: skipped (res stays 1); out of fds: given up */
+	if (ret < 0)
+		f->res[k] = ret;
 }
 
 static void close_dirs(struct fresh *f, size_t end)
