@@ -493,27 +493,24 @@ static int before_snapshot(struct fp_session *s)
 	*have = false;
 	/* the secrets' stat calls too, for the attach */
 	fp_session_secret_ids_read(s);
-	if (!unit) {
+	if (!unit)
 		loading = fp_session_join_tracer_within(s, KEPT_LOAD_MS);
-		if (loading < 0)
-			return FP_EXIT_NOTRACE;
-	}
-	if (loading) {
-		if (!unit)
-			s->snap_ret = procs_early(s);
-		if (fp_session_join_tracer(s, false))
-			return FP_EXIT_NOTRACE;
-	}
+	if (loading < 0)
+		return FP_EXIT_NOTRACE;
+	if (loading && !unit)
+		s->snap_ret = procs_early(s);
+	/* nothing left to join once joined within the wait */
+	if (fp_session_join_tracer(s, false))
+		return FP_EXIT_NOTRACE;
 	if (unit) {
 		rc = fp_session_shape(s, FP_PHASE_BEFORE);
 		if (rc)
 			return rc;
-		s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
-	} else if (!loading) {
-		s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
-	} else if (!s->snap_ret) {
-		s->snap_ret = procs_late(s);
 	}
+	if (unit || !loading)
+		s->snap_ret = take_snapshot(s, FP_PHASE_BEFORE, false, true);
+	else if (!s->snap_ret)
+		s->snap_ret = procs_late(s);
 	if (!s->snap_ret)
 		s->snap_ret = fs_ret;
 	*have = !s->snap_ret;
