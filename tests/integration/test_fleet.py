@@ -573,8 +573,7 @@ class FleetClusterTest(unittest.TestCase):
         # other times (their ids come from the provenance)
         runs = Runs(os.path.join(self.tmp, "job"))
         r, log, rc = runs.record(WORKLOAD)
-        with open(r) as f:
-            doc = json.load(f)
+        self.assertEqual(rc, 0)
         files = [r] + [variant(r, os.path.join(self.tmp, "v%d.json" % i), i)
                        for i in range(1, 20)]
         p = fp("fleet", "push", "--clickhouse", a, "--job", "dist", *files)
@@ -601,11 +600,20 @@ class FleetClusterTest(unittest.TestCase):
                                  "'dist'")) for n in self.nodes]
         self.assertEqual(str(sum(findings)), self.nodes[1].scalar(
             "SELECT count() FROM footprint_findings WHERE job = 'dist'"))
-        # learn and new read through the Distributed table too
+        # learn reads through the Distributed table too, and learns what
+        # policy learn does from the run's log. Not a fixed glob: the
+        # twenty runs share one temp name, and an all-lower-case one
+        # (/tmp/fpfleet.jzjlex, one in 50 of mktemp's) is a word to the
+        # suggester when no sibling differs from it
         p = fp("fleet", "learn", "--clickhouse", b, "--job", "dist")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("allow /tmp/fpfleet.*", p.stdout)
         self.assertIn("from the last 20 passing runs", p.stderr)
+        ref = fp("policy", "learn", log)
+        self.assertEqual(ref.returncode, 0, ref.stderr)
+        self.assertEqual(rules_of(p.stdout), rules_of(ref.stdout), p.stdout)
+        self.assertIn("needed by: every run (20)", p.stdout)
+        self.assertTrue(any(r.startswith("allow /tmp/fpfleet.")
+                            for r in rules_of(p.stdout)), p.stdout)
 
 
 if __name__ == "__main__":
