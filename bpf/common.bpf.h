@@ -432,6 +432,8 @@ int fp_open_flush(void); /* file: emit the task's held open (collapse.bpf.h) */
  * is 0 while the map is empty, so that an open pays nothing then.
  */
 FP_SHARED __u32 secret_ids_on;
+/* FP_SECRET_INO_BIT of each secret's inode, set before secret_ids_on */
+FP_SHARED __u64 secret_ino_bits[FP_SECRET_INO_BITS / 64];
 FP_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	/* filled by userspace alone: nothing to allocate while tracing */

@@ -550,6 +550,12 @@ struct fp_secret_id {
 	__u64 ino;
 };
 #define FP_MAX_SECRET_IDS 4096
+/*
+ * A secret's inode number's low bits, set in a bitmap beside the map: an
+ * open whose inode's bit is clear is no secret, without the hash lookup.
+ */
+#define FP_SECRET_INO_BITS 32768
+#define FP_SECRET_INO_BIT(ino) ((ino) & (FP_SECRET_INO_BITS - 1))
 
 /* per-CPU counters, summed by userspace */
 struct fp_stats {

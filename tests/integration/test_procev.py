@@ -303,6 +303,42 @@ class TestSecretByInode(RootCase):
         self.assertEqual(got[alias]["secret"], "ssh_key", got)
         self.assertTrue(got[alias]["failing"])
 
+    def test_inode_of_a_secrets_low_bits_is_no_secret(self):
+        """The kernel side skips its lookup by the inode number's low
+        bits (FP_SECRET_INO_BITS): a file of the same device whose number
+        shares them with a secret's is looked up, and is no secret."""
+        fs = os.path.join(self.root, "fs")
+        os.mkdir(fs)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "fpsec",
+                        fs], check=True)
+        self.addCleanup(subprocess.run, ["umount", "-l", fs])
+        home = os.path.join(fs, "home")
+        os.makedirs(os.path.join(home, ".ssh"))
+        key = os.path.join(home, ".ssh", "id_ed25519")
+        with open(key, "w") as f:
+            f.write(KEY)
+        want = os.stat(key).st_ino % 32768
+        # tmpfs numbers its inodes in turn: one of the next 32768 has it
+        other = os.path.join(fs, "other")
+        for _ in range(3 * 32768):
+            fd = os.open(other, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o644)
+            ino = os.fstat(fd).st_ino
+            os.close(fd)
+            if ino % 32768 == want:
+                break
+            os.unlink(other)
+        else:
+            self.fail("no inode of tmpfs numbered like %d" % want)
+        res = self.env.run([SH, "-c", 'cat other "$HOME/.ssh/id_ed25519" '
+                            '>/dev/null'], roots=[self.root],
+                           opts=["--policy", self.policy],
+                           env=dict(os.environ, HOME=home), cwd=fs)
+        self.assertEqual(res.rc, vu.EXIT_VERDICT, res.describe())
+        got = reads(res.r)
+        self.assertEqual(got[key]["secret"], "ssh_key", got)
+        self.assertIn(other, got, res.describe())
+        self.assertFalse(got[other].get("secret"), got[other])
+
 
 class SudoCase(Case):
     """As `nobody` under sudo: a home of its own, a root it may write."""

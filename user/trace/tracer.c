@@ -923,9 +923,15 @@ int fp_tracer_set_secret_ids(struct fp_tracer *t,
 
 	if (n > FP_MAX_SECRET_IDS)
 		n = FP_MAX_SECRET_IDS;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		uint32_t bit = FP_SECRET_INO_BIT(ids[i].ino);
+
 		if (bpf_map_update_elem(fd, &ids[i], &cls[i], BPF_ANY))
 			return -errno;
+		__atomic_fetch_or(&t->skel->bss->secret_ino_bits[bit / 64],
+				  1ULL << (bit % 64), __ATOMIC_RELAXED);
+	}
+	/* the bits and entries before the switch that has them read */
 	if (n)
 		__atomic_store_n(&t->skel->bss->secret_ids_on, 1,
 				 __ATOMIC_RELEASE);
