@@ -926,10 +926,11 @@ int fp_tracer_set_secret_ids(struct fp_tracer *t,
 	for (i = 0; i < n; i++) {
 		uint32_t bit = FP_SECRET_INO_BIT(ids[i].ino);
 
-		if (bpf_map_update_elem(fd, &ids[i], &cls[i], BPF_ANY))
-			return -errno;
+		/* the bit first: an open between the two then looks it up */
 		__atomic_fetch_or(&t->skel->bss->secret_ino_bits[bit / 64],
 				  1ULL << (bit % 64), __ATOMIC_RELAXED);
+		if (bpf_map_update_elem(fd, &ids[i], &cls[i], BPF_ANY))
+			return -errno;
 	}
 	/* the bits and entries before the switch that has them read */
 	if (n)
